@@ -1,0 +1,1 @@
+"""bridgebot: the application shell (command line) over protocol, server, engine, models, tournament."""

@@ -1,0 +1,3 @@
+from bridgebot.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,166 @@
+"""The laws the table enforces: legal calls, end of auction, final contract, legal cards, tricks.
+
+Pure functions over ``endplay.types``; the table manager, the seat client, the agents and the
+tournament all use these, so there is one definition of legality in the project.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from endplay.types import Bid, Card, Contract, ContractBid, Denom, Hand, Penalty, PenaltyBid, Player
+
+PASS: Bid = PenaltyBid(Penalty.passed)
+DOUBLE: Bid = PenaltyBid(Penalty.doubled)
+REDOUBLE: Bid = PenaltyBid(Penalty.redoubled)
+
+#: Strains in bidding order (clubs lowest), matching endplay's ``Denom`` values for suits.
+BID_STRAINS: tuple[Denom, ...] = (Denom.clubs, Denom.diamonds, Denom.hearts, Denom.spades, Denom.nt)
+#: All 35 contract bids, lowest first.
+CONTRACT_BIDS: tuple[Bid, ...] = tuple(
+    ContractBid(level, strain) for level in range(1, 8) for strain in BID_STRAINS
+)
+#: The 38 calls in the order used by the policy network: pass, double, redouble, then 1C..7NT.
+ALL_CALLS: tuple[Bid, ...] = (PASS, DOUBLE, REDOUBLE, *CONTRACT_BIDS)
+
+
+def is_pass(call: Bid) -> bool:
+    return isinstance(call, PenaltyBid) and call.penalty is Penalty.passed
+
+
+def is_double(call: Bid) -> bool:
+    return isinstance(call, PenaltyBid) and call.penalty is Penalty.doubled
+
+
+def is_redouble(call: Bid) -> bool:
+    return isinstance(call, PenaltyBid) and call.penalty is Penalty.redoubled
+
+
+def same_call(a: Bid, b: Bid) -> bool:
+    """Equality of calls ignoring alert flags (endplay's ``==`` compares those too)."""
+    return bid_index(a) == bid_index(b)
+
+
+def bid_index(call: Bid) -> int:
+    """Index of ``call`` in :data:`ALL_CALLS` (0 pass, 1 double, 2 redouble, 3 + 5*(level-1) + strain)."""
+    if is_pass(call):
+        return 0
+    if is_double(call):
+        return 1
+    if is_redouble(call):
+        return 2
+    assert isinstance(call, ContractBid)
+    return 3 + 5 * (call.level - 1) + BID_STRAINS.index(call.denom)
+
+
+def seat_of_call(dealer: Player, index: int) -> Player:
+    return Player((dealer.value + index) % 4)
+
+
+def to_call(dealer: Player, auction: Sequence[Bid]) -> Player:
+    """Whose turn it is to call."""
+    return seat_of_call(dealer, len(auction))
+
+
+def auction_over(auction: Sequence[Bid]) -> bool:
+    """Four passes to start, or three passes after any other call."""
+    if len(auction) < 4:
+        return False
+    return all(is_pass(c) for c in auction[-3:])
+
+
+def passed_out(auction: Sequence[Bid]) -> bool:
+    return len(auction) == 4 and all(is_pass(c) for c in auction)
+
+
+def _last_contract_bid(auction: Sequence[Bid]) -> int | None:
+    for i in range(len(auction) - 1, -1, -1):
+        if isinstance(auction[i], ContractBid):
+            return i
+    return None
+
+
+def legal_calls(dealer: Player, auction: Sequence[Bid]) -> tuple[Bid, ...]:
+    """Every call the player to act may make (empty once the auction is over)."""
+    if auction_over(auction):
+        return ()
+    me = to_call(dealer, auction).value % 2
+    calls: list[Bid] = [PASS]
+    last = _last_contract_bid(auction)
+    if last is not None:
+        # The state after the last contract bid: doubled / redoubled, and by which side.
+        state = None
+        for c in auction[last + 1 :]:
+            if is_double(c):
+                state = "X"
+            elif is_redouble(c):
+                state = "XX"
+        bidder_side = seat_of_call(dealer, last).value % 2
+        # Who made the last non-pass call.
+        last_nonpass = max(i for i in range(len(auction)) if not is_pass(auction[i]))
+        last_actor_side = seat_of_call(dealer, last_nonpass).value % 2
+        if state is None and bidder_side != me:
+            calls.append(DOUBLE)
+        if state == "X" and bidder_side == me and last_actor_side != me:
+            calls.append(REDOUBLE)
+        lowest = bid_index(auction[last]) + 1
+    else:
+        lowest = 3
+    calls.extend(ALL_CALLS[max(lowest, 3) :])
+    return tuple(calls)
+
+
+def is_legal_call(dealer: Player, auction: Sequence[Bid], call: Bid) -> bool:
+    return any(same_call(call, c) for c in legal_calls(dealer, auction))
+
+
+def final_contract(dealer: Player, auction: Sequence[Bid]) -> Contract | None:
+    """The contract an ended auction reaches, or ``None`` if it was passed out."""
+    last = _last_contract_bid(auction)
+    if last is None:
+        return None
+    bid = auction[last]
+    assert isinstance(bid, ContractBid)
+    side = seat_of_call(dealer, last).value % 2
+    declarer = None
+    for i in range(last + 1):
+        c = auction[i]
+        if (
+            isinstance(c, ContractBid)
+            and c.denom == bid.denom
+            and seat_of_call(dealer, i).value % 2 == side
+        ):
+            declarer = seat_of_call(dealer, i)
+            break
+    assert declarer is not None  # the last bid's own seat qualifies
+    penalty = Penalty.passed
+    for c in auction[last + 1 :]:
+        if is_double(c):
+            penalty = Penalty.doubled
+        elif is_redouble(c):
+            penalty = Penalty.redoubled
+    return Contract(level=bid.level, denom=bid.denom, declarer=declarer, penalty=penalty)
+
+
+def legal_cards(hand: Hand, trick: Sequence[Card]) -> tuple[Card, ...]:
+    """Cards ``hand`` may play to a trick whose cards so far are ``trick`` (follow suit if able)."""
+    cards = list(hand)
+    if trick:
+        led = trick[0].suit
+        follow = [c for c in cards if c.suit == led]
+        if follow:
+            cards = follow
+    return tuple(cards)
+
+
+def trick_winner(leader: Player, trick: Sequence[Card], trump: Denom) -> Player:
+    """Winner of a complete trick of four cards led by ``leader``."""
+    best = 0
+    for i in range(1, 4):
+        c, b = trick[i], trick[best]
+        if c.suit == b.suit:
+            if c.rank.value > b.rank.value:
+                best = i
+        elif trump != Denom.nt and c.suit == trump:
+            best = i
+    return Player((leader.value + best) % 4)

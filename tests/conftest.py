@@ -1,0 +1,1 @@
+"""Shared fixtures. Scripted peers live in tests/peers/ and in server/testing.py."""
