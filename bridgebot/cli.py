@@ -50,9 +50,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    # Import only the chosen subcommand's module; top-level --help imports them all.
     chosen = next((a for a in args_list if a in COMMANDS), None)
-    if chosen is None and not any(a in ("-h", "--help") for a in args_list):
-        chosen = None
     parser = build_parser(only=chosen)
     args = parser.parse_args(args_list)
     module = _load(args.command)
