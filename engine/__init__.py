@@ -1,0 +1,1 @@
+"""Decisions: features, policy, search, card play, double-dummy helpers. No I/O."""

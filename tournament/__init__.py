@@ -1,0 +1,1 @@
+"""Duplicate matches: deal sets, rooms, scoring, IMPs, statistics, reports, journals."""
