@@ -1,0 +1,234 @@
+"""The 480-element bidding observation of OpenSpiel's ``bridge`` game, and the legal-call mask.
+
+Files 000 (Lockhart et al. 2020, section 3.1) and 004 (Qiu et al. 2024, table VI) feed their policy
+networks this observation; we reproduce OpenSpiel's auction tensor bit for bit (without its 4-bit
+"observation type" prefix, which is constant during the auction), so the layout is:
+
+====================  ======  ===============================================================
+offset                size    meaning
+====================  ======  ===============================================================
+0                     2       our side: [not vulnerable, vulnerable] (one-hot)
+2                     2       their side: [not vulnerable, vulnerable] (one-hot)
+4                     4       did the player at relative seat r pass before the opening bid?
+8 + 12*b + 0 + r      140     did relative seat r make bid b (b = 0 for 1C ... 34 for 7NT)?
+8 + 12*b + 4 + r      140     did relative seat r double bid b?
+8 + 12*b + 8 + r      140     did relative seat r redouble bid b?
+428 + card            52      the cards we hold, OpenSpiel card order (see below)
+====================  ======  ===============================================================
+
+The bid blocks are interleaved per bid (made/doubled/redoubled x 4 seats = 12 values per bid),
+exactly as OpenSpiel's ``BridgeState::ObservationTensor`` writes them. Relative seat r counts
+clockwise from the observer: 0 us, 1 left-hand opponent, 2 partner, 3 right-hand opponent.
+
+OpenSpiel always lets North deal, so it derives a caller's seat from the position in the auction.
+We derive it from the real dealer instead: the encoding of a seat ``k`` places after the dealer
+equals OpenSpiel's for the seat ``k`` places after North, whoever really dealt. Only the seat's
+position relative to the dealer, the two sides' vulnerability, the auction and the hand matter.
+
+OpenSpiel numbers a card ``rank * 4 + suit`` with suits clubs, diamonds, hearts, spades = 0..3 and
+ranks deuce..ace = 0..12; the project's data files (``../shared/data/README.md``) number it
+``suit * 13 + rank`` with suits S, H, D, C and ranks A..2. :data:`DATA_TO_OPENSPIEL` maps one to
+the other; the array API takes hands in the data-file order.
+
+There are two implementations on purpose: :func:`encode` walks one auction call by call the way
+OpenSpiel does (the inference side), :func:`encode_arrays` works on whole batches with numpy (the
+training and self-play side). Tests check that they agree (STYLE.md #15).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+from endplay.types import Bid, Card, Hand, Player, Vul
+
+from engine.agent import BiddingView
+from engine.rules import ALL_CALLS, bid_index, legal_calls
+
+FEATURE_VERSION = "openspiel480-v1"
+N_FEATURES = 480
+N_CALLS = len(ALL_CALLS)  # 38: pass, double, redouble, 1C..7NT
+assert N_CALLS == 38
+
+#: Offsets of the blocks in the feature vector.
+VUL_US = 0
+VUL_THEM = 2
+OPENING_PASS = 4
+BIDS = 8
+HAND = 428
+N_BIDS = 35
+FIRST_BID = 3  # index of 1C in ALL_CALLS (OpenSpiel's kFirstBid has the same value)
+
+#: ``DATA_TO_OPENSPIEL[data_index]`` is OpenSpiel's index of the same card.
+DATA_TO_OPENSPIEL: npt.NDArray[np.int64] = np.array(
+    [(12 - r) * 4 + (3 - s) for s in range(4) for r in range(13)], dtype=np.int64
+)
+
+FloatArray = npt.NDArray[np.float32]
+BoolArray = npt.NDArray[np.bool_]
+
+
+def is_vulnerable(vul: Vul, seat: Player) -> bool:
+    """Whether ``seat``'s side is vulnerable under ``vul``."""
+    if vul == Vul.both:
+        return True
+    if vul == Vul.ns:
+        return seat.value % 2 == 0
+    if vul == Vul.ew:
+        return seat.value % 2 == 1
+    return False
+
+
+def card_data_index(card: Card) -> int:
+    """Index of ``card`` in the data-file order (S, H, D, C; A..2)."""
+    rank_number = card.rank.value.bit_length() - 1  # endplay ranks are 1 << (2..14)
+    return int(card.suit.value) * 13 + (14 - rank_number)
+
+
+def hand_to_array(hand: Hand) -> npt.NDArray[np.uint8]:
+    """A 13-hot uint8[52] in the data-file order."""
+    out = np.zeros(52, dtype=np.uint8)
+    for card in hand:
+        out[card_data_index(card)] = 1
+    return out
+
+
+def encode(view: BiddingView) -> FloatArray:
+    """The observation of ``view.seat`` (float32[480]), built call by call as OpenSpiel does."""
+    out = np.zeros(N_FEATURES, dtype=np.float32)
+    me = (view.seat.value - view.dealer.value) % 4
+    out[VUL_US + int(is_vulnerable(view.vul, view.seat))] = 1
+    out[VUL_THEM + int(is_vulnerable(view.vul, view.seat.lho))] = 1
+    last_bid = 0
+    for i, call in enumerate(view.auction):
+        c = bid_index(call)
+        rel = (i - me) % 4
+        if last_bid == 0 and c == 0:
+            out[OPENING_PASS + rel] = 1
+        if c == 1:
+            out[BIDS + (last_bid - FIRST_BID) * 12 + 4 + rel] = 1
+        elif c == 2:
+            out[BIDS + (last_bid - FIRST_BID) * 12 + 8 + rel] = 1
+        elif c != 0:
+            last_bid = c
+            out[BIDS + (c - FIRST_BID) * 12 + rel] = 1
+    for card in view.hand:
+        out[HAND + DATA_TO_OPENSPIEL[card_data_index(card)]] = 1
+    return out
+
+
+def legal_mask(dealer: Player, auction: Sequence[Bid]) -> BoolArray:
+    """bool[38] over :data:`ALL_CALLS`: which calls the player to act may make.
+
+    ``dealer`` does not change legality (only who sits where), but is part of the signature so
+    the call reads like :func:`engine.rules.legal_calls`, which this defers to. All False once
+    the auction is over.
+    """
+    mask = np.zeros(N_CALLS, dtype=np.bool_)
+    for call in legal_calls(dealer, auction):
+        mask[bid_index(call)] = True
+    return mask
+
+
+def _check_batch(auctions: npt.NDArray[np.integer], what: str) -> npt.NDArray[np.int64]:
+    a = np.asarray(auctions)
+    if a.ndim != 2:
+        raise ValueError(f"{what}: auctions must be a 2-D array [B, L], got shape {a.shape}")
+    a64 = a.astype(np.int64)
+    if a64.size and (a64.max() >= N_CALLS or a64.min() < -1):
+        raise ValueError(f"{what}: auction entries must be call indices 0..37 or -1 padding")
+    return a64
+
+
+def _last_bid_so_far(a: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """``out[b, j]`` = index of the last contract bid among calls 0..j of row b (0 if none)."""
+    bids = np.where(a >= FIRST_BID, a, 0)
+    return np.maximum.accumulate(bids, axis=1) if a.shape[1] else bids
+
+
+def encode_arrays(
+    hands: npt.NDArray[np.integer],
+    seat_rel_dealer: npt.NDArray[np.integer],
+    vul_us: npt.NDArray[np.bool_],
+    vul_them: npt.NDArray[np.bool_],
+    auctions: npt.NDArray[np.integer],
+) -> FloatArray:
+    """Batch version of :func:`encode` (float32[B, 480]).
+
+    ``hands``: uint8[B, 52], 1 where the observer holds the card (data-file order);
+    ``seat_rel_dealer``: int[B], the observer's seat counted clockwise from the dealer (0..3);
+    ``vul_us`` / ``vul_them``: bool[B]; ``auctions``: int[B, L] of :data:`ALL_CALLS` indices from
+    the dealer's call on, padded with -1 at the end. Bids strictly increase, so the bid a double
+    or redouble refers to is the running maximum of the bids so far.
+    """
+    a = _check_batch(auctions, "encode_arrays")
+    h = np.asarray(hands)
+    batch, length = a.shape
+    if h.shape != (batch, 52):
+        raise ValueError(f"encode_arrays: hands must have shape ({batch}, 52), got {h.shape}")
+    me = np.asarray(seat_rel_dealer, dtype=np.int64).reshape(batch)
+    out = np.zeros((batch, N_FEATURES), dtype=np.float32)
+    rows = np.arange(batch)
+    out[rows, VUL_US + np.asarray(vul_us, dtype=np.int64).reshape(batch)] = 1
+    out[rows, VUL_THEM + np.asarray(vul_them, dtype=np.int64).reshape(batch)] = 1
+    out[:, HAND + DATA_TO_OPENSPIEL] = h != 0
+    if length == 0:
+        return out
+    last = _last_bid_so_far(a)
+    rel = (np.arange(length)[None, :] - me[:, None]) % 4
+    block = BIDS + (last - FIRST_BID) * 12
+    idx = np.full(a.shape, -1, dtype=np.int64)
+    idx = np.where(a >= FIRST_BID, block + rel, idx)
+    idx = np.where(a == 1, block + 4 + rel, idx)
+    idx = np.where(a == 2, block + 8 + rel, idx)
+    idx = np.where((a == 0) & (last == 0), OPENING_PASS + rel, idx)
+    r, j = np.nonzero(idx >= 0)
+    out[r, idx[r, j]] = 1
+    return out
+
+
+def legal_masks_arrays(auctions: npt.NDArray[np.integer]) -> BoolArray:
+    """Batch version of :func:`legal_mask` (bool[B, 38]) for -1-padded auctions of call indices.
+
+    Legality depends only on the calls (sides alternate), not on who dealt. Rows whose auction
+    is over get an all-False mask.
+    """
+    a = _check_batch(auctions, "legal_masks_arrays")
+    batch, length = a.shape
+    n = (a >= 0).sum(axis=1)  # calls made; the next caller is at position n
+    pos = np.arange(length)[None, :]
+    valid = a >= 0
+    is_bid = valid & (a >= FIRST_BID)
+    last_bid = _last_bid_so_far(a)[:, -1] if length else np.zeros(batch, dtype=np.int64)
+    # Position of the last contract bid (-1 if none).
+    p_last = np.where(is_bid, pos, -1).max(axis=1) if length else np.full(batch, -1)
+    after = valid & (pos > p_last[:, None])
+    doubled_after = (after & (a == 1)).any(axis=1)
+    redoubled_after = (after & (a == 2)).any(axis=1)
+    has_bid = p_last >= 0
+    our_bid = has_bid & ((n - p_last) % 2 == 0)
+    mask = np.zeros((batch, N_CALLS), dtype=np.bool_)
+    mask[:, 0] = True
+    mask[:, 1] = has_bid & ~our_bid & ~doubled_after & ~redoubled_after
+    mask[:, 2] = has_bid & our_bid & doubled_after & ~redoubled_after
+    mask[:, FIRST_BID:] = np.arange(FIRST_BID, N_CALLS)[None, :] > last_bid[:, None]
+    # Over: at least four calls and the last three are passes.
+    if length >= 3:
+        idx3 = np.clip(n[:, None] - np.arange(1, 4)[None, :], 0, None)
+        last3_pass = (np.take_along_axis(a, idx3, axis=1) == 0).all(axis=1)
+        over = (n >= 4) & last3_pass
+        mask[over] = False
+    return mask
+
+
+def vul_flags(
+    vul: npt.NDArray[np.integer], seat: npt.NDArray[np.integer]
+) -> tuple[BoolArray, BoolArray]:
+    """(vul_us, vul_them) for absolute seats (0..3 = N, E, S, W) under endplay ``Vul`` values."""
+    v = np.asarray(vul, dtype=np.int64)
+    s = np.asarray(seat, dtype=np.int64)
+    ns = (v == Vul.both.value) | (v == Vul.ns.value)
+    ew = (v == Vul.both.value) | (v == Vul.ew.value)
+    even = s % 2 == 0
+    return np.where(even, ns, ew), np.where(even, ew, ns)
