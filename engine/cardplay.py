@@ -7,11 +7,20 @@ it, otherwise play the lowest card; lead low from the longest suit.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
 
-from endplay.types import Card, Denom, Player
+import numpy as np
+import numpy.typing as npt
+from endplay.types import Bid, Card, Contract, Deal, Denom, Hand, Player, Vul
 
-from engine.agent import PlayView
+from engine.agent import Agent, BiddingView, PlayView
+from engine.dds import DDSolver, Position, SolverError, card_index
+from engine.rules import legal_cards, trick_winner
+from engine.scoring import PENALTY_ORDER, score_array, side_vulnerable, strain_index
+from engine.worlds import AuctionLikelihood, Knowledge, sample_worlds
 
 
 def _current_winner(
@@ -64,3 +73,284 @@ def baseline_card(view: PlayView) -> Card:
         # Cheapest winner: a card of the led suit before a ruff, then the lowest rank.
         return min(winners, key=lambda c: (c.suit != win_card.suit, c.rank.value))
     return _lowest(legal, trump)
+
+
+# -- the double-dummy Monte Carlo player ----------------------------------------------------------
+
+
+def equivalence_classes(
+    holding: Sequence[Card], legal: Sequence[Card], gone: set[int]
+) -> list[list[Card]]:
+    """Group ``legal`` into classes of interchangeable cards, each sorted lowest first.
+
+    Two cards of one suit in the same hand are interchangeable when every rank between them has
+    been played to an earlier trick or is also in that hand (K and J with the Q gone). Cards of the
+    current trick do not count as gone: the Q on the table still separates the K from the J.
+    """
+    mine = {card_index(c) for c in holding}
+    classes: list[list[Card]] = []
+    for suit in range(4):
+        suited = sorted((c for c in legal if c.suit.value == suit), key=card_index)  # high first
+        current: list[Card] = []
+        last = -1
+        for c in suited:
+            i = card_index(c)
+            if current and all(j in gone or j in mine for j in range(last + 1, i)):
+                current.append(c)
+            else:
+                if current:
+                    classes.append(current[::-1])
+                current = [c]
+            last = i
+        if current:
+            classes.append(current[::-1])
+    return classes
+
+
+@dataclass
+class _Board:
+    """Facts about the play so far that every candidate card shares."""
+
+    gone_before: list[int]
+    """Card indices played to completed tricks."""
+    declarer_tricks: int
+    leader: Player
+    trick: list[Card]
+
+
+def _board_state(view: PlayView) -> _Board:
+    trump = view.contract.denom
+    leader = view.declarer.lho
+    declarer_tricks = 0
+    complete = len(view.played) - len(view.played) % 4
+    for start in range(0, complete, 4):
+        cards = [card for _, card in view.played[start : start + 4]]
+        leader = trick_winner(leader, cards, trump)
+        if leader.value % 2 == view.declarer.value % 2:
+            declarer_tricks += 1
+    return _Board(
+        gone_before=[card_index(c) for _, c in view.played[:complete]],
+        declarer_tricks=declarer_tricks,
+        leader=leader,
+        trick=[c for _, c in view.played[complete:]],
+    )
+
+
+class DDCardPlayer:
+    """Chooses cards by solving sampled worlds double-dummy and maximising the expected score.
+
+    For each card: sample ``worlds`` deals consistent with what the controller knows (weighted by
+    ``auction_likelihood`` when given, see :mod:`engine.worlds`), solve every legal card in every
+    world (:class:`engine.dds.DDSolver`, ``workers`` processes, stopping at ``time_limit`` seconds
+    with whatever is solved), turn tricks into the duplicate score of the contract for our side
+    (making or beating the contract outweighs an overtrick, as at the table), and play the lowest
+    card of the class with the best weighted mean. Ties go to more tricks, then to the baseline's
+    card. A card with one class of legal cards (a singleton, or KQ alone in the led suit) is
+    played at once. The opening lead has its own budget (``lead_worlds``, ``lead_time_limit``):
+    trick-one solves are the dearest.
+
+    ``time_limit=None`` makes play depend on the seed alone; with a limit, how many worlds get
+    solved depends on the machine.
+    """
+
+    name = "ddplay"
+
+    def __init__(
+        self,
+        worlds: int = 32,
+        time_limit: float | None = 1.0,
+        lead_worlds: int = 16,
+        lead_time_limit: float | None = 2.0,
+        workers: int = 0,
+        seed: int = 0,
+        auction_likelihood: AuctionLikelihood | None = None,
+    ) -> None:
+        if worlds < 1 or lead_worlds < 1:
+            raise ValueError(f"worlds ({worlds}) and lead_worlds ({lead_worlds}) must be >= 1")
+        self.worlds = worlds
+        self.time_limit = time_limit
+        self.lead_worlds = lead_worlds
+        self.lead_time_limit = lead_time_limit
+        self.seed = seed
+        self.auction_likelihood = auction_likelihood
+        self.solver = DDSolver(workers=workers)
+        self._rng = np.random.default_rng([seed, 0])
+        #: Worlds solved for the last decision (0 for a forced card): for benchmarks and logs.
+        self.last_solved = 0
+
+    def reset(self, board: int) -> None:
+        """Re-seed per board, so a board's play does not depend on the boards before it."""
+        self._rng = np.random.default_rng([self.seed, board])
+
+    def close(self) -> None:
+        self.solver.close()
+
+    def play(self, view: PlayView) -> Card:
+        start = time.monotonic()
+        if not view.legal:
+            raise ValueError(f"no legal cards for {view.seat.name} on board {view.board}")
+        state = _board_state(view)
+        gone = set(state.gone_before)
+        holding = (
+            view.dummy if view.seat != view.controller and view.dummy is not None else view.hand
+        )
+        classes = equivalence_classes(list(holding), view.legal, gone)
+        self.last_solved = 0
+        if len(classes) == 1:
+            return classes[0][0]
+        opening = not view.played
+        n = self.lead_worlds if opening else self.worlds
+        limit = self.lead_time_limit if opening else self.time_limit
+        deadline = None if limit is None else start + limit
+        knowledge = Knowledge.from_view(view)
+        worlds = sample_worlds(knowledge, n, self._rng, self.auction_likelihood)
+        positions = []
+        for owners in worlds.owners:
+            remaining = owners.astype(np.int64)
+            remaining[state.gone_before] = -1
+            positions.append(
+                Position(
+                    remaining=tuple(int(x) for x in remaining),
+                    trump=view.contract.denom.value,
+                    leader=state.leader.value,
+                    trick=tuple(card_index(c) for c in state.trick),
+                )
+            )
+        tricks, done = self.solver.solve(positions, deadline)
+        self.last_solved = int(done.sum())
+        return self._choose(view, state, classes, tricks[done], worlds.weights[done])
+
+    def _choose(
+        self,
+        view: PlayView,
+        state: _Board,
+        classes: list[list[Card]],
+        tricks: npt.NDArray[np.int8],
+        weights: npt.NDArray[np.float64],
+    ) -> Card:
+        weights = weights / weights.sum()
+        contract = view.contract
+        vulnerable = side_vulnerable(view.vul, contract.declarer)
+        table = score_array(
+            contract.level,
+            strain_index(contract.denom),
+            PENALTY_ORDER.index(contract.penalty),
+            int(vulnerable),
+            np.arange(14),
+        )
+        we_declare = view.seat.value % 2 == contract.declarer.value % 2
+        left = 13 - len(state.gone_before) // 4
+        preferred = card_index(baseline_card(view))
+        best: tuple[float, float, int] | None = None
+        choice = classes[0][0]
+        for cls in classes:
+            idx = card_index(cls[0])
+            ours = tricks[:, idx].astype(np.int64)
+            if np.any(ours < 0):
+                raise SolverError(f"solver gave no score for legal card {cls[0]}")
+            decl = state.declarer_tricks + (ours if we_declare else left - ours)
+            score = table[decl] if we_declare else -table[decl]
+            key = (
+                float(np.round(weights @ score, 6)),
+                float(np.round(weights @ ours, 6)),
+                int(any(card_index(c) == preferred for c in cls)),
+            )
+            if best is None or key > best:
+                best, choice = key, cls[0]
+        return choice
+
+
+class _CardPlayer(Protocol):
+    def reset(self, board: int) -> None: ...
+    def play(self, view: PlayView) -> Card: ...
+
+
+class WithCardPlayer:
+    """An agent that bids like ``agent`` and plays its cards with ``player``."""
+
+    def __init__(self, agent: Agent, player: _CardPlayer) -> None:
+        self.agent = agent
+        self.player = player
+        self.name = f"{agent.name}+{getattr(player, 'name', type(player).__name__)}"
+
+    def reset(self, board: int) -> None:
+        self.agent.reset(board)
+        self.player.reset(board)
+
+    def bid(self, view: BiddingView) -> Bid:
+        return self.agent.bid(view)
+
+    def play(self, view: PlayView) -> Card:
+        return self.player.play(view)
+
+    def close(self) -> None:
+        for part in (self.player, self.agent):
+            closer = getattr(part, "close", None)
+            if callable(closer):
+                closer()
+
+
+def with_card_player(agent: Agent, player: _CardPlayer) -> WithCardPlayer:
+    """Wrap any agent so its ``play`` uses ``player`` (e.g. a :class:`DDCardPlayer`)."""
+    return WithCardPlayer(agent, player)
+
+
+CardChooser = Callable[[PlayView], Card]
+
+
+def play_deal(
+    deal: Deal,
+    contract: Contract,
+    choosers: Sequence[CardChooser],
+    vul: Vul = Vul.none,
+    dealer: Player = Player.north,
+    board: int = 1,
+) -> tuple[int, tuple[tuple[Player, Card], ...]]:
+    """Play ``deal`` out in ``contract`` with ``choosers[seat]`` deciding for each seat (dummy's
+    cards are decided by declarer's chooser, seeing what declarer sees), without a table manager.
+
+    Returns declarer's tricks and the cards played. For benchmarks and tests of card play alone;
+    a chooser returning an illegal card raises ``ValueError`` naming the seat.
+    """
+    hands = {p: list(deal[p]) for p in Player}
+    declarer, dummy = contract.declarer, contract.declarer.partner
+    played: list[tuple[Player, Card]] = []
+    leader = declarer.lho
+    tricks = 0
+    for _ in range(13):
+        trick: list[Card] = []
+        for k in range(4):
+            seat = Player((leader.value + k) % 4)
+            controller = declarer if seat == dummy else seat
+            legal = legal_cards(_hand_of(hands[seat]), trick)
+            view = PlayView(
+                seat=seat,
+                controller=controller,
+                dealer=dealer,
+                vul=vul,
+                auction=(),
+                contract=contract,
+                hand=_hand_of(hands[controller]),
+                dummy=_hand_of(hands[dummy]) if played else None,
+                played=tuple(played),
+                legal=legal,
+                board=board,
+            )
+            card = choosers[controller.value](view)
+            if card not in legal:
+                raise ValueError(
+                    f"{controller.name} chose {card}, not a legal card for {seat.name}"
+                )
+            hands[seat].remove(card)
+            trick.append(card)
+            played.append((seat, card))
+        leader = trick_winner(leader, trick, contract.denom)
+        tricks += leader.value % 2 == declarer.value % 2
+    return tricks, tuple(played)
+
+
+def _hand_of(cards: Sequence[Card]) -> Hand:
+    hand = Hand()
+    for c in cards:
+        hand.add(c)
+    return hand

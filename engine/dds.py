@@ -1,0 +1,198 @@
+"""Double-dummy solving of many positions at once: the engine of the Monte Carlo card player.
+
+A :class:`Position` is a compact, picklable description of a play position (the cards every seat
+still holds, trump, who led the current trick and the cards already played to it), so it can be
+shipped to worker processes cheaply. :func:`solve_positions` scores every legal card of the player
+to move in each position with DDS (through endplay), batching boards the way DDS likes them.
+:class:`DDSolver` adds worker processes and a deadline: the Monte Carlo player asks for many
+worlds and takes whatever is solved when its time is up.
+
+Card indices follow ``../shared/data``: ``suit * 13 + rank`` with suits S, H, D, C (endplay's
+``Denom`` order) and ranks A, K, Q, ..., 2 (0..12).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from collections.abc import Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+from endplay.types import Card, Deal, Denom, Player, Rank
+
+RANK_CHARS = "AKQJT98765432"
+#: DDS solves at most this many boards per call (endplay's check is off by one, so stay below).
+MAX_BATCH = 200
+
+TrickArray = npt.NDArray[np.int8]
+
+
+def card_index(card: Card) -> int:
+    """Index 0..51 of ``card`` (see the module doc)."""
+    return int(card.suit.value) * 13 + 14 - (int(card.rank.value).bit_length() - 1)
+
+
+def index_card(index: int) -> Card:
+    """Inverse of :func:`card_index`."""
+    if not 0 <= index < 52:
+        raise ValueError(f"card index {index} is not 0..51")
+    suit, r = divmod(index, 13)
+    return Card(suit=Denom(suit), rank=Rank(1 << (14 - r)))
+
+
+def hands_pbn(owners: npt.NDArray[np.integer], first: int = 0) -> str:
+    """PBN deal string (``"N:..."`` style, starting at seat ``first``) of the cards in ``owners``.
+
+    ``owners[i]`` is the seat (0..3, N E S W) holding card ``i``, or a negative number for a card
+    that is no longer in anybody's hand.
+    """
+    hands = []
+    for k in range(4):
+        seat = (first + k) % 4
+        suits = []
+        for s in range(4):
+            row = owners[s * 13 : s * 13 + 13]
+            suits.append("".join(RANK_CHARS[r] for r in range(13) if row[r] == seat))
+        hands.append(".".join(suits))
+    return "NESW"[first] + ":" + " ".join(hands)
+
+
+@dataclass(frozen=True)
+class Position:
+    """A play position: ``remaining[i]`` = seat holding card ``i`` (-1 if played to an earlier
+    trick; cards of the current trick still count as held by the seat that played them)."""
+
+    remaining: tuple[int, ...]
+    trump: int
+    """endplay ``Denom`` value (0 spades .. 3 clubs, 4 notrump)."""
+    leader: int
+    """Seat (0..3) who led the current trick."""
+    trick: tuple[int, ...] = ()
+    """Card indices already played to the current trick, in order."""
+
+    def to_deal(self) -> Deal:
+        deal = Deal(hands_pbn(np.asarray(self.remaining)))
+        deal.first = Player(self.leader)
+        deal.trump = Denom(self.trump)
+        for i in self.trick:
+            deal.play(index_card(i))
+        return deal
+
+    @property
+    def to_move(self) -> int:
+        return (self.leader + len(self.trick)) % 4
+
+
+class SolverError(RuntimeError):
+    """DDS refused a position (an impossible deal built by the caller)."""
+
+
+def solve_positions(positions: Sequence[Position]) -> TrickArray:
+    """Tricks the side to move takes from here (current trick included) after each of its legal
+    cards: an ``int8 [len(positions), 52]`` array, -1 where the card is not a legal play."""
+    from endplay.dds import solve_all_boards
+
+    out = np.full((len(positions), 52), -1, dtype=np.int8)
+    for start in range(0, len(positions), MAX_BATCH):
+        chunk = positions[start : start + MAX_BATCH]
+        try:
+            deals = [p.to_deal() for p in chunk]
+            solved = solve_all_boards(deals)
+        except Exception as exc:  # endplay raises plain RuntimeError/ValueError from DDS codes
+            raise SolverError(f"double-dummy solver rejected a position: {exc}") from exc
+        for k, board in enumerate(solved):
+            for card, tricks in board:
+                out[start + k, card_index(card)] = tricks
+    return out
+
+
+def _worker_init() -> None:
+    """One DDS thread per worker process: the processes are the parallelism."""
+    from endplay import _dds
+
+    _dds.SetMaxThreads(1)
+
+
+class DDSolver:
+    """Solves batches of positions, in this process (``workers=0``: DDS uses its own threads and
+    the ctypes call releases the GIL) or in ``workers`` spawned processes, within a deadline.
+
+    Spawned rather than forked processes, because the seat client runs agents next to an event
+    loop and other threads; the pool starts on first use and lives until :meth:`close`.
+    """
+
+    def __init__(self, workers: int = 0, chunk: int = 4) -> None:
+        if workers < 0:
+            raise ValueError(f"workers must be >= 0, not {workers}")
+        if chunk < 1:
+            raise ValueError(f"chunk must be >= 1, not {chunk}")
+        self.workers = workers
+        self.chunk = chunk
+        self._pool: ProcessPoolExecutor | None = None
+
+    def _get_pool(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_worker_init,
+            )
+        return self._pool
+
+    def solve(
+        self, positions: Sequence[Position], deadline: float | None = None
+    ) -> tuple[TrickArray, npt.NDArray[np.bool_]]:
+        """Solve ``positions``, stopping at ``deadline`` (a ``time.monotonic()`` value).
+
+        Returns the trick array of :func:`solve_positions` and a mask of the positions actually
+        solved. The first chunk is always solved whatever the deadline, so a caller always gets
+        an answer; the rest is solved chunk by chunk while time remains.
+        """
+        n = len(positions)
+        out = np.full((n, 52), -1, dtype=np.int8)
+        done = np.zeros(n, dtype=np.bool_)
+        if n == 0:
+            return out, done
+        starts = list(range(0, n, self.chunk))
+        if self.workers == 0:
+            for start in starts:
+                if done.any() and deadline is not None and time.monotonic() >= deadline:
+                    break
+                end = min(start + self.chunk, n)
+                out[start:end] = solve_positions(positions[start:end])
+                done[start:end] = True
+            return out, done
+        pool = self._get_pool()
+        futures: dict[Future[TrickArray], int] = {
+            pool.submit(solve_positions, list(positions[s : s + self.chunk])): s for s in starts
+        }
+        pending = set(futures)
+        while pending:
+            timeout = None
+            if deadline is not None and done.any():
+                timeout = max(0.0, deadline - time.monotonic())
+            finished, pending = wait(pending, timeout=timeout, return_when=FIRST_COMPLETED)
+            if not finished:
+                break
+            for fut in finished:
+                s = futures[fut]
+                res = fut.result()
+                out[s : s + len(res)] = res
+                done[s : s + len(res)] = True
+        for fut in pending:
+            fut.cancel()
+        return out, done
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def __enter__(self) -> DDSolver:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

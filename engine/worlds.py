@@ -1,0 +1,260 @@
+"""Sampling the hidden hands: complete deals consistent with what one player knows during play.
+
+What a player knows (:class:`Knowledge`): its own cards, dummy's cards once the opening lead is
+made, every card played and by whom, and the voids revealed when a player failed to follow suit.
+Every unseen card goes to one of the hidden seats; a hidden seat gets exactly as many as it still
+holds, and never a card of a suit it has shown out of.
+
+Sampling is exactly uniform over the consistent deals: unseen cards are grouped by suit (all cards
+of a suit have the same allowed seats), a dynamic programme counts the ways to split each suit
+among the allowed seats given the seats' remaining room, and the split of each suit is drawn in
+proportion to those counts; then the cards inside each suit are shuffled into their seats.
+
+The auction carries information too. An optional ``auction_likelihood(worlds) -> weights`` (for
+example the bidding policy's probability of the observed auction given each world's hands) turns
+uniform worlds into posterior ones by sampling-importance-resampling: draw more candidates than
+needed, resample them in proportion to the likelihood, and merge duplicates into weights. This is
+the soft form of the particle filter of the Borel search (seeds file 000, Algorithm 2), which
+keeps a particle with the probability the policy gives to each observed call.
+
+A world is an ``owners`` row of 52 seats (0..3 for N E S W) over the *original* deal, in the card
+order of :mod:`engine.dds` and ``../shared/data``, so a bidding policy can read the hands as they
+were during the auction.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.agent import PlayView
+from engine.dds import card_index
+
+OwnersArray = npt.NDArray[np.uint8]
+AuctionLikelihood = Callable[[OwnersArray], npt.ArrayLike]
+
+
+class InconsistentViewError(ValueError):
+    """A play view whose cards do not add up to a deal (a bug in whoever built it)."""
+
+
+@dataclass(frozen=True)
+class Knowledge:
+    """What one player knows about the deal during play.
+
+    ``fixed[i]`` is the seat that was dealt card ``i`` when that is known (own and dummy's cards,
+    every played card), else -1. ``need[seat]`` is how many unseen cards ``seat`` still holds (0 for
+    a seat whose hand is known); ``void[seat, suit]`` marks a suit ``seat`` has shown out of.
+    """
+
+    fixed: npt.NDArray[np.int8]
+    need: tuple[int, int, int, int]
+    void: npt.NDArray[np.bool_]
+
+    @classmethod
+    def from_view(cls, view: PlayView) -> Knowledge:
+        fixed = np.full(52, -1, dtype=np.int8)
+
+        def place(i: int, seat: int, what: str) -> None:
+            if fixed[i] >= 0 and fixed[i] != seat:
+                raise InconsistentViewError(
+                    f"board {view.board}: card {i} {what} is already placed with seat {fixed[i]}"
+                )
+            fixed[i] = seat
+
+        void = np.zeros((4, 4), dtype=np.bool_)
+        played_by = [0, 0, 0, 0]
+        led_suit = None
+        for k, (player, card) in enumerate(view.played):
+            place(card_index(card), player.value, f"played by {player.name}")
+            played_by[player.value] += 1
+            if k % 4 == 0:
+                led_suit = card.suit
+            elif card.suit != led_suit and led_suit is not None:
+                void[player.value, led_suit.value] = True
+        known = {view.controller.value: list(view.hand)}
+        if view.dummy is not None:
+            known[view.dummy_seat.value] = list(view.dummy)
+        for seat, cards in known.items():
+            for c in cards:
+                place(card_index(c), seat, "in a known hand")
+            if len(cards) + played_by[seat] != 13:
+                raise InconsistentViewError(
+                    f"board {view.board}: seat {seat} holds {len(cards)} cards after playing "
+                    f"{played_by[seat]}"
+                )
+        need = [0 if s in known else 13 - played_by[s] for s in range(4)]
+        unseen = int((fixed < 0).sum())
+        if unseen != sum(need):
+            raise InconsistentViewError(
+                f"board {view.board}: {unseen} unseen cards for hidden seats needing {sum(need)}"
+            )
+        return cls(fixed=fixed, need=(need[0], need[1], need[2], need[3]), void=void)
+
+    @property
+    def hidden(self) -> tuple[int, ...]:
+        return tuple(s for s in range(4) if self.need[s] > 0)
+
+    def count(self) -> int:
+        """The number of consistent deals (exact; used by tests and to size budgets)."""
+        return _Splitter.of(self).total
+
+    def sample(self, n: int, rng: np.random.Generator) -> OwnersArray:
+        """``n`` deals drawn uniformly from those consistent with this knowledge."""
+        splitter = _Splitter.of(self)
+        out = np.empty((n, 52), dtype=np.uint8)
+        base = self.fixed.astype(np.int64)
+        for w in range(n):
+            row = base.copy()
+            cap = splitter.capacity
+            for g, cards in enumerate(splitter.groups):
+                split = splitter.draw(g, cap, rng)
+                perm = rng.permutation(cards)
+                at = 0
+                for seat_pos, k in enumerate(split):
+                    row[perm[at : at + k]] = splitter.seats[seat_pos]
+                    at += k
+                cap = tuple(c - k for c, k in zip(cap, split, strict=True))
+            out[w] = row
+        return out
+
+
+@dataclass(frozen=True)
+class Worlds:
+    """Sampled deals with their weights (summing to 1)."""
+
+    owners: OwnersArray
+    weights: npt.NDArray[np.float64]
+
+    def __len__(self) -> int:
+        return len(self.owners)
+
+
+def sample_worlds(
+    knowledge: Knowledge,
+    n: int,
+    rng: np.random.Generator,
+    auction_likelihood: AuctionLikelihood | None = None,
+    oversample: int = 4,
+) -> Worlds:
+    """Up to ``n`` distinct-or-weighted worlds; uniform without ``auction_likelihood``.
+
+    With a likelihood, ``n * oversample`` uniform candidates are drawn and ``n`` are resampled in
+    proportion to it; duplicates merge into one world with a larger weight, so the solver never
+    solves the same deal twice. If the likelihood is zero everywhere (the auction is impossible
+    under the policy, e.g. a human's psyche), the uniform candidates are used instead.
+    """
+    if n < 1:
+        raise ValueError(f"number of worlds must be >= 1, not {n}")
+    if auction_likelihood is None:
+        owners = knowledge.sample(n, rng)
+        return Worlds(owners, np.full(n, 1.0 / n))
+    candidates = knowledge.sample(n * max(1, oversample), rng)
+    lik = np.asarray(auction_likelihood(candidates), dtype=np.float64)
+    if lik.shape != (len(candidates),):
+        raise ValueError(
+            f"auction_likelihood returned shape {lik.shape} for {len(candidates)} worlds"
+        )
+    if not np.all(np.isfinite(lik)) or np.any(lik < 0):
+        raise ValueError("auction_likelihood returned negative or non-finite weights")
+    total = lik.sum()
+    if total <= 0:
+        return Worlds(candidates[:n], np.full(n, 1.0 / n))
+    picks = rng.choice(len(candidates), size=n, replace=True, p=lik / total)
+    idx, counts = np.unique(picks, return_counts=True)
+    return Worlds(candidates[idx], counts.astype(np.float64) / n)
+
+
+class _Splitter:
+    """Counts and draws the split of each suit's unseen cards among the hidden seats."""
+
+    def __init__(self, knowledge: Knowledge) -> None:
+        self.seats = knowledge.hidden
+        self.capacity = tuple(knowledge.need[s] for s in self.seats)
+        groups: list[npt.NDArray[np.int64]] = []
+        allowed: list[tuple[bool, ...]] = []
+        for suit in range(4):
+            cards = np.flatnonzero(knowledge.fixed[suit * 13 : suit * 13 + 13] < 0) + suit * 13
+            if len(cards) == 0:
+                continue
+            ok = tuple(not bool(knowledge.void[s, suit]) for s in self.seats)
+            if not any(ok):
+                raise InconsistentViewError(
+                    f"{len(cards)} unseen cards of suit {suit} but every hidden seat is void in it"
+                )
+            groups.append(cards)
+            allowed.append(ok)
+        self.groups = groups
+        self.allowed = allowed
+
+        @cache
+        def ways(g: int, cap: tuple[int, ...]) -> int:
+            if g == len(self.groups):
+                return 1 if not any(cap) else 0
+            total = 0
+            for split, mult in _splits(len(self.groups[g]), self.allowed[g], cap):
+                rest = tuple(c - k for c, k in zip(cap, split, strict=True))
+                total += mult * ways(g + 1, rest)
+            return total
+
+        self._ways = ways
+        self.total = ways(0, self.capacity)
+        if self.total == 0:
+            raise InconsistentViewError("no deal is consistent with the cards and voids seen")
+        self._tables: dict[
+            tuple[int, tuple[int, ...]], tuple[list[tuple[int, ...]], npt.NDArray[np.float64]]
+        ] = {}
+
+    @staticmethod
+    def of(knowledge: Knowledge) -> _Splitter:
+        return _Splitter(knowledge)
+
+    def draw(self, g: int, cap: tuple[int, ...], rng: np.random.Generator) -> tuple[int, ...]:
+        key = (g, cap)
+        table = self._tables.get(key)
+        if table is None:
+            options: list[tuple[int, ...]] = []
+            weights: list[int] = []
+            for split, mult in _splits(len(self.groups[g]), self.allowed[g], cap):
+                rest = tuple(c - k for c, k in zip(cap, split, strict=True))
+                w = mult * self._ways(g + 1, rest)
+                if w:
+                    options.append(split)
+                    weights.append(w)
+            total = sum(weights)
+            cumulative = np.cumsum([w / total for w in weights])
+            table = (options, cumulative)
+            self._tables[key] = table
+        options, cumulative = table
+        pick = int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right"))
+        return options[min(pick, len(options) - 1)]
+
+
+def _splits(
+    n: int, allowed: tuple[bool, ...], cap: tuple[int, ...]
+) -> list[tuple[tuple[int, ...], int]]:
+    """Every way to give ``n`` cards to the allowed seats within ``cap``, with its multinomial."""
+    out: list[tuple[tuple[int, ...], int]] = []
+
+    def rec(i: int, left: int, acc: tuple[int, ...]) -> None:
+        if i == len(cap) - 1:
+            if left <= cap[i] and (allowed[i] or left == 0):
+                split = (*acc, left)
+                mult = math.factorial(n)
+                for k in split:
+                    mult //= math.factorial(k)
+                out.append((split, mult))
+            return
+        top = min(left, cap[i]) if allowed[i] else 0
+        for k in range(top + 1):
+            rec(i + 1, left - k, (*acc, k))
+
+    if not cap:
+        return [((), 1)] if n == 0 else []
+    rec(0, n, ())
+    return out
