@@ -1,0 +1,191 @@
+"""Scripted peers shipped with the package, so every test layer (and users debugging a bot against
+a transcript) reuses the same fakes: a scripted table manager (this part) and a scripted seat.
+
+A scripted peer stands in for the *other* side only; the code under test is always real and talks
+to it over real TCP on 127.0.0.1. The style follows python-chess's mock engine: a script of lines
+to send and lines to expect, every expected line asserted in order, and ``assert_done`` failing if
+anything was left over on either side.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from endplay.types import Player
+
+# ------------------------------------------------------------------ scripted table manager
+
+
+class ScriptMismatch(AssertionError):
+    """The client under test said something other than the script expected (or nothing)."""
+
+
+@dataclass(frozen=True)
+class ScriptStep:
+    """``send``: the fake table manager writes ``line``; ``expect``: the client must write it."""
+
+    kind: Literal["send", "expect"]
+    line: str
+    where: str = ""
+    """Where the step came from (transcript file and line), for failure messages."""
+
+
+_TRANSCRIPT_LINE = re.compile(r"^(?P<src>[^:]+?)\s*->\s*(?P<dst>[^:]+?)\s*:\s(?P<text>.*)$")
+
+
+def _who(label: str) -> str:
+    """``WBridge5(East)`` -> ``east``; ``North`` -> ``north``; ``TM`` -> ``tm``."""
+    inner = re.search(r"\((\w+)\)", label)
+    return (inner.group(1) if inner else label).strip().lower()
+
+
+def seat_script(transcript: str | Path, seat: Player) -> list[ScriptStep]:
+    """One seat's side of a transcript in the PROTOCOL.md section 6 format.
+
+    Lines ``X -> TM : text`` from ``seat`` become ``expect`` steps (raw text, as that peer wrote
+    it); lines ``TM -> X : text`` to ``seat`` become ``send`` steps; comments (``--``), blank
+    lines and other seats' traffic are dropped. The text after the first ``" : "`` is kept
+    verbatim except for trailing whitespace (the transcripts pad ``Alert. `` with a space).
+    """
+    path = Path(transcript)
+    name = seat.name.lower()
+    steps: list[ScriptStep] = []
+    for number, raw in enumerate(path.read_text().splitlines(), start=1):
+        m = _TRANSCRIPT_LINE.match(raw)
+        if m is None or raw.lstrip().startswith("--"):
+            continue
+        src, dst, text = _who(m["src"]), _who(m["dst"]), m["text"].rstrip()
+        where = f"{path.name}:{number}"
+        if src == name and dst == "tm":
+            steps.append(ScriptStep("expect", text, where))
+        elif src == "tm" and dst == name:
+            steps.append(ScriptStep("send", text, where))
+    return steps
+
+
+class ScriptedTableManager:
+    """A fake table manager that accepts one seat client and plays a script line by line.
+
+    Use as an async context manager; ``port`` is known once entered. ``await tm.assert_done()``
+    waits for the script to finish and raises :class:`ScriptMismatch` with the first difference,
+    or if the client wrote anything after the script's last expected line before closing.
+    ``timeout`` bounds every wait for a client line, so a silent client fails instead of hanging.
+    """
+
+    def __init__(
+        self, steps: Iterable[ScriptStep], *, host: str = "127.0.0.1", timeout: float = 10.0
+    ) -> None:
+        self.steps: list[ScriptStep] = list(steps)
+        self.host = host
+        self.timeout = timeout
+        self.port = 0
+        self.received: list[str] = []
+        """Every line the client wrote, in order (CRLF stripped)."""
+        self.terminators: list[bytes] = []
+        """The terminator of each received line, so tests can check for CR LF."""
+        self._server: asyncio.Server | None = None
+        self._done: asyncio.Future[None] | None = None
+
+    def expect(self, line: str) -> ScriptedTableManager:
+        self.steps.append(ScriptStep("expect", line))
+        return self
+
+    def send(self, line: str) -> ScriptedTableManager:
+        self.steps.append(ScriptStep("send", line))
+        return self
+
+    async def __aenter__(self) -> ScriptedTableManager:
+        self._done = asyncio.get_running_loop().create_future()
+        self._server = await asyncio.start_server(self._handle, self.host, 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+
+    async def assert_done(self) -> None:
+        assert self._done is not None, "use ScriptedTableManager as 'async with'"
+        await asyncio.wait_for(asyncio.shield(self._done), self.timeout * 3)
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        assert self._done is not None
+        if self._done.done() or self._server is None:
+            writer.close()
+            return
+        self._server.close()  # one client per script
+        try:
+            await self._play(reader, writer)
+        except BaseException as exc:  # report every failure through assert_done
+            if not self._done.done():
+                self._done.set_exception(exc)
+        else:
+            if not self._done.done():
+                self._done.set_result(None)
+        finally:
+            writer.close()
+            with contextlib.suppress(ConnectionError):
+                await writer.wait_closed()
+
+    async def _readline(self, reader: asyncio.StreamReader) -> str | None:
+        raw = await asyncio.wait_for(reader.readline(), self.timeout)
+        if not raw:
+            return None
+        body = raw.rstrip(b"\r\n")
+        self.terminators.append(raw[len(body) :])
+        line = body.decode("ascii")
+        self.received.append(line)
+        return line
+
+    async def _play(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        for i, step in enumerate(self.steps):
+            if step.kind == "send":
+                writer.write(step.line.encode("ascii") + b"\r\n")
+                await writer.drain()
+                continue
+            try:
+                got = await self._readline(reader)
+            except TimeoutError:
+                raise ScriptMismatch(
+                    f"step {i} ({step.where}): client silent for {self.timeout}s, "
+                    f"expected {step.line!r}; it said {self.received[-3:]!r} last"
+                ) from None
+            if got is None:
+                raise ScriptMismatch(
+                    f"step {i} ({step.where}): client closed, expected {step.line!r}"
+                )
+            if got != step.line:
+                raise ScriptMismatch(
+                    f"step {i} ({step.where}): expected {step.line!r}, client sent {got!r}"
+                )
+        # Nothing may be left over: the client must close without another word.
+        try:
+            extra = await self._readline(reader)
+        except TimeoutError:
+            raise ScriptMismatch("script done but the client neither closed nor spoke") from None
+        if extra is not None:
+            raise ScriptMismatch(f"script done but the client also sent {extra!r}")
+
+
+def canonical_client_script(steps: Sequence[ScriptStep]) -> list[ScriptStep]:
+    """``steps`` with every ``expect`` line re-rendered in our canonical form.
+
+    Real peers' wire forms differ from ours in case (WBridge5's ``EAST``, ``plays 9s``) and in
+    details such as ``ANYPL``; parsing their line and rendering it with :mod:`protocol.codec` gives
+    the line our client must send in the same situation.
+    """
+    from protocol.codec import Direction, parse, render
+
+    out: list[ScriptStep] = []
+    for step in steps:
+        if step.kind == "expect":
+            step = ScriptStep("expect", render(parse(step.line, Direction.TO_TM)), step.where)
+        out.append(step)
+    return out
