@@ -1,0 +1,221 @@
+"""Outputs built from the journal only: summary.json, one PBN file per room, and a Markdown report.
+
+Because every output is a function of the journal, a resumed match, or a match whose journal was
+copied elsewhere, gives the same files as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from endplay.parsers import pbn
+from endplay.types import Board, Card, Deal, Player
+
+from tournament.records import BoardResult, RoomResult, parse_call, parse_contract, parse_vul
+from tournament.stats import Summary, running_mean, summarize
+
+_SUIT_SYMBOLS = ("S", "H", "D", "C")
+#: Histogram bins of IMPs per board (inclusive bounds).
+_BINS = ((-24, -13), (-12, -7), (-6, -3), (-2, -1), (0, 0), (1, 2), (3, 6), (7, 12), (13, 24))
+
+
+def summary_dict(header: dict[str, Any], boards: Sequence[BoardResult]) -> dict[str, Any]:
+    """The ``summary.json`` contents (the keys DESIGN.md promises, plus the interval)."""
+    s = summarize([b.imps for b in boards])
+    return {
+        "us": header["us"],
+        "them": header["them"],
+        "format": header["format"],
+        "scoring": header["scoring"],
+        "deals": header.get("deals"),
+        "seed": header.get("seed"),
+        "boards": s.boards,
+        "imps_per_board": _finite(s.imps_per_board),
+        "stderr": _finite(s.stderr),
+        "ci95": [_finite(s.ci_low), _finite(s.ci_high)],
+        "total_imps": s.total_imps,
+        "passed_out": sum(b.passed_out for b in boards),
+        "same_contract": sum(b.same_contract for b in boards),
+    }
+
+
+def _finite(x: float) -> float | None:
+    return None if math.isnan(x) else round(x, 4)
+
+
+def room_board(b: BoardResult, room: RoomResult, event: str) -> Board:
+    """An endplay Board for one room's play of a board (deal, auction, play, result)."""
+    from engine.rules import final_contract
+
+    deal = Deal(b.deal)
+    dealer = Player.find(b.dealer)
+    auction = [parse_call(c) for c in room.auction]
+    contract = final_contract(dealer, auction)
+    if contract is not None and room.tricks is not None:
+        contract.result = room.tricks - contract.level - 6
+    board = Board(
+        deal,
+        auction,
+        [Card(c) for c in room.play],
+        board_num=b.board,
+        vul=parse_vul(b.vul),
+        dealer=dealer,
+        contract=contract,
+    )
+    board.info["Event"] = event
+    board.info["Scoring"] = "IMP"
+    board.info["Room"] = room.room
+    for seat, name in zip("NESW", room.seats, strict=True):
+        board.info[{"N": "North", "E": "East", "S": "South", "W": "West"}[seat]] = name
+    return board
+
+
+def write_pbn(path: Path, boards: Sequence[BoardResult], room: str, event: str) -> None:
+    records = [room_board(b, b.room(room), event) for b in boards]
+    path.write_text(pbn.dumps(records), encoding="utf-8")
+
+
+def hand_diagram(deal_pbn: str) -> list[str]:
+    """A monospace diagram: North on top, West and East side by side, South below."""
+    deal = Deal(deal_pbn)
+
+    def lines(p: Player) -> list[str]:
+        hand_pbn = deal[p].to_pbn().split(".")
+        return [f"{s} {h or '-'}" for s, h in zip(_SUIT_SYMBOLS, hand_pbn, strict=True)]
+
+    north, east, south, west = (lines(p) for p in Player)
+    out = [" " * 16 + x for x in north]
+    out += [f"{w:<32}{e}" for w, e in zip(west, east, strict=True)]
+    out += [" " * 16 + x for x in south]
+    return out
+
+
+def _auction_rows(room: RoomResult, dealer: str) -> list[str]:
+    start = "NESW".index(dealer)
+    cells = [""] * start + list(room.auction)
+    rows = ["  ".join(f"{c:<4}" for c in cells[i : i + 4]) for i in range(0, len(cells), 4)]
+    return ["N     E     S     W", *rows]
+
+
+def _svg_running_mean(imps: Sequence[int]) -> str:
+    mean, se = running_mean(imps)
+    n = len(mean)
+    w, h, pad = 600, 240, 30
+    lows = [m - 1.96 * s if not math.isnan(s) else m for m, s in zip(mean, se, strict=True)]
+    highs = [m + 1.96 * s if not math.isnan(s) else m for m, s in zip(mean, se, strict=True)]
+    top = max([*highs, 1.0])
+    bottom = min([*lows, -1.0])
+
+    def x(i: int) -> float:
+        return pad + (w - 2 * pad) * (i / max(n - 1, 1))
+
+    def y(v: float) -> float:
+        return pad + (h - 2 * pad) * (top - v) / (top - bottom)
+
+    band = [f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(highs)]
+    band += [f"{x(i):.1f},{y(v):.1f}" for i, v in reversed(list(enumerate(lows)))]
+    line = [f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(mean)]
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}">'
+        f'<rect width="{w}" height="{h}" fill="white"/>'
+        f'<line x1="{pad}" y1="{y(0):.1f}" x2="{w - pad}" y2="{y(0):.1f}" stroke="gray"/>'
+        f'<polygon points="{" ".join(band)}" fill="#9cf" fill-opacity="0.5"/>'
+        f'<polyline points="{" ".join(line)}" fill="none" stroke="#036" stroke-width="2"/>'
+        f'<text x="{pad}" y="{pad - 10}" font-size="12">running IMPs/board, 95% band;'
+        f" range {bottom:.1f} to {top:.1f}</text>"
+        "</svg>\n"
+    )
+
+
+def markdown_report(
+    header: dict[str, Any], boards: Sequence[BoardResult], swings: int = 5
+) -> tuple[str, str]:
+    """The report text and the SVG of the running mean it links to (``running_mean.svg``)."""
+    imps = [b.imps for b in boards]
+    s: Summary = summarize(imps)
+    out = [
+        f"# {header['us']} against {header['them']}",
+        "",
+        f"Format {header['format']}, scoring {header['scoring']}, {s.boards} boards"
+        + (f", deals {header['deals']}" if header.get("deals") else f", seed {header.get('seed')}")
+        + ".",
+        "",
+        "| boards | IMPs/board | standard error | 95% bootstrap interval | total IMPs |",
+        "| ---: | ---: | ---: | :---: | ---: |",
+        f"| {s.boards} | {s.imps_per_board:+.2f} | {s.stderr:.2f} | "
+        f"[{s.ci_low:+.2f}, {s.ci_high:+.2f}] | {s.total_imps:+d} |",
+        "",
+        "Claim only a difference larger than two standard errors.",
+        "",
+        "## Board results",
+        "",
+        "| IMPs | boards | |",
+        "| :--- | ---: | :--- |",
+    ]
+    for low, high in _BINS:
+        count = sum(low <= v <= high for v in imps)
+        label = str(low) if low == high else f"{low} to {high}"
+        out.append(f"| {label} | {count} | {'#' * count} |")
+    out += ["", "## Running mean", "", "![running mean](running_mean.svg)", ""]
+    passed = [b.board for b in boards if b.passed_out]
+    same = [b.board for b in boards if b.same_contract and not b.passed_out]
+    out += [
+        "## Passed-out boards",
+        "",
+        f"{len(passed)} boards: {', '.join(map(str, passed)) or 'none'}.",
+        "",
+        "## Same contract in every room",
+        "",
+        f"{len(same)} boards: {', '.join(map(str, same)) or 'none'}; "
+        f"{sum(b.imps for b in boards if b.same_contract)} IMPs came from them.",
+        "",
+        "## Largest swings",
+        "",
+    ]
+    for b in sorted(boards, key=lambda b: (-abs(b.imps), b.board))[:swings]:
+        out += [
+            f"### Board {b.board}: {b.imps:+d} IMPs (dealer {b.dealer}, vul {b.vul})",
+            "",
+            "```",
+        ]
+        out += hand_diagram(b.deal)
+        for room in b.rooms:
+            result = _room_result_text(room)
+            out += ["", f"{room.room}: {' '.join(room.seats)} -> {result}"]
+            out += _auction_rows(room, b.dealer)
+        out += ["```", ""]
+    rooms = [r.room for r in boards[0].rooms] if boards else []
+    out += ["## Every board", "", "| board | " + " | ".join(rooms) + " | IMPs |"]
+    out.append("| ---: |" + " :--- |" * len(rooms) + " ---: |")
+    for b in boards:
+        cells = [_room_result_text(r) for r in b.rooms]
+        out.append(f"| {b.board} | " + " | ".join(cells) + f" | {b.imps:+d} |")
+    return "\n".join(out) + "\n", _svg_running_mean(imps)
+
+
+def _room_result_text(room: RoomResult) -> str:
+    contract = parse_contract(room.contract)
+    if contract is None or room.tricks is None:
+        return "passed out, 0"
+    made = room.tricks - contract.level - 6
+    return f"{room.contract} {'=' if made == 0 else f'{made:+d}'} ({room.ns_score:+d})"
+
+
+def write_outputs(
+    out: Path, header: dict[str, Any], boards: Sequence[BoardResult]
+) -> dict[str, Any]:
+    """Write summary.json, ``room-NAME.pbn`` per room and report.md; return the summary."""
+    ordered = sorted(boards, key=lambda b: b.board)
+    summary = summary_dict(header, ordered)
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    event = f"{header['us']} v {header['them']}"
+    for room in [r.room for r in ordered[0].rooms] if ordered else []:
+        write_pbn(out / f"room-{room}.pbn", ordered, room, event)
+    text, svg = markdown_report(header, ordered)
+    (out / "report.md").write_text(text, encoding="utf-8")
+    (out / "running_mean.svg").write_text(svg, encoding="utf-8")
+    return summary
