@@ -1,0 +1,157 @@
+"""Run a duplicate match end to end: deal set -> rooms -> journal -> summary, PBN and report.
+
+The journal is written (and synced) as each board finishes, before anything else happens; the
+outputs are rebuilt from it at the end, so ``resume=True`` after a kill plays only the boards that
+are missing and the final files are the same as for an uninterrupted run.
+
+Board streams run in worker processes (``workers``), each with its own agents built once; boards
+are handed out in small chunks so a batching agent still sees several boards at a time.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from engine.agent import Agent
+from tournament.ddmatch import build_agents, play_dd_boards
+from tournament.deals import BoardDeal, ensure_dd, load_deals
+from tournament.formats import seatings
+from tournament.journal import Journal
+from tournament.records import BoardResult
+from tournament.report import write_outputs
+from tournament.stats import mean_stderr
+
+SCORINGS = ("dd", "play")
+
+
+class MatchError(ValueError):
+    """A match that cannot start: bad options, or a scoring mode this build cannot run."""
+
+
+@dataclass(frozen=True)
+class MatchConfig:
+    us: str
+    them: str
+    out: Path
+    boards: int = 64
+    deals: Path | None = None
+    seed: int | None = None
+    fmt: str = "team"
+    scoring: str = "dd"
+    resume: bool = False
+    workers: int = 1
+    chunk: int = 8
+
+    def header(self) -> dict[str, Any]:
+        """What identifies the match in the journal; ``--resume`` refuses a different one."""
+        return {
+            "us": self.us,
+            "them": self.them,
+            "format": self.fmt,
+            "scoring": self.scoring,
+            "deals": str(self.deals) if self.deals is not None else None,
+            "seed": self.seed if self.deals is None else None,
+            "boards": self.boards,
+        }
+
+
+_worker_agents: dict[str, tuple[Agent, Agent, Agent, Agent]] = {}
+
+
+def _init_worker(us: str, them: str, fmt: str, seed: int) -> None:
+    _worker_agents.clear()
+    _worker_agents.update(build_agents(us, them, seatings(fmt), seed))
+
+
+def _play_chunk(args: tuple[str, str, str, list[BoardDeal]]) -> list[BoardResult]:
+    fmt, us, them, deals = args
+    return play_dd_boards(deals, fmt, us, them, _worker_agents)
+
+
+def _chunks(deals: Sequence[BoardDeal], size: int) -> Iterator[list[BoardDeal]]:
+    for i in range(0, len(deals), size):
+        yield list(deals[i : i + size])
+
+
+class Progress:
+    """A one-line progress bar on a terminal; a line every tenth of the match otherwise."""
+
+    def __init__(self, total: int, done: Sequence[int], stream: TextIO | None = None) -> None:
+        self.total = total
+        self.imps = list(done)
+        self.stream = stream if stream is not None else sys.stderr
+        self._last_tenth = -1
+
+    def __call__(self, board: BoardResult) -> None:
+        self.imps.append(board.imps)
+        n = len(self.imps)
+        mean, se = mean_stderr(self.imps)
+        width = 30
+        filled = width * n // max(self.total, 1)
+        text = f"[{'#' * filled}{'.' * (width - filled)}] {n}/{self.total} boards, "
+        text += f"{mean:+.2f} IMPs/board" + (f" ± {se:.2f}" if n > 1 else "")
+        if self.stream.isatty():
+            self.stream.write("\r" + text + ("\n" if n == self.total else ""))
+        else:
+            tenth = 10 * n // max(self.total, 1)
+            if tenth == self._last_tenth:
+                return
+            self._last_tenth = tenth
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+
+def run_match(
+    cfg: MatchConfig, progress: Callable[[BoardResult], None] | None = None
+) -> dict[str, Any]:
+    """Play (or finish) the match ``cfg`` describes and write its outputs; return the summary."""
+    if cfg.scoring not in SCORINGS:
+        raise MatchError(f"unknown scoring {cfg.scoring!r}; known: {', '.join(SCORINGS)}")
+    if cfg.scoring == "play":
+        raise MatchError(
+            "scoring by real play needs table-manager rooms, which this build does not run yet; "
+            "use --scoring dd"
+        )
+    seatings(cfg.fmt)  # validates the format name before any work
+    if cfg.boards < 1:
+        raise MatchError(f"--boards must be at least 1, not {cfg.boards}")
+    deals = load_deals(deals=cfg.deals, seed=cfg.seed, boards=cfg.boards)
+    cfg.out.mkdir(parents=True, exist_ok=True)
+    header = cfg.header()
+    with Journal(cfg.out / "journal.jsonl", header, resume=cfg.resume) as journal:
+        done = {b.board for b in journal.done}
+        todo = [d for d in deals if d.board not in done]
+        results = list(journal.done)
+        report = progress or Progress(len(deals), [b.imps for b in journal.done])
+
+        def finish(board: BoardResult) -> None:
+            journal.write(board)
+            results.append(board)
+            report(board)
+
+        if todo:
+            todo = ensure_dd(todo, cache=cfg.out / "dd_cache.npz", workers=cfg.workers)
+            _play(cfg, todo, finish)
+    return write_outputs(cfg.out, header, results)
+
+
+def _play(cfg: MatchConfig, todo: list[BoardDeal], finish: Callable[[BoardResult], None]) -> None:
+    seed = 0 if cfg.seed is None else cfg.seed
+    if cfg.workers <= 1:
+        agents = build_agents(cfg.us, cfg.them, seatings(cfg.fmt), seed)
+        for chunk in _chunks(todo, cfg.chunk):
+            play_dd_boards(chunk, cfg.fmt, cfg.us, cfg.them, agents, on_board=finish)
+        return
+    ctx = multiprocessing.get_context("spawn")
+    tasks = [(cfg.fmt, cfg.us, cfg.them, c) for c in _chunks(todo, cfg.chunk)]
+    with ctx.Pool(
+        cfg.workers, initializer=_init_worker, initargs=(cfg.us, cfg.them, cfg.fmt, seed)
+    ) as pool:
+        for boards in pool.imap_unordered(_play_chunk, tasks):
+            for board in boards:
+                finish(board)
