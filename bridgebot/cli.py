@@ -18,6 +18,11 @@ from types import ModuleType
 COMMANDS: dict[str, str] = {
     "tm": "server.tm_cli",
     "seat": "server.seat_cli",
+    "match": "tournament.cli",
+    "train": "models.cli",
+    "export": "models.cli",
+    "teach": "models.teach_cli",
+    "ddgen": "models.ddgen",
 }
 
 
