@@ -1,0 +1,195 @@
+"""The sans-IO table machine, driven line by line without sockets.
+
+The golden board (PROTOCOL.md section 6.1) is fed in transcript order; every line the machine emits
+must be the transcript's, per seat, in order, with nothing left over. Smaller cases check the
+tolerances of rules 2-7 in ``protocol/table.py`` one at a time.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from endplay.types import Deal, Player, Vul
+
+from engine import rules
+from protocol.codec import Direction, parse, render
+from protocol.errors import RemoteProtocolError
+from protocol.messages import Connect, Message
+from protocol.table import Phase, TableBoard, TableMachine
+
+TRANSCRIPT = Path(__file__).parents[1] / "peers" / "transcript_6_1.txt"
+GOLDEN_DEAL = "N:AT43.T853.KT.KT6 J7.Q76.Q85.QJ873 K985.A.AJ76.9542 Q62.KJ942.9432.A"
+GOLDEN_BOARD = TableBoard(
+    number=1, dealer=Player.north, vul=Vul.none, deal=Deal.from_pbn(GOLDEN_DEAL)
+)
+SEATS = list(Player)
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def transcript_events() -> list[tuple[str, Player, str]]:
+    """(direction, seat, text) of the whole transcript in order; direction 'in' = to the TM."""
+    events = []
+    for raw in TRANSCRIPT.read_text().splitlines():
+        if " -> " not in raw or raw.lstrip().startswith("--"):
+            continue
+        head, text = raw.split(" : ", 1)
+        src, dst = (w.strip() for w in head.split("->"))
+        if dst == "TM":
+            events.append(("in", Player.find(src), text.rstrip()))
+        else:
+            events.append(("out", Player.find(dst), text.rstrip()))
+    return events
+
+
+class Driver:
+    """Feeds a machine and collects what it sends, rendered, per seat."""
+
+    def __init__(self, machine: TableMachine) -> None:
+        self.m = machine
+        self.sent: dict[Player, list[str]] = {p: [] for p in SEATS}
+
+    def take(self, out: list[tuple[Player, Message]]) -> None:
+        for seat, msg in out:
+            self.sent[seat].append(render(msg))
+
+    def line(self, seat: Player, text: str) -> None:
+        msg = parse(text, Direction.TO_TM)
+        if isinstance(msg, Connect):
+            chosen = self.m.seat_request(msg)
+            self.take(self.m.seat(chosen, msg.team))
+        else:
+            self.take(self.m.receive(seat, msg))
+
+    def drain(self, seat: Player) -> list[str]:
+        lines, self.sent[seat] = self.sent[seat], []
+        return lines
+
+
+def make_machine(clock: FakeClock | None = None, **kw: object) -> TableMachine:
+    return TableMachine(rules, clock=clock or FakeClock(), **kw)  # type: ignore[arg-type]
+
+
+def test_golden_board_6_1_line_by_line() -> None:
+    clock = FakeClock()
+    d = Driver(make_machine(clock))
+    expected: dict[Player, list[str]] = {p: [] for p in SEATS}
+    boards = [GOLDEN_BOARD]
+    for direction, seat, text in transcript_events():
+        if direction == "out":
+            expected[seat].append(text)
+            continue
+        # The TM's clock: West thinks 8 s over the opening lead, South 14 s over the last card.
+        if text == "West plays AC":
+            clock.now += 8
+        if text == "North plays 3S" and d.m.board is not None and len(d.m._plays) == 51:
+            clock.now += 14
+        d.line(seat, text)
+        if d.m.phase is Phase.IDLE and boards:
+            d.take(d.m.start_board(boards.pop()))
+        elif d.m.phase is Phase.IDLE and not boards and d.m.finished:
+            d.take(d.m.end_session())
+    for p in SEATS:
+        assert d.drain(p) == expected[p], p
+    assert d.m.phase is Phase.ENDED
+    result = d.m.finished[0]
+    assert str(result.contract).startswith("3♠S")
+    assert result.declarer_tricks == 10
+    assert result.alerts == {4: ""}
+
+
+def seated_machine(clock: FakeClock | None = None, **kw: object) -> Driver:
+    d = Driver(make_machine(clock, **kw))
+    for p, team in zip(SEATS, ["A", "B", "A", "B"], strict=True):
+        d.line(p, f'Connecting "{team}" as {p.name} using protocol version 18')
+    for p in SEATS:
+        d.line(p, f"{p.name} ready for teams")
+    for p in SEATS:
+        d.line(p, f"{p.name} ready to start")
+    assert d.m.phase is Phase.IDLE
+    for p in SEATS:
+        d.drain(p)
+    return d
+
+
+def test_seating_errors_name_the_rule() -> None:
+    m = make_machine()
+    m.seat(m.seat_request(Connect(team="A", seat=Player.north)), "A")
+    with pytest.raises(RemoteProtocolError, match="already taken"):
+        m.seat_request(Connect(team="A", seat=Player.north))
+    with pytest.raises(RemoteProtocolError, match="Team name must be 'A'"):
+        m.seat_request(Connect(team="C", seat=Player.south))
+    with pytest.raises(RemoteProtocolError, match="must differ"):
+        m.seat_request(Connect(team="A", seat=Player.east))
+    with pytest.raises(RemoteProtocolError, match="version 17"):
+        m.seat_request(Connect(team="B", seat=Player.east, version=17))
+    # ANYPL (WBridge5): first free seat from South.
+    assert m.seat_request(Connect(team="A", seat=None)) == Player.south
+    assert m.seat_request(Connect(team="B", seat=None)) == Player.west
+
+
+def test_illegal_call_retry_then_cap_aborts_board() -> None:
+    d = seated_machine(max_illegal=2)
+    d.take(d.m.start_board(GOLDEN_BOARD))
+    for p in SEATS:
+        d.line(p, f"{p.name} ready for deal")
+    for p in SEATS:
+        d.line(p, f"{p.name} ready for cards")
+    for p in (Player.east, Player.south, Player.west):
+        d.line(p, f"{p.name} ready for North's bid")
+    d.line(Player.north, "North doubles")  # nothing to double
+    assert d.drain(Player.north)[-1] == "Illegal bid"
+    assert d.m.phase is Phase.AUCTION
+    d.line(Player.north, "North redoubles")
+    assert d.m.phase is Phase.IDLE
+    r = d.m.finished[-1]
+    assert r.aborted is not None and "North" in r.aborted and r.contract is None
+
+
+def test_wrong_seat_raises_and_leaves_state_unchanged() -> None:
+    d = seated_machine()
+    d.take(d.m.start_board(GOLDEN_BOARD))
+    for p in SEATS:
+        d.line(p, f"{p.name} ready for deal")
+    for p in SEATS:
+        d.line(p, f"{p.name} ready for cards")
+    with pytest.raises(RemoteProtocolError, match="North is to call, not East"):
+        d.line(Player.east, "East passes")
+    with pytest.raises(RemoteProtocolError, match="too late"):
+        d.line(Player.east, "East ready for deal")
+    assert d.m.phase is Phase.AUCTION and d.m.waiting_for()[0] == Player.north
+    # The table still works: the right messages go through.
+    for p in (Player.east, Player.south, Player.west):
+        d.line(p, f"{p.name} ready for North's bid")
+    d.line(Player.north, "North passes")
+    assert d.drain(Player.east)[-1] == "North passes"
+
+
+def test_passed_out_board_sends_timing_and_stray_ready_to_start_is_ignored() -> None:
+    clock = FakeClock()
+    d = seated_machine(clock)
+    d.take(d.m.start_board(GOLDEN_BOARD))
+    for p in SEATS:
+        d.line(p, f"{p.name} ready for deal")
+    d.line(Player.north, "North ready to start")  # Ben re-sends it: ignored
+    d.line(Player.north, "North received dummy")  # GIB: ignored
+    for p in SEATS:
+        d.line(p, f"{p.name} ready for cards")
+    for i in range(4):
+        bidder = Player((Player.north.value + i) % 4)
+        for p in SEATS:
+            if p != bidder:
+                d.line(p, f"{p.name} ready for {bidder.name}'s bid")
+        clock.now += 61
+        d.line(bidder, f"{bidder.name} passes")
+    assert d.m.phase is Phase.IDLE and d.m.finished[-1].passed_out
+    timing = d.drain(Player.south)[-1]
+    assert timing.startswith("Timing - N/S : this board  02:02,")
+    assert "E/W : this board  02:02," in timing
