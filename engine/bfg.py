@@ -1,0 +1,187 @@
+"""The ``bfg`` agent: the Acol bidder of the PyPI package ``bfgbidding`` (Bid for Game, MIT).
+
+It is our teacher for imitation learning and a fixed opponent in matches. ``bfgbidding`` decides
+from the bidder's 13 cards and the auction alone (it reads neither dealer nor vulnerability); it
+takes the auction as a list of call names (``'P'``, ``'D'`` for double, ``'R'`` for redouble,
+``'1C'`` .. ``'7NT'``) on a ``bridgeobjects.Board`` and returns a ``Bid`` whose ``name`` uses the
+same spelling.
+
+The package is a human-facing program: it prints diagnostics and installs ``icecream``'s ``ic``
+into builtins. We switch ``ic`` off and shadow ``print``/``cprint`` inside its own modules only, so
+that nothing else in the process (for instance a table manager printing its port) loses output.
+
+``bfgbidding`` raises on some auctions it does not know and occasionally answers with a call that
+is not legal; both become a pass, counted in :class:`BfgStats`, so one strange auction never stops a
+match or a teacher run.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from endplay.types import Bid, Card, Hand
+
+from engine.agent import Agent, BiddingView, PlayView
+from engine.agents import AgentSpec, AgentSpecError
+from engine.features import legal_masks_arrays
+from engine.rules import ALL_CALLS, bid_index
+
+#: Call names bfgbidding reads and writes, in :data:`engine.rules.ALL_CALLS` order.
+CALL_NAMES: tuple[str, ...] = (
+    "P",
+    "D",
+    "R",
+    *(f"{level}{strain}" for level in range(1, 8) for strain in ("C", "D", "H", "S", "NT")),
+)
+_NAME_TO_INDEX = {name: i for i, name in enumerate(CALL_NAMES)}
+_RANKS = "AKQJT98765432"
+_SUITS = "SHDC"
+
+
+def _quiet(*args: object, **kwargs: object) -> None:
+    """Stands in for print/cprint inside bfgbidding's modules."""
+
+
+def _load_bfg() -> tuple[Any, Any, Any, str]:
+    """Import bfgbidding with its console output switched off; returns (Board, Hand, Player, version)."""
+    import bfgbidding
+    from bridgeobjects import Board
+
+    try:
+        from icecream import ic
+
+        ic.disable()
+    except ImportError:  # pragma: no cover - icecream is a dependency of bfgbidding
+        pass
+    for name, module in list(sys.modules.items()):
+        if module is not None and name.startswith(("bfgbidding", "bridgeobjects")):
+            module.print = _quiet  # type: ignore[attr-defined]
+            if hasattr(module, "cprint"):
+                module.cprint = _quiet  # type: ignore[attr-defined]
+    return Board, bfgbidding.Hand, bfgbidding.Player, str(bfgbidding.__version__)
+
+
+_BFG: tuple[Any, Any, Any, str] | None = None
+
+
+def _bfg() -> tuple[Any, Any, Any, str]:
+    global _BFG
+    if _BFG is None:
+        _BFG = _load_bfg()
+    return _BFG
+
+
+def bfg_version() -> str:
+    """The installed bfgbidding version (recorded in teacher data)."""
+    return _bfg()[3]
+
+
+def card_names_from_owners(owners: Sequence[int], seat: int) -> list[str]:
+    """bridgeobjects card names (``'AS'``, ``'TD'``) of ``seat``'s cards in a data-file deal."""
+    return [_RANKS[i % 13] + _SUITS[i // 13] for i in range(52) if owners[i] == seat]
+
+
+def card_names(hand: Hand) -> list[str]:
+    """bridgeobjects card names of an endplay hand."""
+    names = []
+    for card in hand:
+        rank_number = card.rank.value.bit_length() - 1  # endplay ranks are 1 << (2..14)
+        names.append(_RANKS[14 - rank_number] + _SUITS[card.suit.value])
+    return names
+
+
+@dataclass
+class BfgStats:
+    """Counts over an agent's lifetime: calls asked, bfg exceptions, illegal answers."""
+
+    calls: int = 0
+    errors: int = 0
+    fallbacks: int = 0
+    last_problem: str = ""
+
+
+class BfgBidder:
+    """bfgbidding on plain indices: hand as card names, auction as :data:`ALL_CALLS` indices.
+
+    The teacher generator uses this directly (no endplay objects on the hot path); the agent
+    wraps it.
+    """
+
+    def __init__(self) -> None:
+        board_cls, self._hand_cls, self._player_cls, self.version = _bfg()
+        self._board = board_cls()
+        self.stats = BfgStats()
+
+    def call(self, cards: Sequence[str], auction: Sequence[int]) -> int:
+        """bfg's call (an :data:`ALL_CALLS` index), or pass if it fails or answers illegally."""
+        self.stats.calls += 1
+        self._board.bid_history = [CALL_NAMES[c] for c in auction]
+        try:
+            hand = self._hand_cls(list(cards))
+            name = (
+                self._player_cls(board=self._board, hand=hand)
+                .make_bid(update_bid_history=False)
+                .name
+            )
+        except Exception as exc:  # bfgbidding raises assorted errors on auctions it lacks
+            self.stats.errors += 1
+            self.stats.last_problem = f"{type(exc).__name__}: {exc} after {self._board.bid_history}"
+            return 0
+        index = _NAME_TO_INDEX.get(str(name))
+        if index is None or not _is_legal(auction, index):
+            self.stats.fallbacks += 1
+            self.stats.last_problem = f"illegal {name!r} after {self._board.bid_history}"
+            return 0
+        return index
+
+
+def _is_legal(auction: Sequence[int], index: int) -> bool:
+    row = np.array([list(auction) or [-1]], dtype=np.int16)
+    return bool(legal_masks_arrays(row)[0, index])
+
+
+def lowest_card(view: PlayView) -> Card:
+    """The lowest legal card (ties: the suit endplay lists last)."""
+    return min(view.legal, key=lambda c: (c.rank.value, -c.suit.value))
+
+
+class BfgAgent:
+    """Agent ``bfg``: bids with bfgbidding; plays with ``engine.cardplay.baseline_card``.
+
+    ``stats`` counts calls, bfg exceptions and illegal answers (each of the latter two became a
+    pass). If ``engine.cardplay`` is missing, play falls back to the lowest legal card.
+    """
+
+    name = "bfg"
+
+    def __init__(self) -> None:
+        self._bidder = BfgBidder()
+        self.stats = self._bidder.stats
+        try:
+            from engine.cardplay import baseline_card
+        except ImportError:  # pragma: no cover - cardplay ships with the engine
+            self._play = lowest_card
+        else:
+            self._play = baseline_card
+
+    def reset(self, board: int) -> None:
+        """bfg keeps no state between calls."""
+
+    def bid(self, view: BiddingView) -> Bid:
+        index = self._bidder.call(card_names(view.hand), [bid_index(c) for c in view.auction])
+        return ALL_CALLS[index]
+
+    def play(self, view: PlayView) -> Card:
+        return self._play(view)
+
+
+def make_bfg_agent(spec: AgentSpec, seed: int) -> Agent:
+    """Factory for the spec ``bfg`` (bfg is deterministic: ``seed`` is accepted and unused)."""
+    unknown = set(spec.options) - {"seed"}
+    if unknown or spec.path:
+        raise AgentSpecError(f"agent bfg takes no path and no options, got {str(spec)!r}")
+    return BfgAgent()

@@ -1,0 +1,1 @@
+"""PyTorch networks, datasets, training and ONNX export; teacher and double-dummy data generation."""

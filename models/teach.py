@@ -1,0 +1,290 @@
+"""Teacher auctions: bfg bids all four seats on random deals (or on the deals of a DD file).
+
+The output is one ``.npz`` that imitation learning reads:
+
+=================  ==================  ======================================================
+array              dtype, shape        meaning
+=================  ==================  ======================================================
+``owners``         uint8 [N, 52]       who holds each card (seat 0..3 = N, E, S, W), the order
+                                       of ``../shared/data/README.md`` (S, H, D, C; A..2)
+``dealer``         uint8 [N]           0..3 = N, E, S, W
+``vul``            uint8 [N]           endplay ``Vul`` value: 0 none, 1 both, 2 N/S, 3 E/W
+``auctions``       int8 [N, L]         :data:`engine.rules.ALL_CALLS` indices from the dealer's
+                                       call, padded with -1 (every auction is complete)
+``deal_index``     int64 [N]           which deal: k for random deals, the row of ``--deals``
+``seed``           int64 scalar        the ``--seed`` (random deals)
+``generator``      str scalar          :data:`TEACH_VERSION`
+``bfg_version``    str scalar          the bfgbidding version that bid
+``meta``           str scalar          JSON: the above plus source, counts of bfg errors/fallbacks
+=================  ==================  ======================================================
+
+Deal k (counting from 0) is board k + 1 and takes its dealer and vulnerability from the standard
+16-board cycle, as the data README prescribes. Random deal k is a function of (seed, k) alone, so
+a run is reproducible whatever the number of workers, and a run stopped part way and resumed
+(the file is checkpointed as it grows) gives the same file as one uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+import numpy.typing as npt
+from endplay.types import Player, Vul
+
+TEACH_VERSION = "teach-v1"
+
+#: Dealer (0..3 = N, E, S, W) and endplay ``Vul`` value of board k + 1, indexed by k mod 16:
+#: the standard cycle (board 1 North deals, none vulnerable; 2 East, N/S; 3 South, E/W; ...).
+CYCLE_DEALER = np.array([Player.from_board(b).value for b in range(1, 17)], dtype=np.uint8)
+CYCLE_VUL = np.array([Vul.from_board(b).value for b in range(1, 17)], dtype=np.uint8)
+
+
+class TeachError(ValueError):
+    """A teacher file that cannot be resumed or a deals file that cannot be used (names the file)."""
+
+
+def random_owners(seed: int, index: int) -> npt.NDArray[np.uint8]:
+    """Deal ``index`` of the stream ``seed``: uint8[52] of seats, 13 cards each."""
+    rng = np.random.default_rng([seed, index])
+    return rng.permutation(np.repeat(np.arange(4, dtype=np.uint8), 13))
+
+
+def board_dealer_vul(index: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.uint8], ...]:
+    """Dealer and vulnerability of deals ``index`` (0-based; board = index + 1)."""
+    return CYCLE_DEALER[index % 16], CYCLE_VUL[index % 16]
+
+
+def bid_deal(bidder: Any, owners: npt.NDArray[np.uint8], dealer: int) -> list[int]:
+    """A complete auction with ``bidder`` (a :class:`engine.bfg.BfgBidder`) in all four seats."""
+    from engine.bfg import card_names_from_owners
+
+    hands = [card_names_from_owners(owners.tolist(), seat) for seat in range(4)]
+    auction: list[int] = []
+    while len(auction) < 4 or auction[-3:] != [0, 0, 0]:
+        auction.append(bidder.call(hands[(dealer + len(auction)) % 4], auction))
+    return auction
+
+
+@dataclass
+class Chunk:
+    """A contiguous run of teacher deals made by one worker."""
+
+    start: int
+    owners: npt.NDArray[np.uint8]
+    auctions: list[list[int]]
+    calls: int = 0
+    errors: int = 0
+    fallbacks: int = 0
+
+
+def teach_chunk(job: tuple[int, int, int, npt.NDArray[np.uint8] | None]) -> Chunk:
+    """Worker: bid deals ``start .. start+count-1`` (random from ``seed``, or the given owners)."""
+    from engine.bfg import BfgBidder
+
+    seed, start, count, given = job
+    bidder = BfgBidder()
+    if given is None:
+        owners = np.stack([random_owners(seed, start + i) for i in range(count)])
+    else:
+        owners = given
+    dealers, _ = board_dealer_vul(np.arange(start, start + count, dtype=np.int64))
+    auctions = [bid_deal(bidder, owners[i], int(dealers[i])) for i in range(count)]
+    s = bidder.stats
+    return Chunk(start, owners, auctions, s.calls, s.errors, s.fallbacks)
+
+
+class Progress:
+    """A one-line progress bar on stderr: done/total, percent, rate, ETA (redrawn in place)."""
+
+    def __init__(self, total: int, unit: str, done: int = 0, stream: TextIO | None = None) -> None:
+        self.total, self.unit, self.start_done = total, unit, done
+        self.done = done
+        self.stream = stream if stream is not None else sys.stderr
+        self.t0 = time.monotonic()
+        self._last = 0.0
+
+    def update(self, n: int) -> None:
+        self.done += n
+        now = time.monotonic()
+        if now - self._last >= 0.5 or self.done >= self.total:
+            self._last = now
+            self.draw(now)
+
+    def rate(self, now: float | None = None) -> float:
+        elapsed = (time.monotonic() if now is None else now) - self.t0
+        return (self.done - self.start_done) / elapsed if elapsed > 0 else 0.0
+
+    def draw(self, now: float) -> None:
+        rate = self.rate(now)
+        left = (self.total - self.done) / rate if rate > 0 else float("inf")
+        eta = f"{int(left // 60)}m{int(left % 60):02d}s" if left != float("inf") else "?"
+        frac = self.done / self.total if self.total else 1.0
+        bar = "#" * int(frac * 30)
+        self.stream.write(
+            f"\r[{bar:<30}] {self.done}/{self.total} {100 * frac:5.1f}% "
+            f"{rate:7.1f} {self.unit}/s ETA {eta}  "
+        )
+        self.stream.flush()
+
+    def close(self) -> None:
+        self.draw(time.monotonic())
+        self.stream.write("\n")
+        self.stream.flush()
+
+
+@dataclass
+class TeachSet:
+    """Teacher deals accumulated in memory, saved as one npz."""
+
+    meta: dict[str, Any]
+    owners: list[npt.NDArray[np.uint8]] = field(default_factory=list)
+    auctions: list[list[int]] = field(default_factory=list)
+    indices: list[npt.NDArray[np.int64]] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.auctions)
+
+    def add(self, chunk: Chunk) -> None:
+        self.owners.append(chunk.owners)
+        self.auctions.extend(chunk.auctions)
+        self.indices.append(np.arange(chunk.start, chunk.start + len(chunk.auctions)))
+        for key in ("calls", "errors", "fallbacks"):
+            self.meta[key] = int(self.meta.get(key, 0)) + int(getattr(chunk, key))
+
+    def save(self, path: Path) -> None:
+        """Write atomically (a temporary file renamed over ``path``), so a crash loses nothing."""
+        n = len(self)
+        length = max((len(a) for a in self.auctions), default=0)
+        auctions = np.full((n, length), -1, dtype=np.int8)
+        for i, a in enumerate(self.auctions):
+            auctions[i, : len(a)] = a
+        index = np.concatenate(self.indices) if self.indices else np.zeros(0, np.int64)
+        dealer, vul = board_dealer_vul(index)
+        self.meta["count"] = n
+        tmp = path.with_name(path.name + ".tmp.npz")
+        np.savez_compressed(
+            tmp,
+            owners=np.concatenate(self.owners) if self.owners else np.zeros((0, 52), np.uint8),
+            dealer=dealer,
+            vul=vul,
+            auctions=auctions,
+            deal_index=index.astype(np.int64),
+            seed=np.int64(self.meta["seed"]),
+            generator=np.str_(TEACH_VERSION),
+            bfg_version=np.str_(self.meta["bfg_version"]),
+            meta=np.str_(json.dumps(self.meta, sort_keys=True)),
+        )
+        os.replace(tmp, path)
+
+    @classmethod
+    def load(cls, path: Path, expect: dict[str, Any]) -> TeachSet:
+        """Reopen a partial file to append to; its identity must match this run's."""
+        with np.load(path, allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+            for key in ("generator", "seed", "source"):
+                if meta.get(key) != expect.get(key):
+                    raise TeachError(
+                        f"{path}: cannot resume, its {key} is {meta.get(key)!r} but this run's "
+                        f"is {expect.get(key)!r} (use another --out)"
+                    )
+            owners = z["owners"]
+            auctions = [[int(c) for c in row if c >= 0] for row in z["auctions"]]
+            index = z["deal_index"].astype(np.int64)
+        if len(index) and not np.array_equal(index, np.arange(len(index))):
+            raise TeachError(f"{path}: deal_index is not 0..N-1, cannot resume")
+        out = cls(meta=meta, owners=[owners], auctions=auctions, indices=[index])
+        return out
+
+
+def jobs(
+    seed: int, start: int, stop: int, chunk: int, source: npt.NDArray[np.uint8] | None
+) -> Iterator[tuple[int, int, int, npt.NDArray[np.uint8] | None]]:
+    for s in range(start, stop, chunk):
+        n = min(chunk, stop - s)
+        yield seed, s, n, (None if source is None else source[s : s + n])
+
+
+def generate(
+    out: Path,
+    count: int,
+    seed: int = 0,
+    workers: int = 1,
+    deals: Path | None = None,
+    chunk: int = 200,
+    checkpoint_every: int = 10_000,
+    progress: bool = True,
+    stop_after: int | None = None,
+) -> TeachSet:
+    """Make (or extend) ``out`` to hold ``count`` teacher deals; returns what was saved.
+
+    ``stop_after`` ends the run after that many new deals (a clean stand-in for an interrupted
+    run, for tests). The file is rewritten every ``checkpoint_every`` new deals and at the end.
+    """
+    from engine.bfg import bfg_version
+
+    source_owners: npt.NDArray[np.uint8] | None = None
+    source = "random"
+    if deals is not None:
+        source_owners = load_deal_owners(deals)
+        source = f"deals:{deals.name}:{len(source_owners)}"
+        if count > len(source_owners):
+            raise TeachError(f"{deals}: holds {len(source_owners)} deals, asked for {count}")
+    expect = {"generator": TEACH_VERSION, "seed": seed, "source": source}
+    if out.exists():
+        teach = TeachSet.load(out, expect)
+    else:
+        teach = TeachSet(meta={**expect, "bfg_version": bfg_version()})
+    start = len(teach)
+    stop = count if stop_after is None else min(count, start + stop_after)
+    bar = Progress(count, "deals", done=start) if progress else None
+    since_save = 0
+    work = jobs(seed, start, stop, chunk, source_owners)
+    if workers > 1 and stop - start > chunk:
+        import multiprocessing as mp
+
+        with mp.get_context("fork").Pool(workers) as pool:
+            for result in pool.imap(teach_chunk, work):
+                since_save = _take(teach, result, bar, out, since_save, checkpoint_every)
+    else:
+        for job in work:
+            since_save = _take(teach, teach_chunk(job), bar, out, since_save, checkpoint_every)
+    teach.save(out)
+    if bar is not None:
+        bar.close()
+    return teach
+
+
+def _take(
+    teach: TeachSet, chunk: Chunk, bar: Progress | None, out: Path, since: int, every: int
+) -> int:
+    teach.add(chunk)
+    if bar is not None:
+        bar.update(len(chunk.auctions))
+    since += len(chunk.auctions)
+    if since >= every:
+        teach.save(out)
+        return 0
+    return since
+
+
+def load_deal_owners(path: Path) -> npt.NDArray[np.uint8]:
+    """The ``owners`` array of a double-dummy (or teacher) npz, checked."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            owners = np.asarray(z["owners"], dtype=np.uint8)
+    except (OSError, KeyError, ValueError) as exc:
+        raise TeachError(f"{path}: not a deals npz with an 'owners' array ({exc})") from None
+    if owners.ndim != 2 or owners.shape[1] != 52:
+        raise TeachError(f"{path}: owners must have shape [N, 52], got {owners.shape}")
+    bad = np.flatnonzero((np.sort(owners, axis=1) != np.repeat(np.arange(4), 13)).any(axis=1))
+    if len(bad):
+        raise TeachError(f"{path}: deal {int(bad[0])} does not give 13 cards to each seat")
+    return owners
