@@ -1,0 +1,188 @@
+"""World sampling: every sampled deal agrees with everything the player has seen, uniformly."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+from endplay.types import Card, Contract, Deal
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.agent import PlayView
+from engine.cardplay import play_deal
+from engine.dds import card_index, hands_pbn
+from engine.worlds import InconsistentViewError, Knowledge, sample_worlds
+
+STRAINS = ("C", "D", "H", "S", "NT")
+
+
+def random_view(seed: int, cards_played: int) -> tuple[np.ndarray, PlayView]:
+    """A random deal played at random to ``cards_played`` cards; the view of the next card."""
+    rng = np.random.default_rng(seed)
+    owners = np.repeat(np.arange(4), 13)
+    rng.shuffle(owners)
+    contract = Contract(f"{rng.integers(1, 8)}{STRAINS[rng.integers(5)]}{'NESW'[rng.integers(4)]}")
+    views: list[PlayView] = []
+
+    def chooser(view: PlayView) -> Card:
+        views.append(view)
+        return view.legal[int(rng.integers(len(view.legal)))]
+
+    play_deal(Deal(hands_pbn(owners)), contract, [chooser] * 4)
+    return owners, views[cards_played]
+
+
+def check_world(world: np.ndarray, view: PlayView, knowledge: Knowledge) -> None:
+    assert np.bincount(world, minlength=4).tolist() == [13, 13, 13, 13]
+    known = knowledge.fixed >= 0
+    assert np.array_equal(world[known], knowledge.fixed[known])
+    for c in view.hand:
+        assert world[card_index(c)] == view.controller.value
+    for c in view.dummy or ():
+        assert world[card_index(c)] == view.dummy_seat.value
+    played = {card_index(c) for _, c in view.played}
+    for seat, card in view.played:
+        assert world[card_index(card)] == seat.value
+    for seat in range(4):
+        for suit in range(4):
+            if knowledge.void[seat, suit]:
+                still_held = [
+                    i
+                    for i in range(suit * 13, suit * 13 + 13)
+                    if world[i] == seat and i not in played
+                ]
+                assert still_held == [], f"seat {seat} showed out of suit {suit}"
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), cards_played=st.integers(0, 51))
+def test_sampled_worlds_respect_every_constraint(seed: int, cards_played: int) -> None:
+    owners, view = random_view(seed, cards_played)
+    knowledge = Knowledge.from_view(view)
+    check_world(owners.astype(np.uint8), view, knowledge)  # the real deal is consistent
+    assert knowledge.count() >= 1
+    worlds = sample_worlds(knowledge, 8, np.random.default_rng(seed))
+    assert len(worlds) == 8
+    assert worlds.weights.sum() == pytest.approx(1.0)
+    for world in worlds.owners:
+        check_world(world, view, knowledge)
+
+
+def brute_force(knowledge: Knowledge) -> list[tuple[int, ...]]:
+    """Every consistent assignment of the unseen cards, by enumeration."""
+    unseen = [i for i in range(52) if knowledge.fixed[i] < 0]
+    seats = knowledge.hidden
+    found = []
+    for labels in itertools.product(seats, repeat=len(unseen)):
+        counts = Counter(labels)
+        if any(counts[s] != knowledge.need[s] for s in seats):
+            continue
+        if any(knowledge.void[s, i // 13] for s, i in zip(labels, unseen, strict=True)):
+            continue
+        found.append(labels)
+    return found
+
+
+@pytest.mark.parametrize("seed", [3, 11, 29, 47])
+def test_late_positions_are_sampled_uniformly_over_the_exact_count(seed: int) -> None:
+    # Find a late position (few unseen cards) where some voids have shown up.
+    for cards_played in range(38, 44):
+        _, view = random_view(seed, cards_played)
+        knowledge = Knowledge.from_view(view)
+        if knowledge.void.any():
+            break
+    every = brute_force(knowledge)
+    assert knowledge.count() == len(every)
+    unseen = [i for i in range(52) if knowledge.fixed[i] < 0]
+    draws = 300 * len(every)
+    worlds = knowledge.sample(draws, np.random.default_rng(seed))
+    seen = Counter(tuple(int(x) for x in w[unseen]) for w in worlds)
+    assert set(seen) == set(every)
+    # Each of the k layouts ~ Binomial(draws, 1/k): 300 expected, sd < 18; allow 6 sd.
+    assert max(abs(n - 300) for n in seen.values()) < 6 * np.sqrt(300)
+
+
+def test_the_opening_leader_sees_three_hidden_hands() -> None:
+    _, view = random_view(5, 0)
+    knowledge = Knowledge.from_view(view)
+    assert len(knowledge.hidden) == 3
+    assert knowledge.count() == math.factorial(39) // math.factorial(13) ** 3
+    worlds = sample_worlds(knowledge, 4, np.random.default_rng(0))
+    for w in worlds.owners:
+        check_world(w, view, knowledge)
+
+
+def test_auction_likelihood_reweights_worlds() -> None:
+    _, view = random_view(7, 4)  # dummy is down; two hidden hands
+    knowledge = Knowledge.from_view(view)
+    a, b = knowledge.hidden
+    unseen = [i for i in range(52) if knowledge.fixed[i] < 0]
+    marker = unseen[0]
+
+    def only_a_holds_marker(worlds: np.ndarray) -> np.ndarray:
+        return (worlds[:, marker] == a).astype(float)
+
+    worlds = sample_worlds(knowledge, 16, np.random.default_rng(1), only_a_holds_marker)
+    assert (worlds.owners[:, marker] == a).all()
+    assert worlds.weights.sum() == pytest.approx(1.0)
+    assert len({w.tobytes() for w in worlds.owners}) == len(worlds)  # duplicates merged
+
+    def impossible(worlds: np.ndarray) -> np.ndarray:
+        return np.zeros(len(worlds))
+
+    fallback = sample_worlds(knowledge, 16, np.random.default_rng(1), impossible)
+    assert len(fallback) == 16
+    assert {int(x) for x in fallback.owners[:, marker]} == {a, b}
+
+    with pytest.raises(ValueError, match="shape"):
+        sample_worlds(knowledge, 4, np.random.default_rng(1), lambda w: np.ones(3))
+    with pytest.raises(ValueError, match="negative"):
+        sample_worlds(knowledge, 4, np.random.default_rng(1), lambda w: -np.ones(len(w)))
+
+
+def test_a_view_whose_cards_do_not_add_up_is_refused() -> None:
+    _, view = random_view(9, 6)
+    short = view.hand.copy()
+    short.remove(next(iter(view.hand)))
+    broken = PlayView(
+        seat=view.seat,
+        controller=view.controller,
+        dealer=view.dealer,
+        vul=view.vul,
+        auction=view.auction,
+        contract=view.contract,
+        hand=short,
+        dummy=view.dummy,
+        played=view.played,
+        legal=view.legal,
+        board=3,
+    )
+    with pytest.raises(InconsistentViewError, match="board 3"):
+        Knowledge.from_view(broken)
+
+
+def test_a_card_both_played_and_held_is_refused() -> None:
+    _, view = random_view(13, 8)
+    k = next(k for k, (seat, _) in enumerate(view.played) if seat != view.controller)
+    seat, _ = view.played[k]
+    played = list(view.played)
+    played[k] = (seat, next(iter(view.hand)))
+    bad = PlayView(
+        seat=view.seat,
+        controller=view.controller,
+        dealer=view.dealer,
+        vul=view.vul,
+        auction=view.auction,
+        contract=view.contract,
+        hand=view.hand,
+        dummy=view.dummy,
+        played=tuple(played),
+        legal=view.legal,
+        board=4,
+    )
+    with pytest.raises(InconsistentViewError, match="already placed"):
+        Knowledge.from_view(bad)
