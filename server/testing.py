@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from endplay.types import Player
+from endplay.types import Bid, Card, Player
+
+from engine.agent import BiddingView, PlayView
+from engine.rules import same_call
 
 # ------------------------------------------------------------------ scripted table manager
 
@@ -189,3 +193,61 @@ def canonical_client_script(steps: Sequence[ScriptStep]) -> list[ScriptStep]:
             step = ScriptStep("expect", render(parse(step.line, Direction.TO_TM)), step.where)
         out.append(step)
     return out
+
+
+class ScriptedAgent:
+    """An agent that replays a fixed list of calls and cards (a fake decision maker on the
+    *peer's* behalf, e.g. WBridge5's choices in a transcript) and checks each against the view's
+    ``legal``, so a wrongly built view fails the test instead of passing silently."""
+
+    name = "scripted"
+
+    def __init__(self, calls: Iterable[Bid], cards: Iterable[Card]) -> None:
+        self.calls = list(calls)
+        self.cards = list(cards)
+        self.resets: list[int] = []
+        self.views: list[BiddingView | PlayView] = []
+
+    def reset(self, board: int) -> None:
+        self.resets.append(board)
+
+    def bid(self, view: BiddingView) -> Bid:
+        self.views.append(view)
+        if not self.calls:
+            raise ScriptMismatch(f"asked for a call after the script ran out: {view}")
+        call = self.calls.pop(0)
+        if not any(same_call(call, c) for c in view.legal):
+            raise ScriptMismatch(f"scripted call {call} is not in view.legal {view.legal}")
+        return call
+
+    def play(self, view: PlayView) -> Card:
+        self.views.append(view)
+        if not self.cards:
+            raise ScriptMismatch(f"asked for a card after the script ran out: {view}")
+        card = self.cards.pop(0)
+        if card not in view.legal:
+            raise ScriptMismatch(f"scripted card {card} is not in view.legal {view.legal}")
+        return card
+
+
+def agent_script(steps: Iterable[ScriptStep]) -> ScriptedAgent:
+    """The calls and cards among ``steps``' expected client lines (raw peer forms are fine), as a
+    :class:`ScriptedAgent`; an alert on a call comes back as an alertable ``Bid``."""
+    from protocol.codec import Direction, parse
+    from protocol.messages import CallMsg, PlayMsg
+
+    calls: list[Bid] = []
+    cards: list[Card] = []
+    for step in steps:
+        if step.kind != "expect":
+            continue
+        msg = parse(step.line, Direction.TO_TM)
+        if isinstance(msg, CallMsg):
+            call = copy.copy(msg.call)
+            if msg.alert is not None:
+                call.alertable = True
+                call.announcement = msg.alert or None
+            calls.append(call)
+        elif isinstance(msg, PlayMsg):
+            cards.append(msg.card)
+    return ScriptedAgent(calls, cards)

@@ -1,0 +1,147 @@
+"""``bridgebot seat``: one bot at one seat of a Blue Chip table manager (DESIGN.md command line).
+
+Exit 0 after ``End of session``; on a connection or protocol failure, exit 1 with one line on
+stderr naming who broke what (the table manager, the connection, or our own agent).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+
+HELP = "sit one bot at a Blue Chip table manager and play until End of session"
+
+EXAMPLES = """\
+examples:
+  bridgebot seat --host 127.0.0.1 --port 2000 --seat North --team Bots --agent default
+  bridgebot seat --port 2000 --seat East --team Randoms --agent random --seed 3
+  bridgebot seat --port 2000 --seat ANYPL --team Bots --agent random   (the TM picks the seat)
+  bridgebot seat --port 2000 --seat South --team Bots --agent random \\
+      --dummy-form all --early-dummy --log-level debug   (bridge-player's habits, every line logged)
+"""
+
+_SEATS = ("north", "east", "south", "west", "anypl")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="table manager host (default %(default)s)"
+    )
+    parser.add_argument("--port", type=int, required=True, help="table manager port")
+    parser.add_argument(
+        "--seat",
+        required=True,
+        type=str.lower,
+        choices=_SEATS,
+        metavar="SEAT",
+        help="North, East, South, West, or ANYPL to take the seat the table manager assigns",
+    )
+    parser.add_argument("--team", required=True, help="team name (no double quotes)")
+    parser.add_argument(
+        "--agent",
+        default="default",
+        help="agent spec: random, bfg, default, policy:PATH, search[:PATH] (default %(default)s)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="agent seed (default %(default)s)")
+    parser.add_argument(
+        "--dummy-form",
+        choices=("self", "all", "never"),
+        default="self",
+        help='who says "ready for dummy\'s card": self = dummy only (ComputerBridge, default), '
+        "all = every seat while dummy plays (Ben, bridge_env), never = always the seat name",
+    )
+    parser.add_argument(
+        "--early-dummy",
+        action="store_true",
+        help="ask for dummy right after the auction (bridge-player's order) instead of after "
+        "the opening lead",
+    )
+    parser.add_argument(
+        "--retries",
+        type=int,
+        default=10,
+        help="extra connection attempts while the table manager starts (default %(default)s)",
+    )
+    parser.add_argument(
+        "--retry-delay",
+        type=float,
+        default=0.5,
+        help="seconds between connection attempts (default %(default)s)",
+    )
+    parser.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=None,
+        help="give up after this many seconds without a line from the table manager "
+        "(default: wait for ever, as the protocol defines no timeouts)",
+    )
+    parser.add_argument(
+        "--log-level",
+        choices=("debug", "info", "warning", "error"),
+        default="warning",
+        help="stderr log level; debug logs every line in and out (default %(default)s)",
+    )
+
+
+def _configure_logging(level: str) -> None:
+    import structlog
+
+    structlog.configure(
+        wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, level.upper())),
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        processors=[
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso"),
+            structlog.dev.ConsoleRenderer(colors=False),
+        ],
+        cache_logger_on_first_use=False,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from endplay.types import Player
+
+    from engine.agents import AgentSpecError, make_agent
+    from protocol.dialect import Dialect
+    from protocol.errors import ProtocolError
+    from server.seat import AgentError, SeatClient, TableConnectionError
+
+    _configure_logging(args.log_level)
+    seat = None if args.seat == "anypl" else Player.find(args.seat)
+    label = args.seat.capitalize() if seat is None else seat.name.capitalize()
+    try:
+        agent = make_agent(args.agent, seed=args.seed)
+        client = SeatClient(
+            args.host,
+            args.port,
+            seat,
+            args.team,
+            agent,
+            dialect=Dialect(early_dummy=args.early_dummy),
+            dummy_form=args.dummy_form,
+            connect_retries=max(0, args.retries),
+            retry_delay=args.retry_delay,
+            idle_timeout=args.idle_timeout,
+        )
+        summary = asyncio.run(client.run())
+    except AgentSpecError as exc:
+        print(f"bridgebot seat: --agent {args.agent!r}: {exc}", file=sys.stderr)
+        return 2
+    except TableConnectionError as exc:
+        print(f"bridgebot seat {label}: connection: {exc}", file=sys.stderr)
+        return 1
+    except ProtocolError as exc:
+        who = "our own code" if type(exc).__name__ == "LocalProtocolError" else "table manager"
+        print(f"bridgebot seat {label}: protocol error ({who}): {exc}", file=sys.stderr)
+        return 1
+    except AgentError as exc:
+        cause = f": {exc.__cause__!r}" if exc.__cause__ else ""
+        print(f"bridgebot seat {label}: agent: {exc}{cause}", file=sys.stderr)
+        return 1
+    print(
+        f"{summary.seat.name.capitalize()} ({summary.team}): {summary.boards} board(s) played, "
+        "End of session"
+    )
+    return 0
