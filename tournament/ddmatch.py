@@ -122,7 +122,12 @@ def bid_room(
         pending = list(range(len(deals)))
         while pending:
             for seat in range(4):
-                idx = [i for i in pending if to_call(deals[i].dealer, auctions[i]).value == seat]
+                idx = [
+                    i
+                    for i in pending
+                    if not auction_over(auctions[i])
+                    and to_call(deals[i].dealer, auctions[i]).value == seat
+                ]
                 if not idx:
                     continue
                 views = [_view(deals[i], hands[i], auctions[i]) for i in idx]

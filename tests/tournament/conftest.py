@@ -1,0 +1,31 @@
+"""Fixtures for match tests: small deal files whose double-dummy tables the real solver computed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tournament.deals import generate, pbn_to_owners, solve_dd
+
+
+@pytest.fixture(scope="session")
+def solved_npz(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Eight seeded deals solved by DDS, in the ../shared/data npz format."""
+    deals = generate(seed=11, boards=8)
+    path = tmp_path_factory.mktemp("deals") / "dd8.npz"
+    owners = np.stack([pbn_to_owners(d.pbn) for d in deals])
+    dd = np.stack([solve_dd(d.pbn) for d in deals])
+    np.savez_compressed(path, owners=owners, dd=dd)
+    return path
+
+
+@pytest.fixture(scope="session")
+def big_npz(solved_npz: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The same eight deals repeated to 4,000 boards: a match long enough to interrupt."""
+    with np.load(solved_npz) as z:
+        owners, dd = np.tile(z["owners"], (500, 1)), np.tile(z["dd"], (500, 1, 1))
+    path = tmp_path_factory.mktemp("deals") / "dd4000.npz"
+    np.savez_compressed(path, owners=owners, dd=dd)
+    return path
