@@ -241,12 +241,12 @@ class TableMachine:
         if msg.version not in SUPPORTED_VERSIONS:
             raise RemoteProtocolError(f"protocol version {msg.version} not supported")
         if self.phase is Phase.ENDED:
-            raise RemoteProtocolError("Session has ended")
+            raise RemoteProtocolError("Error: the session has ended")
         if wanted is None:  # ANYPL (WBridge5 Autoconnect): first seat it may take
             for p in (Player.south, Player.west, Player.north, Player.east):
                 if self._may_take(p, msg.team) is None:
                     return p
-            raise RemoteProtocolError("No free seat for team " + repr(msg.team))
+            raise RemoteProtocolError(f"Error: no free seat for team '{msg.team}'")
         problem = self._may_take(wanted, msg.team)
         if problem is not None:
             raise RemoteProtocolError(problem)

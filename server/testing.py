@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import copy
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -251,3 +251,119 @@ def agent_script(steps: Iterable[ScriptStep]) -> ScriptedAgent:
         elif isinstance(msg, PlayMsg):
             cards.append(msg.card)
     return ScriptedAgent(calls, cards)
+
+
+# ------------------------------------------------------------------ scripted seat (for the TM)
+
+
+class ScriptedSeat:
+    """A fake seat that connects to a table manager over TCP and plays a script line by line.
+
+    ``steps`` are written from the table manager's side, exactly as :func:`seat_script` returns
+    them for this seat: an ``expect`` step (the TM expects the client to say it) is a line this
+    seat writes; a ``send`` step (the TM sends it) is a line this seat must read next, verbatim.
+    ``before`` maps a line to write to a callable run just before it is written (tests advance
+    an injected clock there). ``run`` raises :class:`ScriptMismatch` at the first difference; when
+    ``expect_close`` is set, the TM must then close the connection without another line.
+    ``timeout`` bounds each wait, so a silent table manager fails the test instead of hanging it.
+    """
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        steps: Iterable[ScriptStep] = (),
+        *,
+        name: str = "seat",
+        timeout: float = 10.0,
+        before: dict[str, Callable[[], object]] | None = None,
+        expect_close: bool = True,
+    ) -> None:
+        self.host = host
+        self.port = port
+        self.steps: list[ScriptStep] = list(steps)
+        self.name = name
+        self.timeout = timeout
+        self.before = dict(before or {})
+        self.expect_close = expect_close
+        self.received: list[str] = []
+        """Every line the table manager wrote to this seat, in order."""
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
+
+    def says(self, line: str) -> ScriptedSeat:
+        """Append a line this seat writes."""
+        self.steps.append(ScriptStep("expect", line))
+        return self
+
+    def hears(self, line: str) -> ScriptedSeat:
+        """Append a line this seat must read next."""
+        self.steps.append(ScriptStep("send", line))
+        return self
+
+    async def connect(self) -> None:
+        self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
+
+    async def write_raw(self, data: bytes) -> None:
+        """Write bytes as they are (junk, over-long lines, bare LF) for bad-input tests."""
+        if self._writer is None:
+            await self.connect()
+        assert self._writer is not None
+        self._writer.write(data)
+        await self._writer.drain()
+
+    async def read_line(self) -> str | None:
+        """The next line from the table manager (None when it closed); bounded by ``timeout``."""
+        if self._reader is None:
+            await self.connect()
+        assert self._reader is not None
+        raw = await asyncio.wait_for(self._reader.readline(), self.timeout)
+        if not raw:
+            return None
+        line = raw.rstrip(b"\r\n").decode("ascii")
+        self.received.append(line)
+        return line
+
+    async def run(self) -> None:
+        """Play the whole script; raise :class:`ScriptMismatch` on the first difference."""
+        if self._writer is None:
+            await self.connect()
+        assert self._writer is not None
+        for i, step in enumerate(self.steps):
+            if step.kind == "expect":
+                hook = self.before.get(step.line)
+                if hook is not None:
+                    hook()
+                self._writer.write(step.line.encode("ascii") + b"\r\n")
+                await self._writer.drain()
+                continue
+            try:
+                got = await self.read_line()
+            except TimeoutError:
+                raise ScriptMismatch(
+                    f"{self.name} step {i} ({step.where}): table manager silent for "
+                    f"{self.timeout}s, expected {step.line!r}; last lines {self.received[-3:]!r}"
+                ) from None
+            if got != step.line:
+                raise ScriptMismatch(
+                    f"{self.name} step {i} ({step.where}): expected {step.line!r}, "
+                    f"table manager sent {got!r}"
+                )
+        if self.expect_close:
+            await self.assert_done()
+
+    async def assert_done(self) -> None:
+        """The table manager must close the connection without another line."""
+        try:
+            extra = await self.read_line()
+        except TimeoutError:
+            raise ScriptMismatch(f"{self.name}: script done but the TM did not close") from None
+        if extra is not None:
+            raise ScriptMismatch(f"{self.name}: script done but the TM also sent {extra!r}")
+        await self.close()
+
+    async def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            with contextlib.suppress(ConnectionError, OSError):
+                await self._writer.wait_closed()

@@ -1,0 +1,154 @@
+"""Durable records of finished boards: one PBN record and one JSON line per board.
+
+The table manager writes both before it sends the next ``Start of board`` (flush and fsync), so a
+crash or a kill loses no finished board; ``tournament`` builds its reports from the journal alone.
+The PBN file is readable by ``endplay.parsers.pbn`` (deal, auction, play, contract with result).
+An aborted board (illegal actions beyond the cap, a timeout) has no result, so it goes to the
+journal only, with the reason, and never into the PBN file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import IO, Any
+
+import endplay.parsers.pbn as pbn
+from endplay.types import Bid, Board, Contract, ContractBid, Denom, Penalty, PenaltyBid, Player
+
+from engine.scoring import ns_score
+from protocol.codec import render_card
+from protocol.table import BoardResult
+
+_SEAT_LETTER = {Player.north: "N", Player.east: "E", Player.south: "S", Player.west: "W"}
+_VUL_NAME = {0: "None", 1: "All", 2: "NS", 3: "EW"}
+
+
+_STRAIN = {
+    Denom.clubs: "C",
+    Denom.diamonds: "D",
+    Denom.hearts: "H",
+    Denom.spades: "S",
+    Denom.nt: "NT",
+}
+_PENALTY = {Penalty.passed: "Pass", Penalty.doubled: "X", Penalty.redoubled: "XX"}
+
+
+def call_text(call: Bid) -> str:
+    """A call as PBN writes it, in ASCII: ``Pass``, ``X``, ``XX``, ``1NT``."""
+    if isinstance(call, ContractBid):
+        return f"{call.level}{_STRAIN[call.denom]}"
+    assert isinstance(call, PenaltyBid)
+    return _PENALTY[call.penalty]
+
+
+def contract_text(contract: Contract) -> str:
+    """``3S``, ``4HX``, ``6NTXX`` (declarer not included)."""
+    suffix = {Penalty.passed: "", Penalty.doubled: "X", Penalty.redoubled: "XX"}[contract.penalty]
+    return f"{contract.level}{_STRAIN[contract.denom]}{suffix}"
+
+
+def result_contract(result: BoardResult) -> Contract | None:
+    """The contract with its result (tricks over or under the book) filled in."""
+    c = result.contract
+    if c is None or result.declarer_tricks is None:
+        return None
+    return Contract(
+        level=c.level,
+        denom=c.denom,
+        declarer=c.declarer,
+        penalty=c.penalty,
+        result=result.declarer_tricks - 6 - c.level,
+    )
+
+
+def to_pbn_board(result: BoardResult, table: int = 1) -> Board:
+    """The endplay ``Board`` of a played (or passed-out) board."""
+    if result.aborted is not None:
+        raise ValueError(f"board {result.board.number} was aborted and has no PBN record")
+    b = result.board
+    board = Board(
+        b.deal.copy(),
+        auction=list(result.auction),
+        play=[card for _, card in result.play],
+        board_num=b.number,
+        vul=b.vul,
+        dealer=b.dealer,
+        contract=result_contract(result),
+    )
+    board.info["Event"] = "bridgebot table manager"
+    board.info["Table"] = str(table)
+    return board
+
+
+def journal_entry(result: BoardResult, table: int = 1) -> dict[str, Any]:
+    """The JSON object written for one board (stable keys; ``tournament`` reads them)."""
+    b = result.board
+    contract = result_contract(result)
+    entry: dict[str, Any] = {
+        "table": table,
+        "board": b.number,
+        "dealer": _SEAT_LETTER[b.dealer],
+        "vul": _VUL_NAME[b.vul.value],
+        "deal": b.deal.to_pbn(),
+        "auction": [call_text(c) for c in result.auction],
+        "alerts": {str(k): v for k, v in result.alerts.items()},
+        "play": [render_card(card) for _, card in result.play],
+        "contract": None,
+        "declarer": None,
+        "tricks": result.declarer_tricks,
+        "score_ns": None,
+        "passed_out": result.passed_out,
+        "aborted": result.aborted,
+        "ns_seconds": round(result.ns_seconds, 3),
+        "ew_seconds": round(result.ew_seconds, 3),
+    }
+    if result.aborted is None:
+        entry["score_ns"] = (
+            0 if contract is None else ns_score(contract, result.declarer_tricks or 0, b.vul)
+        )
+    if contract is not None:
+        entry["contract"] = contract_text(contract)
+        entry["declarer"] = _SEAT_LETTER[contract.declarer]
+    return entry
+
+
+class RecordWriter:
+    """Appends finished boards to ``DIR/boards.pbn`` and ``DIR/journal.jsonl``, durably.
+
+    Several tables of one process share the two files (the ``table`` key and the PBN ``Table``
+    tag tell them apart); writes are whole records, each followed by flush and fsync.
+    """
+
+    def __init__(self, out_dir: str | Path) -> None:
+        self.out_dir = Path(out_dir)
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        self.pbn_path = self.out_dir / "boards.pbn"
+        self.journal_path = self.out_dir / "journal.jsonl"
+        self._pbn: IO[str] = self.pbn_path.open("a", encoding="utf-8")
+        self._journal: IO[str] = self.journal_path.open("a", encoding="utf-8")
+        self.written = 0
+
+    def write(self, result: BoardResult, table: int = 1) -> dict[str, Any]:
+        """Record one board; returns the journal entry. Durable when this returns."""
+        entry = journal_entry(result, table)
+        if result.aborted is None:
+            text = pbn.dumps([to_pbn_board(result, table)])
+            if self._pbn.tell() > 0:  # one header per file, records separated by a blank line
+                text = "\n".join(ln for ln in text.splitlines() if not ln.startswith("%")) + "\n"
+            self._pbn.write(text.rstrip("\n") + "\n\n")
+            _sync(self._pbn)
+        self._journal.write(json.dumps(entry, sort_keys=True) + "\n")
+        _sync(self._journal)
+        self.written += 1
+        return entry
+
+    def close(self) -> None:
+        self._pbn.close()
+        self._journal.close()
+
+
+def _sync(f: IO[str]) -> None:
+    f.flush()
+    os.fsync(f.fileno())

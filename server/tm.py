@@ -1,0 +1,449 @@
+"""The asyncio table manager: sockets, timers, records and logs around ``protocol.table``.
+
+One process serves one or more tables on one listening port (the seat and team come from the
+``Connecting`` line; a connection goes to the first table that can seat it), optionally also on the
+classic four ports of one table, one per seat. Everything the protocol decides lives in
+:class:`protocol.table.TableMachine`; this module only moves lines, checks legality through
+``engine.rules`` (injected into the machine), keeps time, and writes what happened:
+
+* every line in and out is logged once (structlog, debug, bound ``table`` and ``seat``) and
+  written to ``DIR/transcript-<table>.txt`` in PROTOCOL.md's section 6 format, so a session can be
+  replayed by the scripted peers of ``server.testing``;
+* each finished board goes to ``DIR/boards.pbn`` and ``DIR/journal.jsonl``
+  (:class:`server.records.RecordWriter`, fsynced) before the next board starts.
+
+Bad input from a seat (junk lines, over-long lines, messages out of turn) is logged with the seat
+and counted, but never answered with free text: several clients (bridge-player, Ben) stop on a
+line they do not know. ``max_junk`` bad lines drop the connection (the seat is held for the same
+team; the board restarts when it is back). Refusals before a seat is given (taken seat, team name
+rules, not a ``Connecting`` line) are answered with an error line, then the socket is closed, as
+the spec says.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import structlog
+from endplay.types import Player
+
+from engine import rules
+from protocol.codec import Direction, parse, render
+from protocol.dialect import DEFAULT_DIALECT, Dialect
+from protocol.errors import LineTooLong, ParseError, ProtocolError, RemoteProtocolError
+from protocol.framing import LineBuffer, encode_line
+from protocol.messages import Connect, ErrorText, Message, PlayMsg
+from protocol.table import SEATS, BoardResult, Phase, TableBoard, TableMachine
+from server.records import RecordWriter
+
+#: What a peer gets when its first line is not a ``Connecting`` line (ComputerBridge's text).
+EXPECTED_CONNECT = "Expected 'Connecting .... as ... using protocol version ..'"
+
+
+def seat_name(p: Player) -> str:
+    return p.name.capitalize()
+
+
+@dataclass(frozen=True)
+class TableOptions:
+    """Per-table policy. ``timeout`` (seconds) bounds how long the table waits without progress
+    in a board before it aborts the board (None: wait for ever, the spec's behaviour)."""
+
+    dialect: Dialect = DEFAULT_DIALECT
+    timeout: float | None = None
+    max_illegal: int = 3
+    max_junk: int = 20
+    max_line: int = 4096
+    scoring: str | None = None
+
+
+class _Conn:
+    """One accepted socket; ``seat`` is set once the table manager seats it."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+        peer = writer.get_extra_info("peername")
+        self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
+        self.seat: Player | None = None
+        self.closed = False
+
+    def write(self, text: str) -> None:
+        if not self.closed and not self.writer.is_closing():
+            self.writer.write(encode_line(text))
+
+    async def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        with contextlib.suppress(ConnectionError, OSError, RuntimeError):
+            if not self.writer.is_closing():
+                await self.writer.drain()
+            self.writer.close()
+            await self.writer.wait_closed()
+
+
+class Table:
+    """One table: its machine, its four connections, its boards, its transcript."""
+
+    def __init__(
+        self,
+        number: int,
+        boards: Sequence[TableBoard],
+        writer: RecordWriter,
+        transcript: IO[str] | None,
+        options: TableOptions,
+        clock: Callable[[], float],
+    ) -> None:
+        self.number = number
+        self.boards = list(boards)
+        self.options = options
+        self.machine = TableMachine(
+            rules, clock=clock, max_illegal=options.max_illegal, scoring=options.scoring
+        )
+        self.records = writer
+        self.transcript = transcript
+        self.conns: dict[Player, _Conn] = {}
+        self.results: list[BoardResult] = []
+        self.log: Any = structlog.get_logger("bridgebot.tm").bind(table=number)
+        self._changed = asyncio.Event()
+
+    # ------------------------------------------------------------------ lines
+
+    def _trace(self, src: str, dst: str, text: str) -> None:
+        if self.transcript is not None:
+            self.transcript.write(f"{src} -> {dst} : {text}\n")
+
+    def send(self, out: Sequence[tuple[Player, Message]]) -> None:
+        """Render and write the machine's output, logging each line once."""
+        for seat, msg in out:
+            text = render(msg, self.options.dialect)
+            self.log.debug("line", seat=seat.name, dir="out", text=text)
+            self._trace("TM", seat_name(seat), text)
+            conn = self.conns.get(seat)
+            if conn is not None:
+                conn.write(text)
+        if self.transcript is not None:
+            self.transcript.flush()
+
+    def received(self, seat: Player, text: str) -> None:
+        self.log.debug("line", seat=seat.name, dir="in", text=text)
+        self._trace(seat_name(seat), "TM", text)
+
+    def feed(self, seat: Player, msg: Message) -> None:
+        """One parsed message from ``seat``: through the machine, out to the seats."""
+        try:
+            out = self.machine.receive(seat, msg)
+        finally:
+            self._changed.set()
+        self.send(out)
+        for err in self.machine.take_errors():
+            self.log.warning("protocol error", seat=err.seat.name if err.seat else None,
+                             error=str(err))  # fmt: skip
+
+    def attach(self, seat: Player, conn: _Conn, team: str) -> None:
+        conn.seat = seat
+        self.conns[seat] = conn
+        self.send(self.machine.seat(seat, team))
+        self.log.info("seated", seat=seat.name, team=team, peer=conn.peer)
+        self._changed.set()
+
+    def detach(self, seat: Player, conn: _Conn) -> None:
+        if self.conns.get(seat) is not conn:
+            return
+        del self.conns[seat]
+        if self.machine.phase is not Phase.ENDED:
+            self.machine.disconnect(seat)
+            self.log.warning("seat disconnected; held for its team", seat=seat.name,
+                             phase=self.machine.phase.value)  # fmt: skip
+        self._changed.set()
+
+    # ------------------------------------------------------------------ the session
+
+    async def _wait(self, done: Callable[[], bool], timeout: float | None = None) -> bool:
+        """Wait until ``done()``; False if ``timeout`` seconds pass with no progress at all."""
+        while not done():
+            self._changed.clear()
+            try:
+                await asyncio.wait_for(self._changed.wait(), timeout)
+            except TimeoutError:
+                return done()
+        return True
+
+    async def run(self) -> list[BoardResult]:
+        """Seat, play every board, journal each, send ``End of session``; return the results."""
+        m = self.machine
+        await self._wait(lambda: m.phase is Phase.IDLE)
+        for board in self.boards:
+            await self._wait(lambda: m.all_ready)
+            self.log.info("board start", board=board.number)
+            self.send(m.start_board(board))
+            await self._play_board()
+            result = m.finished[-1]
+            entry = self.records.write(result, self.number)
+            self.results.append(result)
+            self.log.info("board done", board=board.number, contract=entry["contract"],
+                          declarer=entry["declarer"], tricks=entry["tricks"],
+                          aborted=result.aborted)  # fmt: skip
+        self.send(m.end_session())
+        for conn in list(self.conns.values()):
+            await conn.close()
+        return self.results
+
+    async def _play_board(self) -> None:
+        """Wait for the board to end; restart it when a lost seat is back; abort it when
+        ``timeout`` seconds pass without a single line from any seat."""
+        m = self.machine
+        while m.phase is not Phase.IDLE:
+            if m.phase is Phase.SUSPENDED and m.all_ready:
+                self.log.info("board restart", board=m.board.number if m.board else None)
+                self.send(m.restart_board())
+                continue
+            self._changed.clear()
+            timeout = None if m.phase is Phase.SUSPENDED else self.options.timeout
+            try:
+                await asyncio.wait_for(self._changed.wait(), timeout)
+            except TimeoutError:
+                reason = f"timeout: no line for {timeout:g} s in {m.describe()}"
+                self.log.warning("board aborted", reason=reason)
+                self.send(m.abort_board(reason))
+
+
+class TableManager:
+    """Listens, seats connections at tables, runs the tables; ``serve()`` returns at the end."""
+
+    def __init__(
+        self,
+        boards: Sequence[TableBoard],
+        out_dir: str | Path,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        tables: int = 1,
+        seat_ports: bool = False,
+        options: TableOptions | Sequence[TableOptions] = TableOptions(),
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if tables < 1:
+            raise ValueError("tables must be at least 1")
+        if seat_ports and tables != 1:
+            raise ValueError("one port per seat serves a single table")
+        opts = [options] * tables if isinstance(options, TableOptions) else list(options)
+        if len(opts) != tables:
+            raise ValueError(f"{len(opts)} table options for {tables} tables")
+        self.host = host
+        self.port = port
+        self.seat_ports = seat_ports
+        self.out_dir = Path(out_dir)
+        self.records = RecordWriter(self.out_dir)
+        self._transcripts = [
+            (self.out_dir / f"transcript-{i}.txt").open("a", encoding="utf-8")
+            for i in range(1, tables + 1)
+        ]
+        self.tables = [
+            Table(i, boards, self.records, self._transcripts[i - 1], opts[i - 1], clock)
+            for i in range(1, tables + 1)
+        ]
+        self.log: Any = structlog.get_logger("bridgebot.tm")
+        self._servers: list[asyncio.Server] = []
+        self.address: tuple[str, int] | None = None
+        self.seat_addresses: dict[Player, tuple[str, int]] = {}
+        self._handlers: set[asyncio.Task[None]] = set()
+
+    async def start(self) -> tuple[str, int]:
+        """Open the listening socket(s); returns the main (host, port)."""
+        server = await asyncio.start_server(self._accept, self.host, self.port)
+        self._servers.append(server)
+        sock = server.sockets[0].getsockname()
+        self.address = (sock[0], sock[1])
+        if self.seat_ports:
+            for seat in SEATS:
+                s = await asyncio.start_server(
+                    lambda r, w, p=seat: self._accept(r, w, p),  # type: ignore[misc]
+                    self.host,
+                    0,
+                )
+                self._servers.append(s)
+                name = s.sockets[0].getsockname()
+                self.seat_addresses[seat] = (name[0], name[1])
+        return self.address
+
+    async def serve(self) -> list[list[BoardResult]]:
+        """Run every table to ``End of session``; close everything; return results per table."""
+        if self.address is None:
+            await self.start()
+        try:
+            return list(await asyncio.gather(*(t.run() for t in self.tables)))
+        finally:
+            await self.close()
+
+    async def close(self) -> None:
+        for s in self._servers:
+            s.close()
+        for table in self.tables:
+            for conn in list(table.conns.values()):
+                await conn.close()
+        for task in list(self._handlers):
+            task.cancel()
+        for s in self._servers:
+            with contextlib.suppress(Exception):
+                await s.wait_closed()
+        for f in self._transcripts:
+            f.close()
+        self.records.close()
+
+    # ------------------------------------------------------------------ connections
+
+    async def _accept(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        port_seat: Player | None = None,
+    ) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._handlers.add(task)
+        conn = _Conn(reader, writer)
+        try:
+            await self._session(conn, port_seat)
+        except asyncio.CancelledError:
+            pass
+        except Exception:  # a bug of ours: log it with the peer, keep serving the others
+            self.log.exception("connection handler failed", peer=conn.peer)
+        finally:
+            await conn.close()
+            if task is not None:
+                self._handlers.discard(task)
+
+    async def _session(self, conn: _Conn, port_seat: Player | None) -> None:
+        lines = _LineReader(conn, self.tables[0].options.max_line)
+        try:
+            first = await lines.next()
+        except LineTooLong as exc:
+            await self._refuse(conn, exc.line or "", "Error: line too long")
+            return
+        if first is None:
+            return
+        try:
+            msg = parse(first, Direction.TO_TM)
+        except ProtocolError:
+            msg = None
+        if not isinstance(msg, Connect):
+            await self._refuse(conn, first, EXPECTED_CONNECT)
+            return
+        try:
+            table, seat = self._assign(msg, port_seat)
+        except RemoteProtocolError as exc:
+            await self._refuse(conn, first, exc.message)
+            return
+        table.received(seat, first)
+        table.attach(seat, conn, msg.team)
+        try:
+            await self._seated_loop(table, seat, conn, lines)
+        finally:
+            table.detach(seat, conn)
+
+    async def _refuse(self, conn: _Conn, line: str, reason: str) -> None:
+        self.log.warning("connection refused", peer=conn.peer, line=line[:200], reason=reason)
+        conn.write(render(ErrorText(reason)))
+        await conn.close()
+
+    def _assign(self, msg: Connect, port_seat: Player | None) -> tuple[Table, Player]:
+        """The table and seat for a ``Connecting`` line; tables holding this team come first."""
+        open_tables = [t for t in self.tables if t.machine.phase is not Phase.ENDED]
+        if port_seat is not None:
+            open_tables = self.tables[:1]
+        ordered = sorted(open_tables, key=lambda t: msg.team not in t.machine.teams.values())
+        first_error: RemoteProtocolError | None = None
+        for table in ordered:
+            try:
+                return table, table.machine.seat_request(msg, port_seat=port_seat)
+            except RemoteProtocolError as exc:
+                first_error = first_error or exc
+        raise first_error or RemoteProtocolError("the session has ended")
+
+    async def _seated_loop(
+        self, table: Table, seat: Player, conn: _Conn, lines: _LineReader
+    ) -> None:
+        junk = 0
+        while True:
+            try:
+                text = await lines.next()
+            except LineTooLong as exc:
+                junk += 1
+                table.log.warning("line too long", seat=seat.name, error=str(exc), junk=junk)
+                text = ""
+            if text is None:
+                table.log.info("connection closed by peer", seat=seat.name)
+                return
+            if text:
+                table.received(seat, text)
+                try:
+                    msg = parse(text, Direction.TO_TM)
+                    if not _from(msg, seat):
+                        raise RemoteProtocolError(
+                            "message in another seat's name (only the prefix identifies the "
+                            "sender)", seat=seat, line=text,
+                        )  # fmt: skip
+                    table.feed(seat, msg)
+                except (ParseError, RemoteProtocolError) as exc:
+                    junk += 1
+                    table.log.warning("bad line", seat=seat.name, error=str(exc), junk=junk)
+            if junk >= table.options.max_junk:
+                reason = f"{seat_name(seat)} sent {junk} bad lines; disconnected"
+                table.log.warning("dropping seat", seat=seat.name, reason=reason)
+                conn.write(render(ErrorText(f"ERROR: {reason}")))
+                return
+            if table.machine.phase is Phase.ENDED:
+                return
+            with contextlib.suppress(ConnectionError, OSError):
+                await conn.writer.drain()
+
+
+def _from(msg: Message, seat: Player) -> bool:
+    """Whether ``msg`` carries the connection's own seat prefix (declarer may name dummy)."""
+    prefix = getattr(msg, "seat", seat)
+    if isinstance(msg, PlayMsg):
+        return True  # declarer plays dummy's card in dummy's name; the machine checks who
+    return prefix is None or prefix == seat
+
+
+class _LineReader:
+    """Lines from a socket through a bounded :class:`LineBuffer`; None at end of stream."""
+
+    def __init__(self, conn: _Conn, max_line: int) -> None:
+        self.conn = conn
+        self.buffer = LineBuffer(max_line)
+        self.pending: list[str] = []
+        self.eof = False
+        self.collect = False
+
+    async def next(self) -> str | None:
+        """The next line; raises ``LineTooLong`` once per over-long line (then goes on)."""
+        while not self.pending:
+            if self.collect:  # lines completed in the chunk that overflowed
+                self.collect = False
+                self.pending.extend(self.buffer.feed(b""))
+                continue
+            if self.eof:
+                return None
+            try:
+                data = await self.conn.reader.read(65536)
+            except (ConnectionError, OSError):
+                data = b""
+            if not data:
+                self.eof = True
+                self.pending.extend(self.buffer.close())
+                continue
+            try:
+                self.pending.extend(self.buffer.feed(data))
+            except LineTooLong:
+                self.collect = True
+                raise
+        return self.pending.pop(0)
