@@ -1,0 +1,300 @@
+"""Train the learned double-dummy estimator and export it to ONNX (``bridgebot train ddnet``).
+
+The network is an MLP over :func:`engine.ddestimate.encode_rows` (one row per deal, declarer and
+strain, seen from the declarer's chair with trumps first) with 14 outputs, one per trick count,
+trained by cross-entropy on the double-dummy tables of ``../shared/data/dd_2026.npz`` minus the
+last 2,000 deals, which are everyone's held-out evaluation set and never trained on. Sharing one
+set of weights across the 20 cells of a table and shuffling the three (or four, at notrump)
+non-trump suits each epoch multiplies the data the net sees without a single extra solver call.
+
+The export writes the ONNX graph directly from the weights (Gemm + Relu nodes) instead of tracing,
+so it needs only the ``onnx`` package, and then checks onnxruntime against torch on real rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.ddestimate import (
+    CANONICAL_SUIT_ORDER,
+    DEFAULT_DIR,
+    FEATURE_VERSION,
+    N_FEATURES,
+    N_TRICKS,
+    encode_rows,
+    full_table_rows,
+)
+
+HELD_OUT = 2000
+DEFAULT_DATA = "/work/shared/data/dd_2026.npz"
+
+
+@dataclass(frozen=True)
+class DDNetConfig:
+    hidden: tuple[int, ...] = (256, 256, 128)
+
+
+def build_net(config: DDNetConfig) -> Any:
+    from torch import nn
+
+    layers: list[nn.Module] = []
+    width = N_FEATURES
+    for h in config.hidden:
+        layers += [nn.Linear(width, h), nn.ReLU()]
+        width = h
+    layers.append(nn.Linear(width, N_TRICKS))
+    return nn.Sequential(*layers)
+
+
+def shuffled_suit_order(
+    strain: npt.NDArray[np.int64], rng: np.random.Generator
+) -> npt.NDArray[np.int64]:
+    """Canonical order with the non-trump suits (all four at notrump) randomly permuted."""
+    order = CANONICAL_SUIT_ORDER[strain].copy()
+    keys = rng.random(order.shape)
+    keys[strain < 4, 0] = -1.0  # the trump suit stays first
+    idx = np.argsort(keys, axis=1)
+    return np.take_along_axis(order, idx, axis=1)
+
+
+def load_split(path: str, held_out: int = HELD_OUT) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(train, held-out) dicts with ``owners`` and ``dd``; held-out = the last ``held_out`` deals."""
+    z = np.load(path)
+    owners, dd = z["owners"], z["dd"]
+    if owners.ndim != 2 or owners.shape[1] != 52 or dd.shape[1:] != (4, 5):
+        raise ValueError(f"{path}: expected owners [N,52] and dd [N,4,5]")
+    if owners.shape[0] <= held_out:
+        raise ValueError(f"{path}: {owners.shape[0]} deals, fewer than the {held_out} held out")
+    cut = owners.shape[0] - held_out
+    return (
+        {"owners": owners[:cut], "dd": dd[:cut]},
+        {"owners": owners[cut:], "dd": dd[cut:]},
+    )
+
+
+def accuracy(pred: npt.NDArray[np.integer], truth: npt.NDArray[np.integer]) -> dict[str, Any]:
+    """Exact and within-one-trick accuracy, overall and per strain (tables [N, 4, 5])."""
+    diff = np.abs(pred.astype(np.int64) - truth.astype(np.int64))
+    strains = ["C", "D", "H", "S", "NT"]
+    return {
+        "exact": float((diff == 0).mean()),
+        "within1": float((diff <= 1).mean()),
+        "mae": float(diff.mean()),
+        "per_strain": {
+            s: {
+                "exact": float((diff[:, :, i] == 0).mean()),
+                "within1": float((diff[:, :, i] <= 1).mean()),
+            }
+            for i, s in enumerate(strains)
+        },
+    }
+
+
+def predict_tables(net: Any, owners: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    import torch
+
+    deal, declarer, strain = full_table_rows(owners)
+    x = torch.from_numpy(encode_rows(owners[deal], declarer, strain))
+    with torch.no_grad():
+        out = net(x).argmax(dim=1).numpy()
+    return out.astype(np.uint8).reshape(-1, 4, 5)
+
+
+def train(
+    data: str = DEFAULT_DATA,
+    epochs: int = 8,
+    batch: int = 1024,
+    lr: float = 2e-3,
+    config: DDNetConfig | None = None,
+    seed: int = 0,
+    threads: int = 2,
+    max_deals: int | None = None,
+    log: Any = print,
+) -> tuple[Any, dict[str, Any]]:
+    """Train on ``data`` minus its last 2,000 deals; return the net and its held-out metrics."""
+    import torch
+
+    config = config or DDNetConfig()
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    rng = np.random.default_rng(seed)
+    tr, ho = load_split(data)
+    owners, dd = tr["owners"], tr["dd"]
+    if max_deals is not None:
+        owners, dd = owners[:max_deals], dd[:max_deals]
+    deal, declarer, strain = full_table_rows(owners)
+    target = dd[deal, declarer, strain].astype(np.int64)
+    n = deal.shape[0]
+    net = build_net(config)
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    steps = epochs * ((n + batch - 1) // batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    start = time.monotonic()
+    for epoch in range(epochs):
+        perm = rng.permutation(n)
+        total = 0.0
+        for i in range(0, n, batch):
+            idx = perm[i : i + batch]
+            order = shuffled_suit_order(strain[idx], rng)
+            x = torch.from_numpy(encode_rows(owners[deal[idx]], declarer[idx], strain[idx], order))
+            y = torch.from_numpy(target[idx])
+            loss = loss_fn(net(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach()) * len(idx)
+        held = accuracy(predict_tables(net, ho["owners"][:500]), ho["dd"][:500])
+        log(
+            f"epoch {epoch + 1}/{epochs} loss {total / n:.4f} held-out(500) exact "
+            f"{held['exact']:.3f} within1 {held['within1']:.3f} "
+            f"({time.monotonic() - start:.0f} s)"
+        )
+    metrics = accuracy(predict_tables(net, ho["owners"]), ho["dd"])
+    metrics["held_out_deals"] = int(ho["owners"].shape[0])
+    metrics["train_deals"] = int(owners.shape[0])
+    metrics["train_seconds"] = round(time.monotonic() - start, 1)
+    return net, metrics
+
+
+def to_onnx(net: Any) -> bytes:
+    """The MLP as an ONNX graph: input ``rows`` float32 [B, 209] -> ``logits`` float32 [B, 14]."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    from torch import nn
+
+    linears = [m for m in net if isinstance(m, nn.Linear)]
+    nodes = []
+    inits = []
+    current = "rows"
+    for i, lin in enumerate(linears):
+        w = lin.weight.detach().numpy().astype(np.float32)
+        b = lin.bias.detach().numpy().astype(np.float32)
+        inits += [numpy_helper.from_array(w, f"w{i}"), numpy_helper.from_array(b, f"b{i}")]
+        out = "logits" if i == len(linears) - 1 else f"h{i}"
+        gemm_out = out if i == len(linears) - 1 else f"g{i}"
+        nodes.append(helper.make_node("Gemm", [current, f"w{i}", f"b{i}"], [gemm_out], transB=1))
+        if i < len(linears) - 1:
+            nodes.append(helper.make_node("Relu", [gemm_out], [out]))
+        current = out
+    graph = helper.make_graph(
+        nodes,
+        "ddnet",
+        [helper.make_tensor_value_info("rows", TensorProto.FLOAT, ["batch", N_FEATURES])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", N_TRICKS])],
+        inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    return bytes(model.SerializeToString())
+
+
+def export(
+    net: Any, out_dir: str | Path, meta: dict[str, Any], parity_owners: npt.NDArray[np.uint8]
+) -> float:
+    """Write ``ddnet.onnx`` + ``model.json``; return the max |onnx - torch| logit gap on real rows."""
+    import onnxruntime as ort
+    import torch
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    blob = to_onnx(net)
+    deal, declarer, strain = full_table_rows(parity_owners)
+    x = encode_rows(parity_owners[deal], declarer, strain)
+    with torch.no_grad():
+        ref = net(torch.from_numpy(x)).numpy()
+    sess = ort.InferenceSession(blob, providers=["CPUExecutionProvider"])
+    got = sess.run(None, {"rows": x})[0]
+    gap = float(np.abs(got - ref).max())
+    if gap > 1e-3:
+        raise RuntimeError(f"ONNX export disagrees with torch by {gap:g} on real rows")
+    (out / "ddnet.onnx").write_bytes(blob)
+    full = {
+        "feature_version": FEATURE_VERSION,
+        "inputs": {"rows": ["batch", N_FEATURES]},
+        "outputs": {"logits": ["batch", N_TRICKS]},
+        "parity_max_abs": gap,
+        **meta,
+    }
+    (out / "model.json").write_text(json.dumps(full, indent=2) + "\n")
+    return gap
+
+
+# -- command line (wired as `bridgebot train ddnet`) ----------------------------------------------
+
+HELP = "train the learned double-dummy estimator and export it to ONNX"
+EXAMPLES = """examples:
+  bridgebot train ddnet --out models/ddnet
+  bridgebot train ddnet --data dd.npz --epochs 4 --out runs/ddnet-small
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--data", default=DEFAULT_DATA, help="DD npz (owners, dd); last 2,000 held out"
+    )
+    parser.add_argument("--out", default=str(DEFAULT_DIR), help="model directory to write")
+    parser.add_argument("--epochs", type=int, default=8)
+    parser.add_argument("--batch", type=int, default=1024)
+    parser.add_argument("--lr", type=float, default=2e-3)
+    parser.add_argument("--hidden", default="256,256,128", help="hidden widths, comma separated")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--max-deals", type=int, default=None, help="train on at most N deals")
+
+
+def _git_commit() -> str:
+    try:
+        return subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def run(args: argparse.Namespace) -> int:
+    import sys
+
+    config = DDNetConfig(hidden=tuple(int(h) for h in str(args.hidden).split(",")))
+
+    def log(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
+    net, metrics = train(
+        data=args.data,
+        epochs=args.epochs,
+        batch=args.batch,
+        lr=args.lr,
+        config=config,
+        seed=args.seed,
+        threads=args.threads,
+        max_deals=args.max_deals,
+        log=log,
+    )
+    _, ho = load_split(args.data)
+    meta = {
+        "config": asdict(config),
+        "command": "bridgebot train ddnet " + " ".join(sys.argv[3:]),
+        "data": str(args.data),
+        "held_out": f"last {HELD_OUT} deals (not trained on)",
+        "seed": args.seed,
+        "git_commit": _git_commit(),
+        "metrics": metrics,
+    }
+    gap = export(net, args.out, meta, ho["owners"][:64])
+    print(
+        f"wrote {args.out}: held-out exact {metrics['exact']:.3f} "
+        f"within1 {metrics['within1']:.3f} (onnx parity {gap:.1e})"
+    )
+    return 0

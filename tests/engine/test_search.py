@@ -1,0 +1,364 @@
+"""Tests for engine.search: particles, the filter, rollouts, the posterior, the DD cache, the agent.
+
+The rollout policy in these tests is a real ONNX file served by ``engine.policy.Policy`` through
+onnxruntime: a single linear layer whose weights are written by hand, so what it bids is known
+("open 1S when holding the spade ace", "prefer pass to 7NT by a little"), which is what lets a test
+know the answer the search must find.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from endplay.types import Deal, Hand, Player, Vul
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from onnx import TensorProto, helper, numpy_helper
+
+from engine.agent import BiddingView
+from engine.agents import AgentSpecError, make_agent
+from engine.dds import hands_pbn
+from engine.features import (
+    DATA_TO_OPENSPIEL,
+    FEATURE_VERSION,
+    HAND,
+    N_CALLS,
+    N_FEATURES,
+    hand_to_array,
+)
+from engine.policy import Policy
+from engine.rules import ALL_CALLS, bid_index, final_contract, legal_calls
+from engine.scoring import PENALTY_ORDER
+from engine.search import (
+    BorelSearch,
+    SearchConfig,
+    SolverOracle,
+    auction_log_likelihood,
+    candidates_from_prior,
+    config_from_options,
+    deal_uniform,
+    final_contracts,
+    posterior,
+    resample,
+    rollout,
+    score_for_side,
+)
+
+DATA = Path("/work/shared/data/dd_2026.npz")
+SPADE_ACE = 0  # data-file card index of the spade ace
+PASS, ONE_S, SEVEN_NT = 0, bid_index(ALL_CALLS[3 + 3]), N_CALLS - 1
+
+
+def write_linear_policy(
+    directory: Path, weight: np.ndarray, bias: np.ndarray, name: str = "policy"
+) -> Path:
+    """A model directory (policy.onnx + model.json, engine.policy's format) of one Gemm layer."""
+    directory.mkdir(parents=True, exist_ok=True)
+    graph = helper.make_graph(
+        [helper.make_node("Gemm", ["features", "w", "b"], ["logits"], transB=1)],
+        name,
+        [helper.make_tensor_value_info("features", TensorProto.FLOAT, ["batch", N_FEATURES])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", N_CALLS])],
+        [
+            numpy_helper.from_array(weight.astype(np.float32), "w"),
+            numpy_helper.from_array(bias.astype(np.float32), "b"),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, directory / "policy.onnx")
+    meta = {
+        "feature_version": FEATURE_VERSION,
+        "inputs": [{"name": "features", "shape": ["batch", N_FEATURES]}],
+        "outputs": [{"name": "logits", "shape": ["batch", N_CALLS]}],
+    }
+    (directory / "model.json").write_text(json.dumps(meta))
+    return directory
+
+
+def spade_ace_policy(directory: Path) -> Policy:
+    """Bids 1S holding the spade ace (probability ~1 - 2e-9), else passes; never anything else."""
+    w = np.zeros((N_CALLS, N_FEATURES))
+    b = np.full(N_CALLS, -40.0)
+    b[PASS] = 0.0
+    b[ONE_S] = -10.0
+    w[ONE_S, HAND + DATA_TO_OPENSPIEL[SPADE_ACE]] = 20.0
+    return Policy(write_linear_policy(directory, w, b))
+
+
+def pass_or_grand_policy(directory: Path) -> Policy:
+    """Everyone slightly prefers pass (p ~0.62) to 7NT (p ~0.38); nothing else is ever bid."""
+    w = np.zeros((N_CALLS, N_FEATURES))
+    b = np.full(N_CALLS, -40.0)
+    b[PASS] = 0.5
+    b[SEVEN_NT] = 0.0
+    return Policy(write_linear_policy(directory, w, b))
+
+
+def view_for(pbn: str, seat: Player, dealer: Player, auction: list[int], vul: Vul) -> BiddingView:
+    deal = Deal(pbn)
+    calls = tuple(ALL_CALLS[i] for i in auction)
+    return BiddingView(
+        seat=seat,
+        dealer=dealer,
+        vul=vul,
+        hand=Hand(str(deal[seat])),
+        auction=calls,
+        legal=legal_calls(dealer, calls),
+    )
+
+
+ROCK = "S:AKQJ.AKQ.AKQ.AKQ - - -"  # South: 13 top tricks at notrump
+# South holds a Yarborough; the other 39 cards are dealt by the search.
+YARBOROUGH = "S:5432.5432.432.32 - - -"
+
+
+def full_pbn(partial: str, seed: int = 0) -> str:
+    """Complete a PBN that names only South's hand by dealing the other 39 cards at random."""
+    south = Hand(partial.split(":")[1].split()[0])
+    owners = deal_uniform(2, hand_to_array(south), 1, np.random.default_rng(seed))[0]
+    return hands_pbn(owners)
+
+
+# -- particles --------------------------------------------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), seat=st.integers(0, 3), n=st.integers(1, 64))
+def test_particles_keep_our_hand_and_deal_thirteen_each(seed: int, seat: int, n: int) -> None:
+    rng = np.random.default_rng(seed)
+    hand = np.zeros(52, dtype=np.uint8)
+    hand[rng.choice(52, 13, replace=False)] = 1
+    owners = deal_uniform(seat, hand, n, rng)
+    assert owners.shape == (n, 52)
+    assert np.all((owners == seat) == (hand[None, :] == 1))
+    for s in range(4):
+        assert np.all((owners == s).sum(axis=1) == 13)
+
+
+def test_particles_are_uniform_over_the_other_seats() -> None:
+    hand = np.zeros(52, dtype=np.uint8)
+    hand[13:26] = 1  # all the hearts
+    owners = deal_uniform(1, hand, 6000, np.random.default_rng(1))
+    share = (owners[:, SPADE_ACE][:, None] == np.array([0, 2, 3])[None, :]).mean(axis=0)
+    assert np.allclose(share, 1 / 3, atol=0.03)
+
+
+def test_particles_refuse_a_hand_without_thirteen_cards() -> None:
+    with pytest.raises(ValueError, match="12 cards"):
+        deal_uniform(
+            0, np.r_[np.ones(12), np.zeros(40)].astype(np.uint8), 4, np.random.default_rng()
+        )
+
+
+def test_resample_follows_the_weights() -> None:
+    draws = resample(np.array([0.0, 1.0, 3.0]), 400, np.random.default_rng(3))
+    counts = np.bincount(draws, minlength=3)
+    assert counts[0] == 0
+    assert counts[1] == 100 and counts[2] == 300  # systematic resampling is exact here
+    with pytest.raises(ValueError):
+        resample(np.zeros(3), 4, np.random.default_rng())
+
+
+# -- the filter -----------------------------------------------------------------------------------
+
+
+def test_filter_finds_the_spade_ace_with_the_opener(tmp_path: Path) -> None:
+    """North opened 1S under a policy that opens 1S exactly with the spade ace: after the filter,
+    North holds the spade ace in (nearly) every particle; before it, in a third of them."""
+    policy = spade_ace_policy(tmp_path / "p")
+    hand = np.zeros(52, dtype=np.uint8)
+    hand[26:39] = 1  # East holds all the diamonds, so the spade ace is unseen
+    particles = deal_uniform(1, hand, 3000, np.random.default_rng(5))
+    prior_share = float((particles[:, SPADE_ACE] == 0).mean())
+    loglik = auction_log_likelihood(policy, particles, 0, 0, np.array([ONE_S]), skip_seat=1)
+    keep = resample(np.exp(loglik - loglik.max()), 500, np.random.default_rng(6))
+    post_share = float((particles[keep, SPADE_ACE] == 0).mean())
+    assert 0.28 < prior_share < 0.39
+    assert post_share > 0.99
+    # And after North passed, North never holds it.
+    loglik = auction_log_likelihood(policy, particles, 0, 0, np.array([PASS]), skip_seat=1)
+    keep = resample(np.exp(loglik - loglik.max()), 500, np.random.default_rng(6))
+    assert float((particles[keep, SPADE_ACE] == 0).mean()) < 0.01
+
+
+def test_filter_ignores_our_own_calls(tmp_path: Path) -> None:
+    policy = spade_ace_policy(tmp_path / "p")
+    hand = np.zeros(52, dtype=np.uint8)
+    hand[26:39] = 1
+    particles = deal_uniform(0, hand, 50, np.random.default_rng(5))
+    loglik = auction_log_likelihood(policy, particles, 0, 0, np.array([PASS]), skip_seat=0)
+    assert np.all(loglik == 0)
+
+
+# -- rollouts and contracts -----------------------------------------------------------------------
+
+
+def test_vectorised_final_contracts_agree_with_the_rules(tmp_path: Path) -> None:
+    """Random legal auctions: final_contracts equals engine.rules.final_contract call by call."""
+    rng = np.random.default_rng(11)
+    auctions, dealers = [], []
+    for _ in range(300):
+        dealer = Player(int(rng.integers(4)))
+        calls: list = []
+        while True:
+            legal = legal_calls(dealer, calls)
+            if not legal:
+                break
+            p = np.array([6.0 if bid_index(c) == 0 else 1.0 for c in legal])
+            calls.append(legal[int(rng.choice(len(legal), p=p / p.sum()))])
+        auctions.append([bid_index(c) for c in calls])
+        dealers.append(dealer)
+    for dealer_value in range(4):
+        rows = [a for a, d in zip(auctions, dealers, strict=True) if d.value == dealer_value]
+        width = max(len(a) for a in rows)
+        arr = np.full((len(rows), width), -1, dtype=np.int64)
+        for i, a in enumerate(rows):
+            arr[i, : len(a)] = a
+        got = final_contracts(arr, dealer_value)
+        for i, a in enumerate(rows):
+            want = final_contract(Player(dealer_value), [ALL_CALLS[j] for j in a])
+            if want is None:
+                assert got.level[i] == 0
+                continue
+            assert got.level[i] == want.level
+            assert got.declarer[i] == want.declarer.value
+            assert got.penalty[i] == PENALTY_ORDER.index(want.penalty)
+            assert ALL_CALLS[3 + 5 * (want.level - 1) + int(got.strain[i])].denom == want.denom
+
+
+def test_rollout_finishes_auctions_with_the_policy(tmp_path: Path) -> None:
+    policy = spade_ace_policy(tmp_path / "p")
+    hand = np.zeros(52, dtype=np.uint8)
+    hand[39:52] = 1
+    owners = deal_uniform(0, hand, 40, np.random.default_rng(2))
+    start = np.full((40, 0), -1, dtype=np.int64)
+    done, n = rollout(policy, owners, 0, 0, start, np.zeros(40, dtype=np.int64))
+    for i in range(40):
+        calls = list(done[i, : n[i]])
+        holder = int(owners[i, SPADE_ACE])  # the first seat holding the ace opens 1S
+        assert calls[: holder + 1] == [PASS] * holder + [ONE_S]
+        assert calls[holder + 1 :] == [PASS] * 3
+        assert np.all(done[i, n[i] :] == -1)
+
+
+def test_scores_are_from_our_side() -> None:
+    from engine.search import Contracts
+
+    c = Contracts(
+        level=np.array([4, 4, 0]),
+        strain=np.array([3, 3, 0]),
+        penalty=np.array([0, 0, 0]),
+        declarer=np.array([0, 1, 0]),
+    )
+    got = score_for_side(c, np.array([10, 10, 0]), Vul.none.value, our_seat=2)
+    assert list(got) == [420, -420, 0]
+
+
+# -- posterior and candidates ----------------------------------------------------------------------
+
+
+def test_posterior_formula() -> None:
+    prior = np.zeros(N_CALLS, dtype=np.float32)
+    prior[[0, 5, 9]] = [0.5, 0.3, 0.2]
+    values = np.array([0.0, 100.0], dtype=np.float32)
+    post = posterior(prior, [0, 5], values, r=16.0, temperature=100.0)
+    # prior x exp(V / (t sqrt R)) with V = R x mean: exp(100 * 4 / 100) = e^4 for call 5.
+    want5 = 0.3 * np.exp(4.0) / (0.5 + 0.3 * np.exp(4.0))
+    assert post[5] == pytest.approx(want5, rel=1e-5)
+    assert post[0] == pytest.approx(1 - want5, rel=1e-5)
+    assert post[9] == 0 and post.sum() == pytest.approx(1.0)
+
+
+def test_candidates_top_k_above_minimum() -> None:
+    prior = np.zeros(N_CALLS, dtype=np.float32)
+    prior[[0, 4, 7, 8, 9]] = [0.4, 0.3, 0.2, 0.0999, 0.0001]
+    assert candidates_from_prior(prior, 3, 0.01) == [0, 4, 7]
+    assert candidates_from_prior(prior, 5, 0.01) == [0, 4, 7, 8]
+    assert candidates_from_prior(prior, 1, 0.5) == [0]
+
+
+def test_config_from_options() -> None:
+    cfg = config_from_options({"rollouts": "32", "temperature": "50", "greedy": "0"})
+    assert (cfg.rollouts, cfg.temperature, cfg.greedy) == (32, 50.0, False)
+    with pytest.raises(ValueError, match="rollouts"):
+        config_from_options({"rollouts": "many"})
+
+
+# -- the solver cache ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def dd_data() -> tuple[np.ndarray, np.ndarray]:
+    z = np.load(DATA)
+    return z["owners"][-6:], z["dd"][-6:]
+
+
+def test_solver_oracle_matches_the_tables_and_caches(dd_data: tuple) -> None:
+    owners, dd = dd_data
+    oracle = SolverOracle(cache_size=100)
+    rows = np.repeat(np.arange(6), 3)
+    declarer = np.tile(np.array([0, 1, 2]), 6)
+    strain = np.tile(np.array([4, 4, 1]), 6)
+    got = oracle.tricks(owners[rows], declarer, strain)
+    assert list(got) == list(dd[rows, declarer, strain])
+    assert oracle.solved == 12  # one solve per (deal, strain): NT and diamonds for 6 deals
+    again = oracle.tricks(owners[rows], (declarer + 1) % 4, strain)
+    assert list(again) == list(dd[rows, (declarer + 1) % 4, strain])
+    assert oracle.solved == 12 and oracle.hits == 18  # the second call is all cache
+    small = SolverOracle(cache_size=2)
+    small.tricks(owners[:3], np.zeros(3, dtype=np.int64), np.full(3, 4))
+    small.tricks(owners[:1], np.zeros(1, dtype=np.int64), np.full(1, 4))
+    assert small.solved == 4  # deal 0 fell out of a 2-deal cache and was solved again
+
+
+# -- whole searches ---------------------------------------------------------------------------------
+
+
+def test_search_finds_the_grand_slam_with_thirteen_tricks(tmp_path: Path) -> None:
+    """The policy prefers pass (everyone passes it out: 0); with 13 top tricks the search knows
+    7NT makes on every particle and overrides the prior; with a Yarborough it keeps pass."""
+    policy = pass_or_grand_policy(tmp_path / "p")
+    cfg = SearchConfig(particles=32, rollouts=16, r_min=4)
+    search = BorelSearch(policy, SolverOracle(), cfg)
+    rock = view_for(full_pbn(ROCK), Player.south, Player.south, [], Vul.none)
+    result = search.search(rock, np.random.default_rng(0))
+    assert result.searched and sorted(result.candidates) == [PASS, SEVEN_NT]
+    assert result.prior[PASS] > result.prior[SEVEN_NT]
+    assert bid_index(result.call) == SEVEN_NT
+    values = dict(zip(result.candidates, result.values, strict=True))
+    assert values[SEVEN_NT] == 1520 and values[PASS] == 0
+    weak = view_for(full_pbn(YARBOROUGH), Player.south, Player.south, [], Vul.none)
+    result = search.search(weak, np.random.default_rng(0))
+    assert bid_index(result.call) == PASS
+    values = dict(zip(result.candidates, result.values, strict=True))
+    assert values[SEVEN_NT] <= -300  # 7NT undoubled, not vulnerable, down 6 or more
+
+
+def test_too_few_rollouts_fall_back_to_the_prior(tmp_path: Path) -> None:
+    policy = pass_or_grand_policy(tmp_path / "p")
+    search = BorelSearch(policy, SolverOracle(), SearchConfig(particles=8, rollouts=4, r_min=10))
+    rock = view_for(full_pbn(ROCK), Player.south, Player.south, [], Vul.none)
+    result = search.search(rock, np.random.default_rng(0))
+    assert result.searched and result.effective_rollouts < 10
+    assert np.array_equal(result.posterior, result.prior)
+    assert bid_index(result.call) == PASS
+
+
+def test_search_agent_spec(tmp_path: Path) -> None:
+    model = tmp_path / "p"
+    pass_or_grand_policy(model)
+    agent = make_agent(f"search:{model},dd=solver,particles=16,rollouts=8,r_min=2", seed=3)
+    rock = view_for(full_pbn(ROCK), Player.south, Player.south, [], Vul.none)
+    agent.reset(1)
+    assert bid_index(agent.bid(rock)) == SEVEN_NT
+    with pytest.raises(AgentSpecError, match="unknown options"):
+        make_agent(f"search:{model},samples=3")
+    with pytest.raises(AgentSpecError, match="dd must be"):
+        make_agent(f"search:{model},dd=magic")
+    with pytest.raises(AgentSpecError, match="rollouts"):
+        make_agent(f"search:{model},rollouts=lots")
