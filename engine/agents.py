@@ -52,6 +52,8 @@ Factory = Callable[[AgentSpec, int], Agent]
 _REGISTRY: dict[str, str] = {
     "random": "engine.agents:_make_random",
     "bfg": "engine.bfg:make_bfg_agent",
+    "policy": "engine.policy:make_policy_agent",
+    "default": "engine.policy:make_default_agent",
 }
 
 

@@ -1,0 +1,303 @@
+"""The learned bidding policy at run time: an ONNX model served by onnxruntime, no torch.
+
+A model directory holds ``policy.onnx`` and its sidecar ``model.json`` (written by
+``bridgebot export``). :class:`ModelInfo` is the one reader of that sidecar: it refuses a model
+whose feature version this build does not know, because a network fed features laid out
+differently from the ones it was trained on bids nonsense without failing.
+
+:class:`Policy` runs batches of observations; :class:`PolicyAgent` is the ``Agent`` for one seat
+(agents ``policy:PATH`` and ``default``), bidding greedily or by sampling over the legal calls, and
+exposes ``bid_batch`` so that evaluation loops (``tournament.ddmatch``) run one ONNX call for many
+boards. Card play is a separate part passed to the constructor, so the integrator can swap the
+double-dummy player for the quick baseline.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+from endplay.types import Bid, Card
+
+from engine.agent import BiddingView, PlayView
+from engine.agents import AgentSpec, AgentSpecError, _float_option, _int_option
+from engine.features import FEATURE_VERSION, N_CALLS, N_FEATURES, encode, legal_mask
+from engine.rules import ALL_CALLS, same_call
+
+#: Feature layouts this build can compute. A model trained on any other is refused.
+KNOWN_FEATURE_VERSIONS: frozenset[str] = frozenset({FEATURE_VERSION})
+#: The shipped model, next to the ``models`` package (installed as package data with it).
+DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models" / "default"
+
+
+class ModelError(ValueError):
+    """A model directory or sidecar that cannot be served; the message names the file."""
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What ``model.json`` promises about ``policy.onnx``."""
+
+    onnx_path: Path
+    json_path: Path
+    feature_version: str
+    input_name: str
+    output_name: str
+    meta: dict[str, Any] = field(compare=False)
+
+    @classmethod
+    def load(cls, path: str | Path) -> ModelInfo:
+        """Read the sidecar of a model directory (or of a ``.onnx`` file beside its model.json)."""
+        p = Path(path)
+        if p.is_dir():
+            onnx_path, json_path = p / "policy.onnx", p / "model.json"
+        else:
+            onnx_path, json_path = p, p.with_name("model.json")
+        if not json_path.is_file():
+            raise ModelError(f"{json_path}: no model.json beside the model")
+        if not onnx_path.is_file():
+            raise ModelError(f"{onnx_path}: model file not found")
+        try:
+            meta = json.loads(json_path.read_text())
+        except json.JSONDecodeError as e:
+            raise ModelError(f"{json_path}: not valid JSON ({e})") from None
+        if not isinstance(meta, dict):
+            raise ModelError(f"{json_path}: expected a JSON object")
+        version = meta.get("feature_version")
+        if version not in KNOWN_FEATURE_VERSIONS:
+            raise ModelError(
+                f"{json_path}: feature version {version!r} is not one this build knows "
+                f"({', '.join(sorted(KNOWN_FEATURE_VERSIONS))}); re-export the model or upgrade"
+            )
+        try:
+            (inp,) = meta["inputs"]
+            (out,) = meta["outputs"]
+            in_name, in_shape = str(inp["name"]), list(inp["shape"])
+            out_name, out_shape = str(out["name"]), list(out["shape"])
+        except (KeyError, TypeError, ValueError):
+            raise ModelError(
+                f"{json_path}: needs one input and one output with name and shape"
+            ) from None
+        if in_shape[-1] != N_FEATURES or out_shape[-1] != N_CALLS:
+            raise ModelError(
+                f"{json_path}: shapes {in_shape} -> {out_shape} do not match "
+                f"{N_FEATURES} features -> {N_CALLS} calls"
+            )
+        return cls(onnx_path, json_path, str(version), in_name, out_name, meta)
+
+
+class Policy:
+    """Batch inference: features [B, 480] -> logits [B, 38], on CPU with ``threads`` threads."""
+
+    def __init__(self, path: str | Path, threads: int = 1) -> None:
+        import onnxruntime as ort
+
+        self.info = ModelInfo.load(path)
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = max(1, threads)
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        try:
+            self.session = ort.InferenceSession(
+                str(self.info.onnx_path), sess_options=opts, providers=["CPUExecutionProvider"]
+            )
+        except Exception as e:  # onnxruntime raises its own exception types
+            raise ModelError(f"{self.info.onnx_path}: onnxruntime cannot load it ({e})") from e
+
+    def logits(self, x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        feats = np.ascontiguousarray(x, dtype=np.float32).reshape(-1, N_FEATURES)
+        (out,) = self.session.run([self.info.output_name], {self.info.input_name: feats})
+        return np.asarray(out, dtype=np.float32)
+
+    def probabilities(
+        self, x: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_], temperature: float = 1.0
+    ) -> npt.NDArray[np.float64]:
+        """Softmax over the legal calls only (illegal calls get probability 0)."""
+        z = self.logits(x).astype(np.float64) / max(temperature, 1e-6)
+        z = np.where(mask, z, -np.inf)
+        z -= z.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        probs: npt.NDArray[np.float64] = e / e.sum(axis=1, keepdims=True)
+        return probs
+
+    def choose(
+        self,
+        x: npt.NDArray[np.float32],
+        mask: npt.NDArray[np.bool_],
+        greedy: bool = True,
+        rng: np.random.Generator | None = None,
+        temperature: float = 1.0,
+    ) -> npt.NDArray[np.int64]:
+        """Index into ``ALL_CALLS`` per row: the best legal call, or a sample from the policy."""
+        m = np.asarray(mask, dtype=np.bool_).reshape(-1, N_CALLS)
+        if not m.any(axis=1).all():
+            raise ValueError("choose: a row has no legal call (is its auction over?)")
+        if greedy:
+            z = np.where(m, self.logits(x), -np.inf)
+            return np.asarray(z.argmax(axis=1), dtype=np.int64)
+        p = self.probabilities(x, m, temperature)
+        g = rng or np.random.default_rng()
+        u = g.random((p.shape[0], 1))
+        picks = (p.cumsum(axis=1) < u).sum(axis=1)
+        # Rounding can leave u above the last cumulative sum: fall back to the likeliest call.
+        picks = np.where(m[np.arange(len(picks)), np.minimum(picks, N_CALLS - 1)], picks, -1)
+        return np.where(picks >= 0, picks, p.argmax(axis=1)).astype(np.int64)
+
+
+class CardPlayer(Protocol):
+    """The play half of an agent (``engine.cardplay``'s players satisfy it)."""
+
+    def reset(self, board: int) -> None: ...
+    def play(self, view: PlayView) -> Card: ...
+
+
+class BaselinePlayer:
+    """``engine.cardplay.baseline_card`` as a card player: instant, and weak."""
+
+    name = "baseline"
+
+    def reset(self, board: int) -> None:
+        return None
+
+    def play(self, view: PlayView) -> Card:
+        from engine.cardplay import baseline_card
+
+        return baseline_card(view)
+
+
+class PolicyAgent:
+    """Bids with a :class:`Policy`, plays with ``card_player``.
+
+    Greedy by default (deterministic, the setting of every reported figure); ``greedy=False``
+    samples with ``temperature`` from a generator seeded per board, so a board replays the same.
+    Bidding keeps no state between calls, which ``bid_batch`` relies on.
+    """
+
+    def __init__(
+        self,
+        policy: Policy,
+        card_player: CardPlayer | None = None,
+        seed: int = 0,
+        greedy: bool = True,
+        temperature: float = 1.0,
+        name: str = "policy",
+    ) -> None:
+        self.policy = policy
+        self.card_player: CardPlayer = card_player or BaselinePlayer()
+        self.seed = seed
+        self.greedy = greedy
+        self.temperature = temperature
+        self.name = name
+        self._rng = np.random.default_rng([seed, 0])
+
+    def reset(self, board: int) -> None:
+        self._rng = np.random.default_rng([self.seed, board])
+        self.card_player.reset(board)
+
+    def bid(self, view: BiddingView) -> Bid:
+        return self.bid_batch([view])[0]
+
+    def bid_batch(self, views: Sequence[BiddingView]) -> list[Bid]:
+        """One ONNX run for many positions (any mix of seats, boards and auctions)."""
+        if not views:
+            return []
+        x = np.stack([encode(v) for v in views])
+        mask = np.stack([legal_mask(v.dealer, v.auction) for v in views])
+        picks = self.policy.choose(x, mask, self.greedy, self._rng, self.temperature)
+        calls = [ALL_CALLS[int(i)] for i in picks]
+        for view, call in zip(views, calls, strict=True):
+            if view.legal and not any(same_call(call, c) for c in view.legal):
+                raise ValueError(
+                    f"board {view.board}: the view's legal calls disagree with engine.rules "
+                    f"about {call} (view built wrongly?)"
+                )
+        return calls
+
+    def play(self, view: PlayView) -> Card:
+        return self.card_player.play(view)
+
+    def close(self) -> None:
+        closer = getattr(self.card_player, "close", None)
+        if callable(closer):
+            closer()
+
+
+class _LazyDDPlayer:
+    """``engine.cardplay.DDCardPlayer``, built on the first card (bidding-only use costs nothing)."""
+
+    name = "ddplay"
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self._player: CardPlayer | None = None
+        self._board = 1
+
+    def _get(self) -> CardPlayer:
+        if self._player is None:
+            from engine.cardplay import DDCardPlayer
+
+            self._player = DDCardPlayer(seed=self.seed)
+            self._player.reset(self._board)
+        return self._player
+
+    def reset(self, board: int) -> None:
+        self._board = board
+        if self._player is not None:
+            self._player.reset(board)
+
+    def play(self, view: PlayView) -> Card:
+        return self._get().play(view)
+
+    def close(self) -> None:
+        closer = getattr(self._player, "close", None)
+        if callable(closer):
+            closer()
+
+
+_OPTIONS = {"seed", "threads", "greedy", "temperature", "play"}
+
+
+def _card_player(spec: AgentSpec, seed: int, default: str) -> CardPlayer:
+    play = spec.options.get("play", default)
+    if play == "baseline":
+        return BaselinePlayer()
+    if play == "dd":
+        return _LazyDDPlayer(seed)
+    raise AgentSpecError(f"agent {spec.name}: play must be 'dd' or 'baseline', not {play!r}")
+
+
+def _policy_agent(spec: AgentSpec, seed: int, path: Path, play: str) -> PolicyAgent:
+    unknown = set(spec.options) - _OPTIONS
+    if unknown:
+        raise AgentSpecError(f"agent {spec.name}: unknown options {sorted(unknown)}")
+    threads = _int_option(spec, "threads") if "threads" in spec.options else 1
+    greedy = spec.options.get("greedy", "1").lower() not in ("0", "false", "no")
+    try:
+        policy = Policy(path, threads=threads)
+    except ModelError as e:
+        raise AgentSpecError(f"agent {spec}: {e}") from e
+    return PolicyAgent(
+        policy,
+        card_player=_card_player(spec, seed, play),
+        seed=seed,
+        greedy=greedy,
+        temperature=_float_option(spec, "temperature", 1.0),
+        name=str(spec),
+    )
+
+
+def make_policy_agent(spec: AgentSpec, seed: int) -> PolicyAgent:
+    """``policy:PATH[,threads=N,greedy=0,temperature=T,play=dd|baseline]`` (default play baseline)."""
+    if not spec.path:
+        raise AgentSpecError("agent policy needs a model path: policy:DIR or policy:FILE.onnx")
+    return _policy_agent(spec, seed, Path(spec.path), "baseline")
+
+
+def make_default_agent(spec: AgentSpec, seed: int) -> PolicyAgent:
+    """The shipped model bidding, the double-dummy card player playing (``play=baseline`` to swap)."""
+    return _policy_agent(spec, seed, Path(spec.path) if spec.path else DEFAULT_MODEL_DIR, "dd")

@@ -1,0 +1,148 @@
+"""``bridgebot train imitation|selfplay`` and ``bridgebot export``: the commands behind the model.
+
+One module serves both subcommands (registered as ``train`` and ``export`` in ``bridgebot/cli.py``);
+``run`` tells them apart by ``args.command``. torch is imported only inside ``run``, so ``--help``
+and the rest of the CLI work without the ``train`` extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+
+HELP = "train the bidding policy (imitation, self-play) or export it to ONNX"
+EXAMPLES = """examples:
+  bridgebot train imitation --data data/teach_200k.npz --out runs/imitation --epochs 4
+  bridgebot train selfplay --init runs/imitation/policy.pt --out runs/selfplay --iters 300
+  bridgebot export --checkpoint runs/selfplay/policy.pt --out models/default
+
+Training resumes from OUT/ckpt.pt when it exists (delete OUT for a fresh run); a GPU is used when
+torch sees one. Run long jobs under 'nice -n 5' on a shared machine.
+"""
+
+DD_DEFAULT = "../shared/data/dd_2026.npz"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    # The same module backs 'train' and 'export'; the parser tells which by its prog name.
+    if parser.prog.split()[-1] == "export":
+        _export_arguments(parser)
+        return
+    sub = parser.add_subparsers(dest="mode", metavar="MODE", required=True)
+    imi = sub.add_parser(
+        "imitation",
+        help="cross-entropy on teacher calls; reports held-out accuracy",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    imi.add_argument("--data", required=True, help="teacher file from 'bridgebot teach' (.npz)")
+    imi.add_argument("--out", required=True, help="run directory (checkpoints, log, policy.pt)")
+    imi.add_argument("--epochs", type=float, default=4.0)
+    imi.add_argument("--batch", type=int, default=512)
+    imi.add_argument("--lr", type=float, default=1e-3)
+    imi.add_argument("--hidden", type=int, default=512)
+    imi.add_argument("--layers", type=int, default=3)
+    imi.add_argument("--holdout", type=int, default=5000, help="last N deals: accuracy only")
+    imi.add_argument("--seed", type=int, default=1)
+    imi.add_argument("--threads", type=int, default=2)
+    imi.add_argument("--save-every", type=int, default=1000, help="steps between checkpoints")
+    imi.add_argument("--max-minutes", type=float, default=0.0, help="stop (resumably) after this")
+    sp = sub.add_parser(
+        "selfplay",
+        help="PPO on duplicate DD-scored IMPs against the frozen starting policy",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    sp.add_argument("--init", required=True, help="starting checkpoint (imitation policy.pt)")
+    sp.add_argument("--dd", default=DD_DEFAULT, help="deals with DD tables; last 2,000 held out")
+    sp.add_argument("--out", required=True, help="run directory")
+    sp.add_argument("--iters", type=int, default=300)
+    sp.add_argument("--deals-per-iter", type=int, default=1024)
+    sp.add_argument("--lr", type=float, default=3e-5)
+    sp.add_argument("--ppo-epochs", type=int, default=2)
+    sp.add_argument("--minibatch", type=int, default=2048)
+    sp.add_argument("--entropy", type=float, default=0.003)
+    sp.add_argument("--eval-every", type=int, default=10)
+    sp.add_argument("--eval-deals", type=int, default=1000, help="validation deals before holdout")
+    sp.add_argument("--seed", type=int, default=1)
+    sp.add_argument("--threads", type=int, default=2)
+    sp.add_argument("--max-minutes", type=float, default=0.0)
+
+
+def _export_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--checkpoint", required=True, help="policy.pt or ckpt.pt of a run")
+    parser.add_argument("--out", required=True, help="model directory to write")
+    parser.add_argument("--dd", default=DD_DEFAULT, help="deals for the parity states")
+    parser.add_argument("--states", type=int, default=512, help="parity batch size")
+    parser.add_argument("--tol", type=float, default=1e-4, help="max |onnx - torch| on logits")
+    parser.add_argument(
+        "--metrics", default=None, help="JSON file of extra metrics to record (benchmarks)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    command = "bridgebot " + shlex.join(sys.argv[1:]) if sys.argv[1:] else ""
+    if args.command == "export":
+        import json
+
+        from models.export import ExportError, export
+
+        extra = None
+        if args.metrics:
+            with open(args.metrics) as f:
+                extra = json.load(f)
+        try:
+            export(args.checkpoint, args.out, args.dd, args.states, 0, args.tol, command, extra)
+        except (ExportError, FileNotFoundError) as e:
+            print(f"export failed: {e}", file=sys.stderr)
+            return 1
+        return 0
+    from models.data import DataError
+
+    try:
+        if args.mode == "imitation":
+            from models.imitation import ImitationConfig, train_imitation
+
+            cfg = ImitationConfig(
+                data=args.data,
+                out=args.out,
+                epochs=args.epochs,
+                batch=args.batch,
+                lr=args.lr,
+                hidden=args.hidden,
+                layers=args.layers,
+                holdout=args.holdout,
+                seed=args.seed,
+                threads=args.threads,
+                save_every=args.save_every,
+                max_minutes=args.max_minutes,
+                command=command,
+            )
+            metrics: dict[str, object] = train_imitation(cfg)
+        else:
+            from models.selfplay import SelfPlayConfig, train_selfplay
+
+            scfg = SelfPlayConfig(
+                init=args.init,
+                dd=args.dd,
+                out=args.out,
+                deals_per_iter=args.deals_per_iter,
+                iters=args.iters,
+                lr=args.lr,
+                ppo_epochs=args.ppo_epochs,
+                minibatch=args.minibatch,
+                entropy=args.entropy,
+                eval_every=args.eval_every,
+                eval_deals=args.eval_deals,
+                max_minutes=args.max_minutes,
+                seed=args.seed,
+                threads=args.threads,
+                command=command,
+            )
+            metrics = train_selfplay(scfg)
+    except (DataError, FileNotFoundError) as e:
+        print(f"train {args.mode} failed: {e}", file=sys.stderr)
+        return 1
+    import json
+
+    print(json.dumps(metrics, indent=2, default=str))
+    return 0

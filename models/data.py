@@ -1,0 +1,182 @@
+"""Datasets and array-level bridge arithmetic for training: teacher decisions, deals, contracts, scores.
+
+Everything here works on whole batches of numpy arrays in the formats of ``../shared/data/README.md``
+(deals: ``owners`` uint8[N, 52], ``dd`` uint8[N, 4, 5]) and of ``bridgebot teach`` (auctions as
+int8[N, L] of ``engine.rules.ALL_CALLS`` indices, -1 padded), because self-play and imitation need
+millions of encoded decisions and a Python loop per call would be the bottleneck. Features come
+from ``engine.features.encode_arrays``, the training twin of the encoder the runtime uses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+from endplay.types import Vul
+
+from engine.features import encode_arrays, legal_masks_arrays, vul_flags
+from engine.scoring import score_array
+
+IntArray = npt.NDArray[np.int64]
+FIRST_BID = 3
+
+#: Vulnerability (endplay ``Vul`` value) of board k is ``BOARD_VUL[(k - 1) % 16]``.
+BOARD_VUL: IntArray = np.array([Vul.from_board(k).value for k in range(1, 17)], dtype=np.int64)
+#: How many deals at the end of a DD file are kept out of training (evaluation only).
+HOLDOUT = 2000
+
+
+class DataError(ValueError):
+    """A data file that is missing arrays or has inconsistent shapes; the message names the file."""
+
+
+def board_dealer_vul(boards: npt.ArrayLike) -> tuple[IntArray, IntArray]:
+    """Dealer (0..3 = N, E, S, W) and ``Vul`` value of 1-based board numbers (the 16-board cycle)."""
+    b = np.asarray(boards, dtype=np.int64) - 1
+    return b % 4, BOARD_VUL[b % 16]
+
+
+@dataclass(frozen=True)
+class DDSet:
+    """Deals with double-dummy tables: ``owners`` [N, 52] seat per card, ``dd`` [N, 4 decl, 5 strain]."""
+
+    owners: npt.NDArray[np.uint8]
+    dd: npt.NDArray[np.uint8]
+    path: str
+
+    def __len__(self) -> int:
+        return int(self.owners.shape[0])
+
+    def split(self, holdout: int = HOLDOUT) -> tuple[IntArray, IntArray]:
+        """Indices of the training deals and of the last ``holdout`` deals (never trained on)."""
+        n = len(self)
+        if n <= holdout:
+            raise DataError(f"{self.path}: {n} deals, need more than the {holdout} held out")
+        return np.arange(n - holdout, dtype=np.int64), np.arange(n - holdout, n, dtype=np.int64)
+
+
+def load_dd(path: str | Path) -> DDSet:
+    """Load a DD file, checking the arrays the README promises."""
+    with np.load(path) as z:
+        if "owners" not in z or "dd" not in z:
+            raise DataError(f"{path}: expected arrays 'owners' and 'dd', found {sorted(z.files)}")
+        owners, dd = z["owners"].astype(np.uint8), z["dd"].astype(np.uint8)
+    if owners.ndim != 2 or owners.shape[1] != 52 or dd.shape != (owners.shape[0], 4, 5):
+        raise DataError(f"{path}: owners {owners.shape} / dd {dd.shape} are not [N,52] / [N,4,5]")
+    return DDSet(owners=owners, dd=dd, path=str(path))
+
+
+@dataclass(frozen=True)
+class TeachSet:
+    """Teacher auctions on random deals (the output of ``bridgebot teach``)."""
+
+    owners: npt.NDArray[np.uint8]
+    dealer: IntArray
+    vul: IntArray
+    auctions: npt.NDArray[np.int8]
+    path: str
+
+    def __len__(self) -> int:
+        return int(self.owners.shape[0])
+
+    def decisions(self, deals: IntArray) -> tuple[IntArray, IntArray]:
+        """(deal, position) of every call in the auctions of ``deals``: one training example each."""
+        lengths = (self.auctions[deals] >= 0).sum(axis=1).astype(np.int64)
+        deal = np.repeat(deals, lengths)
+        starts = np.cumsum(lengths) - lengths
+        pos = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(starts, lengths)
+        return deal, pos
+
+
+def load_teach(path: str | Path) -> TeachSet:
+    """Load a teacher file, checking shapes so a bad file fails here and not mid-training."""
+    with np.load(path) as z:
+        missing = {"owners", "dealer", "vul", "auctions"} - set(z.files)
+        if missing:
+            raise DataError(f"{path}: missing arrays {sorted(missing)}")
+        t = TeachSet(
+            owners=z["owners"].astype(np.uint8),
+            dealer=z["dealer"].astype(np.int64),
+            vul=z["vul"].astype(np.int64),
+            auctions=z["auctions"].astype(np.int8),
+            path=str(path),
+        )
+    n = len(t)
+    if t.owners.shape != (n, 52) or t.dealer.shape != (n,) or t.vul.shape != (n,):
+        raise DataError(f"{path}: inconsistent shapes {t.owners.shape} {t.dealer.shape}")
+    if t.auctions.ndim != 2 or t.auctions.shape[0] != n:
+        raise DataError(f"{path}: auctions shape {t.auctions.shape} does not match {n} deals")
+    return t
+
+
+def hands_of(owners: npt.NDArray[np.uint8], seat: npt.ArrayLike) -> npt.NDArray[np.uint8]:
+    """13-hot hands (uint8[B, 52]) of absolute ``seat`` (per row) from ``owners`` [B, 52]."""
+    s = np.asarray(seat, dtype=np.int64).reshape(-1, 1)
+    hands: npt.NDArray[np.uint8] = (owners == s).astype(np.uint8)
+    return hands
+
+
+def observe(
+    owners: npt.NDArray[np.uint8],
+    dealer: IntArray,
+    vul: IntArray,
+    auctions: npt.NDArray[np.integer],
+    pos: IntArray,
+) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]]:
+    """Features and legal masks of the player to call at position ``pos`` of each auction.
+
+    Calls at and after ``pos`` are hidden (set to -1), so the same arrays serve every prefix.
+    """
+    length = auctions.shape[1]
+    prefix = np.where(np.arange(length)[None, :] < pos[:, None], auctions, -1).astype(np.int64)
+    seat = (dealer + pos) % 4
+    vul_us, vul_them = vul_flags(vul, seat)
+    x = encode_arrays(hands_of(owners, seat), pos % 4, vul_us, vul_them, prefix)
+    return x, legal_masks_arrays(prefix)
+
+
+def final_contracts(
+    auctions: npt.NDArray[np.integer], dealer: IntArray
+) -> tuple[IntArray, IntArray, IntArray, IntArray]:
+    """(level, strain, penalty, declarer) of finished auctions; level 0 means passed out.
+
+    Strain follows the DD tables' axis (C, D, H, S, NT), penalty 0/1/2 = undoubled/X/XX, and the
+    declarer (absolute seat) is the first player of the declaring side to name the final strain.
+    """
+    a = np.asarray(auctions, dtype=np.int64)
+    batch, length = a.shape
+    pos = np.arange(length)[None, :]
+    is_bid = a >= FIRST_BID
+    p_last = np.where(is_bid, pos, -1).max(axis=1)
+    has = p_last >= 0
+    last = np.where(has, a[np.arange(batch), np.maximum(p_last, 0)], FIRST_BID)
+    level = np.where(has, (last - FIRST_BID) // 5 + 1, 0)
+    strain = (last - FIRST_BID) % 5
+    same = is_bid & ((a - FIRST_BID) % 5 == strain[:, None]) & ((pos - p_last[:, None]) % 2 == 0)
+    first = np.argmax(same, axis=1)  # the last bid itself qualifies, so a match exists if has
+    declarer = (dealer + first) % 4
+    after = pos > p_last[:, None]
+    penalty = np.where(
+        (after & (a == 2)).any(axis=1), 2, np.where((after & (a == 1)).any(axis=1), 1, 0)
+    )
+    return level, strain, penalty.astype(np.int64), declarer.astype(np.int64)
+
+
+def ns_scores(
+    auctions: npt.NDArray[np.integer],
+    dealer: IntArray,
+    vul: IntArray,
+    dd: npt.NDArray[np.uint8],
+) -> IntArray:
+    """North-South duplicate score of each finished auction, the contract played double-dummy."""
+    level, strain, penalty, declarer = final_contracts(auctions, dealer)
+    tricks = dd[np.arange(len(level)), declarer, strain].astype(np.int64)
+    v = np.asarray(vul, dtype=np.int64)
+    ns_vul = (v == Vul.both.value) | (v == Vul.ns.value)
+    ew_vul = (v == Vul.both.value) | (v == Vul.ew.value)
+    decl_ns = declarer % 2 == 0
+    side_vul = np.where(decl_ns, ns_vul, ew_vul)
+    score = score_array(level, strain, penalty, side_vul, tricks)
+    return np.where(decl_ns, score, -score).astype(np.int64)

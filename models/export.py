@@ -1,0 +1,153 @@
+"""Export a trained policy to ONNX with its sidecar ``model.json``, and prove they agree.
+
+The exported graph is the policy head only (features [batch, 480] -> logits [batch, 38]); the
+runtime (``engine.policy``) masks illegal calls itself. Before anything is written in place, the
+ONNX model is run by onnxruntime on a batch of real bidding states (auctions bid by the network on
+deals from a DD file) and compared with torch; a disagreement above ``tol`` aborts the export, so
+a model directory on disk always holds a model that computes what was trained.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import torch
+
+from engine.features import FEATURE_VERSION, N_CALLS, N_FEATURES
+from models.data import board_dealer_vul, load_dd
+from models.net import PolicyNet, load_checkpoint
+from models.selfplay import Recorder, net_chooser, run_auctions
+
+INPUT_NAME = "features"
+OUTPUT_NAME = "logits"
+FORMAT_VERSION = 1
+
+
+class ExportError(RuntimeError):
+    """Export refused: parity failed or the checkpoint is unusable."""
+
+
+class _PolicyOnly(torch.nn.Module):
+    def __init__(self, net: PolicyNet) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out: torch.Tensor = self.net(x)
+        return out
+
+
+def real_states(net: PolicyNet, dd_path: str, count: int, seed: int) -> npt.NDArray[np.float32]:
+    """Observations met while ``net`` bids all four seats on ``count`` deals of a DD file."""
+    data = load_dd(dd_path)
+    rng = np.random.default_rng(seed)
+    deals = rng.choice(len(data), size=min(count, len(data)), replace=False)
+    dealer, vul = board_dealer_vul(deals + 1)
+    rec = Recorder()
+    chooser = net_chooser(net, torch.device("cpu"), True, recorder=rec)
+    who = np.zeros((len(deals), 4), dtype=np.int64)
+    run_auctions(data.owners[deals], dealer, vul, who, [chooser])
+    states = np.concatenate(rec.x)
+    return states[rng.permutation(len(states))[: max(count, 1)]]
+
+
+def git_commit() -> str:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True, timeout=10
+        )
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "models", "engine"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
+        return out.stdout.strip() + ("+dirty" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def export(
+    checkpoint: str,
+    out_dir: str,
+    dd_path: str,
+    states: int = 512,
+    seed: int = 0,
+    tol: float = 1e-4,
+    command: str = "",
+    extra_metrics: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Write ``OUT_DIR/policy.onnx`` and ``OUT_DIR/model.json``; return the sidecar."""
+    import onnxruntime as ort
+
+    net, blob = load_checkpoint(checkpoint)
+    net.eval()
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    x = real_states(net, dd_path, states, seed)
+    with tempfile.TemporaryDirectory(dir=out) as tmp:
+        tmp_onnx = Path(tmp) / "policy.onnx"
+        torch.onnx.export(
+            _PolicyOnly(net),
+            (torch.zeros(1, N_FEATURES),),
+            str(tmp_onnx),
+            input_names=[INPUT_NAME],
+            output_names=[OUTPUT_NAME],
+            dynamic_axes={INPUT_NAME: {0: "batch"}, OUTPUT_NAME: {0: "batch"}},
+            opset_version=17,
+            dynamo=False,
+        )
+        sess = ort.InferenceSession(str(tmp_onnx), providers=["CPUExecutionProvider"])
+        (got,) = sess.run([OUTPUT_NAME], {INPUT_NAME: x})
+        with torch.no_grad():
+            want = net(torch.from_numpy(x)).numpy()
+        diff = float(np.abs(np.asarray(got) - want).max())
+        same_choice = float((np.asarray(got).argmax(1) == want.argmax(1)).mean())
+        if not diff <= tol:
+            raise ExportError(f"{checkpoint}: ONNX and torch differ by {diff:.3g} (> {tol})")
+        meta: dict[str, Any] = dict(blob.get("meta") or {})  # type: ignore[call-overload]
+        sidecar: dict[str, Any] = {
+            "format": FORMAT_VERSION,
+            "feature_version": FEATURE_VERSION,
+            "inputs": [{"name": INPUT_NAME, "shape": ["batch", N_FEATURES], "dtype": "float32"}],
+            "outputs": [{"name": OUTPUT_NAME, "shape": ["batch", N_CALLS], "dtype": "float32"}],
+            "calls": "engine.rules.ALL_CALLS order: pass, X, XX, 1C, 1D, 1H, 1S, 1NT, ..., 7NT",
+            "network": {"type": "mlp-relu", **net.config.to_dict()},
+            "training": {
+                "kind": meta.get("kind"),
+                "command": meta.get("command"),
+                "data": meta.get("data"),
+                "seed": meta.get("seed"),
+                "init": meta.get("init"),
+                "config": meta.get("config"),
+            },
+            "metrics": {**(meta.get("metrics") or {}), **(extra_metrics or {})},
+            "export": {
+                "command": command,
+                "checkpoint": checkpoint,
+                "git_commit": git_commit(),
+                "torch": torch.__version__,
+                "onnxruntime": ort.__version__,
+                "parity_states": len(x),
+                "parity_max_abs_diff": diff,
+                "parity_same_argmax": same_choice,
+                "parity_states_from": dd_path,
+            },
+        }
+        json_tmp = Path(tmp) / "model.json"
+        json_tmp.write_text(json.dumps(sidecar, indent=2, default=str) + "\n")
+        os.replace(tmp_onnx, out / "policy.onnx")
+        os.replace(json_tmp, out / "model.json")
+    print(
+        f"export: {out}/policy.onnx, parity max |diff| {diff:.2e} on {len(x)} states",
+        file=sys.stderr,
+    )
+    return sidecar

@@ -1,0 +1,84 @@
+"""The bidding network: an MLP over the 480-feature observation with a policy and a value head.
+
+Lockhart et al. 2020 (seeds file 000) use 4x1024 ReLU and Qiu et al. 2024 (file 004) 4x2048 GELU;
+both run on GPUs. This project trains and serves on a 2-core CPU and self-play needs tens of
+thousands of forward passes a second, so the default trunk is narrower (3x512 ReLU), which still
+holds the whole bidding system a rule-based teacher encodes. The value head (used only by
+self-play as the baseline of the advantage) shares the trunk and is not exported: the runtime needs
+the policy logits alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import torch
+from torch import nn
+
+N_FEATURES = 480
+N_CALLS = 38
+
+
+@dataclass(frozen=True)
+class NetConfig:
+    """Shape of the network; stored in checkpoints and in ``model.json``."""
+
+    hidden: int = 512
+    layers: int = 3
+    n_features: int = N_FEATURES
+    n_calls: int = N_CALLS
+
+    def to_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, int]) -> NetConfig:
+        return cls(**{k: int(v) for k, v in d.items() if k in cls.__dataclass_fields__})
+
+
+class PolicyNet(nn.Module):
+    """Trunk of ``layers`` ReLU layers, a 38-way policy head and a scalar value head."""
+
+    def __init__(self, config: NetConfig | None = None) -> None:
+        super().__init__()
+        self.config = config or NetConfig()
+        c = self.config
+        layers: list[nn.Module] = []
+        width = c.n_features
+        for _ in range(c.layers):
+            layers += [nn.Linear(width, c.hidden), nn.ReLU()]
+            width = c.hidden
+        self.trunk = nn.Sequential(*layers)
+        self.policy = nn.Linear(width, c.n_calls)
+        self.value = nn.Linear(width, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Policy logits over all 38 calls (the caller masks illegal ones)."""
+        return self.policy(self.trunk(x))  # type: ignore[no-any-return]
+
+    def forward_both(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Policy logits and the value estimate (in normalised IMPs, -1..1) for self-play."""
+        h = self.trunk(x)
+        return self.policy(h), self.value(h).squeeze(-1)
+
+
+def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Illegal calls get a large negative logit (not -inf, which makes NaN in entropy terms)."""
+    return logits.masked_fill(~mask, -1e9)
+
+
+def save_checkpoint(path: str, net: PolicyNet, extra: dict[str, object]) -> None:
+    """Write weights, shape and training state atomically (a killed run never leaves half a file)."""
+    import os
+
+    tmp = f"{path}.tmp"
+    torch.save({"config": net.config.to_dict(), "state": net.state_dict(), **extra}, tmp)
+    os.replace(tmp, path)
+
+
+def load_checkpoint(path: str) -> tuple[PolicyNet, dict[str, object]]:
+    """Inverse of :func:`save_checkpoint`; returns the network and the other saved entries."""
+    blob = torch.load(path, map_location="cpu", weights_only=False)
+    net = PolicyNet(NetConfig.from_dict(blob.pop("config")))
+    net.load_state_dict(blob.pop("state"))
+    return net, blob
