@@ -1,0 +1,235 @@
+"""Card play: the baseline's habits, the shortcuts, and the Monte Carlo player's choices."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from endplay.types import Bid, Card, Contract, Deal, Hand, Player, Vul
+
+from engine.agent import BiddingView, PlayView
+from engine.cardplay import (
+    DDCardPlayer,
+    _board_state,
+    baseline_card,
+    equivalence_classes,
+    play_deal,
+    with_card_player,
+)
+from engine.dds import Position, card_index, solve_positions
+from engine.random_agent import RandomAgent
+from engine.rules import PASS, legal_cards
+from engine.worlds import Knowledge
+
+
+def view_of(
+    hand: str,
+    played: list[tuple[Player, str]],
+    seat: Player = Player.east,
+    contract: str = "4SN",
+    dummy: str | None = None,
+) -> PlayView:
+    """A hand-made view: only the fields the baseline and the class grouping read matter."""
+    h = Hand(hand)
+    cards = [Card(c) for _, c in played]
+    trick = cards[len(cards) - len(cards) % 4 :]
+    return PlayView(
+        seat=seat,
+        controller=seat,
+        dealer=Player.north,
+        vul=Vul.none,
+        auction=(),
+        contract=Contract(contract),
+        hand=h,
+        dummy=Hand(dummy) if dummy else None,
+        played=tuple((p, Card(c)) for p, c in played),
+        legal=legal_cards(h, trick),
+    )
+
+
+def test_baseline_wins_cheaply_when_partner_is_not_winning() -> None:
+    view = view_of("AK2.Q3..T98765", [(Player.north, "C4")])
+    assert baseline_card(view) == Card("C5")
+    view = view_of("AK2.Q3..QT9876", [(Player.north, "CJ")])
+    assert baseline_card(view) == Card("CQ")
+
+
+def test_baseline_plays_low_under_partner_and_when_it_cannot_win() -> None:
+    # West (East's partner) leads the king; North plays low; East plays low.
+    view = view_of("AK2.Q3..QT9876", [(Player.west, "CK"), (Player.north, "C4")], seat=Player.east)
+    assert baseline_card(view) == Card("C6")
+    view = view_of("AK2.Q3..QT9876", [(Player.north, "CA")])
+    assert baseline_card(view) == Card("C6")
+
+
+def test_baseline_ruffs_cheaply_overruffs_and_discards_sparing_trumps() -> None:
+    # Spades are trumps (4S by North). East is void in clubs and ruffs North's ace low.
+    view = view_of("AK2.Q3.AKQJT98.", [(Player.north, "CA")])
+    assert baseline_card(view) == Card("S2")
+    # South, over East's S5 ruff of partner's lead: the cheapest trump that wins is the king.
+    view = view_of(
+        "AK4.Q3.AKQJT98.", [(Player.north, "C2"), (Player.east, "S5")], seat=Player.south
+    )
+    assert baseline_card(view) == Card("SK")
+    # West, with partner East's ruff winning: a low side card, not a trump.
+    view = view_of("AK4.Q3.AKQJT98.", [(Player.north, "CA"), (Player.east, "S5")], seat=Player.west)
+    assert baseline_card(view) == Card("H3")
+
+
+def test_baseline_leads_low_from_its_longest_suit() -> None:
+    view = view_of("AK2.Q3.T9.QJ8765", [], seat=Player.east)
+    assert baseline_card(view) == Card("C5")
+
+
+def test_touching_cards_form_one_class_also_through_played_cards() -> None:
+    hand = Hand("KJ3.AK..")
+    queen_gone = {card_index(Card("SQ"))}
+    classes = equivalence_classes(list(hand), list(hand), queen_gone)
+    assert sorted(classes, key=lambda c: card_index(c[0])) == [
+        [Card("SJ"), Card("SK")],  # lowest first: the card played for the class
+        [Card("S3")],
+        [Card("HK"), Card("HA")],
+    ]
+    # With the queen still out (or on the table in this trick), K and J are separate.
+    classes = equivalence_classes(list(hand), list(hand), set())
+    assert sorted(len(c) for c in classes) == [1, 1, 1, 2]
+
+
+def test_forced_cards_are_played_without_solving() -> None:
+    player = DDCardPlayer(worlds=2, time_limit=None, lead_worlds=1, lead_time_limit=None)
+    deal = Deal("N:AKQ2.J32.K54.Q32 JT9.AK4.QJT9.K54 8765.Q765.A3.AJ6 43.T98.8762.T987")
+    seen: list[tuple[PlayView, Card, int]] = []
+
+    def chooser(view: PlayView) -> Card:
+        card = player.play(view)
+        seen.append((view, card, player.last_solved))
+        return card
+
+    play_deal(deal, Contract("3NTS"), [chooser] * 4)
+    singletons = [(v, c, n) for v, c, n in seen if len(v.legal) == 1]
+    assert singletons and all(n == 0 and c == v.legal[0] for v, c, n in singletons)
+    # The last trick is always forced; trick one is always searched (more than one class).
+    assert all(n == 0 for v, _, n in seen if v.trick_no == 13)
+    assert seen[0][2] == 1
+    # Every decision with one class of cards (e.g. KQ alone in the led suit) was not searched.
+    for v, c, n in seen:
+        state = _board_state(v)
+        holding = v.dummy if v.seat != v.controller and v.dummy is not None else v.hand
+        classes = equivalence_classes(list(holding), v.legal, set(state.gone_before))
+        assert (n == 0) == (len(classes) == 1)
+        assert c in v.legal
+
+
+# Boards found by playing random deals with the baseline: at these points the hidden cards are
+# fully determined by the play (voids), so the Monte Carlo player sees the one real world and must
+# find the double-dummy best card.
+DETERMINED = [
+    ("N:K5.KJT962.A3.K84 AJ976.5.QT6.Q532 Q83.873.KJ9.JT96 T42.AQ4.87542.A7", "2SE", 40),
+    ("N:62.AQ6.873.KQT85 KT4.KJT3.KJT9.J2 Q3.9542.Q542.A96 AJ9875.87.A6.743", "3NTS", 40),
+    ("N:6.AK872.KQ.Q9873 Q3.Q64.J9875.AT5 KJT9852.J9.AT4.4 A74.T53.632.KJ62", "5DW", 37),
+    ("N:AQ.AK32.K.K86432 T8.T5.JT753.AJ75 95432.Q74.A984.T KJ76.J986.Q62.Q9", "4HN", 39),
+]
+
+
+@pytest.mark.parametrize(("pbn", "contract", "at"), DETERMINED)
+def test_a_fully_determined_position_gets_the_double_dummy_best_card(
+    pbn: str, contract: str, at: int
+) -> None:
+    deal = Deal(pbn)
+    views: list[PlayView] = []
+
+    def chooser(view: PlayView) -> Card:
+        views.append(view)
+        return baseline_card(view)
+
+    play_deal(deal, Contract(contract), [chooser] * 4)
+    view = views[at]
+    assert Knowledge.from_view(view).count() == 1
+    state = _board_state(view)
+    owners = [-1] * 52
+    for p in Player:
+        for c in deal[p]:
+            owners[card_index(c)] = p.value
+    for i in state.gone_before:
+        owners[i] = -1
+    truth = solve_positions(
+        [
+            Position(
+                tuple(owners),
+                view.contract.denom.value,
+                state.leader.value,
+                tuple(card_index(c) for c in state.trick),
+            )
+        ]
+    )[0]
+    scores = {c: int(truth[card_index(c)]) for c in view.legal}
+    assert len(set(scores.values())) > 1  # the choice matters here
+    player = DDCardPlayer(worlds=3, time_limit=None, seed=1)
+    card = player.play(view)
+    assert scores[card] == max(scores.values())
+    assert player.last_solved >= 1
+
+
+def test_making_the_contract_outweighs_overtricks() -> None:
+    """Card A: 11 tricks in 3 worlds of 4 and 9 in the other; card B: 10 tricks always. In 4S
+    the expected score prefers B (420 vs 325) although A averages more tricks; as a defender
+    against the same contract the choice flips to the card that beats it most often."""
+    view = view_of("AK2.Q3.T9.QJ8765", [], seat=Player.north, contract="4SN")
+    state = _board_state(view)
+    player = DDCardPlayer()
+    a, b = Card("C5"), Card("HQ")
+    classes = [[a], [b]]
+    tricks = np.full((4, 52), -1, dtype=np.int8)
+    tricks[:, card_index(a)] = [11, 11, 11, 9]
+    tricks[:, card_index(b)] = [10, 10, 10, 10]
+    weights = np.full(4, 0.25)
+    assert player._choose(view, state, classes, tricks, weights) == b
+    defender = view_of("AK2.Q3.T9.QJ8765", [], seat=Player.east, contract="4SN")
+    # Now the tricks are the defenders': A beats 4S in one world of four, B never does.
+    tricks[:, card_index(a)] = [2, 2, 2, 4]
+    tricks[:, card_index(b)] = [3, 3, 3, 3]
+    assert player._choose(defender, state, classes, tricks, weights) == a
+
+
+def test_a_whole_board_with_the_dd_player_is_legal_and_scored() -> None:
+    deal = Deal("N:98763.83.96.AQT8 AK5.QT95.KT2.K64 Q42.KJ62.753.J93 JT.A74.AQJ84.752")
+    player = DDCardPlayer(worlds=2, time_limit=None, lead_worlds=1, seed=3, workers=0)
+    tricks, played = play_deal(deal, Contract("4HE"), [player.play] * 4)
+    assert len(played) == 52
+    assert len({card_index(c) for _, c in played}) == 52
+    assert 0 <= tricks <= 13
+    # Same seed, same board: the same play (no time limit, so nothing depends on the clock).
+    again = DDCardPlayer(worlds=2, time_limit=None, lead_worlds=1, seed=3)
+    assert play_deal(deal, Contract("4HE"), [again.play] * 4)[1] == played
+
+
+def test_with_card_player_bids_like_the_agent_and_plays_like_the_player() -> None:
+    class Recorder:
+        name = "recorder"
+
+        def __init__(self) -> None:
+            self.boards: list[int] = []
+
+        def reset(self, board: int) -> None:
+            self.boards.append(board)
+
+        def play(self, view: PlayView) -> Card:
+            return view.legal[-1]
+
+    recorder = Recorder()
+    agent = with_card_player(RandomAgent(seed=1, pass_bias=1.0), recorder)
+    agent.reset(7)
+    assert recorder.boards == [7]
+    assert agent.name == "random+recorder"
+    bview = BiddingView(
+        seat=Player.north,
+        dealer=Player.north,
+        vul=Vul.none,
+        hand=Hand("AK2.Q3.T9.QJ8765"),
+        auction=(),
+        legal=(PASS,),
+    )
+    call: Bid = agent.bid(bview)
+    assert call == PASS
+    view = view_of("AK2.Q3.T9.QJ8765", [], seat=Player.north)
+    assert agent.play(view) == view.legal[-1]
+    agent.close()
