@@ -353,7 +353,7 @@ class SeatMachine:
         clean = _clean_call(call)
         err = self._check_call(clean)
         if err:
-            raise LocalProtocolError(f"{self.seat.name} may not call {clean}: {err}")
+            raise LocalProtocolError(f"{_name(self.seat)} may not call {clean}: {err}")
         alert = (call.announcement or "") if call.alertable else None
         self._undo = _Undo(
             "call", clean, self.phase, self.board.copy(), request.rejected, self.boards_finished
@@ -372,9 +372,9 @@ class SeatMachine:
         board = self.board
         holding = request.holding
         if card not in list(holding):
-            raise LocalProtocolError(f"{request.player.name} does not hold {card}")
+            raise LocalProtocolError(f"{_name(request.player)} does not hold {card}")
         if self._revoke(holding, card):
-            raise LocalProtocolError(f"{request.player.name} must follow suit, not play {card}")
+            raise LocalProtocolError(f"{_name(request.player)} must follow suit, not play {card}")
         self._undo = _Undo(
             "card", card, self.phase, board.copy(), request.rejected, self.boards_finished
         )
@@ -390,7 +390,7 @@ class SeatMachine:
         assert isinstance(msg, m.Seated)
         if self.requested_seat is not None and msg.seat != self.requested_seat:
             raise RemoteProtocolError(
-                f"asked for {self.requested_seat.name} but was seated as {msg.seat.name}",
+                f"asked for {_name(self.requested_seat)} but was seated as {_name(msg.seat)}",
                 line=_line(msg),
             )
         self._seat = msg.seat
@@ -443,7 +443,7 @@ class SeatMachine:
         expected = self._bidder()
         if msg.seat != expected:
             raise RemoteProtocolError(
-                f"a call from {msg.seat.name} while {expected.name} is to call",
+                f"a call from {_name(msg.seat)} while {_name(expected)} is to call",
                 seat=msg.seat,
                 line=_line(msg),
             )
@@ -465,12 +465,12 @@ class SeatMachine:
         player = board.next_player
         if self._controls(player):
             raise RemoteProtocolError(
-                f"a card relayed for {player.name}, whose card we play", line=_line(msg)
+                f"a card relayed for {_name(player)}, whose card we play", line=_line(msg)
             )
         seat = board.dummy if msg.seat is None else msg.seat
         if seat != player:
             raise RemoteProtocolError(
-                f"a card from {_name(seat)} while {player.name} is to play",
+                f"a card from {_name(seat)} while {_name(player)} is to play",
                 seat=seat,
                 line=_line(msg),
             )
@@ -480,14 +480,14 @@ class SeatMachine:
             raise RemoteProtocolError(f"{card} was already played", seat=player, line=_line(msg))
         if holding is not None:
             if card not in list(holding):
-                raise RemoteProtocolError(f"{player.name} does not hold {card}", seat=player)
+                raise RemoteProtocolError(f"{_name(player)} does not hold {card}", seat=player)
             if self._revoke(holding, card):
-                raise RemoteProtocolError(f"{player.name} revoked with {card}", seat=player)
+                raise RemoteProtocolError(f"{_name(player)} revoked with {card}", seat=player)
         else:
             for other in (board.hand, board.dummy_hand):
                 if other is not None and card in list(other):
                     raise RemoteProtocolError(
-                        f"{player.name} played {card}, which another hand we see holds",
+                        f"{_name(player)} played {card}, which another hand we see holds",
                         seat=player,
                         line=_line(msg),
                     )
@@ -733,7 +733,7 @@ def _line(msg: Message) -> str:
 
 
 def _name(seat: Player | None) -> str:
-    return "dummy" if seat is None else seat.name
+    return "dummy" if seat is None else seat.name.capitalize()
 
 
 _RESTARTABLE: dict[type[Message], Handler] = {m.StartOfBoard: SeatMachine._on_start_of_board}
