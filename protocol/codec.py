@@ -102,7 +102,8 @@ _PENALTY_WORDS: dict[Penalty, str] = {
 }
 
 _SEAT = r"(?:north|east|south|west)"
-_FLAGS = re.IGNORECASE
+# ASCII: without it re folds "ſ" to "s" and the Kelvin sign to "k", and \d matches non-ASCII digits.
+_FLAGS = re.IGNORECASE | re.ASCII
 
 
 def _re(pattern: str) -> re.Pattern[str]:
@@ -340,7 +341,7 @@ _TO_TM_RULES: list[_Rule] = [
         # Quotes are mandatory in the spec; an unquoted name is tolerated. ANYPL: WBridge5.
         # Text after the version: Ben --sendinfo, ComputerBridge "version 19 sayc".
         _re(
-            r'connecting ?(?:"(?P<qteam>[^"]*)"|(?P<team>\S.*?)) as (?P<seat>SEAT|anypl) '
+            r'connecting ?(?:"(?P<qteam>[^"]*)"|(?P<team>[^\s"][^"]*?)) as (?P<seat>SEAT|anypl) '
             r"using protocol version ?(?P<ver>\d{1,6})(?P<extra>.*)"
         ),
         lambda m, n, ln: Connect(
@@ -382,7 +383,7 @@ _FROM_TM_RULES: list[_Rule] = [
         lambda m, n, ln: Seated(_seat(m.group(1)), m.group("team")),
     ),
     (
-        _re(r"(SEAT) (?P<team>.+?) seated\.?"),
+        _re(r'(SEAT) (?P<team>[^"]+?) seated\.?'),
         lambda m, n, ln: Seated(_seat(m.group(1)), m.group("team")),
     ),
     (
@@ -440,6 +441,15 @@ _RULES = {Direction.TO_TM: _TO_TM_RULES, Direction.FROM_TM: _FROM_TM_RULES}
 _WHO = {Direction.TO_TM: "to a table manager", Direction.FROM_TM: "from a table manager"}
 
 
+_NOT_WIRE = re.compile(r"[^\x20-\x7e]")
+
+
+def _wire_safe(line: str) -> str:
+    """The spec allows only printable ASCII: other whitespace becomes a space, anything else
+    ``?``, so every message we parse can be rendered (relayed) again."""
+    return _NOT_WIRE.sub(lambda m: " " if m.group().isspace() else "?", line)
+
+
 def normalize(line: str) -> str:
     """Collapse whitespace runs and trim (WBridge5's double spaces, trailing blanks)."""
     return " ".join(line.split())
@@ -451,16 +461,17 @@ def parse(line: str | bytes, direction: Direction) -> Message:
         line = line.decode("utf-8", errors="replace")
     if len(line) > MAX_PARSE_CHARS:
         raise ParseError(f"line longer than {MAX_PARSE_CHARS} characters", line=line[:80] + "...")
-    norm = normalize(line)
+    safe = _wire_safe(line)
+    norm = normalize(safe)
     if not norm:
         raise ParseError("empty line", line=line)
-    call = _parse_call_line(norm, line)
+    call = _parse_call_line(norm, safe)
     if call is not None:
         return call
     for pattern, build in _RULES[direction]:
         m = pattern.fullmatch(norm)
         if m is not None:
-            return build(m, norm, line)
+            return build(m, norm, safe)
     raise ParseError(f"not a Blue Chip message {_WHO[direction]}", line=line.strip())
 
 
