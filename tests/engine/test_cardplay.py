@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
+
 import numpy as np
 import pytest
-from endplay.types import Bid, Card, Contract, Deal, Hand, Player, Vul
+from endplay.types import Bid, Card, Contract, ContractBid, Deal, Denom, Hand, Player, Vul
 
 from engine.agent import BiddingView, PlayView
 from engine.cardplay import (
@@ -19,6 +22,9 @@ from engine.dds import Position, card_index, solve_positions
 from engine.random_agent import RandomAgent
 from engine.rules import PASS, legal_cards
 from engine.worlds import Knowledge
+from protocol.table import TableBoard
+from server.seat import SeatClient
+from server.tm import TableManager
 
 
 def view_of(
@@ -233,3 +239,49 @@ def test_with_card_player_bids_like_the_agent_and_plays_like_the_player() -> Non
     view = view_of("AK2.Q3.T9.QJ8765", [], seat=Player.north)
     assert agent.play(view) == view.legal[-1]
     agent.close()
+
+
+class ThreeNotrumpBidder:
+    """The dealer bids 3NT and everyone passes after it: a fixed auction for a play test."""
+
+    name = "3nt"
+
+    def reset(self, board: int) -> None:
+        return None
+
+    def bid(self, view: BiddingView) -> Bid:
+        return ContractBid(3, Denom.nt) if not view.auction else PASS
+
+    def play(self, view: PlayView) -> Card:
+        raise AssertionError("the card player decides the cards")
+
+
+async def test_a_whole_board_through_a_real_table_manager(tmp_path: Path) -> None:
+    """Four seat clients on 127.0.0.1, each an agent whose cards come from a DDCardPlayer; the
+    table manager's record must be the board that the same players play without it."""
+    deal = Deal("N:AKQ2.J32.K54.Q32 JT9.AK4.QJT9.K54 8765.Q765.A3.AJ6 43.T98.8762.T987")
+    board = TableBoard(number=1, dealer=Player.north, vul=Vul.none, deal=deal.copy())
+
+    def player(p: Player) -> DDCardPlayer:
+        return DDCardPlayer(worlds=2, time_limit=None, lead_worlds=1, seed=10 + p.value)
+
+    tm = TableManager([board], tmp_path)
+    host, port = await tm.start()
+    serving = asyncio.create_task(tm.serve())
+    agents = {p: with_card_player(ThreeNotrumpBidder(), player(p)) for p in Player}
+    clients = [
+        SeatClient(host, port, p, ("NS", "EW")[p.value % 2], agents[p], connect_retries=0)
+        for p in Player
+    ]
+    await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 120)
+    ((result,),) = await asyncio.wait_for(serving, 10)
+    assert result.aborted is None
+    assert str(result.contract).startswith("3NTN")
+    assert len(result.play) == 52
+
+    offline = {p: player(p) for p in Player}
+    for p in offline.values():
+        p.reset(1)
+    tricks, played = play_deal(deal, Contract("3NTN"), [offline[p].play for p in Player])
+    assert [(p, str(c)) for p, c in result.play] == [(p, str(c)) for p, c in played]
+    assert result.declarer_tricks == tricks
