@@ -111,7 +111,7 @@ class SeatClient:
         self._lines_out = 0
         self._boards: list[int] = []
         self._log: Any = structlog.get_logger("bridgebot.seat").bind(
-            seat=seat.name if seat else "ANYPL", table=f"{host}:{port}"
+            seat="ANYPL" if seat is None else seat.name.capitalize(), table=f"{host}:{port}"
         )
 
     # ------------------------------------------------------------------ public
@@ -233,7 +233,8 @@ class SeatClient:
             if isinstance(event, Send):
                 await self._write(event.message)
             elif isinstance(event, BoardStarted):
-                self._log = self._log.bind(seat=self.machine.seat.name, board=event.number)
+                seat = self.machine.seat.name.capitalize()
+                self._log = self._log.bind(seat=seat, board=event.number)
                 self.agent.reset(event.number)
             elif isinstance(event, NeedCall | NeedCard):
                 queue = (await self._decide(event)) + queue

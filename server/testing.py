@@ -79,16 +79,22 @@ class ScriptedTableManager:
     Use as an async context manager; ``port`` is known once entered. ``await tm.assert_done()``
     waits for the script to finish and raises :class:`ScriptMismatch` with the first difference,
     or if the client wrote anything after the script's last expected line before closing.
+    ``port`` 0 picks a free port.
     ``timeout`` bounds every wait for a client line, so a silent client fails instead of hanging.
     """
 
     def __init__(
-        self, steps: Iterable[ScriptStep], *, host: str = "127.0.0.1", timeout: float = 10.0
+        self,
+        steps: Iterable[ScriptStep],
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        timeout: float = 10.0,
     ) -> None:
         self.steps: list[ScriptStep] = list(steps)
         self.host = host
         self.timeout = timeout
-        self.port = 0
+        self.port = port
         self.received: list[str] = []
         """Every line the client wrote, in order (CRLF stripped)."""
         self.terminators: list[bytes] = []
@@ -106,7 +112,7 @@ class ScriptedTableManager:
 
     async def __aenter__(self) -> ScriptedTableManager:
         self._done = asyncio.get_running_loop().create_future()
-        self._server = await asyncio.start_server(self._handle, self.host, 0)
+        self._server = await asyncio.start_server(self._handle, self.host, self.port)
         self.port = self._server.sockets[0].getsockname()[1]
         return self
 
