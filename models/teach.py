@@ -30,16 +30,19 @@ import json
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 from endplay.types import Player, Vul
 
 TEACH_VERSION = "teach-v1"
+
+J = TypeVar("J")
+R = TypeVar("R")
 
 #: Dealer (0..3 = N, E, S, W) and endplay ``Vul`` value of board k + 1, indexed by k mod 16:
 #: the standard cycle (board 1 North deals, none vulnerable; 2 East, N/S; 3 South, E/W; ...).
@@ -246,20 +249,31 @@ def generate(
     stop = count if stop_after is None else min(count, start + stop_after)
     bar = Progress(count, "deals", done=start) if progress else None
     since_save = 0
-    work = jobs(seed, start, stop, chunk, source_owners)
-    if workers > 1 and stop - start > chunk:
-        import multiprocessing as mp
-
-        with mp.get_context("fork").Pool(workers) as pool:
-            for result in pool.imap(teach_chunk, work):
-                since_save = _take(teach, result, bar, out, since_save, checkpoint_every)
-    else:
-        for job in work:
-            since_save = _take(teach, teach_chunk(job), bar, out, since_save, checkpoint_every)
+    work = list(jobs(seed, start, stop, chunk, source_owners))
+    for result in run_jobs(teach_chunk, work, workers):
+        since_save = _take(teach, result, bar, out, since_save, checkpoint_every)
     teach.save(out)
     if bar is not None:
         bar.close()
     return teach
+
+
+def run_jobs(
+    fn: Callable[[J], R], work: list[J], workers: int, initializer: Callable[[], None] | None = None
+) -> Iterator[R]:
+    """``fn`` over ``work``, results in order; in ``workers`` forked processes when it pays.
+
+    Results come back in job order whatever the number of workers, which is what makes the
+    generated files independent of ``--workers``.
+    """
+    if workers > 1 and len(work) > 1:
+        import multiprocessing as mp
+
+        with mp.get_context("fork").Pool(workers, initializer=initializer) as pool:
+            yield from pool.imap(fn, work)
+    else:
+        for job in work:
+            yield fn(job)
 
 
 def _take(

@@ -1,0 +1,185 @@
+"""``bridgebot ddgen``: random deals with their full double-dummy tables, in the shared format.
+
+The file has the two arrays of ``../shared/data/README.md`` (``owners`` uint8[N, 52], ``dd``
+uint8[N, 4, 5]: tricks for declarer N, E, S, W in strains C, D, H, S, NT), so it concatenates
+with ``dd_2026.npz``, plus one extra scalar ``meta`` (JSON: generator, seed, count) that makes a
+file resumable. Deal k is :func:`models.teach.random_owners` (seed, k), the same stream
+``bridgebot teach --seed`` bids, so teacher auctions and DD tables line up deal for deal.
+
+Tables come from DDS through endplay's ``calc_all_tables`` in batches, in worker processes (each
+worker asks DDS for one thread, so ``--workers`` is the number of cores used). The file is
+rewritten atomically every ``--checkpoint`` deals; rerunning the same command continues it, and
+the result equals one uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+DDGEN_VERSION = "ddgen-v1"
+HELP = "generate random deals with full double-dummy tables (the ../shared/data npz format)"
+EXAMPLES = """examples:
+  bridgebot ddgen --deals 100000 --out data/dd_more.npz --seed 7
+  bridgebot ddgen --deals 100000 --out data/dd_more.npz --seed 7   # continues an interrupted run
+
+Concatenate with the shared set:
+  a, b = np.load("../shared/data/dd_2026.npz"), np.load("data/dd_more.npz")
+  np.savez("all.npz", owners=np.concatenate([a["owners"], b["owners"]]),
+           dd=np.concatenate([a["dd"], b["dd"]]))
+"""
+
+_RANKS = "AKQJT98765432"
+
+
+class DDGenError(ValueError):
+    """A file that cannot be continued by this run (names the file and the mismatch)."""
+
+
+def pbn(owners: npt.NDArray[np.uint8]) -> str:
+    """The PBN deal string (North first) of one ``owners`` row."""
+    hands = [
+        ".".join(
+            "".join(_RANKS[r] for r in range(13) if owners[s * 13 + r] == seat) for s in range(4)
+        )
+        for seat in range(4)
+    ]
+    return "N:" + " ".join(hands)
+
+
+def dd_tables(owners: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """uint8[B, 4, 5] DD tables (declarer N..W x strain C, D, H, S, NT) of ``owners`` [B, 52]."""
+    from endplay.dds import calc_all_tables
+    from endplay.types import Deal
+
+    if len(owners) == 0:
+        return np.zeros((0, 4, 5), dtype=np.uint8)
+    tables = calc_all_tables([Deal(pbn(row)) for row in owners])
+    # endplay's to_list() is [strain S, H, D, C, NT][declarer N, E, S, W].
+    arr = np.array([t.to_list() for t in tables], dtype=np.uint8)
+    return np.ascontiguousarray(arr[:, [3, 2, 1, 0, 4], :].transpose(0, 2, 1))
+
+
+def _worker_init() -> None:
+    from endplay._dds import SetMaxThreads
+
+    SetMaxThreads(1)
+
+
+def dd_chunk(job: tuple[int, int, int]) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
+    """Worker: deals ``start .. start+count-1`` of stream ``seed`` and their tables."""
+    from models.teach import random_owners
+
+    seed, start, count = job
+    owners = np.stack([random_owners(seed, start + i) for i in range(count)]).astype(np.uint8)
+    return owners, dd_tables(owners)
+
+
+def _save(path: Path, owners: list[Any], dd: list[Any], meta: dict[str, Any]) -> None:
+    o = np.concatenate(owners) if owners else np.zeros((0, 52), np.uint8)
+    d = np.concatenate(dd) if dd else np.zeros((0, 4, 5), np.uint8)
+    meta = {**meta, "count": len(o)}
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez_compressed(tmp, owners=o, dd=d, meta=np.str_(json.dumps(meta, sort_keys=True)))
+    os.replace(tmp, path)
+
+
+def generate(
+    out: Path,
+    count: int,
+    seed: int = 0,
+    workers: int = 1,
+    chunk: int = 32,
+    checkpoint_every: int = 2_000,
+    progress: bool = True,
+    stop_after: int | None = None,
+) -> int:
+    """Make (or extend) ``out`` to ``count`` deals with DD tables; returns the deals in the file.
+
+    ``stop_after`` ends the run after that many new deals, leaving the file as an interrupted
+    run would at a checkpoint (used by tests).
+    """
+    from models.teach import Progress, run_jobs
+
+    meta: dict[str, Any] = {"generator": DDGEN_VERSION, "seed": seed}
+    owners: list[Any] = []
+    dd: list[Any] = []
+    if out.exists():
+        with np.load(out, allow_pickle=False) as z:
+            if "meta" not in z.files:
+                raise DDGenError(
+                    f"{out}: has no 'meta', so it was not made by ddgen; cannot resume"
+                )
+            old = json.loads(str(z["meta"]))
+            for key in ("generator", "seed"):
+                if old.get(key) != meta[key]:
+                    raise DDGenError(
+                        f"{out}: cannot continue, its {key} is {old.get(key)!r}, this run's is "
+                        f"{meta[key]!r} (use another --out)"
+                    )
+            owners, dd = [z["owners"]], [z["dd"]]
+    start = sum(len(o) for o in owners)
+    stop = count if stop_after is None else min(count, start + stop_after)
+    bar = Progress(count, "deals", done=start) if progress else None
+    work = [(seed, s, min(chunk, stop - s)) for s in range(start, stop, chunk)]
+    since = 0
+
+    def take(result: tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]) -> None:
+        nonlocal since
+        owners.append(result[0])
+        dd.append(result[1])
+        since += len(result[0])
+        if bar is not None:
+            bar.update(len(result[0]))
+        if since >= checkpoint_every:
+            _save(out, owners, dd, meta)
+            since = 0
+
+    for result in run_jobs(dd_chunk, work, workers, initializer=_worker_init):
+        take(result)
+    _save(out, owners, dd, meta)
+    if bar is not None:
+        bar.close()
+    return sum(len(o) for o in owners)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--deals", type=int, required=True, help="deals wanted in --out")
+    parser.add_argument("--out", type=Path, required=True, help="the .npz to write or continue")
+    parser.add_argument("--seed", type=int, default=0, help="random-deal stream (default 0)")
+    parser.add_argument(
+        "--workers", type=int, default=os.cpu_count() or 1, help="worker processes (default: CPUs)"
+    )
+    parser.add_argument("--batch", type=int, default=32, help="deals per solver call (default 32)")
+    parser.add_argument("--checkpoint", type=int, default=2_000, help="save every N new deals")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.deals < 0 or args.workers < 1 or args.batch < 1:
+        print("ddgen: --deals must be >= 0, --workers and --batch >= 1", file=sys.stderr)
+        return 2
+    t0 = time.monotonic()
+    try:
+        n = generate(
+            args.out,
+            args.deals,
+            seed=args.seed,
+            workers=args.workers,
+            chunk=args.batch,
+            checkpoint_every=args.checkpoint,
+            progress=not args.quiet,
+        )
+    except DDGenError as exc:
+        print(f"ddgen: {exc}", file=sys.stderr)
+        return 1
+    print(f"{args.out}: {n} deals with DD tables ({time.monotonic() - t0:.0f} s this run)")
+    return 0
