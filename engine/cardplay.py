@@ -108,7 +108,7 @@ def equivalence_classes(
 
 
 @dataclass
-class _Board:
+class PlayState:
     """Facts about the play so far that every candidate card shares."""
 
     gone_before: list[int]
@@ -116,9 +116,21 @@ class _Board:
     declarer_tricks: int
     leader: Player
     trick: list[Card]
+    trump: Denom
+
+    def position(self, owners: npt.NDArray[np.integer]) -> Position:
+        """The position now in the deal ``owners`` (seat per card index, as dealt)."""
+        remaining = np.asarray(owners, dtype=np.int64).copy()
+        remaining[self.gone_before] = -1
+        return Position(
+            remaining=tuple(int(x) for x in remaining),
+            trump=self.trump.value,
+            leader=self.leader.value,
+            trick=tuple(card_index(c) for c in self.trick),
+        )
 
 
-def _board_state(view: PlayView) -> _Board:
+def play_state(view: PlayView) -> PlayState:
     trump = view.contract.denom
     leader = view.declarer.lho
     declarer_tricks = 0
@@ -128,11 +140,12 @@ def _board_state(view: PlayView) -> _Board:
         leader = trick_winner(leader, cards, trump)
         if leader.value % 2 == view.declarer.value % 2:
             declarer_tricks += 1
-    return _Board(
+    return PlayState(
         gone_before=[card_index(c) for _, c in view.played[:complete]],
         declarer_tricks=declarer_tricks,
         leader=leader,
         trick=[c for _, c in view.played[complete:]],
+        trump=trump,
     )
 
 
@@ -189,7 +202,7 @@ class DDCardPlayer:
         start = time.monotonic()
         if not view.legal:
             raise ValueError(f"no legal cards for {view.seat.name} on board {view.board}")
-        state = _board_state(view)
+        state = play_state(view)
         gone = set(state.gone_before)
         holding = (
             view.dummy if view.seat != view.controller and view.dummy is not None else view.hand
@@ -204,18 +217,7 @@ class DDCardPlayer:
         deadline = None if limit is None else start + limit
         knowledge = Knowledge.from_view(view)
         worlds = sample_worlds(knowledge, n, self._rng, self.auction_likelihood)
-        positions = []
-        for owners in worlds.owners:
-            remaining = owners.astype(np.int64)
-            remaining[state.gone_before] = -1
-            positions.append(
-                Position(
-                    remaining=tuple(int(x) for x in remaining),
-                    trump=view.contract.denom.value,
-                    leader=state.leader.value,
-                    trick=tuple(card_index(c) for c in state.trick),
-                )
-            )
+        positions = [state.position(owners) for owners in worlds.owners]
         tricks, done = self.solver.solve(positions, deadline)
         self.last_solved = int(done.sum())
         return self._choose(view, state, classes, tricks[done], worlds.weights[done])
@@ -223,7 +225,7 @@ class DDCardPlayer:
     def _choose(
         self,
         view: PlayView,
-        state: _Board,
+        state: PlayState,
         classes: list[list[Card]],
         tricks: npt.NDArray[np.int8],
         weights: npt.NDArray[np.float64],

@@ -142,18 +142,17 @@ def sample_worlds(
     auction_likelihood: AuctionLikelihood | None = None,
     oversample: int = 4,
 ) -> Worlds:
-    """Up to ``n`` distinct-or-weighted worlds; uniform without ``auction_likelihood``.
+    """``n`` draws merged into at most ``n`` distinct weighted worlds; uniform without
+    ``auction_likelihood``.
 
     With a likelihood, ``n * oversample`` uniform candidates are drawn and ``n`` are resampled in
-    proportion to it; duplicates merge into one world with a larger weight, so the solver never
-    solves the same deal twice. If the likelihood is zero everywhere (the auction is impossible
+    proportion to it. If the likelihood is zero everywhere (the auction is impossible
     under the policy, e.g. a human's psyche), the uniform candidates are used instead.
     """
     if n < 1:
         raise ValueError(f"number of worlds must be >= 1, not {n}")
     if auction_likelihood is None:
-        owners = knowledge.sample(n, rng)
-        return Worlds(owners, np.full(n, 1.0 / n))
+        return _merged(knowledge.sample(n, rng), n)
     candidates = knowledge.sample(n * max(1, oversample), rng)
     lik = np.asarray(auction_likelihood(candidates), dtype=np.float64)
     if lik.shape != (len(candidates),):
@@ -164,10 +163,16 @@ def sample_worlds(
         raise ValueError("auction_likelihood returned negative or non-finite weights")
     total = lik.sum()
     if total <= 0:
-        return Worlds(candidates[:n], np.full(n, 1.0 / n))
+        return _merged(candidates[:n], n)
     picks = rng.choice(len(candidates), size=n, replace=True, p=lik / total)
-    idx, counts = np.unique(picks, return_counts=True)
-    return Worlds(candidates[idx], counts.astype(np.float64) / n)
+    return _merged(candidates[picks], n)
+
+
+def _merged(owners: OwnersArray, n: int) -> Worlds:
+    """Identical deals (likely late in the play, when few layouts remain) become one weighted
+    world, so the solver never solves the same deal twice."""
+    unique, counts = np.unique(owners, axis=0, return_counts=True)
+    return Worlds(unique.astype(np.uint8), counts.astype(np.float64) / n)
 
 
 class _Splitter:

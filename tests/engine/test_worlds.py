@@ -66,7 +66,8 @@ def test_sampled_worlds_respect_every_constraint(seed: int, cards_played: int) -
     check_world(owners.astype(np.uint8), view, knowledge)  # the real deal is consistent
     assert knowledge.count() >= 1
     worlds = sample_worlds(knowledge, 8, np.random.default_rng(seed))
-    assert len(worlds) == 8
+    assert 1 <= len(worlds) <= 8
+    assert len({w.tobytes() for w in worlds.owners}) == len(worlds)  # duplicates merged
     assert worlds.weights.sum() == pytest.approx(1.0)
     for world in worlds.owners:
         check_world(world, view, knowledge)
@@ -135,7 +136,7 @@ def test_auction_likelihood_reweights_worlds() -> None:
         return np.zeros(len(worlds))
 
     fallback = sample_worlds(knowledge, 16, np.random.default_rng(1), impossible)
-    assert len(fallback) == 16
+    assert 8 <= len(fallback) <= 16
     assert {int(x) for x in fallback.owners[:, marker]} == {a, b}
 
     with pytest.raises(ValueError, match="shape"):
