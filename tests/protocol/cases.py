@@ -7,10 +7,23 @@ Each row: (message, canonical line, dialect, directions). ``render(message, dial
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 
-from endplay.types import Card, ContractBid, Denom, Hand, Penalty, PenaltyBid, Player, Rank, Vul
+from endplay.types import (
+    Bid,
+    Card,
+    ContractBid,
+    Denom,
+    Hand,
+    Penalty,
+    PenaltyBid,
+    Player,
+    Rank,
+    Vul,
+)
 
+import protocol
 from protocol import (
     DEFAULT_DIALECT,
     BoardInfo,
@@ -192,3 +205,47 @@ CASES: list[Case] = [
 BRIDGE_PLAYER_SEATED = [
     c for c in CASES if isinstance(c.msg, Seated) and c.dialect.seated != "paren"
 ]
+
+#: Every card, and every call in bidding order (pass, double, redouble, 1C .. 7NT).
+ALL_CARDS: list[Card] = [
+    Card(suit=s, rank=r)
+    for s in (Denom.spades, Denom.hearts, Denom.diamonds, Denom.clubs)
+    for r in Rank
+]
+ALL_CALLS: list[Bid] = [
+    PASS,
+    DOUBLE,
+    REDOUBLE,
+    *(
+        ContractBid(level, strain)
+        for level in range(1, 8)
+        for strain in (Denom.clubs, Denom.diamonds, Denom.hearts, Denom.spades, Denom.nt)
+    ),
+]
+
+
+def sample_hands(count: int, seed: int = 1) -> list[Hand]:
+    """``count`` random 13-card hands, reproducible."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        hand = Hand()
+        for c in rng.sample(ALL_CARDS, 13):
+            hand.add(c)
+        out.append(hand)
+    return out
+
+
+#: Names a message repr may use, for ``eval(repr(m))``.
+REPR_NAMESPACE: dict[str, object] = {
+    **{name: getattr(protocol, name) for name in protocol.__all__},
+    "Player": Player,
+    "Vul": Vul,
+    "Card": Card,
+    "Hand": Hand,
+    "Denom": Denom,
+    "Rank": Rank,
+    "ContractBid": ContractBid,
+    "PenaltyBid": PenaltyBid,
+    "Penalty": Penalty,
+}

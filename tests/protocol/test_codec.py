@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from endplay.types import Card, ContractBid, Denom, Hand, Penalty, PenaltyBid, Player, Rank, Vul
+from endplay.types import ContractBid, Denom, Hand, Penalty, PenaltyBid, Player, Vul
 
 import protocol
 from protocol import (
@@ -28,7 +28,7 @@ from protocol import (
     render,
     wire,
 )
-from tests.protocol.cases import CASES, NORTH_HAND, Case, card
+from tests.protocol.cases import CASES, NORTH_HAND, REPR_NAMESPACE, Case, card
 
 N, E, S, W = Player.north, Player.east, Player.south, Player.west
 
@@ -49,19 +49,7 @@ def test_parse(case: Case) -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_repr_round_trips(case: Case) -> None:
-    namespace = {
-        **{name: getattr(protocol, name) for name in protocol.__all__},
-        "Player": Player,
-        "Vul": Vul,
-        "Card": Card,
-        "Hand": Hand,
-        "Denom": Denom,
-        "Rank": Rank,
-        "ContractBid": ContractBid,
-        "PenaltyBid": PenaltyBid,
-        "Penalty": Penalty,
-    }
-    assert eval(repr(case.msg), namespace) == case.msg
+    assert eval(repr(case.msg), REPR_NAMESPACE) == case.msg
 
 
 def test_every_message_type_is_in_the_table() -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import string
 
-from endplay.types import Card, ContractBid, Denom, Hand, Penalty, PenaltyBid, Player, Rank, Vul
+from endplay.types import Card, ContractBid, Denom, Hand, Penalty, PenaltyBid, Player, Vul
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -48,7 +48,7 @@ from protocol import (
     parse,
     render,
 )
-from tests.protocol.cases import CASES
+from tests.protocol.cases import ALL_CARDS, CASES, REPR_NAMESPACE, Case
 
 SETTINGS = settings(max_examples=300, deadline=None)
 
@@ -56,11 +56,6 @@ SETTINGS = settings(max_examples=300, deadline=None)
 
 seats = st.sampled_from(list(Player))
 opt_seats = st.one_of(st.none(), seats)
-ALL_CARDS = [
-    Card(suit=s, rank=r)
-    for s in (Denom.spades, Denom.hearts, Denom.diamonds, Denom.clubs)
-    for r in Rank
-]
 cards = st.sampled_from(ALL_CARDS)
 calls = st.one_of(
     st.builds(PenaltyBid, st.sampled_from(list(Penalty))),
@@ -197,10 +192,7 @@ def test_mutated_lines_parse_or_raise_parse_error(line: str, direction: Directio
 
 @SETTINGS
 @given(st.sampled_from(CASES), st.data())
-def test_case_and_spacing_do_not_matter(case: object, data: st.DataObject) -> None:
-    from tests.protocol.cases import Case
-
-    assert isinstance(case, Case)
+def test_case_and_spacing_do_not_matter(case: Case, data: st.DataObject) -> None:
     if (
         isinstance(case.msg, (Timing, ErrorText, Seated, Teams, Connect))
         or (isinstance(case.msg, CallMsg) and (case.msg.alert or case.msg.info))
@@ -232,12 +224,7 @@ def test_render_parse_round_trip(msg: Message, dialect: Dialect) -> None:
 @SETTINGS
 @given(messages)
 def test_repr_round_trip(msg: Message) -> None:
-    import protocol
-
-    namespace = {name: getattr(protocol, name) for name in protocol.__all__}
-    namespace.update(Player=Player, Vul=Vul, Card=Card, Hand=Hand, Denom=Denom, Rank=Rank,
-                     ContractBid=ContractBid, PenaltyBid=PenaltyBid, Penalty=Penalty)  # fmt: skip
-    assert eval(repr(msg), namespace) == msg
+    assert eval(repr(msg), REPR_NAMESPACE) == msg
 
 
 # ---------------------------------------------------------------- framing
