@@ -345,7 +345,9 @@ class TableMachine:
         self._ew_board = 0.0
         self._contract: Contract | None = None
         self._plays: list[tuple[Player, Card]] = []
-        self._remaining: dict[Player, list[Card]] = {}
+        self._remaining: dict[Player, Hand] = {}
+        self._declarer = Player.north
+        self._dummy = Player.south
         self._ready_upto: dict[Player, int] = dict.fromkeys(SEATS, 0)
         self._relayed_upto: dict[Player, int] = dict.fromkeys(SEATS, 0)
         self._lead_sent = False
@@ -574,18 +576,12 @@ class TableMachine:
         b = self._require_board()
         assert self._contract is not None
         self.phase = Phase.PLAY
-        self._leader = self._contract.declarer.lho
-        self._remaining = {p: list(b.deal[p]) for p in SEATS}
+        self._declarer = self._contract.declarer
+        self._dummy = self._declarer.partner
+        self._leader = self._declarer.lho
+        self._remaining = {p: b.deal[p].copy() for p in SEATS}
         self._due_since = None
 
-    @property
-    def _declarer(self) -> Player:
-        assert self._contract is not None
-        return self._contract.declarer
-
-    @property
-    def _dummy(self) -> Player:
-        return self._declarer.partner
 
     def _known(self, k: int) -> bool:
         """Whether the player of card ``k`` is known yet (played, or in the current trick)."""
@@ -660,11 +656,8 @@ class TableMachine:
             )
         if n % 4 == 0 and not self._lead_sent:
             return False  # the leader waits for "to lead"; keep the card until then
-        hand = Hand()
-        for card in self._remaining[p]:
-            hand.add(card)
         trick = [c2 for _, c2 in self._plays[n // 4 * 4 :]]
-        if not any(card == msg.card for card in self.rules.legal_cards(hand, trick)):
+        if msg.card not in self.rules.legal_cards(self._remaining[p], trick):
             self._illegal_action(seat, out, IllegalCard(), "cards")
             return True
         self._stop_clock(seat)
@@ -706,7 +699,7 @@ class TableMachine:
     def _accept_card(self, p: Player, card: Card, out: list[Out]) -> None:
         k = len(self._plays)
         self._plays.append((p, card))
-        self._remaining[p] = [c for c in self._remaining[p] if c != card]
+        self._remaining[p].remove(card)
         c = self._controller(p)
         for s in SEATS:
             if s != c and self._ready_upto[s] > k:

@@ -1,0 +1,164 @@
+"""``bridgebot tm``: a Blue Chip table manager (DESIGN.md command line).
+
+Prints ``listening on HOST:PORT`` (flushed) once it accepts connections, plays the boards, sends
+``End of session`` and exits 0. Writes ``DIR/boards.pbn``, ``DIR/journal.jsonl`` (one line per
+finished board, fsynced before the next board starts) and ``DIR/transcript-N.txt`` per table.
+Exit 2 for bad arguments or an unreadable board file, with the reason on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+
+HELP = "run a Blue Chip table manager: seat four bots per table, play boards, write PBN and journal"
+
+EXAMPLES = """\
+examples:
+  bridgebot tm --host 127.0.0.1 --port 0 --seed 7 --count 32 --out runs/t1
+  bridgebot tm --port 2000 --boards deals.pbn --out runs/t2 --timeout 60
+  bridgebot tm --port 2000 --seed 1 --count 16 --tables 4 --out runs/t3   (4 tables, one port)
+  bridgebot tm --port 2000 --seed 1 --count 8 --seat-ports --out runs/t4
+      (also one port per seat, the spec's layout: each is printed as 'seat North on HOST:PORT')
+  bridgebot tm --port 2000 --seed 1 --count 8 --dialect-seated quoted --out runs/t5
+      (for bridge-player, whose parser rejects 'North ("team") seated')
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to bind (default %(default)s: this machine)"
+    )
+    parser.add_argument(
+        "--port", type=int, default=0, help="port to listen on; 0 picks a free one (default)"
+    )
+    src = parser.add_mutually_exclusive_group(required=True)
+    src.add_argument("--boards", metavar="PBN", help="play the deals of this PBN file")
+    src.add_argument("--seed", type=int, help="play --count random deals drawn from this seed")
+    parser.add_argument(
+        "--count", type=int, default=32, help="number of boards with --seed (default %(default)s)"
+    )
+    parser.add_argument("--out", required=True, metavar="DIR", help="directory for the records")
+    parser.add_argument(
+        "--tables", type=int, default=1, help="tables served by this process (default 1)"
+    )
+    parser.add_argument(
+        "--seat-ports",
+        action="store_true",
+        help="also open one port per seat (the spec's layout; single table only)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="abort a board when no seat says anything for this long (default: wait for ever)",
+    )
+    parser.add_argument(
+        "--max-illegal",
+        type=int,
+        default=3,
+        help="a seat's illegal calls/cards on one board before the board is aborted (default 3)",
+    )
+    parser.add_argument(
+        "--max-junk",
+        type=int,
+        default=20,
+        help="unreadable or out-of-turn lines before a seat is disconnected (default 20)",
+    )
+    parser.add_argument(
+        "--dialect-seated",
+        choices=("paren", "quoted", "bare"),
+        default="paren",
+        help='seated line: paren = North ("T") seated (spec, default); quoted = North "T" '
+        "seated (bridge-player, ZBridge); bare = North T seated (bridge_env)",
+    )
+    parser.add_argument(
+        "--dialect-teams",
+        choices=("canonical", "spec", "colonless"),
+        default="canonical",
+        help='Teams line: canonical = Teams : N/S : "A" E/W : "B" (default; Ben needs it); '
+        'spec = with a full stop after the N/S name; colonless = Teams: N/S "A" E/W "B"',
+    )
+    parser.add_argument(
+        "--scoring",
+        choices=("IMP", "MP"),
+        default=None,
+        help="append '. Playing IMP|MP' to the Teams line (ComputerBridge's habit)",
+    )
+    parser.add_argument(
+        "--log-level",
+        default="info",
+        choices=("debug", "info", "warning", "error"),
+        help="debug logs every line in and out (default %(default)s)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    import structlog
+
+    from protocol.dialect import Dialect
+    from server.boards import BoardFileError, from_pbn_file, generate
+    from server.tm import TableManager, TableOptions
+
+    level = getattr(logging, args.log_level.upper())
+    structlog.configure(
+        wrapper_class=structlog.make_filtering_bound_logger(level),
+        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+    )
+    try:
+        if args.boards is not None:
+            boards = from_pbn_file(args.boards)
+        else:
+            boards = generate(args.seed, args.count)
+    except (BoardFileError, ValueError) as exc:
+        print(f"bridgebot tm: {exc}", file=sys.stderr)
+        return 2
+    for name, value, low in (("--tables", args.tables, 1), ("--max-illegal", args.max_illegal, 1),
+                             ("--max-junk", args.max_junk, 1)):  # fmt: skip
+        if value < low:
+            print(f"bridgebot tm: {name} must be at least {low}, got {value}", file=sys.stderr)
+            return 2
+    if args.seat_ports and args.tables != 1:
+        print("bridgebot tm: --seat-ports serves a single table (--tables 1)", file=sys.stderr)
+        return 2
+    if args.timeout is not None and args.timeout <= 0:
+        print("bridgebot tm: --timeout must be positive", file=sys.stderr)
+        return 2
+    options = TableOptions(
+        dialect=Dialect(seated=args.dialect_seated, teams=args.dialect_teams),
+        timeout=args.timeout,
+        max_illegal=args.max_illegal,
+        max_junk=args.max_junk,
+        scoring=args.scoring,
+    )
+
+    async def main() -> int:
+        tm = TableManager(
+            boards,
+            args.out,
+            host=args.host,
+            port=args.port,
+            tables=args.tables,
+            seat_ports=args.seat_ports,
+            options=options,
+        )
+        try:
+            host, port = await tm.start()
+        except OSError as exc:
+            print(f"bridgebot tm: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+            await tm.close()
+            return 2
+        print(f"listening on {host}:{port}", flush=True)
+        for seat, (h, p) in tm.seat_addresses.items():
+            print(f"seat {seat.name.capitalize()} on {h}:{p}", flush=True)
+        results = await tm.serve()
+        played = sum(1 for table in results for r in table if r.aborted is None)
+        aborted = sum(1 for table in results for r in table if r.aborted is not None)
+        print(f"end of session: {played} boards played, {aborted} aborted, records in {args.out}",
+              file=sys.stderr)  # fmt: skip
+        return 0
+
+    return asyncio.run(main())

@@ -1,0 +1,122 @@
+"""Whole sessions: our seat clients (random agents) against our table manager over real TCP.
+
+The 32-board test checks that every board completes, that every PBN record reads back with
+endplay, and that its recorded result is what the recorded play gives when the tricks are counted
+again with ``engine.rules``. The grammar test checks every line our table manager emitted in a
+whole session with table-master-parser (tests/grammar_check.py), apart from its known rejections.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import endplay.parsers.pbn as pbn
+from endplay.types import Player
+from structlog.testing import capture_logs
+
+from engine import rules
+from engine.agents import make_agent
+from server.boards import generate
+from server.seat import SeatClient
+from server.testing import seat_script
+from server.tm import TableManager, TableOptions
+from tests.grammar_check import unexpected_rejections
+
+TEAMS = {
+    Player.north: "Bots NS",
+    Player.south: "Bots NS",
+    Player.east: "Rnd EW",
+    Player.west: "Rnd EW",
+}
+
+
+async def play_session(
+    tmp: Path, count: int, seed: int, *, tables: int = 1, options: TableOptions | None = None
+) -> TableManager:
+    tm = TableManager(generate(seed, count), tmp, tables=tables, options=options or TableOptions())
+    with capture_logs() as logs:  # cheap capture; a clean session logs no warning or error
+        host, port = await tm.start()
+        serving = asyncio.create_task(tm.serve())
+        clients = [
+            SeatClient(host, port, p, TEAMS[p], make_agent("random", seed * 100 + 10 * t + p.value))
+            for t in range(tables)
+            for p in Player
+        ]
+        summaries = await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 120)
+        await asyncio.wait_for(serving, 10)
+    bad = [e for e in logs if e["log_level"] in ("warning", "error", "critical")]
+    assert bad == []
+    assert any(e["event"] == "line" and e.get("dir") == "in" for e in logs)
+    assert all(s.boards == count for s in summaries), [s.boards for s in summaries]
+    return tm
+
+
+def recount(record: pbn.Board) -> int:
+    """Declarer's tricks, counted again from the recorded play with engine.rules."""
+    assert record.contract is not None
+    leader = record.contract.declarer.lho
+    hands = {p: list(record.deal[p]) for p in Player}
+    won = 0
+    for t in range(13):
+        trick = record.play[4 * t : 4 * t + 4]
+        for i, card in enumerate(trick):  # every card was held by the player in turn
+            p = Player((leader.value + i) % 4)
+            legal = rules.legal_cards(record.deal[p], trick[:i])
+            assert card in hands[p] and card in legal, (t, p, card)
+            hands[p].remove(card)
+            record.deal[p].remove(card)
+        leader = rules.trick_winner(leader, trick, record.contract.denom)
+        won += leader.value % 2 == record.contract.declarer.value % 2
+    return won
+
+
+async def test_32_boards_random_seats(tmp_path: Path) -> None:
+    tm = await play_session(tmp_path, 32, seed=7)
+    results = tm.tables[0].results
+    assert len(results) == 32 and all(r.aborted is None for r in results)
+    journal = [json.loads(x) for x in (tmp_path / "journal.jsonl").read_text().splitlines()]
+    assert [e["board"] for e in journal] == list(range(1, 33))
+    records = pbn.loads((tmp_path / "boards.pbn").read_text())
+    assert len(records) == 32
+    for record, entry, board in zip(records, journal, generate(7, 32), strict=True):
+        assert record.board_num == board.number and str(record.deal) == str(board.deal)
+        assert record.dealer == board.dealer and record.vul == board.vul
+        legal_so_far: list[object] = []
+        for call in record.auction:  # every recorded call was legal when made
+            assert rules.is_legal_call(board.dealer, legal_so_far, call)  # type: ignore[arg-type]
+            legal_so_far.append(call)
+        assert rules.auction_over(record.auction)
+        if entry["passed_out"]:
+            assert record.contract is None or record.contract.level == 0
+            assert entry["score_ns"] == 0 and record.play == []
+            continue
+        assert len(record.play) == 52
+        tricks = recount(record)
+        assert tricks == entry["tricks"] == record.contract.level + 6 + record.contract.result
+
+
+async def test_every_line_we_send_passes_the_third_party_grammar(tmp_path: Path) -> None:
+    # bridge-player's dialect: the parser rejects the spec's parenthesised seated line.
+    from protocol.dialect import BRIDGE_PLAYER_DIALECT
+
+    await play_session(tmp_path, 4, seed=3, options=TableOptions(dialect=BRIDGE_PLAYER_DIALECT))
+    transcript = tmp_path / "transcript-1.txt"
+    sent = [s.line for p in Player for s in seat_script(transcript, p) if s.kind == "send"]
+    assert any(line.startswith("Timing") for line in sent)
+    assert unexpected_rejections(sent) == []
+    # And the default dialect: only the known rejections (the parenthesised seated line).
+    await play_session(tmp_path / "default", 1, seed=4)
+    transcript = tmp_path / "default" / "transcript-1.txt"
+    sent = [s.line for p in Player for s in seat_script(transcript, p) if s.kind == "send"]
+    assert unexpected_rejections(sent) == []
+
+
+async def test_two_tables_in_one_process(tmp_path: Path) -> None:
+    tm = await play_session(tmp_path, 3, seed=11, tables=2)
+    assert [len(t.results) for t in tm.tables] == [3, 3]
+    journal = [json.loads(x) for x in (tmp_path / "journal.jsonl").read_text().splitlines()]
+    assert sorted((e["table"], e["board"]) for e in journal) == [
+        (t, b) for t in (1, 2) for b in (1, 2, 3)
+    ]
