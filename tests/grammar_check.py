@@ -125,6 +125,14 @@ KNOWN_REJECTED: list[KnownRejection] = [
 ]
 
 
+#: Lines the parser accepts but reads as something else (it matches a prefix and ignores the rest).
+#: ``ready for dummy's card to trick N`` comes out as ``readyForDummy``: harmless for bridge-player,
+#: which only uses the parser on what a TM sends, but a TM built on it would misread the line.
+KNOWN_MISREAD: dict[str, str] = {
+    "North ready for dummy's card to trick 3": "readyForDummy",
+}
+
+
 def known_rejection(line: str) -> KnownRejection | None:
     """The known-rejected form ``line`` has, if any."""
     norm = " ".join(line.split())

@@ -26,6 +26,7 @@ from protocol import (
 )
 from protocol.dialect import BRIDGE_PLAYER_DIALECT
 from tests.grammar_check import (
+    KNOWN_MISREAD,
     KNOWN_REJECTED,
     GrammarCheckUnavailable,
     check_lines,
@@ -198,3 +199,9 @@ def test_missing_package_fails_loudly(monkeypatch, tmp_path) -> None:  # type: i
         assert "npm install --prefix tests/grammar" in str(exc)
     else:
         raise AssertionError("check_lines ran without the package")
+
+
+def test_known_misreads_are_still_misread() -> None:
+    lines = list(KNOWN_MISREAD)
+    for line, value in zip(lines, parse_values(lines), strict=True):
+        assert value is not None and value["kind"] == KNOWN_MISREAD[line]

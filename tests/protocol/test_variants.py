@@ -158,6 +158,17 @@ VARIANTS: list[tuple[Direction, str, Message]] = [
         "North bids 2C. Alert. Strong",
         CallMsg(N, bid("2C"), alert="Strong"),
     ),  # full stop after the call, then alert
+    (
+        TO,
+        "North bids 2C Alert. 2+ clubs Rescue.",
+        CallMsg(N, bid("2C"), alert="2+ clubs Rescue."),
+    ),  # Ben --sendinfo, rescue bid
+    (
+        TO,
+        "North passes Infos. Rescue.",
+        CallMsg(N, PASS, info="Rescue."),
+    ),  # Ben --sendinfo, repeated explanation
+    (TO, "North bids 2C Alert. ", CallMsg(N, bid("2C"), alert="")),  # Ben with an empty explanation
     (FROM, "North passes", CallMsg(N, PASS)),  # relayed call
     (
         FROM,
