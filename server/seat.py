@@ -111,7 +111,9 @@ class SeatClient:
         self._lines_out = 0
         self._boards: list[int] = []
         self._log: Any = structlog.get_logger("bridgebot.seat").bind(
-            seat="ANYPL" if seat is None else seat.name.capitalize(), table=f"{host}:{port}"
+            role="seat",
+            seat="ANYPL" if seat is None else seat.name.capitalize(),
+            table=f"{host}:{port}",
         )
 
     # ------------------------------------------------------------------ public
