@@ -116,7 +116,7 @@ def bid_room(
     deals: Sequence[BoardDeal], agents: Sequence[Agent], room: str
 ) -> list[tuple[Bid, ...]]:
     """The auctions of ``deals`` in one room seated by ``agents`` (N, E, S, W)."""
-    hands = [[d.deal()[p] for p in Player] for d in deals]
+    hands = [[deal[p] for p in Player] for deal in (d.deal() for d in deals)]
     auctions: list[tuple[Bid, ...]] = [() for _ in deals]
     if all(isinstance(a, BatchBidder) for a in agents):
         pending = list(range(len(deals)))

@@ -23,9 +23,9 @@ def solved_npz(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def big_npz(solved_npz: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The same eight deals repeated to 4,000 boards: a match long enough to interrupt."""
+    """The same eight deals repeated to 600 boards: a match long enough to interrupt."""
     with np.load(solved_npz) as z:
-        owners, dd = np.tile(z["owners"], (500, 1)), np.tile(z["dd"], (500, 1, 1))
-    path = tmp_path_factory.mktemp("deals") / "dd4000.npz"
+        owners, dd = np.tile(z["owners"], (75, 1)), np.tile(z["dd"], (75, 1, 1))
+    path = tmp_path_factory.mktemp("deals") / "dd600.npz"
     np.savez_compressed(path, owners=owners, dd=dd)
     return path
