@@ -373,3 +373,79 @@ class ScriptedSeat:
             self._writer.close()
             with contextlib.suppress(ConnectionError, OSError):
                 await self._writer.wait_closed()
+
+
+class LineProxy:
+    """A man in the middle between one seat client and a table manager, for TM tests.
+
+    Every line the seat writes goes through ``to_tm(line)``, which returns the lines actually sent
+    to the table manager (inject an illegal call before the real one, swallow a call to make the
+    seat look silent); every line the table manager writes goes through ``to_seat(line)`` likewise
+    (swallow the ``Illegal bid`` the seat should not see). A hook may call :meth:`cut` to drop both
+    connections, as a network failure would. The proxy stands in for part of a *peer*; the table
+    manager under test sees only ordinary TCP traffic.
+    """
+
+    def __init__(
+        self,
+        tm_host: str,
+        tm_port: int,
+        *,
+        to_tm: Callable[[str], list[str]] | None = None,
+        to_seat: Callable[[str], list[str]] | None = None,
+    ) -> None:
+        self.tm_host = tm_host
+        self.tm_port = tm_port
+        self.to_tm = to_tm or (lambda line: [line])
+        self.to_seat = to_seat or (lambda line: [line])
+        self.port = 0
+        self._server: asyncio.Server | None = None
+        self._writers: list[asyncio.StreamWriter] = []
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def start(self) -> int:
+        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self.port
+
+    def cut(self) -> None:
+        """Close both sides now (the seat and the table manager see the connection drop)."""
+        if self._server is not None:
+            self._server.close()
+        for w in self._writers:
+            w.close()
+
+    async def close(self) -> None:
+        self.cut()
+        for t in list(self._tasks):
+            t.cancel()
+            with contextlib.suppress(asyncio.CancelledError, ConnectionError, OSError):
+                await t
+
+    async def _handle(self, s_reader: asyncio.StreamReader, s_writer: asyncio.StreamWriter) -> None:
+        t_reader, t_writer = await asyncio.open_connection(self.tm_host, self.tm_port)
+        self._writers += [s_writer, t_writer]
+        pumps = [
+            asyncio.ensure_future(self._pump(s_reader, t_writer, self.to_tm)),
+            asyncio.ensure_future(self._pump(t_reader, s_writer, self.to_seat)),
+        ]
+        self._tasks.update(pumps)
+        await asyncio.wait(pumps, return_when=asyncio.FIRST_COMPLETED)
+        self.cut()
+
+    async def _pump(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        hook: Callable[[str], list[str]],
+    ) -> None:
+        with contextlib.suppress(ConnectionError, OSError):
+            while True:
+                raw = await reader.readline()
+                if not raw:
+                    return
+                for line in hook(raw.rstrip(b"\r\n").decode("ascii")):
+                    if writer.is_closing():
+                        return
+                    writer.write(line.encode("ascii") + b"\r\n")
+                await writer.drain()

@@ -317,7 +317,10 @@ class TableManager:
         except Exception:  # a bug of ours: log it with the peer, keep serving the others
             self.log.exception("connection handler failed", peer=conn.peer)
         finally:
-            await conn.close()
+            # A handler task must not end cancelled: asyncio's server callback logs that as an
+            # error. Closing is the last thing it does, so a cancel here changes nothing.
+            with contextlib.suppress(asyncio.CancelledError):
+                await conn.close()
             if task is not None:
                 self._handlers.discard(task)
 
@@ -326,6 +329,9 @@ class TableManager:
         try:
             first = await lines.next()
         except LineTooLong as exc:
+            # Read the rest of the flood first (bounded), so that closing does not reset the
+            # connection before the peer has read why.
+            await lines.skip_line()
             await self._refuse(conn, exc.line or "", "Error: line too long")
             return
         if first is None:
@@ -422,15 +428,29 @@ class _LineReader:
         self.buffer = LineBuffer(max_line)
         self.pending: list[str] = []
         self.eof = False
-        self.collect = False
+        self.overflow: LineTooLong | None = None
+
+    async def skip_line(self, limit: int = 1 << 23, seconds: float = 5.0) -> None:
+        """After an over-long line: discard input up to its terminator (at most ``limit`` bytes
+        or ``seconds``), storing nothing."""
+        if self.pending:
+            return
+        seen = 0
+        with contextlib.suppress(TimeoutError, ConnectionError, OSError):
+            async with asyncio.timeout(seconds):
+                while seen < limit:
+                    data = await self.conn.reader.read(65536)
+                    if not data or b"\n" in data or b"\r" in data:
+                        return
+                    seen += len(data)
 
     async def next(self) -> str | None:
-        """The next line; raises ``LineTooLong`` once per over-long line (then goes on)."""
+        """The next line; raises ``LineTooLong`` once per over-long line, after the complete
+        lines that arrived in the same read."""
         while not self.pending:
-            if self.collect:  # lines completed in the chunk that overflowed
-                self.collect = False
-                self.pending.extend(self.buffer.feed(b""))
-                continue
+            if self.overflow is not None:
+                exc, self.overflow = self.overflow, None
+                raise exc
             if self.eof:
                 return None
             try:
@@ -443,7 +463,7 @@ class _LineReader:
                 continue
             try:
                 self.pending.extend(self.buffer.feed(data))
-            except LineTooLong:
-                self.collect = True
-                raise
+            except LineTooLong as exc:
+                self.overflow = exc
+                self.pending.extend(self.buffer.feed(b""))
         return self.pending.pop(0)
