@@ -17,6 +17,9 @@ EXAMPLES = """examples:
       compatible play: our bot replaces one member of the reference pair, in each seat
   bridgebot match --out out/match --resume
       finish a match that was interrupted; finished boards are kept from the journal
+  bridgebot match --us default --them default --scoring play --external open:East \
+                  --external open:West --out out/wb5
+      real play; two seats of the open room are left for WBridge5 (the match prints the port)
 
 outputs in --out: journal.jsonl (one line per finished board), summary.json, room-NAME.pbn per
 room, report.md (summary, histogram, running mean, largest swings, every board).
@@ -37,13 +40,52 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, required=True, help="output directory")
     p.add_argument("--resume", action="store_true", help="continue from DIR/journal.jsonl")
     p.add_argument("--workers", type=int, default=1, help="board streams in parallel (processes)")
+    p.add_argument(
+        "--rooms",
+        choices=("auto", "tcp", "inprocess"),
+        default="auto",
+        help="tcp: real table managers and seat clients on 127.0.0.1; inprocess: bidding only, "
+        "for --scoring dd; auto (default): inprocess unless scoring by play or external seats",
+    )
+    p.add_argument(
+        "--external",
+        action="append",
+        default=[],
+        metavar="ROOM:SEAT",
+        help="leave this seat to an outside program (e.g. open:North); the match prints the port "
+        "to connect to and waits; repeat for more seats",
+    )
+    p.add_argument(
+        "--log-level",
+        choices=("debug", "info", "warning", "error"),
+        default="warning",
+        help="log level of the rooms' table managers and seats (default: warning)",
+    )
+    p.add_argument(
+        "--seat-timeout",
+        type=float,
+        default=None,
+        help="seconds a seat client of ours waits for a line before giving up (default: no limit)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
+    import logging
+
+    import structlog
+
+    # Table managers and seat clients log every wire line at debug; a match shows warnings only.
+    structlog.configure(
+        wrapper_class=structlog.make_filtering_bound_logger(
+            getattr(logging, args.log_level.upper())
+        ),
+        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+    )
     from engine.agents import AgentSpecError, make_agent
     from tournament.deals import DealSourceError
     from tournament.journal import JournalError
     from tournament.match import MatchConfig, MatchError, run_match
+    from tournament.rooms import ExternalSeat
 
     try:
         for who, spec in (("--us", args.us), ("--them", args.them)):
@@ -51,6 +93,10 @@ def run(args: argparse.Namespace) -> int:
                 make_agent(spec, 0)
             except AgentSpecError as exc:
                 raise MatchError(f"{who}: {exc}") from exc
+        try:
+            external = tuple(ExternalSeat.parse(e) for e in args.external)
+        except ValueError as exc:
+            raise MatchError(f"--external: {exc}") from exc
         cfg = MatchConfig(
             us=args.us,
             them=args.them,
@@ -62,6 +108,9 @@ def run(args: argparse.Namespace) -> int:
             scoring=args.scoring,
             resume=args.resume,
             workers=args.workers,
+            rooms=args.rooms,
+            external=external,
+            seat_timeout=args.seat_timeout,
         )
         summary = run_match(cfg)
     except (MatchError, DealSourceError, JournalError) as exc:

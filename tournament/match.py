@@ -10,7 +10,9 @@ are handed out in small chunks so a batching agent still sees several boards at 
 
 from __future__ import annotations
 
+import asyncio
 import multiprocessing
+import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -20,10 +22,11 @@ from typing import Any, TextIO
 from engine.agent import Agent
 from tournament.ddmatch import build_agents, play_dd_boards
 from tournament.deals import BoardDeal, ensure_dd, load_deals
-from tournament.formats import seatings
+from tournament.formats import THEM, US, seatings
 from tournament.journal import Journal
 from tournament.records import BoardResult
 from tournament.report import write_outputs
+from tournament.rooms import ExternalSeat, play_rooms
 from tournament.stats import mean_stderr
 
 SCORINGS = ("dd", "play")
@@ -46,6 +49,17 @@ class MatchConfig:
     resume: bool = False
     workers: int = 1
     chunk: int = 8
+    rooms: str = "auto"
+    """``inprocess`` (bidding only, DD scoring), ``tcp`` (table managers and seat clients), or
+    ``auto``: in-process for DD scoring without external seats, TCP otherwise."""
+    external: tuple[ExternalSeat, ...] = ()
+    seat_timeout: float | None = None
+
+    @property
+    def use_tcp(self) -> bool:
+        if self.rooms == "auto":
+            return self.scoring == "play" or bool(self.external)
+        return self.rooms == "tcp"
 
     def header(self) -> dict[str, Any]:
         """What identifies the match in the journal; ``--resume`` refuses a different one."""
@@ -68,9 +82,14 @@ def _init_worker(us: str, them: str, fmt: str, seed: int) -> None:
     _worker_agents.update(build_agents(us, them, seatings(fmt), seed))
 
 
-def _play_chunk(args: tuple[str, str, str, list[BoardDeal]]) -> list[BoardResult]:
-    fmt, us, them, deals = args
-    return play_dd_boards(deals, fmt, us, them, _worker_agents)
+def _play_chunk(args: tuple[MatchConfig, list[BoardDeal]]) -> list[BoardResult]:
+    cfg, deals = args
+    if not cfg.use_tcp:
+        return play_dd_boards(deals, cfg.fmt, cfg.us, cfg.them, _worker_agents)
+    out: list[BoardResult] = []
+    stream = f"-{os.getpid()}"  # each worker's table managers keep their own records
+    asyncio.run(_tcp_rooms(cfg, deals, _worker_agents, out.append, _stderr_line, stream))
+    return out
 
 
 def _chunks(deals: Sequence[BoardDeal], size: int) -> Iterator[list[BoardDeal]]:
@@ -107,17 +126,26 @@ class Progress:
 
 
 def run_match(
-    cfg: MatchConfig, progress: Callable[[BoardResult], None] | None = None
+    cfg: MatchConfig,
+    progress: Callable[[BoardResult], None] | None = None,
+    announce: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Play (or finish) the match ``cfg`` describes and write its outputs; return the summary."""
     if cfg.scoring not in SCORINGS:
         raise MatchError(f"unknown scoring {cfg.scoring!r}; known: {', '.join(SCORINGS)}")
-    if cfg.scoring == "play":
-        raise MatchError(
-            "scoring by real play needs table-manager rooms, which this build does not run yet; "
-            "use --scoring dd"
-        )
-    seatings(cfg.fmt)  # validates the format name before any work
+    if cfg.rooms not in ("auto", "tcp", "inprocess"):
+        raise MatchError(f"unknown rooms {cfg.rooms!r}; known: auto, tcp, inprocess")
+    if not cfg.use_tcp and (cfg.scoring == "play" or cfg.external):
+        raise MatchError("scoring by play and external seats need --rooms tcp")
+    if cfg.external and cfg.workers > 1:
+        raise MatchError("external seats need one board stream (--workers 1)")
+    names = {s.room for s in seatings(cfg.fmt)}  # also validates the format name
+    for ext in cfg.external:
+        if ext.room not in names:
+            raise MatchError(
+                f"external seat {ext.room}:{ext.seat.name}: no room {ext.room!r} in format "
+                f"{cfg.fmt} (rooms: {', '.join(sorted(names))})"
+            )
     if cfg.boards < 1:
         raise MatchError(f"--boards must be at least 1, not {cfg.boards}")
     deals = load_deals(deals=cfg.deals, seed=cfg.seed, boards=cfg.boards)
@@ -135,23 +163,59 @@ def run_match(
             report(board)
 
         if todo:
-            todo = ensure_dd(todo, cache=cfg.out / "dd_cache.npz", workers=cfg.workers)
-            _play(cfg, todo, finish)
+            if cfg.scoring == "dd":
+                todo = ensure_dd(todo, cache=cfg.out / "dd_cache.npz", workers=cfg.workers)
+            _play(cfg, todo, finish, announce)
     return write_outputs(cfg.out, header, results)
 
 
-def _play(cfg: MatchConfig, todo: list[BoardDeal], finish: Callable[[BoardResult], None]) -> None:
+def _play(
+    cfg: MatchConfig,
+    todo: list[BoardDeal],
+    finish: Callable[[BoardResult], None],
+    announce: Callable[[str], None] | None,
+) -> None:
     seed = 0 if cfg.seed is None else cfg.seed
     if cfg.workers <= 1:
         agents = build_agents(cfg.us, cfg.them, seatings(cfg.fmt), seed)
+        if cfg.use_tcp:
+            asyncio.run(_tcp_rooms(cfg, todo, agents, finish, announce or _stderr_line))
+            return
         for chunk in _chunks(todo, cfg.chunk):
             play_dd_boards(chunk, cfg.fmt, cfg.us, cfg.them, agents, on_board=finish)
         return
     ctx = multiprocessing.get_context("spawn")
-    tasks = [(cfg.fmt, cfg.us, cfg.them, c) for c in _chunks(todo, cfg.chunk)]
+    tasks = [(cfg, c) for c in _chunks(todo, cfg.chunk)]
     with ctx.Pool(
         cfg.workers, initializer=_init_worker, initargs=(cfg.us, cfg.them, cfg.fmt, seed)
     ) as pool:
         for boards in pool.imap_unordered(_play_chunk, tasks):
             for board in boards:
                 finish(board)
+
+
+def _stderr_line(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+async def _tcp_rooms(
+    cfg: MatchConfig,
+    deals: list[BoardDeal],
+    agents: dict[str, tuple[Agent, Agent, Agent, Agent]],
+    finish: Callable[[BoardResult], None],
+    announce: Callable[[str], None],
+    stream: str = "",
+) -> None:
+    await play_rooms(
+        deals,
+        cfg.fmt,
+        seatings(cfg.fmt),
+        {US: cfg.us, THEM: cfg.them},
+        agents,
+        cfg.scoring,
+        cfg.out / f"rooms{stream}",
+        finish,
+        external=cfg.external,
+        announce=announce,
+        timeout=cfg.seat_timeout,
+    )

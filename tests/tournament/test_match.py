@@ -149,7 +149,9 @@ def test_parallel_workers_play_every_board_once(solved_npz: Path, tmp_path: Path
     [
         (["--us", "nosuchbot"], "--us: unknown agent 'nosuchbot'"),
         (["--deals", "missing.pbn"], "missing.pbn: no such deal file"),
-        (["--scoring", "play"], "use --scoring dd"),
+        (["--scoring", "play", "--rooms", "inprocess"], "need --rooms tcp"),
+        (["--external", "lobby:North"], "no room 'lobby' in format team"),
+        (["--external", "open"], "--external: external seat 'open' is not ROOM:SEAT"),
         (["--boards", "0"], "--boards must be at least 1"),
     ],
 )
