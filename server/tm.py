@@ -38,8 +38,9 @@ from protocol.codec import Direction, parse, render
 from protocol.dialect import DEFAULT_DIALECT, Dialect
 from protocol.errors import LineTooLong, ParseError, ProtocolError, RemoteProtocolError
 from protocol.framing import LineBuffer, encode_line
-from protocol.messages import Connect, ErrorText, Message, PlayMsg
-from protocol.table import SEATS, BoardResult, Phase, TableBoard, TableMachine
+from protocol.messages import Connect, ErrorText, IllegalBid, IllegalCard, Message, PlayMsg
+from protocol.table import SEATS, BoardResult, Phase, SeatState, TableBoard, TableMachine
+from server.guard import DEFAULT_LIMITS, ConnectionGuard, Limits
 from server.records import RecordWriter
 
 #: What a peer gets when its first line is not a ``Connecting`` line (ComputerBridge's text).
@@ -66,17 +67,32 @@ class TableOptions:
 class _Conn:
     """One accepted socket; ``seat`` is set once the table manager seats it."""
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        limits: Limits = DEFAULT_LIMITS,
+    ) -> None:
         self.reader = reader
         self.writer = writer
+        self.limits = limits
+        self.overflowed = False
         peer = writer.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
+        self.host = str(peer[0]) if isinstance(peer, tuple) else ""
+        self.opened = asyncio.get_running_loop().time()
         self.seat: Player | None = None
         self.closed = False
 
     def write(self, text: str) -> None:
         if not self.closed and not self.writer.is_closing():
             self.writer.write(encode_line(text))
+            if self.writer.transport.get_write_buffer_size() > self.limits.max_write_buffer:
+                # A peer that does not read what we send (server.guard): drop it rather than
+                # hold an ever-growing buffer; its reader sees the end of the stream.
+                self.overflowed = True
+                self.closed = True
+                self.writer.transport.abort()
 
     async def close(self) -> None:
         if self.closed:
@@ -84,9 +100,12 @@ class _Conn:
         self.closed = True
         with contextlib.suppress(ConnectionError, OSError, RuntimeError):
             if not self.writer.is_closing():
-                await self.writer.drain()
+                try:  # a peer that never reads must not hold the close up (server.guard)
+                    await asyncio.wait_for(self.writer.drain(), self.limits.close_timeout)
+                except TimeoutError:
+                    self.writer.transport.abort()
             self.writer.close()
-            await self.writer.wait_closed()
+            await asyncio.wait_for(self.writer.wait_closed(), self.limits.close_timeout)
 
 
 class Table:
@@ -100,10 +119,12 @@ class Table:
         transcript: IO[str] | None,
         options: TableOptions,
         clock: Callable[[], float],
+        limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         self.number = number
         self.boards = list(boards)
         self.options = options
+        self.limits = limits
         self.machine = TableMachine(
             rules, clock=clock, max_illegal=options.max_illegal, scoring=options.scoring
         )
@@ -143,6 +164,10 @@ class Table:
         finally:
             self._changed.set()
         self.send(out)
+        for to, reply in out:
+            if isinstance(reply, IllegalBid | IllegalCard):
+                what = "call" if isinstance(reply, IllegalBid) else "card"
+                self.log.warning(f"illegal {what}", seat=to.name, message=repr(msg))
         for err in self.machine.take_errors():
             self.log.warning("protocol error", seat=err.seat.name if err.seat else None,
                              error=str(err))  # fmt: skip
@@ -176,12 +201,31 @@ class Table:
                 return done()
         return True
 
+    async def _wait_for(self, done: Callable[[], bool], seconds: float | None) -> bool:
+        """Wait until ``done()``; False once ``seconds`` have passed in all (None: for ever)."""
+        loop = asyncio.get_running_loop()
+        deadline = None if seconds is None else loop.time() + seconds
+        while not done():
+            left = None if deadline is None else deadline - loop.time()
+            if left is not None and left <= 0:
+                return False
+            self._changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), left)
+        return True
+
+    def _absent(self) -> list[str]:
+        return [seat_name(p) for p in SEATS if p not in self.conns]
+
     async def run(self) -> list[BoardResult]:
         """Seat, play every board, journal each, send ``End of session``; return the results."""
         m = self.machine
         await self._wait(lambda: m.phase is Phase.IDLE)
-        for board in self.boards:
-            await self._wait(lambda: m.all_ready)
+        for i, board in enumerate(self.boards):
+            if not await self._wait_for(lambda: m.all_ready, self.limits.reconnect_timeout):
+                self.log.warning("session ended: seats did not come back", missing=self._absent(),
+                                 unplayed=[b.number for b in self.boards[i:]])  # fmt: skip
+                break
             self.log.info("board start", board=board.number)
             self.send(m.start_board(board))
             await self._play_board()
@@ -205,8 +249,16 @@ class Table:
                 self.log.info("board restart", board=m.board.number if m.board else None)
                 self.send(m.restart_board())
                 continue
+            if m.phase is Phase.SUSPENDED:  # bounded by Limits.reconnect_timeout (server.guard)
+                back = lambda: m.all_ready or m.phase is not Phase.SUSPENDED  # noqa: E731
+                if not await self._wait_for(back, self.limits.reconnect_timeout):
+                    reason = (f"{', '.join(self._absent())} did not come back within "
+                              f"{self.limits.reconnect_timeout:g} s")  # fmt: skip
+                    self.log.warning("board aborted", reason=reason)
+                    self.send(m.abort_board(reason))
+                continue
             self._changed.clear()
-            timeout = None if m.phase is Phase.SUSPENDED else self.options.timeout
+            timeout = self.options.timeout
             try:
                 await asyncio.wait_for(self._changed.wait(), timeout)
             except TimeoutError:
@@ -229,6 +281,7 @@ class TableManager:
         seat_ports: bool = False,
         options: TableOptions | Sequence[TableOptions] = TableOptions(),
         clock: Callable[[], float] = time.monotonic,
+        limits: Limits = DEFAULT_LIMITS,
     ) -> None:
         if tables < 1:
             raise ValueError("tables must be at least 1")
@@ -240,6 +293,8 @@ class TableManager:
         self.host = host
         self.port = port
         self.seat_ports = seat_ports
+        self.limits = limits
+        self.guard = ConnectionGuard(limits)
         self.out_dir = Path(out_dir)
         self.records = RecordWriter(self.out_dir)
         self._transcripts = [
@@ -247,7 +302,7 @@ class TableManager:
             for i in range(1, tables + 1)
         ]
         self.tables = [
-            Table(i, boards, self.records, self._transcripts[i - 1], opts[i - 1], clock)
+            Table(i, boards, self.records, self._transcripts[i - 1], opts[i - 1], clock, limits)
             for i in range(1, tables + 1)
         ]
         self.log: Any = structlog.get_logger("bridgebot.tm")
@@ -309,9 +364,13 @@ class TableManager:
         task = asyncio.current_task()
         if task is not None:
             self._handlers.add(task)
-        conn = _Conn(reader, writer)
+        conn = _Conn(reader, writer, self.limits)
+        refusal = self.guard.admit(conn.host)  # connection limit, address allow-list
         try:
-            await self._session(conn, port_seat)
+            if refusal is None:
+                await self._session(conn, port_seat)
+            else:
+                await self._refuse(conn, "", refusal)
         except asyncio.CancelledError:
             pass
         except Exception:  # a bug of ours: log it with the peer, keep serving the others
@@ -321,13 +380,19 @@ class TableManager:
             # error. Closing is the last thing it does, so a cancel here changes nothing.
             with contextlib.suppress(asyncio.CancelledError):
                 await conn.close()
+            if refusal is None:
+                self.guard.release()
             if task is not None:
                 self._handlers.discard(task)
 
     async def _session(self, conn: _Conn, port_seat: Player | None) -> None:
         lines = _LineReader(conn, self.tables[0].options.max_line)
         try:
-            first = await lines.next()
+            first = await asyncio.wait_for(lines.next(), self.limits.handshake_timeout)
+        except TimeoutError:
+            limit = self.limits.handshake_timeout
+            await self._refuse(conn, "", f"Error: no Connecting line within {limit:g} s")
+            return
         except LineTooLong as exc:
             # Read the rest of the flood first (bounded), so that closing does not reset the
             # connection before the peer has read why.
@@ -342,6 +407,10 @@ class TableManager:
             msg = None
         if not isinstance(msg, Connect):
             await self._refuse(conn, first, EXPECTED_CONNECT)
+            return
+        refusal = self.guard.check_team(msg.team)  # team allow-list (server.guard)
+        if refusal is not None:
+            await self._refuse(conn, first, refusal)
             return
         try:
             table, seat = self._assign(msg, port_seat)
@@ -378,9 +447,19 @@ class TableManager:
         self, table: Table, seat: Player, conn: _Conn, lines: _LineReader
     ) -> None:
         junk = 0
+        loop = asyncio.get_running_loop()
         while True:
+            left = None  # the whole seating handshake is bounded (server.guard)
+            limit = self.limits.handshake_timeout
+            if limit is not None and table.machine.seat_state[seat] is not SeatState.READY:
+                left = max(0.0, conn.opened + limit - loop.time())
             try:
-                text = await lines.next()
+                text = await asyncio.wait_for(lines.next(), left)
+            except TimeoutError:
+                reason = f"{seat_name(seat)} did not finish seating within {limit:g} s"
+                table.log.warning("dropping seat", seat=seat.name, reason=reason)
+                conn.write(render(ErrorText(f"Error: {reason}")))
+                return
             except LineTooLong as exc:
                 junk += 1
                 table.log.warning("line too long", seat=seat.name, error=str(exc), junk=junk)

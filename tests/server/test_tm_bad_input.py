@@ -90,6 +90,7 @@ async def test_illegal_call_is_answered_and_the_retry_counts(tmp_path: Path) -> 
     north = seat_script(tmp_path / "transcript-1.txt", Player.north)
     assert [s.line for s in north].count("Illegal bid") == 1
     assert "Illegal bid" in [s.line for s in north if s.kind == "send"]
+    assert [e["seat"] for e in logs if e["event"] == "illegal call"] == ["north"]
 
 
 async def test_illegal_card_is_answered_and_the_retry_counts(tmp_path: Path) -> None:
@@ -107,6 +108,7 @@ async def test_illegal_card_is_answered_and_the_retry_counts(tmp_path: Path) -> 
     assert entry["aborted"] is None and len(entry["play"]) == 52
     north = [s.line for s in seat_script(tmp_path / "transcript-1.txt", Player.north)]
     assert north.count("Illegal card") == 1
+    assert [e["seat"] for e in logs if e["event"] == "illegal card"] == ["north"]
 
 
 async def test_illegal_calls_beyond_the_cap_abort_the_board_and_the_next_one_plays(
@@ -120,6 +122,7 @@ async def test_illegal_calls_beyond_the_cap_abort_the_board_and_the_next_one_pla
     assert second["board"] == 2 and second["aborted"] is None
     records = pbn.loads((tmp_path / "boards.pbn").read_text())
     assert [r.board_num for r in records] == [2]  # an aborted board has no result to record
+    assert sum(e["event"] == "illegal call" for e in logs) == 2  # the third one aborts
 
 
 async def test_a_silent_seat_times_out_and_the_session_goes_on(tmp_path: Path) -> None:
