@@ -22,10 +22,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from endplay.types import Bid, Card, Hand, Player
 
 from engine.agent import Agent, BiddingView, PlayView
 from engine.agents import AgentSpec, AgentSpecError
+from engine.features import hand_to_array
 from engine.rules import ALL_CALLS, bid_index, is_legal_call
 
 #: Call names bfgbidding reads and writes, in :data:`engine.rules.ALL_CALLS` order.
@@ -85,11 +87,7 @@ def card_names_from_owners(owners: Sequence[int], seat: int) -> list[str]:
 
 def card_names(hand: Hand) -> list[str]:
     """bridgeobjects card names of an endplay hand."""
-    names = []
-    for card in hand:
-        rank_number = card.rank.value.bit_length() - 1  # endplay ranks are 1 << (2..14)
-        names.append(_RANKS[14 - rank_number] + _SUITS[card.suit.value])
-    return names
+    return [_RANKS[i % 13] + _SUITS[i // 13] for i in np.flatnonzero(hand_to_array(hand))]
 
 
 @dataclass

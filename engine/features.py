@@ -86,12 +86,20 @@ def card_data_index(card: Card) -> int:
     return int(card.suit.value) * 13 + (14 - rank_number)
 
 
+#: Bit numbers of the ranks A..2 in endplay's per-suit holding masks.
+_RANK_BITS = np.arange(14, 1, -1, dtype=np.uint32)
+
+
 def hand_to_array(hand: Hand) -> npt.NDArray[np.uint8]:
-    """A 13-hot uint8[52] in the data-file order."""
-    out = np.zeros(52, dtype=np.uint8)
-    for card in hand:
-        out[card_data_index(card)] = 1
-    return out
+    """A 13-hot uint8[52] in the data-file order.
+
+    Iterating an endplay ``Hand`` builds a ``Card`` per card (~0.3 ms a hand); its ``_data`` holds
+    one rank bitmask per suit in S, H, D, C order (bit n for rank n, deuce = 2), which numpy
+    unpacks in microseconds. A test checks this against iteration.
+    """
+    masks = np.array(list(hand._data), dtype=np.uint32)
+    bits = (masks[:, None] >> _RANK_BITS[None, :]) & 1
+    return bits.reshape(52).astype(np.uint8)
 
 
 def encode(view: BiddingView) -> FloatArray:
@@ -113,8 +121,7 @@ def encode(view: BiddingView) -> FloatArray:
         elif c != 0:
             last_bid = c
             out[BIDS + (c - FIRST_BID) * 12 + rel] = 1
-    for card in view.hand:
-        out[HAND + DATA_TO_OPENSPIEL[card_data_index(card)]] = 1
+    out[HAND + DATA_TO_OPENSPIEL] = hand_to_array(view.hand)
     return out
 
 

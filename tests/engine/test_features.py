@@ -12,6 +12,7 @@ from engine.features import (
     FEATURE_VERSION,
     N_CALLS,
     N_FEATURES,
+    card_data_index,
     encode,
     encode_arrays,
     hand_to_array,
@@ -156,6 +157,17 @@ def random_hand(rng: np.random.Generator) -> Hand:
         "".join("AKQJT98765432"[r] for r in range(13) if s * 13 + r in cards) for s in range(4)
     ]
     return Hand(".".join(suits))
+
+
+def test_hand_to_array_equals_card_iteration() -> None:
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        hand = random_hand(rng)
+        expected = np.zeros(52, dtype=np.uint8)
+        for card in hand:
+            expected[card_data_index(card)] = 1
+        np.testing.assert_array_equal(hand_to_array(hand), expected)
+    assert np.flatnonzero(hand_to_array(Hand("A...2"))).tolist() == [0, 51]
 
 
 def test_batch_encoder_equals_scalar_encoder() -> None:

@@ -1,0 +1,119 @@
+"""Cost of the data pipeline's parts, each as a ratio against a baseline timed in the same run.
+
+* bfg (``engine.bfg.BfgAgent.bid``) per call, against the random agent's ``bid`` on the same
+  views: what the teacher costs over a bidder that does no thinking.
+* teacher deals per second and CPU (``models.teach.teach_chunk``, one process).
+* the batch feature encoder (``encode_arrays``) per state, against the scalar ``encode``.
+* double-dummy tables: ``calc_all_tables`` in batches (what ``ddgen`` does, one DDS thread)
+  against ``calc_dd_table`` per deal.
+
+The views are the decision points of bfg's own auctions on random deals (seed 99).
+
+Usage: ``python benchmarks/bench_teacher.py [--deals 200] [--dd 32]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from endplay.types import Hand, Player, Vul
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine.agent import BiddingView
+from engine.bfg import BfgAgent
+from engine.features import encode, encode_arrays, hand_to_array, vul_flags
+from engine.random_agent import RandomAgent
+from engine.rules import ALL_CALLS, legal_calls
+from models.ddgen import dd_tables, pbn
+from models.teach import CYCLE_DEALER, CYCLE_VUL, random_owners, teach_chunk
+
+
+def per_item(fn: object, items: list[object], repeats: int = 3) -> float:
+    """Best-of-``repeats`` seconds per item of calling ``fn(item)`` over ``items``."""
+    best = float("inf")
+    for _ in range(repeats):
+        t = time.perf_counter()
+        for item in items:
+            fn(item)  # type: ignore[operator]
+        best = min(best, (time.perf_counter() - t) / len(items))
+    return best
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=int, default=200, help="random deals bid by bfg")
+    ap.add_argument("--dd", type=int, default=32, help="deals for the DD comparison")
+    args = ap.parse_args()
+
+    t = time.perf_counter()
+    cpu = time.process_time()
+    chunk = teach_chunk((99, 0, args.deals, None))
+    wall, cpu = time.perf_counter() - t, time.process_time() - cpu
+    print(f"teacher: {args.deals / wall:.1f} deals/s wall, {args.deals / cpu:.1f} deals/s per CPU")
+
+    views: list[BiddingView] = []
+    for k, auction in enumerate(chunk.auctions):
+        dealer, vul = Player(int(CYCLE_DEALER[k % 16])), Vul(int(CYCLE_VUL[k % 16]))
+        for i in range(len(auction)):
+            seat = Player((dealer.value + i) % 4)
+            hand = Hand(pbn(chunk.owners[k]).split(":")[1].split()[seat.value])
+            calls = tuple(ALL_CALLS[c] for c in auction[:i])
+            views.append(
+                BiddingView(seat, dealer, vul, hand, calls, k + 1, legal_calls(dealer, calls))
+            )
+    bfg, rnd = BfgAgent(), RandomAgent(seed=1)
+    t_bfg = per_item(bfg.bid, views)  # type: ignore[arg-type]
+    t_rnd = per_item(rnd.bid, views)  # type: ignore[arg-type]
+    print(
+        f"bfg bid: {1e3 * t_bfg:.3f} ms/call over {len(views)} calls; random agent "
+        f"{1e3 * t_rnd:.3f} ms/call; ratio {t_bfg / t_rnd:.1f}x; "
+        f"errors {bfg.stats.errors}, illegal answers {bfg.stats.fallbacks}"
+    )
+
+    t_enc = per_item(encode, views)  # type: ignore[arg-type]
+    length = max(len(v.auction) for v in views)
+    auctions = np.full((len(views), max(length, 1)), -1, dtype=np.int16)
+    for i, v in enumerate(views):
+        auctions[i, : len(v.auction)] = [ALL_CALLS.index(c) for c in v.auction]
+    hands = np.stack([hand_to_array(v.hand) for v in views])
+    seats = np.array([v.seat.value for v in views])
+    rel = np.array([(v.seat.value - v.dealer.value) % 4 for v in views])
+    vul_us, vul_them = vul_flags(np.array([v.vul.value for v in views]), seats)
+    times = []
+    for _ in range(5):
+        t = time.perf_counter()
+        encode_arrays(hands, rel, vul_us, vul_them, auctions)
+        times.append((time.perf_counter() - t) / len(views))
+    t_batch = min(times)
+    print(
+        f"features: encode {1e6 * t_enc:.1f} us/state, encode_arrays {1e6 * t_batch:.2f} "
+        f"us/state (batch {len(views)}); ratio {t_enc / t_batch:.0f}x"
+    )
+
+    from endplay._dds import SetMaxThreads
+    from endplay.dds import calc_dd_table
+    from endplay.types import Deal
+
+    SetMaxThreads(1)
+    owners = np.stack([random_owners(98, k) for k in range(args.dd)])
+    t = time.perf_counter()
+    for row in owners:
+        calc_dd_table(Deal(pbn(row)))
+    t_single = (time.perf_counter() - t) / args.dd
+    t = time.perf_counter()
+    dd_tables(owners)
+    t_all = (time.perf_counter() - t) / args.dd
+    print(
+        f"dd tables (1 DDS thread): calc_dd_table {t_single:.3f} s/deal, calc_all_tables batch "
+        f"{t_all:.3f} s/deal; ratio {t_single / t_all:.2f}x"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
