@@ -34,7 +34,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -48,9 +48,11 @@ from engine.features import (
     legal_masks_arrays,
     vul_flags,
 )
-from engine.policy import BaselinePlayer, CardPlayer
 from engine.rules import ALL_CALLS, bid_index, same_call
 from engine.scoring import score_array
+
+if TYPE_CHECKING:
+    from engine.policy import CardPlayer
 
 FloatArray = npt.NDArray[np.float32]
 IntArray = npt.NDArray[np.int64]
@@ -555,7 +557,11 @@ class SearchAgent:
         self.search = search
         self.seed = seed
         self._rng = np.random.default_rng([seed, 0])
-        self.card_player: CardPlayer = card_player or BaselinePlayer()
+        if card_player is None:
+            from engine.policy import BaselinePlayer
+
+            card_player = BaselinePlayer()
+        self.card_player: CardPlayer = card_player
         self.last: SearchResult | None = None
         self.decisions: list[SearchResult] = []
 

@@ -119,15 +119,16 @@ def train(
     threads: int = 2,
     max_deals: int | None = None,
     log: Any = print,
+    held_out: int = HELD_OUT,
 ) -> tuple[Any, dict[str, Any]]:
-    """Train on ``data`` minus its last 2,000 deals; return the net and its held-out metrics."""
+    """Train on ``data`` minus its last ``held_out`` deals; return the net and held-out metrics."""
     import torch
 
     config = config or DDNetConfig()
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     rng = np.random.default_rng(seed)
-    tr, ho = load_split(data)
+    tr, ho = load_split(data, held_out)
     owners, dd = tr["owners"], tr["dd"]
     if max_deals is not None:
         owners, dd = owners[:max_deals], dd[:max_deals]
@@ -140,6 +141,7 @@ def train(
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
     loss_fn = torch.nn.CrossEntropyLoss()
     start = time.monotonic()
+    losses: list[float] = []
     for epoch in range(epochs):
         perm = rng.permutation(n)
         total = 0.0
@@ -154,6 +156,7 @@ def train(
             opt.step()
             sched.step()
             total += float(loss.detach()) * len(idx)
+        losses.append(total / n)
         held = accuracy(predict_tables(net, ho["owners"][:500]), ho["dd"][:500])
         log(
             f"epoch {epoch + 1}/{epochs} loss {total / n:.4f} held-out(500) exact "
@@ -164,6 +167,7 @@ def train(
     metrics["held_out_deals"] = int(ho["owners"].shape[0])
     metrics["train_deals"] = int(owners.shape[0])
     metrics["train_seconds"] = round(time.monotonic() - start, 1)
+    metrics["epoch_loss"] = [round(x, 4) for x in losses]
     return net, metrics
 
 
