@@ -34,6 +34,8 @@ from tournament.records import BoardResult, RoomResult, auction_texts, contract_
 
 #: Team names on the wire: the Blue Chip handshake wants different names for the two sides.
 TEAM_NAMES = {0: "NS", 1: "EW"}
+#: How results name a seat played by an outside program.
+EXTERNAL = "external"
 
 
 class RoomError(RuntimeError):
@@ -121,6 +123,13 @@ async def play_rooms(
     the four agents of each room (N, E, S, W), unused at external seats.
     """
     by_number = {d.board: d for d in deals}
+    seat_names = {
+        s.room: [
+            EXTERNAL if ExternalSeat(s.room, p) in external else names[s.teams[p.value]]
+            for p in Player
+        ]
+        for s in rooms
+    }
     pending: dict[int, dict[str, TableResult]] = {d.board: {} for d in deals}
     failures: list[BaseException] = []
 
@@ -133,8 +142,7 @@ async def play_rooms(
         got = pending.pop(number)
         try:
             results = tuple(
-                room_result(deal, s, [names[t] for t in s.teams], got[s.room], scoring)
-                for s in rooms
+                room_result(deal, s, seat_names[s.room], got[s.room], scoring) for s in rooms
             )
         except RoomError as exc:
             failures.append(exc)

@@ -1,0 +1,112 @@
+"""Rooms over TCP: our table manager and seat clients on 127.0.0.1, and an external seat program."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+from endplay.parsers import pbn
+from endplay.types import Card, Deal, Player
+
+from engine.rules import final_contract, trick_winner
+from engine.scoring import ns_score, strain_index
+from tournament.journal import read_journal
+from tournament.match import MatchConfig, run_match
+from tournament.records import parse_call, parse_vul
+from tournament.rooms import ExternalSeat
+
+
+def _tricks_from_play(
+    deal: str, dealer: Player, auction: tuple[str, ...], play: tuple[str, ...]
+) -> int:
+    """Replay the recorded cards with the table laws and count declarer's tricks."""
+    contract = final_contract(dealer, [parse_call(c) for c in auction])
+    assert contract is not None
+    hands = Deal(deal)
+    leader = contract.declarer.lho
+    won = 0
+    for t in range(13):
+        trick = [Card(c) for c in play[4 * t : 4 * t + 4]]
+        for i, card in enumerate(trick):
+            hands[Player((leader.value + i) % 4)].remove(card)  # raises if not held
+        leader = trick_winner(leader, trick, contract.denom)
+        won += leader.value % 2 == contract.declarer.value % 2
+    return won
+
+
+def test_play_scored_team_match_over_tcp(tmp_path: Path) -> None:
+    cfg = MatchConfig(us="random", them="random,pass_bias=0.2", out=tmp_path, boards=3, seed=5,
+                      scoring="play")  # fmt: skip
+    summary = run_match(cfg, progress=lambda b: None)
+    boards = read_journal(tmp_path / "journal.jsonl").boards
+    assert summary["boards"] == 3 and [b.board for b in boards] == [1, 2, 3]
+    played = 0
+    for b in boards:
+        for room in b.rooms:
+            contract = final_contract(Player.find(b.dealer), [parse_call(c) for c in room.auction])
+            if contract is None:
+                assert room.ns_score == 0 and room.play == ()
+                continue
+            played += 1
+            assert len(room.play) == 52
+            tricks = _tricks_from_play(b.deal, Player.find(b.dealer), room.auction, room.play)
+            assert room.tricks == tricks
+            assert room.ns_score == ns_score(contract, tricks, parse_vul(b.vul))
+    assert played > 0
+    # The rooms' own table managers recorded the same boards; our PBN carries the play.
+    for name in ("open", "closed"):
+        tm_lines = (tmp_path / "rooms" / name / "journal.jsonl").read_text().splitlines()
+        assert len(tm_lines) == 3
+        with open(tmp_path / f"room-{name}.pbn") as f:
+            records = pbn.load(f)
+        for rec, b in zip(records, boards, strict=True):
+            assert [f"{c.suit.abbr}{c.rank.abbr}" for c in rec.play] == list(b.room(name).play)
+
+
+def test_dd_scored_match_over_tcp_uses_the_table(solved_npz: Path, tmp_path: Path) -> None:
+    cfg = MatchConfig(us="random", them="random", out=tmp_path, boards=4, deals=solved_npz,
+                      scoring="dd", rooms="tcp")  # fmt: skip
+    run_match(cfg, progress=lambda b: None)
+    with np.load(solved_npz) as z:
+        dd = z["dd"]
+    for b in read_journal(tmp_path / "journal.jsonl").boards:
+        for room in b.rooms:
+            contract = final_contract(Player.find(b.dealer), [parse_call(c) for c in room.auction])
+            if contract is not None:
+                expected = dd[b.board - 1, contract.declarer.value, strain_index(contract.denom)]
+                assert room.tricks == expected
+
+
+def test_external_seat_is_announced_and_waited_for(tmp_path: Path) -> None:
+    """``bridgebot seat`` in its own process stands in for WBridge5 at North of the open room."""
+    externals: list[subprocess.Popen[bytes]] = []
+    announced: list[str] = []
+
+    def announce(text: str) -> None:
+        announced.append(text)
+        m = re.search(r"waiting for (\w+) \(team (\w+)\) to connect to ([\d.]+) port (\d+)", text)
+        assert m, text
+        seat, team, host, port = m.groups()
+        argv = [sys.executable, "-m", "bridgebot", "seat", "--host", host, "--port", port,
+                "--seat", seat, "--team", team, "--agent", "random", "--seed", "9"]  # fmt: skip
+        externals.append(subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+
+    cfg = MatchConfig(us="random", them="random", out=tmp_path, boards=2, seed=2, scoring="play",
+                      external=(ExternalSeat.parse("open:North"),))  # fmt: skip
+    try:
+        summary = run_match(cfg, progress=lambda b: None, announce=announce)
+    finally:
+        outputs = [p.communicate(timeout=60) for p in externals]
+        codes = [p.returncode for p in externals]
+    assert len(announced) == 1 and "room open: waiting for North (team NS)" in announced[0]
+    assert codes == [0], outputs
+    assert summary["boards"] == 2
+    boards = read_journal(tmp_path / "journal.jsonl").boards
+    assert [b.room("open").seats for b in boards] == [
+        ("external", "random", "random", "random")
+    ] * 2
+    assert json.loads((tmp_path / "summary.json").read_text())["scoring"] == "play"
