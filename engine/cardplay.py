@@ -20,7 +20,7 @@ from engine.agent import Agent, BiddingView, PlayView
 from engine.dds import DDSolver, Position, SolverError, card_index
 from engine.rules import legal_cards, trick_winner
 from engine.scoring import PENALTY_ORDER, score_array, side_vulnerable, strain_index
-from engine.worlds import AuctionLikelihood, Knowledge, sample_worlds
+from engine.worlds import CallModel, Knowledge, policy_auction_likelihood, sample_worlds
 
 
 def _current_winner(
@@ -152,8 +152,9 @@ def play_state(view: PlayView) -> PlayState:
 class DDCardPlayer:
     """Chooses cards by solving sampled worlds double-dummy and maximising the expected score.
 
-    For each card: sample ``worlds`` deals consistent with what the controller knows (weighted by
-    ``auction_likelihood`` when given, see :mod:`engine.worlds`), solve every legal card in every
+    For each card: sample ``worlds`` deals consistent with what the controller knows (resampled by
+    how likely a bidding policy, ``auction_model``, finds the auction in each, when given; see
+    :mod:`engine.worlds`), solve every legal card in every
     world (:class:`engine.dds.DDSolver`, ``workers`` processes, stopping at ``time_limit`` seconds
     with whatever is solved), turn tricks into the duplicate score of the contract for our side
     (making or beating the contract outweighs an overtrick, as at the table), and play the lowest
@@ -176,7 +177,7 @@ class DDCardPlayer:
         lead_time_limit: float | None = 2.0,
         workers: int = 0,
         seed: int = 0,
-        auction_likelihood: AuctionLikelihood | None = None,
+        auction_model: CallModel | None = None,
     ) -> None:
         if worlds < 1 or lead_worlds < 1:
             raise ValueError(f"worlds ({worlds}) and lead_worlds ({lead_worlds}) must be >= 1")
@@ -185,7 +186,7 @@ class DDCardPlayer:
         self.lead_worlds = lead_worlds
         self.lead_time_limit = lead_time_limit
         self.seed = seed
-        self.auction_likelihood = auction_likelihood
+        self.auction_model = auction_model
         self.solver = DDSolver(workers=workers)
         self._rng = np.random.default_rng([seed, 0])
         #: Worlds solved for the last decision (0 for a forced card): for benchmarks and logs.
@@ -216,7 +217,10 @@ class DDCardPlayer:
         limit = self.lead_time_limit if opening else self.time_limit
         deadline = None if limit is None else start + limit
         knowledge = Knowledge.from_view(view)
-        worlds = sample_worlds(knowledge, n, self._rng, self.auction_likelihood)
+        likelihood = None
+        if self.auction_model is not None and view.auction:
+            likelihood = policy_auction_likelihood(self.auction_model, view)
+        worlds = sample_worlds(knowledge, n, self._rng, likelihood)
         positions = [state.position(owners) for owners in worlds.owners]
         tricks, done = self.solver.solve(positions, deadline)
         self.last_solved = int(done.sum())

@@ -28,6 +28,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -263,3 +264,37 @@ def _splits(
         return [((), 1)] if n == 0 else []
     rec(0, n, ())
     return out
+
+
+class CallModel(Protocol):
+    """Anything that gives call logits for encoded positions, like ``engine.policy.Policy``."""
+
+    def logits(self, x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]: ...
+
+
+def policy_auction_likelihood(model: CallModel, view: PlayView) -> AuctionLikelihood:
+    """The likelihood of ``view``'s auction in each world under a bidding policy.
+
+    For each world, the product over the calls made by the other seats of the policy's probability
+    of that call given the caller's hand in that world and the auction before it (computed by
+    :func:`engine.search.auction_log_likelihood`, the bidding search's particle filter, so the
+    two agree). Dummy's calls are included although dummy's hand is known during play: they give
+    the same factor in every world, which the resampling normalises away. Scaled so the likeliest
+    world has likelihood 1.
+    """
+    from engine.rules import bid_index
+    from engine.search import auction_log_likelihood
+
+    history = np.array([bid_index(c) for c in view.auction], dtype=np.int64)
+    vul = int(view.vul.value)
+
+    def likelihood(worlds: OwnersArray) -> npt.NDArray[np.float64]:
+        log_lik = auction_log_likelihood(
+            model, worlds, view.dealer.value, vul, history, view.controller.value
+        )
+        if len(log_lik) == 0:
+            return log_lik
+        out: npt.NDArray[np.float64] = np.exp(log_lik - log_lik.max())
+        return out
+
+    return likelihood

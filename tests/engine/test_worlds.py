@@ -5,17 +5,24 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
-from endplay.types import Card, Contract, Deal
+from endplay.types import Card, Contract, ContractBid, Deal, Denom, Player, Vul
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.agent import PlayView
 from engine.cardplay import play_deal
 from engine.dds import card_index, hands_pbn
-from engine.worlds import InconsistentViewError, Knowledge, sample_worlds
+from engine.rules import PASS
+from engine.worlds import (
+    InconsistentViewError,
+    Knowledge,
+    policy_auction_likelihood,
+    sample_worlds,
+)
 
 STRAINS = ("C", "D", "H", "S", "NT")
 
@@ -187,3 +194,43 @@ def test_a_card_both_played_and_held_is_refused() -> None:
     )
     with pytest.raises(InconsistentViewError, match="already placed"):
         Knowledge.from_view(bad)
+
+
+def test_a_bidding_policy_places_the_cards_its_auction_shows(tmp_path: Path) -> None:
+    """A real ONNX policy that opens 1S exactly when holding the spade ace: after North passes
+    and East opens 1S, every world the policy weights must give East the ace (uniform worlds
+    put it with North or West two times in three)."""
+    from tests.engine.test_search import spade_ace_policy
+
+    policy = spade_ace_policy(tmp_path / "model")
+    deal = Deal("N:KQ2.J32.K54.Q432 AJT9.AK4.QJT9.K5 8765.Q765.A3.AJ6 43.T98.8762.T987")
+    south = deal[Player.south]
+    view = PlayView(
+        seat=Player.south,
+        controller=Player.south,
+        dealer=Player.north,
+        vul=Vul.none,
+        auction=(PASS, ContractBid(1, Denom.spades), PASS, PASS, PASS),
+        contract=Contract("1SE"),
+        hand=south,
+        dummy=None,
+        played=(),
+        legal=tuple(south),
+    )
+    knowledge = Knowledge.from_view(view)
+    ace = card_index(Card("SA"))
+    uniform = sample_worlds(knowledge, 32, np.random.default_rng(2))
+    assert {int(x) for x in uniform.owners[:, ace]} == {0, 1, 3}
+    likelihood = policy_auction_likelihood(policy, view)
+    weights = likelihood(uniform.owners)
+    assert weights.max() == pytest.approx(1.0)
+    assert (weights[uniform.owners[:, ace] != 1] < 1e-4).all()  # pass with the ace: e^-10
+    posterior = sample_worlds(knowledge, 32, np.random.default_rng(2), likelihood)
+    assert (posterior.owners[:, ace] == 1).all()
+    for w in posterior.owners:
+        check_world(w, view, knowledge)
+    # The card player takes the model and still plays a legal card.
+    from engine.cardplay import DDCardPlayer
+
+    player = DDCardPlayer(lead_worlds=2, lead_time_limit=None, auction_model=policy)
+    assert player.play(view) in view.legal
