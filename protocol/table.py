@@ -235,7 +235,7 @@ class TableMachine:
         wanted = msg.seat if msg.seat is not None else port_seat
         if port_seat is not None and wanted != port_seat:
             raise RemoteProtocolError(
-                f"Illegal hand '{msg.seat.name if msg.seat else 'anypl'}' specified "
+                f"Illegal hand '{msg.seat.name if msg.seat is not None else 'anypl'}' specified "
                 f"(this port is {_name(port_seat)}'s)"
             )
         if msg.version not in SUPPORTED_VERSIONS:
@@ -581,7 +581,6 @@ class TableMachine:
         self._leader = self._declarer.lho
         self._remaining = {p: b.deal[p].copy() for p in SEATS}
         self._due_since = None
-
 
     def _known(self, k: int) -> bool:
         """Whether the player of card ``k`` is known yet (played, or in the current trick)."""

@@ -169,7 +169,7 @@ class Table:
                 what = "call" if isinstance(reply, IllegalBid) else "card"
                 self.log.warning(f"illegal {what}", seat=to.name, message=repr(msg))
         for err in self.machine.take_errors():
-            self.log.warning("protocol error", seat=err.seat.name if err.seat else None,
+            self.log.warning("protocol error", seat=err.seat.name if err.seat is not None else None,
                              error=str(err))  # fmt: skip
 
     def attach(self, seat: Player, conn: _Conn, team: str) -> None:

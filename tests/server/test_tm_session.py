@@ -120,3 +120,78 @@ async def test_two_tables_in_one_process(tmp_path: Path) -> None:
     assert sorted((e["table"], e["board"]) for e in journal) == [
         (t, b) for t in (1, 2) for b in (1, 2, 3)
     ]
+
+
+def wbridge5_style(line: str) -> list[str]:
+    """Rewrite a line as WBridge5 writes it (PROTOCOL.md 4): upper-case seat names and keywords,
+    a double space in ``ready for  X's bid``, lower-case cards; and add GIB's ``received dummy``
+    after ``ready for dummy`` plus old Ben's trailing full stop on ready messages."""
+    words = line.split(" ")
+    seats = {"North", "East", "South", "West", "North's", "East's", "South's", "West's"}
+    out = [w.upper() if w in seats or w in ("passes", "doubles", "redoubles") else w for w in words]
+    if len(out) >= 3 and out[1] == "plays":
+        out[2] = out[2].lower()
+    text = " ".join(out).replace("ready for ", "ready for  ", 1) if "bid" in line else " ".join(out)
+    if line.endswith("ready for dummy"):
+        return [text + ".", f"{words[0].upper()} received dummy"]
+    return [text]
+
+
+async def test_peer_habits_wbridge5_gib_ben_bridge_player(tmp_path: Path) -> None:
+    """North speaks WBridge5's case (through a proxy), East and West use bridge-player's order
+    (``ready for dummy`` right after the auction, ``dummy's`` form from everyone), South is plain:
+    the table manager must play every board with no warning."""
+    from protocol.dialect import Dialect
+    from server.testing import LineProxy
+
+    tm = TableManager(generate(9, 6), tmp_path)
+    host, port = await tm.start()
+    serving = asyncio.create_task(tm.serve())
+    proxy = LineProxy(host, port, to_tm=wbridge5_style)
+    pport = await proxy.start()
+    early = Dialect(early_dummy=True)
+    with capture_logs() as logs:
+        clients = [
+            SeatClient(host, pport, Player.north, "NS", make_agent("random", 1)),
+            SeatClient(host, port, Player.south, "NS", make_agent("random", 2)),
+            SeatClient(host, port, Player.east, "EW", make_agent("random", 3), dialect=early,
+                       dummy_form="all"),
+            SeatClient(host, port, Player.west, "EW", make_agent("random", 4), dialect=early,
+                       dummy_form="all"),
+        ]  # fmt: skip
+        summaries = await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 60)
+        results = await asyncio.wait_for(serving, 10)
+    await proxy.close()
+    assert [s.boards for s in summaries] == [6] * 4
+    assert all(r.aborted is None for r in results[0])
+    assert [e for e in logs if e["log_level"] in ("warning", "error")] == []
+    text = (tmp_path / "transcript-1.txt").read_text()
+    north_not_dummy = sum(
+        1 for r in results[0] if r.contract is not None and r.contract.declarer != Player.south
+    )
+    assert text.count("NORTH received dummy") == north_not_dummy > 0
+    assert "ready for  " in text  # the double space really went through
+
+
+async def test_one_port_per_seat_the_specs_layout(tmp_path: Path) -> None:
+    """--seat-ports: each seat connects to its own port; ANYPL there means that port's seat, and a
+    seat name that is not the port's is refused."""
+    tm = TableManager(generate(2, 2), tmp_path, seat_ports=True)
+    host, port = await tm.start()
+    serving = asyncio.create_task(tm.serve())
+    ports = {p: tm.seat_addresses[p][1] for p in Player}
+    assert len(set(ports.values()) | {port}) == 5
+    wrong = await asyncio.open_connection(host, ports[Player.east])
+    wrong[1].write(b'Connecting "NS" as North using protocol version 18\r\n')
+    refusal = await asyncio.wait_for(wrong[0].readline(), 10)
+    assert refusal.startswith(b"Illegal hand 'north' specified")
+    assert await asyncio.wait_for(wrong[0].read(), 10) == b""  # and the socket is closed
+    wrong[1].close()
+    clients = [
+        SeatClient(host, ports[p], None if p == Player.west else p, TEAMS[p],
+                   make_agent("random", p.value))
+        for p in Player
+    ]  # fmt: skip
+    summaries = await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 60)
+    await asyncio.wait_for(serving, 10)
+    assert [s.seat for s in summaries] == list(Player) and [s.boards for s in summaries] == [2] * 4
