@@ -496,17 +496,18 @@ class SeatMachine:
 
     def _on_to_lead(self, msg: Message) -> list[Event]:
         board = self.board
-        if (
-            self.phase is Phase.PLAY
-            and board is not None
-            and not board.awaiting_dummy
-            and len(board.played) % 4 == 0
-            and len(board.played) < 52
-            and self._controls(board.next_player)
-        ):
+        if board is None or board.contract is None or len(board.played) >= 52:
+            return [Ignored(msg)]
+        if len(board.played) % 4:
+            # Early: the TM announced the next trick's lead before relaying this trick's last
+            # card (seen from our own table manager when a ready message came late). Keep it
+            # for the next trick; it is dropped there if we do not control that lead.
+            board.lead_cue = True
+            return []
+        if self.phase is Phase.PLAY and self._controls(board.next_player):
             board.lead_cue = True
             return self._advance()
-        # Sent early or to the wrong seat: harmless, the card order is ours to track.
+        # Sent to a seat that does not lead: harmless, the card order is ours to track.
         return [Ignored(msg)]
 
     def _on_dummy_cards(self, msg: Message) -> list[Event]:
@@ -617,6 +618,8 @@ class SeatMachine:
         if len(board.played) % 4 == 0:
             trick = [c for _, c in board.played[-4:]]
             board.leader = _trick_winner(board.leader, trick, board.contract.denom)
+            if not self._controls(board.leader):
+                board.lead_cue = False  # an early cue was not for us after all
         return events
 
     def _finish_board(self) -> list[Event]:

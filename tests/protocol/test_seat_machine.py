@@ -471,3 +471,33 @@ def test_ready_card_message_type() -> None:
     d = through_auction(dealt(Player.south), AUCTION_4S)
     d.tm("East plays QC")
     assert render(ReadyForCard(Player.south, None, 1)) in d.out()
+
+
+def test_to_lead_before_the_tricks_last_card_is_kept() -> None:
+    """Our own TM once sent ``East to lead`` before relaying the trick's fourth card (when East's
+    ready message came late); the cue must not be lost, or the board deadlocks."""
+    d = through_auction(dealt(Player.west), AUCTION_4S)
+    d.tm("East plays QC")
+    d.tm(f"Dummy's cards : {HANDS[Player.south]}", "South plays 2C")
+    d.request()
+    d.card("CA")  # West wins trick 1 with the ace; North's card is still to come
+    d.tm("West to lead")  # early
+    assert d.requests == []
+    d.tm("North plays 6C")
+    request = d.request()
+    assert isinstance(request, NeedCard) and request.player == Player.west
+    assert len(request.played) == 4
+
+
+def test_early_cue_for_a_lead_we_do_not_make_is_dropped() -> None:
+    """A stray early cue while East is to win the trick must not make us lead later."""
+    d = through_auction(dealt(Player.north), AUCTION_4S)
+    d.tm("East plays SJ", f"Dummy's cards : {HANDS[Player.south]}")
+    d.request()
+    d.card("S5")  # dummy's low spade
+    d.tm("North to lead")  # early and wrong: West's card is still to come
+    d.tm("West plays S2")
+    d.request()
+    d.card("S3")  # East's jack wins trick 1
+    assert d.m.board is not None and not d.m.board.lead_cue
+    assert d.out()[-1] == "North ready for East's card to trick 2"
