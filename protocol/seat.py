@@ -460,8 +460,6 @@ class SeatMachine:
     def _on_play(self, msg: Message) -> list[Event]:
         assert isinstance(msg, m.PlayMsg) and self.board is not None
         board = self.board
-        if board.awaiting_dummy:
-            raise RemoteProtocolError("a card before dummy's cards", line=_line(msg))
         player = board.next_player
         if self._controls(player):
             raise RemoteProtocolError(
@@ -515,10 +513,20 @@ class SeatMachine:
         board = self.board
         if not board.awaiting_dummy:
             raise RemoteProtocolError("Dummy's cards we did not ask for", line=_line(msg))
+        # The hand as dealt (13 cards), or what is left of it if the TM relayed dummy's first
+        # card before answering our "ready for dummy" (the relay order is the TM's choice).
         dummy_played = [c for p, c in board.played if p == board.dummy]
-        if len(msg.hand) + len(dummy_played) != 13:
+        hand = msg.hand.copy()
+        if len(hand) == 13:
+            for card in dummy_played:
+                if card not in list(hand):
+                    raise RemoteProtocolError(
+                        f"dummy's cards lack {card}, which dummy played", line=_line(msg)
+                    )
+                hand.remove(card)
+        if len(hand) + len(dummy_played) != 13:
             raise RemoteProtocolError(f"dummy's hand has {len(msg.hand)} cards", line=_line(msg))
-        board.dummy_hand = msg.hand.copy()
+        board.dummy_hand = hand
         board.awaiting_dummy = False
         return self._advance()
 

@@ -70,6 +70,7 @@ class SeatClient:
     """One bot at one seat of a Blue Chip table manager.
 
     ``seat`` None connects ``as ANYPL`` and takes the seat the table manager assigns.
+    ``executor`` runs the agent (default: a private single thread, so agent calls never overlap).
     ``connect_retries`` extra attempts, ``retry_delay`` seconds apart, cover a table manager that
     is still starting (ComputerBridge's client retries 30 times, 2 s apart). ``idle_timeout``
     (seconds, None = wait for ever, as the spec defines no timeouts) bounds each wait for a line.
@@ -104,7 +105,12 @@ class SeatClient:
             team, seat, dialect=dialect, dummy_form=dummy_form, version=version, extra=extra
         )
         self._buffer = LineBuffer(max_line)
-        self._executor = executor
+        # One worker by default: calls to the agent never overlap, even when a restarted board
+        # leaves a stale decision running while the new board's reset() and bid() arrive.
+        self._own_executor = executor is None
+        self._executor = executor or concurrent.futures.ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="seat-agent"
+        )
         self._lines: asyncio.Queue[str | BaseException | object] = asyncio.Queue()
         self._writer: asyncio.StreamWriter | None = None
         self._lines_in = 0
@@ -135,6 +141,8 @@ class SeatClient:
             writer.close()
             with contextlib.suppress(ConnectionError, OSError):
                 await writer.wait_closed()
+            if self._own_executor:
+                self._executor.shutdown(wait=False, cancel_futures=True)
         return SessionSummary(
             seat=self.machine.seat,
             team=self.machine.team,
@@ -237,7 +245,9 @@ class SeatClient:
             elif isinstance(event, BoardStarted):
                 seat = self.machine.seat.name.capitalize()
                 self._log = self._log.bind(seat=seat, board=event.number)
-                self.agent.reset(event.number)
+                await asyncio.get_running_loop().run_in_executor(
+                    self._executor, self.agent.reset, event.number
+                )
             elif isinstance(event, NeedCall | NeedCard):
                 queue = (await self._decide(event)) + queue
             elif isinstance(event, BoardFinished):

@@ -501,3 +501,17 @@ def test_early_cue_for_a_lead_we_do_not_make_is_dropped() -> None:
     d.card("S3")  # East's jack wins trick 1
     assert d.m.board is not None and not d.m.board.lead_cue
     assert d.out()[-1] == "North ready for East's card to trick 2"
+
+
+def test_dummys_card_relayed_before_dummys_hand_is_accepted() -> None:
+    """A TM may relay dummy's first card before answering our ``ready for dummy``; the full
+    13-card hand that follows then loses the card already played."""
+    d = through_auction(dealt(Player.west), AUCTION_4S)
+    d.tm("East plays QC")
+    assert d.out()[-1] == "West ready for dummy"
+    d.tm("South plays 2C")
+    assert d.out() == []  # nothing more until dummy's cards
+    d.tm(f"Dummy's cards : {HANDS[Player.south]}")
+    request = d.request()
+    assert isinstance(request, NeedCard) and request.dummy is not None
+    assert len(request.dummy) == 12 and len(request.played) == 2
