@@ -9,6 +9,7 @@ from ``engine.features.encode_arrays``, the training twin of the encoder the run
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -180,3 +181,59 @@ def ns_scores(
     side_vul = np.where(decl_ns, ns_vul, ew_vul)
     score = score_array(level, strain, penalty, side_vul, tricks)
     return np.where(decl_ns, score, -score).astype(np.int64)
+
+
+#: Room for the longest auctions a sampling policy produces; calls past it are forced passes.
+MAX_CALLS = 96
+
+#: (rows, features, legal mask) -> chosen call indices, one per row.
+Chooser = Callable[[IntArray, npt.NDArray[np.float32], npt.NDArray[np.bool_]], IntArray]
+
+
+def run_auctions(
+    owners: npt.NDArray[np.uint8],
+    dealer: IntArray,
+    vul: IntArray,
+    who: IntArray,
+    choosers: Sequence[Chooser],
+) -> IntArray:
+    """Bid every deal to the end; ``who[b, seat]`` names the chooser for each absolute seat.
+
+    Returns int64[B, MAX_CALLS] of call indices, -1 padded. Every step asks each chooser once
+    for all the rows where its seat is to call.
+    """
+    batch = owners.shape[0]
+    auctions = np.full((batch, MAX_CALLS), -1, dtype=np.int64)
+    passes = np.zeros(batch, dtype=np.int64)  # consecutive passes at the end
+    bid_made = np.zeros(batch, dtype=np.bool_)
+    over = np.zeros(batch, dtype=np.bool_)
+    for t in range(MAX_CALLS):
+        active = np.nonzero(~over)[0]
+        if active.size == 0:
+            break
+        seat = (dealer[active] + t) % 4
+        calls = np.zeros(active.size, dtype=np.int64)
+        if t < MAX_CALLS - 3:
+            prefix = auctions[active, :t]
+            masks = legal_masks_arrays(prefix)
+            vul_us, vul_them = vul_flags(vul[active], seat)
+            agent = who[active, seat]
+            for k, choose in enumerate(choosers):
+                sel = np.nonzero(agent == k)[0]
+                if sel.size == 0:
+                    continue
+                rows = active[sel]
+                x = encode_arrays(
+                    hands_of(owners[rows], seat[sel]),
+                    np.full(sel.size, t % 4),
+                    vul_us[sel],
+                    vul_them[sel],
+                    prefix[sel],
+                )
+                calls[sel] = choose(rows, x, masks[sel])
+        auctions[active, t] = calls
+        is_pass = calls == 0
+        passes[active] = np.where(is_pass, passes[active] + 1, 0)
+        bid_made[active] |= ~is_pass
+        over[active] = np.where(bid_made[active], passes[active] >= 3, passes[active] >= 4)
+    return auctions

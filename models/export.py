@@ -22,9 +22,9 @@ import numpy.typing as npt
 import torch
 
 from engine.features import FEATURE_VERSION, N_CALLS, N_FEATURES
-from models.data import board_dealer_vul, load_dd
+from models.data import board_dealer_vul, load_dd, run_auctions
 from models.net import PolicyNet, load_checkpoint
-from models.selfplay import Recorder, net_chooser, run_auctions
+from models.selfplay import Recorder, net_chooser
 
 INPUT_NAME = "features"
 OUTPUT_NAME = "logits"

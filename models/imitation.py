@@ -25,7 +25,14 @@ import torch
 import torch.nn.functional as F
 
 from models.data import DataError, TeachSet, load_teach, observe
-from models.net import NetConfig, PolicyNet, load_checkpoint, masked_logits, save_checkpoint
+from models.net import (
+    NetConfig,
+    PolicyNet,
+    append_jsonl,
+    load_checkpoint,
+    masked_logits,
+    save_checkpoint,
+)
 
 
 @dataclass(frozen=True)
@@ -138,7 +145,7 @@ def train_imitation(cfg: ImitationConfig) -> dict[str, object]:
         "seed": cfg.seed,
         "config": asdict(cfg),
     }
-    log = (out / "log.jsonl").open("a")
+    log_path = out / "log.jsonl"
     start = time.perf_counter() - elapsed
     seen_since, loss_sum, t_mark = 0, 0.0, time.perf_counter()
 
@@ -168,7 +175,7 @@ def train_imitation(cfg: ImitationConfig) -> dict[str, object]:
             opt.step()
             step += 1
             seen_since += len(y)
-            loss_sum += float(loss) * len(y)
+            loss_sum += float(loss.detach()) * len(y)
             if step % cfg.save_every == 0 or step == total:
                 entry = {
                     "step": step,
@@ -177,8 +184,7 @@ def train_imitation(cfg: ImitationConfig) -> dict[str, object]:
                     "examples_per_s": seen_since / (time.perf_counter() - t_mark),
                     "lr": opt.param_groups[0]["lr"],
                 }
-                log.write(json.dumps(entry) + "\n")
-                log.flush()
+                append_jsonl(log_path, entry)
                 print(
                     f"imitation step {step}/{total} epoch {entry['epoch']:.2f} "
                     f"loss {entry['loss']:.4f} ({entry['examples_per_s']:.0f} ex/s)",
@@ -213,6 +219,5 @@ def train_imitation(cfg: ImitationConfig) -> dict[str, object]:
     save()
     save_checkpoint(str(out / "policy.pt"), net, {"meta": meta})
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
-    log.close()
     print(f"imitation: held-out accuracy {acc_held:.4f}", file=sys.stderr)
     return metrics

@@ -10,7 +10,10 @@ the policy logits alone.
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
 
 import torch
 from torch import nn
@@ -82,3 +85,9 @@ def load_checkpoint(path: str) -> tuple[PolicyNet, dict[str, object]]:
     net = PolicyNet(NetConfig.from_dict(blob.pop("config")))
     net.load_state_dict(blob.pop("state"))
     return net, blob
+
+
+def append_jsonl(path: Path, entry: dict[str, Any]) -> None:
+    """Append one JSON line (opened per entry, so a killed run leaves whole lines only)."""
+    with path.open("a") as f:
+        f.write(json.dumps(entry, default=str) + "\n")

@@ -17,10 +17,8 @@ deal during training (the tables do not depend on them) and follow the 16-board 
 
 from __future__ import annotations
 
-import json
 import sys
 import time
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,65 +26,22 @@ import numpy as np
 import numpy.typing as npt
 import torch
 
-from engine.features import encode_arrays, legal_masks_arrays, vul_flags
 from engine.scoring import imps_array
-from models.data import IntArray, board_dealer_vul, hands_of, load_dd, ns_scores
-from models.net import PolicyNet, load_checkpoint, masked_logits, save_checkpoint
-
-#: Room for the longest auctions a sampling policy produces; calls past it are forced passes.
-MAX_CALLS = 96
-
-#: (rows, features, legal mask) -> chosen call indices, one per row.
-Chooser = Callable[[IntArray, npt.NDArray[np.float32], npt.NDArray[np.bool_]], IntArray]
-
-
-def run_auctions(
-    owners: npt.NDArray[np.uint8],
-    dealer: IntArray,
-    vul: IntArray,
-    who: IntArray,
-    choosers: Sequence[Chooser],
-) -> IntArray:
-    """Bid every deal to the end; ``who[b, seat]`` names the chooser for each absolute seat.
-
-    Returns int64[B, MAX_CALLS] of call indices, -1 padded. Every step asks each chooser once
-    for all the rows where its seat is to call.
-    """
-    batch = owners.shape[0]
-    auctions = np.full((batch, MAX_CALLS), -1, dtype=np.int64)
-    passes = np.zeros(batch, dtype=np.int64)  # consecutive passes at the end
-    bid_made = np.zeros(batch, dtype=np.bool_)
-    over = np.zeros(batch, dtype=np.bool_)
-    for t in range(MAX_CALLS):
-        active = np.nonzero(~over)[0]
-        if active.size == 0:
-            break
-        seat = (dealer[active] + t) % 4
-        calls = np.zeros(active.size, dtype=np.int64)
-        if t < MAX_CALLS - 3:
-            prefix = auctions[active, :t]
-            masks = legal_masks_arrays(prefix)
-            vul_us, vul_them = vul_flags(vul[active], seat)
-            agent = who[active, seat]
-            for k, choose in enumerate(choosers):
-                sel = np.nonzero(agent == k)[0]
-                if sel.size == 0:
-                    continue
-                rows = active[sel]
-                x = encode_arrays(
-                    hands_of(owners[rows], seat[sel]),
-                    np.full(sel.size, t % 4),
-                    vul_us[sel],
-                    vul_them[sel],
-                    prefix[sel],
-                )
-                calls[sel] = choose(rows, x, masks[sel])
-        auctions[active, t] = calls
-        is_pass = calls == 0
-        passes[active] = np.where(is_pass, passes[active] + 1, 0)
-        bid_made[active] |= ~is_pass
-        over[active] = np.where(bid_made[active], passes[active] >= 3, passes[active] >= 4)
-    return auctions
+from models.data import (
+    Chooser,
+    IntArray,
+    board_dealer_vul,
+    load_dd,
+    ns_scores,
+    run_auctions,
+)
+from models.net import (
+    PolicyNet,
+    append_jsonl,
+    load_checkpoint,
+    masked_logits,
+    save_checkpoint,
+)
 
 
 @dataclass
@@ -242,9 +197,9 @@ def _ppo_update(
             loss.backward()  # type: ignore[no-untyped-call]
             torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
             opt.step()
-            stats["pg"] += float(pg)
-            stats["vf"] += float(vf)
-            stats["ent"] += float(ent)
+            stats["pg"] += float(pg.detach())
+            stats["vf"] += float(vf.detach())
+            stats["ent"] += float(ent.detach())
             stats["n"] += 1
     k = max(stats.pop("n"), 1.0)
     return {key: val / k for key, val in stats.items()}
@@ -285,7 +240,7 @@ def train_selfplay(cfg: SelfPlayConfig) -> dict[str, object]:
     rng = np.random.default_rng([cfg.seed, it])
     gen = torch.Generator().manual_seed(cfg.seed * 1_000_003 + it)
     val_boards = val_idx + 1
-    log = (out / "log.jsonl").open("a")
+    log_path = out / "log.jsonl"
     start = time.perf_counter() - elapsed
     gen_time = 0.0
     best = max((float(h["val_vs_init"]["imps_per_board"]) for h in history), default=float("-inf"))  # type: ignore[index]
@@ -360,8 +315,7 @@ def train_selfplay(cfg: SelfPlayConfig) -> dict[str, object]:
                 best = val["imps_per_board"]
                 meta["best_val_imps"] = best
                 save_checkpoint(str(out / "best.pt"), net, {"meta": {**meta, "iter": it}})
-        log.write(json.dumps(entry) + "\n")
-        log.flush()
+        append_jsonl(log_path, entry)
         print(
             f"selfplay it {it}: train {entry['train_imps']:+.2f} IMPs, "
             f"{entry['gen_games_per_s']:.0f} games/s"
@@ -380,5 +334,4 @@ def train_selfplay(cfg: SelfPlayConfig) -> dict[str, object]:
     meta["metrics"] = metrics
     save()
     save_checkpoint(str(out / "policy.pt"), net, {"meta": meta})
-    log.close()
     return metrics
