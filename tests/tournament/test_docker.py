@@ -1,0 +1,58 @@
+"""The docker files only reference things that exist: commands, options, agents, source paths."""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from bridgebot.cli import COMMANDS, build_parser
+from engine.agents import AgentSpec, known_agents
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCKERFILE = ROOT / "docker" / "Dockerfile"
+COMPOSE = ROOT / "docker" / "compose.yaml"
+
+
+def _compose_commands() -> list[list[str]]:
+    lines = re.findall(r"^\s*command:\s*(\[.*\])\s*$", COMPOSE.read_text(), flags=re.M)
+    return [json.loads(line) for line in lines]
+
+
+def test_compose_starts_a_table_manager_and_four_seats() -> None:
+    commands = _compose_commands()
+    assert [c[0] for c in commands] == ["tm", "seat", "seat", "seat", "seat"]
+    seats = sorted(c[c.index("--seat") + 1] for c in commands if c[0] == "seat")
+    assert seats == ["East", "North", "South", "West"]
+    port = commands[0][commands[0].index("--port") + 1]
+    assert all(c[c.index("--port") + 1] == port for c in commands[1:])
+    assert re.search(rf'"{port}:{port}"', COMPOSE.read_text())
+
+
+@pytest.mark.parametrize("argv", _compose_commands(), ids=lambda a: " ".join(a[:1] + a[-8:-6]))
+def test_compose_commands_parse_with_the_real_cli(argv: list[str]) -> None:
+    assert argv[0] in COMMANDS
+    args = build_parser(only=argv[0]).parse_args(argv)  # exits on an unknown option
+    if argv[0] == "seat":
+        assert AgentSpec.parse(args.agent).name in known_agents()
+
+
+def test_dockerfile_entry_point_and_sources() -> None:
+    text = DOCKERFILE.read_text()
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    entry = json.loads(re.search(r"^ENTRYPOINT (\[.*\])$", text, flags=re.M).group(1))  # type: ignore[union-attr]
+    assert entry[0] in scripts
+    for source in re.findall(r"^COPY (.+) \S+$", text, flags=re.M):
+        for path in source.split():
+            assert (ROOT / path).exists(), f"Dockerfile copies missing {path}"
+    # A runtime image: the train extra (torch) is never installed.
+    instructions = "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("#"))
+    assert "torch" not in instructions
+    assert "[train" not in instructions and "[dev" not in instructions
+    cmd = json.loads(re.search(r"^CMD (\[.*\])$", text, flags=re.M).group(1))  # type: ignore[union-attr]
+    with pytest.raises(SystemExit) as exc:
+        build_parser().parse_args(cmd)
+    assert exc.value.code == 0
