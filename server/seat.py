@@ -165,7 +165,7 @@ class SeatClient:
                         f"cannot connect to the table manager at {self.host}:{self.port} "
                         f"after {attempts} attempt(s): {exc.strerror or exc}"
                     ) from exc
-                self._log.debug("connect retry", attempt=attempt, error=str(exc))
+                self._log.info("connect retry", attempt=attempt, error=str(exc))
                 await asyncio.sleep(self.retry_delay)
         raise AssertionError("unreachable")
 
@@ -252,11 +252,12 @@ class SeatClient:
                 queue = (await self._decide(event)) + queue
             elif isinstance(event, BoardFinished):
                 self._boards.append(event.number)
-                self._log.debug("board finished", contract=str(event.contract or "passed out"))
+                contract = "passed out" if event.contract is None else str(event.contract)
+                self._log.info("board finished", contract=contract)
             elif isinstance(event, Ignored):
                 self._log.debug("ignored", message=type(event.message).__name__)
             elif isinstance(event, SessionEnded):
-                self._log.debug("end of session", boards=event.boards)
+                self._log.info("end of session", boards=event.boards)
 
     async def _decide(self, request: NeedCall | NeedCard) -> list[Event]:
         """Ask the agent in the executor while still reading lines; return the machine's events.
@@ -302,57 +303,73 @@ class SeatClient:
 
     def _ask_agent(self, request: NeedCall | NeedCard) -> Bid | Card:
         """Build the view, ask the agent, check the answer (runs in the executor)."""
-        name = getattr(self.agent, "name", type(self.agent).__name__)
-        if isinstance(request, NeedCall):
-            legal_bids = tuple(
-                c
-                for c in legal_calls(request.dealer, request.auction)
-                if not any(same_call(c, r) for r in request.rejected)
-            )
-            view = BiddingView(
-                seat=request.seat,
-                dealer=request.dealer,
-                vul=request.vul,
-                hand=request.hand,
-                auction=request.auction,
-                board=request.board,
-                legal=legal_bids,
-            )
-            try:
-                call = self.agent.bid(view)
-            except Exception as exc:
-                raise AgentError(f"agent {name} failed to call on board {view.board}") from exc
-            if not any(same_call(call, c) for c in legal_bids):
-                raise AgentError(f"agent {name} chose {call}, not a legal call here")
-            return call
-        trick = request.played[len(request.played) - len(request.played) % 4 :]
-        legal = tuple(
-            c
-            for c in legal_cards(request.holding, [c for _, c in trick])
-            if c not in request.rejected
-        )
-        pview = PlayView(
-            seat=request.player,
-            controller=request.controller,
-            dealer=request.dealer,
-            vul=request.vul,
-            auction=request.auction,
-            contract=request.contract,
-            hand=request.hand,
-            dummy=request.dummy,
-            played=request.played,
-            legal=legal,
-            board=request.board,
-        )
+        return decide(self.agent, request)
+
+
+def bidding_view(request: NeedCall) -> BiddingView:
+    """The agent's view of a call request; ``legal`` from ``engine.rules`` minus calls the TM
+    already refused this turn."""
+    legal = tuple(
+        c
+        for c in legal_calls(request.dealer, request.auction)
+        if not any(same_call(c, r) for r in request.rejected)
+    )
+    return BiddingView(
+        seat=request.seat,
+        dealer=request.dealer,
+        vul=request.vul,
+        hand=request.hand,
+        auction=request.auction,
+        board=request.board,
+        legal=legal,
+    )
+
+
+def play_view(request: NeedCard) -> PlayView:
+    """The agent's view of a card request (``seat`` is whose card, ``controller`` who decides);
+    ``legal`` follows suit from the holding of the player whose card it is."""
+    trick = request.played[len(request.played) - len(request.played) % 4 :]
+    legal = tuple(
+        c for c in legal_cards(request.holding, [c for _, c in trick]) if c not in request.rejected
+    )
+    return PlayView(
+        seat=request.player,
+        controller=request.controller,
+        dealer=request.dealer,
+        vul=request.vul,
+        auction=request.auction,
+        contract=request.contract,
+        hand=request.hand,
+        dummy=request.dummy,
+        played=request.played,
+        legal=legal,
+        board=request.board,
+    )
+
+
+def decide(agent: Agent, request: NeedCall | NeedCard) -> Bid | Card:
+    """Ask ``agent`` for the call or card ``request`` wants; ``AgentError`` if it fails or
+    answers outside ``view.legal``. Synchronous: the seat client runs it in its executor."""
+    name = getattr(agent, "name", type(agent).__name__)
+    if isinstance(request, NeedCall):
+        view = bidding_view(request)
         try:
-            card = self.agent.play(pview)
+            call = agent.bid(view)
         except Exception as exc:
-            raise AgentError(
-                f"agent {name} failed to play {request.player.name}'s card on board {pview.board}"
-            ) from exc
-        if card not in legal:
-            raise AgentError(f"agent {name} chose {card} for {request.player.name}, not legal")
-        return card
+            raise AgentError(f"agent {name} failed to call on board {view.board}") from exc
+        if not any(same_call(call, c) for c in view.legal):
+            raise AgentError(f"agent {name} chose {call}, not a legal call here")
+        return call
+    pview = play_view(request)
+    try:
+        card = agent.play(pview)
+    except Exception as exc:
+        raise AgentError(
+            f"agent {name} failed to play {request.player.name}'s card on board {pview.board}"
+        ) from exc
+    if card not in pview.legal:
+        raise AgentError(f"agent {name} chose {card} for {request.player.name}, not legal")
+    return card
 
 
 def _discard(future: asyncio.Future[Any]) -> None:
