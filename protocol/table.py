@@ -630,6 +630,7 @@ class TableMachine:
             if k < n:
                 self._relay_card(seat, k, out)
             self._maybe_send_lead(out)
+            self._maybe_finish_play(out)
             return True
         if isinstance(msg, PlayMsg):
             return self._on_card(seat, msg, out)
@@ -683,6 +684,9 @@ class TableMachine:
             return
         p = self._player_of(n)
         c = self._controller(p)
+        self._skip_own(c)
+        if self._relayed_upto[c] < n:
+            return  # the leader has not yet been sent the last card of the previous trick
         for s in SEATS:
             if s == c:
                 continue
@@ -738,10 +742,21 @@ class TableMachine:
         self._leader = self.rules.trick_winner(first, trick, self._contract_denom())
         self._lead_sent = False
         if n == 52:
-            self._finish()
-            out.extend((p, self._timing()) for p in SEATS)
+            self._maybe_finish_play(out)
             return
         self._maybe_send_lead(out)
+
+    def _maybe_finish_play(self, out: list[Out]) -> None:
+        """After the 52nd card, once every seat has been sent every card (a late seat's ready
+        may still be on its way), the board is over: Timing to all."""
+        if len(self._plays) < 52:
+            return
+        for s in SEATS:
+            self._skip_own(s)
+            if self._relayed_upto[s] < 52:
+                return
+        self._finish()
+        out.extend((p, self._timing()) for p in SEATS)
 
     def _contract_denom(self) -> Denom:
         assert self._contract is not None

@@ -17,6 +17,7 @@ from protocol.codec import Direction, parse, render
 from protocol.errors import RemoteProtocolError
 from protocol.messages import Connect, Message
 from protocol.table import Phase, TableBoard, TableMachine
+from server.testing import seat_script
 
 TRANSCRIPT = Path(__file__).parents[1] / "peers" / "transcript_6_1.txt"
 GOLDEN_DEAL = "N:AT43.T853.KT.KT6 J7.Q76.Q85.QJ873 K985.A.AJ76.9542 Q62.KJ942.9432.A"
@@ -193,3 +194,113 @@ def test_passed_out_board_sends_timing_and_stray_ready_to_start_is_ignored() -> 
     timing = d.drain(Player.south)[-1]
     assert timing.startswith("Timing - N/S : this board  02:02,")
     assert "E/W : this board  02:02," in timing
+
+
+def play_shuffled(seed: int) -> Driver:
+    """The golden board with the four seats scheduled in a random order: each seat sends its next
+    line as soon as it has received everything its script shows before that line (so messages
+    from different seats arrive in any causal order). Every seat must get its script exactly."""
+    import random
+
+    rng = random.Random(seed)
+    clock = FakeClock()
+    d = Driver(make_machine(clock))
+    scripts = {p: seat_script(TRANSCRIPT, p) for p in SEATS}
+    pos = dict.fromkeys(SEATS, 0)
+    got = dict.fromkeys(SEATS, 0)
+    boards = [GOLDEN_BOARD]
+
+    def settle() -> None:
+        for p in SEATS:
+            lines = d.sent[p]
+            while got[p] < len(lines):
+                step = scripts[p][pos[p]]
+                assert step.kind == "send", (p, step, lines[got[p]])
+                assert lines[got[p]] == step.line, (p, step.where)
+                got[p] += 1
+                pos[p] += 1
+
+    while True:
+        if d.m.phase is Phase.IDLE:
+            d.take(d.m.start_board(boards.pop()) if boards else d.m.end_session())
+        settle()
+        ready = [
+            p for p in SEATS if pos[p] < len(scripts[p]) and scripts[p][pos[p]].kind == "expect"
+        ]
+        if not ready:
+            break
+        p = rng.choice(ready)
+        line = scripts[p][pos[p]].line
+        clock.now += {"West plays AC": 8, "North plays 3S": 14}.get(line, 0)
+        d.line(p, line)
+        pos[p] += 1
+    assert all(pos[p] == len(scripts[p]) for p in SEATS), pos
+    return d
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_golden_board_in_any_causal_order(seed: int) -> None:
+    d = play_shuffled(seed)
+    assert d.m.phase is Phase.ENDED and d.m.finished[0].declarer_tricks == 10
+
+
+def test_bridge_player_asks_for_dummy_before_the_lead() -> None:
+    """bridge-player's declarer and leader's partner send ``ready for dummy`` right after the
+    auction and wait for dummy before their ready for the opening lead (PROTOCOL.md 2.4, 7):
+    ``to lead`` must not wait for them, and dummy goes to them right after the lead."""
+    d = Driver(make_machine())
+    events = transcript_events()
+    boards = [GOLDEN_BOARD]
+    for direction, seat, text in events:  # up to the end of the auction
+        if direction == "in":
+            d.line(seat, text)
+            if d.m.phase is Phase.IDLE and boards:
+                d.take(d.m.start_board(boards.pop()))
+        if d.m.phase is Phase.PLAY:
+            break
+    for p in SEATS:
+        d.drain(p)
+    d.line(Player.east, "east ready for dummy")  # lower case, as bridge-player writes it
+    d.line(Player.south, "south ready for dummy")
+    assert d.drain(Player.west) == []
+    d.line(Player.north, "north ready for dummy's card to trick 1")  # bridge-player's dummy
+    assert d.drain(Player.west) == ["West to lead"]
+    d.line(Player.west, "west plays ac")
+    dummy = "Dummy's cards : S A T 4 3. H T 8 5 3. D K T. C K T 6."
+    assert d.drain(Player.north) == ["West plays AC"]
+    assert d.drain(Player.east) == [dummy] and d.drain(Player.south) == [dummy]
+    d.line(Player.east, "east received dummy")  # ignored
+    d.line(Player.east, "east ready for west's card to trick 1")
+    assert d.drain(Player.east) == ["West plays AC"]
+    d.line(Player.south, "south ready for west's card to trick 1")
+    d.line(Player.west, "west ready for dummy")
+    assert d.drain(Player.south) == ["West plays AC"] and d.drain(Player.west) == [dummy]
+    # Play goes on: dummy's card, played by South in North's name.
+    for p in (Player.north, Player.east, Player.west):
+        d.line(
+            p, f"{p.name} ready for {'dummy' if p == Player.north else 'north'}'s card to trick 1"
+        )
+    d.line(Player.south, "North plays 6C")
+    assert d.drain(Player.east) == ["North plays 6C"] and d.drain(Player.south) == []
+
+
+def test_disconnect_suspends_the_board_and_the_seat_comes_back() -> None:
+    d = seated_machine()
+    d.take(d.m.start_board(GOLDEN_BOARD))
+    for p in SEATS:
+        d.line(p, f"{p.name} ready for deal")
+    d.m.disconnect(Player.east)
+    assert d.m.phase is Phase.SUSPENDED
+    d.drain(Player.east)
+    with pytest.raises(RemoteProtocolError, match="Team name must be 'B'"):
+        d.m.seat_request(Connect(team="C", seat=Player.east))
+    d.line(Player.east, 'Connecting "B" as East using protocol version 18')
+    d.line(Player.east, "East ready for teams")
+    assert d.drain(Player.east) == ['East ("B") seated', 'Teams : N/S : "A" E/W : "B"']
+    d.line(Player.east, "East ready to start")
+    assert d.m.all_ready
+    d.take(d.m.restart_board())
+    assert all(d.drain(p)[-1] == "Start of board" for p in SEATS)
+    for p in SEATS:
+        d.line(p, f"{p.name} ready for deal")
+    assert d.drain(Player.east) == ["Board number 1. Dealer North. Neither vulnerable."]
