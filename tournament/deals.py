@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
@@ -102,21 +103,23 @@ def load_pbn(path: Path, boards: int | None = None) -> list[BoardDeal]:
     from endplay.parsers import pbn
 
     try:
-        with open(path, encoding="utf-8") as f:
-            records = pbn.load(f)
+        text = path.read_text(encoding="utf-8")
+        records = pbn.loads(text)
     except (OSError, UnicodeDecodeError) as exc:
         raise DealSourceError(f"{path}: cannot read ({exc})") from exc
     except Exception as exc:  # endplay raises several types for malformed PBN
         raise DealSourceError(f"{path}: not valid PBN ({exc})") from exc
+    dealers = _dealer_tags(text)
     out: list[BoardDeal] = []
     for i, rec in enumerate(records):
         number = len(out) + 1
         if any(len(rec.deal[p]) != 13 for p in Player):
             raise DealSourceError(f"{path}: record {i + 1} does not hold a full deal")
+        dealer = dealers[i] if i < len(dealers) and len(dealers) == len(records) else None
         out.append(
             BoardDeal(
                 board=number,
-                dealer=rec.dealer if rec.dealer is not None else Player.from_board(number),
+                dealer=dealer if dealer is not None else Player.from_board(number),
                 vul=rec.vul if rec.vul is not None else Vul.from_board(number),
                 pbn=rec.deal.to_pbn(),
             )
@@ -125,6 +128,21 @@ def load_pbn(path: Path, boards: int | None = None) -> list[BoardDeal]:
             break
     if boards is not None and len(out) < boards:
         raise DealSourceError(f"{path}: {boards} boards asked for, {len(out)} in the file")
+    return out
+
+
+def _dealer_tags(text: str) -> list[Player | None]:
+    """The Dealer tag of every record holding a Deal tag, in file order.
+
+    endplay 0.5.12 keeps a record's Dealer tag only when the record also has a contract, so a
+    plain deal file would silently lose its dealers; records are blank-line separated in PBN.
+    """
+    out: list[Player | None] = []
+    for block in re.split(r"\n\s*\n", text.replace("\r\n", "\n")):
+        if not re.search(r"^\[Deal ", block, flags=re.M):
+            continue
+        m = re.search(r'^\[Dealer "([NESW])"\]', block, flags=re.M | re.I)
+        out.append(Player.find(m.group(1).upper()) if m else None)
     return out
 
 

@@ -164,7 +164,9 @@ def run_match(
 
         if todo:
             if cfg.scoring == "dd":
-                todo = ensure_dd(todo, cache=cfg.out / "dd_cache.npz", workers=cfg.workers)
+                # Solving is the slow part of a seeded match: use every core unless told.
+                solvers = cfg.workers if cfg.workers > 1 else None
+                todo = ensure_dd(todo, cache=cfg.out / "dd_cache.npz", workers=solvers)
             _play(cfg, todo, finish, announce)
     return write_outputs(cfg.out, header, results)
 
