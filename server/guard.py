@@ -34,6 +34,7 @@ default. Timeouts are policy, kept out of the sans-IO machine (STYLE.md #7).
 
 from __future__ import annotations
 
+import argparse
 import ipaddress
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -126,3 +127,39 @@ class ConnectionGuard:
             self.refused += 1
             return f"Error: team '{team}' is not allowed here"
         return None
+
+
+def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``bridgebot tm`` options for :class:`Limits` (defaults from :data:`DEFAULT_LIMITS`)."""
+    d = DEFAULT_LIMITS
+    g = parser.add_argument_group("limits for strangers' connections (server/guard.py)")
+    g.add_argument("--max-connections", type=int, default=d.max_connections, metavar="N",
+                   help="open connections at once, all tables (default %(default)s)")  # fmt: skip
+    g.add_argument("--handshake-timeout", type=float, default=d.handshake_timeout,
+                   metavar="SECONDS", help="a new connection must be seated and ready within "
+                   "this time (default %(default)s)")  # fmt: skip
+    g.add_argument("--reconnect-timeout", type=float, default=d.reconnect_timeout,
+                   metavar="SECONDS", help="abandon a board when a lost seat is not back within "
+                   "this time, and end the table's session if it is still away before the next "
+                   "board (default: wait for ever)")  # fmt: skip
+    g.add_argument("--max-write-buffer", type=int, default=d.max_write_buffer, metavar="BYTES",
+                   help="drop a seat that leaves this much of our output unread "
+                   "(default %(default)s)")  # fmt: skip
+    g.add_argument("--allow-team", action="append", metavar="NAME",
+                   help="accept only these team names (repeat; default: any)")  # fmt: skip
+    g.add_argument("--allow-address", action="append", metavar="NET",
+                   help="accept connections only from these addresses or networks, e.g. "
+                   "127.0.0.1 or 10.0.0.0/8 (repeat; default: any)")  # fmt: skip
+
+
+def limits_from_args(args: argparse.Namespace) -> Limits:
+    """:class:`Limits` from the options of :func:`add_limit_arguments`; ``ValueError`` names a bad
+    one."""
+    return Limits(
+        max_connections=args.max_connections,
+        handshake_timeout=args.handshake_timeout,
+        reconnect_timeout=args.reconnect_timeout,
+        max_write_buffer=args.max_write_buffer,
+        allow_teams=frozenset(args.allow_team) if args.allow_team else None,
+        allow_addresses=parse_networks(args.allow_address) if args.allow_address else None,
+    )

@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -282,7 +282,9 @@ class TableManager:
         options: TableOptions | Sequence[TableOptions] = TableOptions(),
         clock: Callable[[], float] = time.monotonic,
         limits: Limits = DEFAULT_LIMITS,
+        skip: Mapping[int, Collection[int]] | None = None,
     ) -> None:
+        """``skip``: table number -> board numbers already finished (``server.resume``)."""
         if tables < 1:
             raise ValueError("tables must be at least 1")
         if seat_ports and tables != 1:
@@ -302,7 +304,15 @@ class TableManager:
             for i in range(1, tables + 1)
         ]
         self.tables = [
-            Table(i, boards, self.records, self._transcripts[i - 1], opts[i - 1], clock, limits)
+            Table(
+                i,
+                [b for b in boards if b.number not in (skip or {}).get(i, ())],
+                self.records,
+                self._transcripts[i - 1],
+                opts[i - 1],
+                clock,
+                limits,
+            )
             for i in range(1, tables + 1)
         ]
         self.log: Any = structlog.get_logger("bridgebot.tm")

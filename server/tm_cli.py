@@ -24,6 +24,10 @@ examples:
       (also one port per seat, the spec's layout: each is printed as 'seat North on HOST:PORT')
   bridgebot tm --port 2000 --seed 1 --count 8 --dialect-seated quoted --out runs/t5
       (for bridge-player, whose parser rejects 'North ("team") seated')
+  bridgebot tm --port 2000 --seed 7 --count 32 --out runs/t1 --resume
+      (after a crash or kill: play only the boards not yet in runs/t1/journal.jsonl)
+  bridgebot tm --host 0.0.0.0 --port 2000 --seed 7 --allow-address 10.0.0.0/8 --allow-team Bots \\
+      --allow-team WBridge5 --reconnect-timeout 120 --out runs/t6   (open to a lab network only)
 """
 
 
@@ -94,6 +98,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=("debug", "info", "warning", "error"),
         help="debug logs every line in and out (default %(default)s)",
     )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the session recorded in --out: boards already in its journal are not "
+        "played again (after a crash or a kill; see server/resume.py)",
+    )
+    from server.guard import add_limit_arguments
+
+    add_limit_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -101,6 +114,8 @@ def run(args: argparse.Namespace) -> int:
 
     from protocol.dialect import Dialect
     from server.boards import BoardFileError, from_pbn_file, generate
+    from server.guard import limits_from_args
+    from server.resume import ResumeError, prepare
     from server.tm import TableManager, TableOptions
 
     level = getattr(logging, args.log_level.upper())
@@ -134,6 +149,16 @@ def run(args: argparse.Namespace) -> int:
         max_junk=args.max_junk,
         scoring=args.scoring,
     )
+    try:
+        limits = limits_from_args(args)
+        resumed = prepare(args.out) if args.resume else None
+    except (ValueError, ResumeError, OSError) as exc:
+        print(f"bridgebot tm: {exc}", file=sys.stderr)
+        return 2
+    if resumed is not None:
+        print(f"resuming: {resumed.boards} boards already in the journal "
+              f"({resumed.torn_lines} torn journal lines and {resumed.orphan_records} unjournaled "
+              "PBN records dropped)", file=sys.stderr)  # fmt: skip
 
     async def main() -> int:
         tm = TableManager(
@@ -144,6 +169,8 @@ def run(args: argparse.Namespace) -> int:
             tables=args.tables,
             seat_ports=args.seat_ports,
             options=options,
+            limits=limits,
+            skip=resumed.done if resumed is not None else None,
         )
         try:
             host, port = await tm.start()

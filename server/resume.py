@@ -1,0 +1,130 @@
+"""Resuming a table manager's session from its records after a crash or a kill.
+
+``journal.jsonl`` is the truth: :class:`server.records.RecordWriter` writes a board's PBN record,
+then its journal line, each fsynced, before the next board starts. A kill can therefore leave
+
+* a torn last journal line (killed inside the write): dropped, the board is played again;
+* a PBN record whose journal line was never written (killed between the two writes): dropped from
+  ``boards.pbn``, the board is played again;
+* nothing else: every board with a complete journal line is finished and is not played again.
+
+:func:`prepare` repairs both files in place (atomically: write aside, fsync, rename) and returns,
+per table, the board numbers already finished, which ``TableManager(skip=...)`` leaves out. After a
+resume every finished board is in both files exactly once. The Timing totals of the resumed
+session start again from zero (they are thinking time of this process, not of the match).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_BOARD_TAG = re.compile(r'^\[Board "(\d+)"\]', re.MULTILINE)
+_TABLE_TAG = re.compile(r'^\[Table "(\d+)"\]', re.MULTILINE)
+
+
+class ResumeError(ValueError):
+    """Records that cannot be resumed from; the message names the file and the line."""
+
+
+@dataclass
+class Resumed:
+    """What :func:`prepare` found and mended."""
+
+    done: dict[int, set[int]] = field(default_factory=dict)
+    """Table number -> board numbers already finished (played or aborted)."""
+    torn_lines: int = 0
+    """Incomplete journal lines dropped (a kill inside a write)."""
+    orphan_records: int = 0
+    """PBN records without a journal line, or repeated, dropped."""
+
+    @property
+    def boards(self) -> int:
+        return sum(len(b) for b in self.done.values())
+
+
+def prepare(out_dir: str | Path) -> Resumed:
+    """Repair ``DIR/journal.jsonl`` and ``DIR/boards.pbn`` after a kill; return what is done.
+
+    A missing directory or journal means nothing is done yet. A journal line that is complete
+    (ends with a newline) but is not a board entry is not a kill's doing: ``ResumeError``.
+    """
+    out = Path(out_dir)
+    found = Resumed()
+    journal = out / "journal.jsonl"
+    if not journal.exists():
+        return found
+    raw = journal.read_bytes()
+    keep: list[bytes] = []
+    played: set[tuple[int, int]] = set()
+    lines = raw.split(b"\n")
+    for number, line in enumerate(lines[:-1], start=1):  # lines[-1] has no newline
+        try:
+            entry = json.loads(line)
+            key = (int(entry["table"]), int(entry["board"]))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ResumeError(
+                f"{journal}:{number}: not a board entry ({exc}): {line[:80]!r}"
+            ) from None
+        if key[1] in found.done.get(key[0], set()):
+            continue  # a board journaled twice (not written by us); keep the first
+        found.done.setdefault(key[0], set()).add(key[1])
+        if entry.get("aborted") is None:
+            played.add(key)
+        keep.append(line + b"\n")
+    if lines[-1].strip():
+        found.torn_lines = 1
+    if found.torn_lines:
+        _replace(journal, b"".join(keep))
+    pbn = out / "boards.pbn"
+    if pbn.exists():
+        text, dropped = _filter_pbn(pbn.read_text(encoding="utf-8"), played)
+        if dropped:
+            found.orphan_records = dropped
+            _replace(pbn, text.encode("utf-8"))
+    return found
+
+
+def _filter_pbn(text: str, played: set[tuple[int, int]]) -> tuple[str, int]:
+    """Keep the header and the first record of each journaled, played board."""
+    chunks = [c for c in re.split(r"\n\s*\n", text) if c.strip()]
+    seen: set[tuple[int, int]] = set()
+    header: list[str] = []  # "% PBN 2.1" lines, written just above the first record
+    kept: list[str] = []
+    dropped = 0
+    for chunk in chunks:
+        lines = chunk.splitlines()
+        while lines and lines[0].startswith("%"):
+            header.append(lines.pop(0))
+        chunk = "\n".join(lines)
+        board = _BOARD_TAG.search(chunk)
+        if board is None:
+            if chunk.strip():
+                kept.append(chunk)
+            continue
+        table = _TABLE_TAG.search(chunk)
+        key = (int(table.group(1)) if table else 1, int(board.group(1)))
+        if key in played and key not in seen:
+            seen.add(key)
+            kept.append(chunk)
+        else:
+            dropped += 1
+    body = "".join(c.rstrip("\n") + "\n\n" for c in kept)
+    return ("\n".join(header) + "\n" if header else "") + body, dropped
+
+
+def _replace(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
