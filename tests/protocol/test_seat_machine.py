@@ -515,3 +515,74 @@ def test_dummys_card_relayed_before_dummys_hand_is_accepted() -> None:
     request = d.request()
     assert isinstance(request, NeedCard) and request.dummy is not None
     assert len(request.dummy) == 12 and len(request.played) == 2
+
+
+PROBES = [
+    "Board number 9. Dealer East. Both vulnerable.",
+    "West's cards : S Q 6 2. H K J 9 4 2. D 9 4 3 2. C A.",
+    "Dummy's cards : S K 9 8 5. H A. D A J 7 6. C 9 5 4 2.",
+    "North plays 2C",
+    "East bids 7NT",
+    "Illegal card",
+    "Illegal bid",
+    'South ("Bots") seated',
+]
+
+
+def _fingerprint(m: SeatMachine) -> tuple[object, ...]:
+    b = m.board
+    board = None
+    if b is not None:
+        board = (
+            b.number, str(b.hand), [str(c) for c in b.auction], str(b.contract),
+            str(b.dummy_hand), [(p, str(c)) for p, c in b.played], b.leader,
+            b.awaiting_dummy, b.ready_sent, b.lead_cue,
+        )  # fmt: skip
+    return (m.phase, m.pending, m.boards_finished, board)
+
+
+def test_a_rejected_message_leaves_the_machine_unchanged_at_every_step() -> None:
+    """h11-style: at each point of a whole board (South, declarer, from the 6.1 transcript), every
+    probe the machine rejects leaves phase, request and board exactly as they were."""
+    from pathlib import Path
+
+    from server.testing import agent_script, seat_script
+
+    steps = seat_script(
+        Path(__file__).resolve().parent.parent / "peers" / "transcript_6_1.txt", Player.south
+    )
+    script = agent_script(steps)
+    tm_lines = [s.line for s in steps if s.kind == "send"]
+
+    def feed(d: Driver, line: str) -> None:
+        """One TM line, then our scripted answers to whatever it asks."""
+        d.tm(line)
+        while d.requests:
+            r = d.requests.pop()
+            if isinstance(r, NeedCall):
+                d._take(d.m.answer_call(d.calls.pop(0)))  # type: ignore[attr-defined]
+            else:
+                d._take(d.m.answer_card(d.cards.pop(0)))  # type: ignore[attr-defined]
+
+    def replay(n: int) -> Driver:
+        d = Driver(Player.south)
+        d.calls, d.cards = list(script.calls), list(script.cards)  # type: ignore[attr-defined]
+        for line in tm_lines[:n]:
+            feed(d, line)
+        return d
+
+    d = replay(0)
+    rejected = 0
+    for n, line in enumerate(tm_lines):
+        for probe in PROBES:
+            before = _fingerprint(d.m)
+            try:
+                d.m.receive_line(probe)
+            except RemoteProtocolError:
+                rejected += 1
+                assert _fingerprint(d.m) == before, (n, probe)
+            else:
+                d = replay(n)  # the probe was acceptable here: rebuild the true state
+        feed(d, line)
+    assert d.m.ended
+    assert rejected > len(PROBES) * len(tm_lines) * 3 // 4

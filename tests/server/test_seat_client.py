@@ -194,3 +194,10 @@ async def test_every_line_is_logged_once_with_seat_and_direction() -> None:
     assert [e["line"] for e in wire if e["dir"] == "in"] == sent
     assert all(e["seat"] == "North" and e["log_level"] == "debug" for e in wire)
     assert (summary.lines_in, summary.lines_out) == (len(sent), len(tm.received))
+
+
+async def test_idle_timeout_names_the_silent_table_manager() -> None:
+    steps = [*opening()[:5], ScriptStep("expect", "nothing: the TM stays silent")]
+    async with ScriptedTableManager(steps, timeout=5) as tm:
+        with pytest.raises(TableConnectionError, match=r"no line from the table manager .* 0\.2s"):
+            await client(tm.port, ScriptedAgent([], []), idle_timeout=0.2).run()
