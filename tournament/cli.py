@@ -17,7 +17,7 @@ EXAMPLES = """examples:
       compatible play: our bot replaces one member of the reference pair, in each seat
   bridgebot match --out out/match --resume
       finish a match that was interrupted; finished boards are kept from the journal
-  bridgebot match --us default --them default --scoring play --external open:East \
+  bridgebot match --us default --them default --scoring play --external open:East \\
                   --external open:West --out out/wb5
       real play; two seats of the open room are left for WBridge5 (the match prints the port)
 

@@ -78,6 +78,12 @@ _worker_agents: dict[str, tuple[Agent, Agent, Agent, Agent]] = {}
 
 
 def _init_worker(us: str, them: str, fmt: str, seed: int) -> None:
+    import logging
+
+    import structlog
+
+    # A spawned worker starts with structlog's defaults (every wire line at debug): quiet it.
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     _worker_agents.clear()
     _worker_agents.update(build_agents(us, them, seatings(fmt), seed))
 
