@@ -101,6 +101,7 @@ class ScriptedTableManager:
         """The terminator of each received line, so tests can check for CR LF."""
         self._server: asyncio.Server | None = None
         self._done: asyncio.Future[None] | None = None
+        self._accepted = False
 
     def expect(self, line: str) -> ScriptedTableManager:
         self.steps.append(ScriptStep("expect", line))
@@ -120,6 +121,12 @@ class ScriptedTableManager:
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
+        if self._done is not None and self._accepted and not self._done.done():
+            await asyncio.wait({self._done}, timeout=self.timeout)  # let the script finish
+        if self._done is not None and self._done.done() and not self._done.cancelled():
+            # A test that expected the client to fail need not call assert_done(); mark the
+            # outcome as seen so asyncio does not log "exception was never retrieved" at GC time.
+            self._done.exception()
 
     async def assert_done(self) -> None:
         assert self._done is not None, "use ScriptedTableManager as 'async with'"
@@ -131,6 +138,7 @@ class ScriptedTableManager:
             writer.close()
             return
         self._server.close()  # one client per script
+        self._accepted = True
         try:
             await self._play(reader, writer)
         except BaseException as exc:  # report every failure through assert_done
