@@ -244,3 +244,20 @@ async def test_refusals_before_seating_say_why_and_close(tmp_path: Path) -> None
     await asyncio.wait_for(asyncio.gather(anyp.run(), *(c.run() for c in others)), 60)
     await asyncio.wait_for(serving, 10)
     assert 'West ("EW") seated' in (tmp_path / "transcript-1.txt").read_text()
+
+
+async def test_a_flood_of_junk_drops_the_seat_with_a_reason(tmp_path: Path) -> None:
+    tm = TableManager(generate(1, 1), tmp_path, options=TableOptions(max_junk=5))
+    host, port = await tm.start()
+    serving = asyncio.create_task(tm.serve())
+    seat = ScriptedSeat(host, port, timeout=10)
+    await seat.write_raw(b'Connecting "NS" as North using protocol version 18\r\n')
+    assert await seat.read_line() == 'North ("NS") seated'
+    with capture_logs() as logs:
+        await seat.write_raw(b"".join(b"junk %d\r\n" % i for i in range(10)))
+        assert await seat.read_line() == "ERROR: North sent 5 bad lines; disconnected"
+        assert await seat.read_line() is None
+    await seat.close()
+    assert [e["junk"] for e in logs if e["event"] == "bad line"] == [1, 2, 3, 4, 5]
+    serving.cancel()
+    await tm.close()

@@ -33,7 +33,12 @@ TEAMS = {
 
 
 async def play_session(
-    tmp: Path, count: int, seed: int, *, tables: int = 1, options: TableOptions | None = None
+    tmp: Path,
+    count: int,
+    seed: int,
+    *,
+    tables: int = 1,
+    options: TableOptions | list[TableOptions] | None = None,
 ) -> TableManager:
     tm = TableManager(generate(seed, count), tmp, tables=tables, options=options or TableOptions())
     with capture_logs() as logs:  # cheap capture; a clean session logs no warning or error
@@ -114,8 +119,15 @@ async def test_every_line_we_send_passes_the_third_party_grammar(tmp_path: Path)
 
 
 async def test_two_tables_in_one_process(tmp_path: Path) -> None:
-    tm = await play_session(tmp_path, 3, seed=11, tables=2)
+    from protocol.dialect import Dialect
+
+    # Each table has its own output dialect (table 2 speaks to bridge-player-like clients).
+    options = [TableOptions(), TableOptions(dialect=Dialect(seated="quoted", teams="colonless"))]
+    tm = await play_session(tmp_path, 3, seed=11, tables=2, options=options)
     assert [len(t.results) for t in tm.tables] == [3, 3]
+    one, two = ((tmp_path / f"transcript-{i}.txt").read_text() for i in (1, 2))
+    assert 'North ("Bots NS") seated' in one and 'Teams : N/S : "Bots NS" E/W' in one
+    assert 'North "Bots NS" seated' in two and 'Teams: N/S "Bots NS" E/W "Rnd EW"' in two
     journal = [json.loads(x) for x in (tmp_path / "journal.jsonl").read_text().splitlines()]
     assert sorted((e["table"], e["board"]) for e in journal) == [
         (t, b) for t in (1, 2) for b in (1, 2, 3)
