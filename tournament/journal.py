@@ -16,6 +16,9 @@ from typing import Any
 
 from tournament.records import BoardResult, RecordError
 
+#: Header keys a resumed match may change: more boards extend the match (deal sets are prefixes).
+EXTENDABLE = frozenset({"type", "boards"})
+
 
 class JournalError(ValueError):
     """A journal that cannot be resumed: wrong match, or a damaged line (named by number)."""
@@ -73,7 +76,7 @@ class Journal:
             mismatched = {
                 k: (existing.header.get(k), v)
                 for k, v in header.items()
-                if k != "type" and existing.header.get(k) != v
+                if k not in EXTENDABLE and existing.header.get(k) != v
             }
             if mismatched:
                 detail = ", ".join(

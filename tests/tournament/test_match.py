@@ -132,6 +132,14 @@ def test_resume_refuses_a_different_match(solved_npz: Path, tmp_path: Path) -> N
         )
     summary = run_match(MatchConfig(**base, resume=True), progress=lambda b: None)  # type: ignore[arg-type]
     assert summary["boards"] == 4
+    # More boards on resume extend the match; the first four are kept as they were.
+    first = (tmp_path / "journal.jsonl").read_bytes()
+    summary = run_match(
+        MatchConfig(**{**base, "boards": 6}, resume=True),  # type: ignore[arg-type]
+        progress=lambda b: None,
+    )
+    assert summary["boards"] == 6
+    assert (tmp_path / "journal.jsonl").read_bytes().startswith(first)
 
 
 def test_parallel_workers_play_every_board_once(solved_npz: Path, tmp_path: Path) -> None:

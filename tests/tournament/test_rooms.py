@@ -13,7 +13,7 @@ from endplay.parsers import pbn
 from endplay.types import Card, Deal, Player
 
 from engine.rules import final_contract, trick_winner
-from engine.scoring import ns_score, strain_index
+from engine.scoring import imps, ns_score, strain_index
 from tournament.journal import read_journal
 from tournament.match import MatchConfig, run_match
 from tournament.records import parse_call, parse_vul
@@ -110,3 +110,22 @@ def test_external_seat_is_announced_and_waited_for(tmp_path: Path) -> None:
         ("external", "random", "random", "random")
     ] * 2
     assert json.loads((tmp_path / "summary.json").read_text())["scoring"] == "play"
+
+
+def test_compatible_format_over_tcp_seats_our_bot_once_per_room(tmp_path: Path) -> None:
+    cfg = MatchConfig(us="random,pass_bias=0.9", them="random,pass_bias=0.2", out=tmp_path,
+                      boards=1, seed=3, fmt="compatible", scoring="play")  # fmt: skip
+    run_match(cfg, progress=lambda b: None)
+    (board,) = read_journal(tmp_path / "journal.jsonl").boards
+    us, them = cfg.us, cfg.them
+    assert [(r.room, r.seats) for r in board.rooms] == [
+        ("ref", (them, them, them, them)),
+        ("N", (us, them, them, them)),
+        ("E", (them, us, them, them)),
+        ("S", (them, them, us, them)),
+        ("W", (them, them, them, us)),
+    ]
+    ref = board.room("ref").ns_score
+    signs = {"N": 1, "E": -1, "S": 1, "W": -1}
+    expected = sum(s * imps(board.room(r).ns_score - ref) for r, s in signs.items())
+    assert board.imps == expected
