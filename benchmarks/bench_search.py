@@ -1,0 +1,157 @@
+"""Search strength and speed: the search agent against the same policy without search, and against bfg.
+
+Double-dummy-scored team matches (``tournament.ddmatch``: every board bid in two rooms with the
+pairs swapped, the final contracts scored from the board's DD table) on held-out deals (the last
+2,000 of ../shared/data/dd_2026.npz, never trained on), mean IMPs/board with standard error. For
+each search budget in ``--budgets`` it prints the gain over the plain policy and the seconds per
+searched decision (median, p95), so the table "particles x rollouts -> gain, time" comes from one
+run on one machine. ``--vs-bfg`` adds search vs bfg and policy vs bfg on the same boards (the
+difference of the two is the search gain measured against a third party).
+
+    python benchmarks/bench_search.py --model models/default --boards 200 \\
+        --budgets "particles=128,rollouts=16;particles=256,rollouts=32" --dd net --vs-bfg
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
+
+import argparse
+import json
+import math
+import statistics
+import time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from typing import Any
+
+import numpy as np
+
+DATA = "/work/shared/data/dd_2026.npz"
+
+
+def _chunk_match(job: dict[str, Any]) -> dict[str, Any]:
+    """Play boards [first, first + n) of the held-out set; return IMPs and decision timings."""
+    from engine.search import SearchAgent
+    from tournament.ddmatch import build_agents, play_dd_boards
+    from tournament.deals import load_npz
+    from tournament.formats import seatings
+
+    deals = load_npz(Path(job["data"]), boards=job["n"], first=job["first"])
+    agents = build_agents(job["us"], job["them"], seatings("team"), job["seed"])
+    start = time.perf_counter()
+    results = play_dd_boards(deals, "team", job["us"], job["them"], agents)
+    seconds, searched, changed = [], 0, 0
+    for room in agents.values():
+        for agent in room:
+            if isinstance(agent, SearchAgent):
+                for d in agent.decisions:
+                    if d.searched:
+                        searched += 1
+                        seconds.append(d.seconds)
+                        changed += int(int(np.argmax(d.prior)) != int(np.argmax(d.posterior)))
+    decisions = sum(
+        len(a.decisions) for r in agents.values() for a in r if isinstance(a, SearchAgent)
+    )
+    return {
+        "imps": [b.imps for b in results],
+        "seconds": seconds,
+        "decisions": decisions,
+        "searched": searched,
+        "changed": changed,
+        "wall": time.perf_counter() - start,
+    }
+
+
+def match(
+    us: str, them: str, data: str, first: int, boards: int, workers: int, seed: int
+) -> dict[str, Any]:
+    per = math.ceil(boards / workers)
+    jobs = [
+        {"us": us, "them": them, "data": data, "first": first + s, "n": min(per, boards - s),
+         "seed": seed}
+        for s in range(0, boards, per)
+    ]  # fmt: skip
+    if workers == 1:
+        parts = [_chunk_match(j) for j in jobs]
+    else:
+        with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+            parts = list(pool.map(_chunk_match, jobs))
+    imps = [x for p in parts for x in p["imps"]]
+    secs = sorted(x for p in parts for x in p["seconds"])
+    mean = float(np.mean(imps))
+    se = float(np.std(imps, ddof=1) / math.sqrt(len(imps))) if len(imps) > 1 else float("nan")
+    out: dict[str, Any] = {
+        "us": us,
+        "them": them,
+        "boards": len(imps),
+        "imps_per_board": round(mean, 3),
+        "stderr": round(se, 3),
+        "decisions": sum(p["decisions"] for p in parts),
+        "searched": sum(p["searched"] for p in parts),
+        "changed_by_search": sum(p["changed"] for p in parts),
+        "wall_s": round(max(p["wall"] for p in parts), 1),
+        "imps": imps,
+    }
+    if secs:
+        out["search_s_median"] = round(statistics.median(secs), 4)
+        out["search_s_p95"] = round(secs[min(len(secs) - 1, int(0.95 * len(secs)))], 4)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", default="models/default")
+    ap.add_argument("--data", default=DATA)
+    ap.add_argument("--boards", type=int, default=200)
+    ap.add_argument("--held-out", type=int, default=2000)
+    ap.add_argument("--budgets", default="particles=256,rollouts=32")
+    ap.add_argument("--dd", default="net", choices=["net", "solver"])
+    ap.add_argument("--extra", default="", help="more search options, e.g. p_min=0.05")
+    ap.add_argument("--vs-bfg", action="store_true")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", default=None, help="write the JSON results here")
+    args = ap.parse_args()
+
+    with np.load(args.data) as z:
+        first = len(z["owners"]) - args.held_out
+    policy = f"policy:{args.model}"
+    results: list[dict[str, Any]] = []
+    extra = f",{args.extra}" if args.extra else ""
+    for budget in [b for b in args.budgets.split(";") if b.strip()]:
+        spec = f"search:{args.model},dd={args.dd},{budget.strip()}{extra}"
+        r = match(spec, policy, args.data, first, args.boards, args.workers, args.seed)
+        r["budget"] = budget
+        results.append(r)
+        print(
+            f"{budget:32s} vs policy: {r['imps_per_board']:+.3f} +- {r['stderr']:.3f} IMPs/board "
+            f"({r['boards']} boards); searched {r['searched']}/{r['decisions']} decisions, "
+            f"{r['changed_by_search']} changed; median {r.get('search_s_median', 0):.3f} s, "
+            f"p95 {r.get('search_s_p95', 0):.3f} s per searched decision",
+            flush=True,
+        )
+    if args.vs_bfg:
+        budget = args.budgets.split(";")[-1].strip()
+        spec = f"search:{args.model},dd={args.dd},{budget}{extra}"
+        rs = match(spec, "bfg", args.data, first, args.boards, args.workers, args.seed)
+        rp = match(policy, "bfg", args.data, first, args.boards, args.workers, args.seed)
+        diff = np.array(rs["imps"]) - np.array(rp["imps"])
+        paired_se = float(np.std(diff, ddof=1) / math.sqrt(len(diff)))
+        for name, r in (("search", rs), ("policy", rp)):
+            print(
+                f"{name} vs bfg: {r['imps_per_board']:+.3f} +- {r['stderr']:.3f} IMPs/board "
+                f"({r['boards']} boards)",
+                flush=True,
+            )
+        print(f"search gain measured against bfg: {diff.mean():+.3f} +- {paired_se:.3f}")
+        results += [dict(rs, role="search_vs_bfg"), dict(rp, role="policy_vs_bfg")]
+    if args.out:
+        Path(args.out).write_text(json.dumps(results, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
