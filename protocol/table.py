@@ -6,7 +6,8 @@ asyncio shell (``server.tm``) owns those and injects the clock (for the Timing l
 of bridge (:class:`Rules`; ``engine.rules`` satisfies it, and ``protocol`` must not import
 ``engine``).
 
-Rules of the machine (PROTOCOL.md sections 2-5; the table of phases is :data:`TRANSITIONS`):
+Rules of the machine (PROTOCOL.md sections 2-5; the tables are :data:`PHASE_FLOW`, the phase
+graph, and :data:`TRANSITIONS`, what each phase consumes):
 
 1. Phases run SEATING -> TEAMS -> IDLE -> (DEAL -> CARDS -> AUCTION [-> PLAY] -> IDLE)* -> ENDED.
    IDLE is "between boards": the shell journals the finished board, then calls
@@ -142,6 +143,20 @@ _STAGE: dict[type[Message], Phase] = {
     ReadyForDummy: Phase.PLAY,
 }
 
+#: The phase graph: every change of phase the machine may make (rule 1). ``_goto`` refuses any
+#: other, so a bug in a handler shows up as a ``LocalProtocolError`` instead of a strange table.
+PHASE_FLOW: dict[Phase, frozenset[Phase]] = {
+    Phase.SEATING: frozenset({Phase.TEAMS, Phase.ENDED}),
+    Phase.TEAMS: frozenset({Phase.IDLE, Phase.ENDED}),
+    Phase.IDLE: frozenset({Phase.DEAL, Phase.ENDED}),
+    Phase.DEAL: frozenset({Phase.CARDS, Phase.SUSPENDED, Phase.IDLE}),
+    Phase.CARDS: frozenset({Phase.AUCTION, Phase.SUSPENDED, Phase.IDLE}),
+    Phase.AUCTION: frozenset({Phase.PLAY, Phase.SUSPENDED, Phase.IDLE}),
+    Phase.PLAY: frozenset({Phase.SUSPENDED, Phase.IDLE}),
+    Phase.SUSPENDED: frozenset({Phase.DEAL, Phase.IDLE, Phase.ENDED}),
+    Phase.ENDED: frozenset(),
+}
+
 #: How many messages a seat may have waiting before it is treated as flooding.
 MAX_QUEUED = 64
 
@@ -224,6 +239,11 @@ class TableMachine:
         self._suspended_from: Phase | None = None
         self._reset_board_state()
 
+    def _goto(self, phase: Phase) -> None:
+        if phase not in PHASE_FLOW[self.phase]:
+            raise LocalProtocolError(f"no transition from {self.phase.value} to {phase.value}")
+        self.phase = phase
+
     # ------------------------------------------------------------------ seating
 
     def seat_request(self, msg: Connect, *, port_seat: Player | None = None) -> Player:
@@ -281,7 +301,7 @@ class TableMachine:
         self.queues[seat].clear()
         if self.phase in (Phase.DEAL, Phase.CARDS, Phase.AUCTION, Phase.PLAY):
             self._suspended_from = self.phase
-            self.phase = Phase.SUSPENDED
+            self._goto(Phase.SUSPENDED)
         return []
 
     @property
@@ -321,14 +341,14 @@ class TableMachine:
         """Send ``End of session`` to every connected seat (between boards)."""
         if self.phase not in (Phase.IDLE, Phase.TEAMS, Phase.SEATING, Phase.SUSPENDED):
             raise LocalProtocolError(f"cannot end the session in phase {self.phase.value}")
-        self.phase = Phase.ENDED
+        self._goto(Phase.ENDED)
         return [(p, EndOfSession()) for p in SEATS if self.seat_state[p] is not SeatState.ABSENT]
 
     def _begin_board(self) -> list[Out]:
         for q in self.queues.values():
             q.clear()
         self._reset_board_state()
-        self.phase = Phase.DEAL
+        self._goto(Phase.DEAL)
         return [(p, StartOfBoard()) for p in SEATS]
 
     def _reset_board_state(self) -> None:
@@ -376,9 +396,15 @@ class TableMachine:
         stage = _STAGE.get(type(msg))
         if stage is None:
             raise RemoteProtocolError("not a message a seat sends", seat=seat, line=repr(msg))
-        leftover = _ORDER[stage] >= _ORDER[Phase.AUCTION] and (
-            self.phase in (Phase.IDLE, Phase.SUSPENDED)
-            or (self.phase is Phase.DEAL and seat not in self._done)
+        leftover = (
+            _ORDER[stage] >= _ORDER[Phase.AUCTION] and self.phase in (Phase.IDLE, Phase.SUSPENDED)
+        ) or (
+            # Before its "ready for deal", nothing a seat sends past the deal can be for this
+            # board (no Board number was sent yet): a stale "ready for cards" from before a
+            # restart would otherwise block the seat's queue for ever (issue 7's fuzzer).
+            self.phase is Phase.DEAL
+            and seat not in self._done
+            and _ORDER[stage] > _ORDER[Phase.DEAL]
         )
         if leftover:
             return []  # a leftover of the board that just ended or was abandoned (rule 3)
@@ -403,7 +429,7 @@ class TableMachine:
             self.seat_state[seat] = SeatState.TEAMS
             if self.phase is Phase.SEATING:
                 if all(s is SeatState.TEAMS for s in self.seat_state.values()):
-                    self.phase = Phase.TEAMS
+                    self._goto(Phase.TEAMS)
                     return [(p, self._teams_line()) for p in SEATS]
                 return []
             return [(seat, self._teams_line())]  # a seat that came back mid-session
@@ -414,7 +440,7 @@ class TableMachine:
             raise RemoteProtocolError("ready to start before the Teams line", seat=seat)
         self.seat_state[seat] = SeatState.READY
         if self.phase is Phase.TEAMS and self.all_ready:
-            self.phase = Phase.IDLE
+            self._goto(Phase.IDLE)
         return []
 
     def _teams_line(self) -> Teams:
@@ -492,7 +518,7 @@ class TableMachine:
             line = BoardInfo(number=b.number, dealer=b.dealer, vul=b.vul)
             out.extend((p, line) for p in SEATS)
             self._done = set()
-            self.phase = Phase.CARDS
+            self._goto(Phase.CARDS)
         return True
 
     def _on_ready_for_cards(self, seat: Player, out: list[Out]) -> bool:
@@ -503,7 +529,7 @@ class TableMachine:
             b = self._require_board()
             out.extend((p, Cards(seat=p, hand=b.deal[p].copy())) for p in SEATS)
             self._done = set()
-            self.phase = Phase.AUCTION
+            self._goto(Phase.AUCTION)
             self._due_since = self.clock()
         return True
 
@@ -575,7 +601,7 @@ class TableMachine:
     def _start_play(self) -> None:
         b = self._require_board()
         assert self._contract is not None
-        self.phase = Phase.PLAY
+        self._goto(Phase.PLAY)
         self._declarer = self._contract.declarer
         self._dummy = self._declarer.partner
         self._leader = self._declarer.lho
@@ -815,7 +841,7 @@ class TableMachine:
             ew_seconds=self._ew_board,
         )
         self.finished.append(self.result)
-        self.phase = Phase.IDLE
+        self._goto(Phase.IDLE)
         for q in self.queues.values():
             q.clear()
 
