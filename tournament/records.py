@@ -2,7 +2,8 @@
 
 Records are plain frozen dataclasses with a lossless JSON form, because the journal is the single
 source of truth: summaries, PBN files and reports are all rebuilt from journal lines.
-Calls are stored as endplay's short strings (``P``, ``X``, ``XX``, ``1C`` .. ``7NT``) and contracts
+Calls are stored as PBN writes them (``Pass``, ``X``, ``XX``, ``1C`` .. ``7NT``, the table
+manager's own :func:`server.records.call_text`) and contracts
 as ``4SN``, ``3NTxS``, ``2HxxW`` (level, strain, penalty, declarer).
 """
 
@@ -12,7 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from endplay.types import Bid, Contract, ContractBid, Denom, Penalty, PenaltyBid, Player, Vul
+from endplay.types import Bid, Contract, Denom, Penalty, Player, Vul
+
+from server.records import call_text
 
 _STRAIN_TEXT = {Denom.clubs: "C", Denom.diamonds: "D", Denom.hearts: "H", Denom.spades: "S"}
 _PENALTY_TEXT = {Penalty.passed: "", Penalty.doubled: "x", Penalty.redoubled: "xx"}
@@ -20,14 +23,6 @@ _PENALTY_TEXT = {Penalty.passed: "", Penalty.doubled: "x", Penalty.redoubled: "x
 
 class RecordError(ValueError):
     """A journal line that does not describe a board (names the line when read from a file)."""
-
-
-def call_text(call: Bid) -> str:
-    """ASCII text of a call (endplay's ``str`` uses suit symbols): ``P``, ``X``, ``XX``, ``1S``."""
-    if isinstance(call, ContractBid):
-        return f"{call.level}{_STRAIN_TEXT.get(call.denom, 'NT')}"
-    assert isinstance(call, PenaltyBid)
-    return {Penalty.passed: "P", Penalty.doubled: "X", Penalty.redoubled: "XX"}[call.penalty]
 
 
 def parse_call(text: str) -> Bid:

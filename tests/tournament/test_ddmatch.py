@@ -70,7 +70,7 @@ def test_hand_computed_board() -> None:
     open_room, closed = result.room("open"), result.room("closed")
     assert (open_room.contract, open_room.tricks, open_room.ns_score) == ("3NTN", 2, -350)
     assert (closed.contract, closed.tricks, closed.ns_score) == ("4HE", 9, 50)
-    assert open_room.auction == ("3NT", "P", "P", "P")
+    assert open_room.auction == ("3NT", "Pass", "Pass", "Pass")
     assert open_room.seats == ("us", "them", "us", "them")
     assert result.imps == -9  # 400 points: 9 IMPs
 
@@ -83,7 +83,7 @@ def test_vulnerability_from_the_board_number() -> None:
         "closed": (passer, passer, passer, passer),
     }
     (result,) = play_dd_boards([board], "team", "us", "them", agents)
-    assert result.room("open").auction == ("P", "P", "2S", "P", "P", "P")
+    assert result.room("open").auction == ("Pass", "Pass", "2S", "Pass", "Pass", "Pass")
     assert result.room("open").ns_score == 200
     assert result.room("closed").contract is None
     assert result.imps == 5
