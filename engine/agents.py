@@ -51,6 +51,7 @@ Factory = Callable[[AgentSpec, int], Agent]
 #: name -> "module:function"; the function takes (spec, seed) and returns an Agent.
 _REGISTRY: dict[str, str] = {
     "random": "engine.agents:_make_random",
+    "search": "engine.search:make_search_agent",
     "bfg": "engine.bfg:make_bfg_agent",
     "policy": "engine.policy:make_policy_agent",
     "default": "engine.policy:make_default_agent",
