@@ -334,11 +334,13 @@ class SeatMachine:
             handler = _AFTER_SEATING.get(type(msg))
         if handler is None:
             raise RemoteProtocolError(self._unexpected(msg), line=_line(msg))
-        saved = (self.phase, self.board.copy() if self.board else None, self.pending, self._undo)
+        board = None if self.board is None else self.board.copy()
+        saved = (self.phase, board, self.pending, self._undo, self._seat, self.boards_finished)
         try:
             events = handler(self, msg)
         except RemoteProtocolError:
-            self.phase, self.board, self.pending, self._undo = saved
+            self.phase, self.board, self.pending, self._undo, self._seat = saved[:5]
+            self.boards_finished = saved[5]
             raise
         if not isinstance(msg, (m.IllegalBid, m.IllegalCard, m.Timing, m.Teams)):
             self._undo = None
