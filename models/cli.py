@@ -44,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     imi.add_argument("--layers", type=int, default=3)
     imi.add_argument("--holdout", type=int, default=5000, help="last N deals: accuracy only")
     imi.add_argument("--seed", type=int, default=1)
-    imi.add_argument("--threads", type=int, default=2)
+    imi.add_argument("--threads", type=int, default=1, help="1 is fastest on a busy machine")
     imi.add_argument("--save-every", type=int, default=1000, help="steps between checkpoints")
     imi.add_argument("--max-minutes", type=float, default=0.0, help="stop (resumably) after this")
     sp = sub.add_parser(
@@ -64,7 +64,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sp.add_argument("--eval-every", type=int, default=10)
     sp.add_argument("--eval-deals", type=int, default=1000, help="validation deals before holdout")
     sp.add_argument("--seed", type=int, default=1)
-    sp.add_argument("--threads", type=int, default=2)
+    sp.add_argument("--threads", type=int, default=1, help="1 is fastest on a busy machine")
     sp.add_argument("--max-minutes", type=float, default=0.0)
 
 

@@ -46,7 +46,7 @@ class ImitationConfig:
     layers: int = 3
     holdout: int = 5000
     seed: int = 1
-    threads: int = 2
+    threads: int = 1
     save_every: int = 1000
     max_minutes: float = 0.0
     command: str = ""

@@ -156,7 +156,7 @@ class SelfPlayConfig:
     eval_deals: int = 1000
     max_minutes: float = 0.0
     seed: int = 1
-    threads: int = 2
+    threads: int = 1
     command: str = ""
 
 

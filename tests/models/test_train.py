@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -34,8 +35,9 @@ pytestmark = pytest.mark.train
 SOLVED = 16
 
 
-def small_dd(path: Path, n: int) -> Path:
-    """A DD file in the ../shared/data format: ``n`` boards over SOLVED real solved deals."""
+@functools.cache
+def _solved() -> tuple[np.ndarray, np.ndarray]:
+    """SOLVED random deals and their tables from the real solver (once per test process)."""
     rng = np.random.default_rng(11)
     owners = np.stack([rng.permutation(np.repeat(np.arange(4), 13)) for _ in range(SOLVED)])
     owners = owners.astype(np.uint8)
@@ -45,6 +47,12 @@ def small_dd(path: Path, n: int) -> Path:
         for i, table in enumerate(calc_all_tables(chunk)):
             by_strain = table.to_list()  # [S, H, D, C, NT][N, E, S, W]
             dd[start + i] = np.array(by_strain)[[3, 2, 1, 0, 4]].T
+    return owners, dd
+
+
+def small_dd(path: Path, n: int) -> Path:
+    """A DD file in the ../shared/data format: ``n`` boards over SOLVED real solved deals."""
+    owners, dd = _solved()
     reps = -(-n // SOLVED)
     np.savez(path, owners=np.tile(owners, (reps, 1))[:n], dd=np.tile(dd, (reps, 1, 1))[:n])
     return path
