@@ -108,6 +108,12 @@ def run(args: argparse.Namespace) -> int:
     from protocol.errors import ProtocolError
     from server.seat import AgentError, SeatClient, TableConnectionError
 
+    if '"' in args.team or not args.team.strip():
+        print(
+            f"bridgebot seat: --team {args.team!r}: must be non-empty, without '\"'",
+            file=sys.stderr,
+        )
+        return 2
     _configure_logging(args.log_level)
     seat = None if args.seat == "anypl" else Player.find(args.seat)
     label = args.seat.capitalize() if seat is None else seat.name.capitalize()

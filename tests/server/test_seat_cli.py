@@ -78,6 +78,12 @@ def test_unknown_agent_and_help() -> None:
         capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert bad.returncode == 2 and "unknown agent 'nosuchagent'" in bad.stderr
+    quoted = subprocess.run(
+        [sys.executable, "-m", "bridgebot", "seat", "--port", "1", "--seat", "North",
+         "--team", 'A "B"', "--agent", "random"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert quoted.returncode == 2 and "--team" in quoted.stderr
     helped = subprocess.run(
         [sys.executable, "-m", "bridgebot", "seat", "--help"],
         capture_output=True, text=True, timeout=60, check=False,
