@@ -376,3 +376,32 @@ def test_search_agent_spec(tmp_path: Path) -> None:
         make_agent(f"search:{model},dd=magic")
     with pytest.raises(AgentSpecError, match="rollouts"):
         make_agent(f"search:{model},rollouts=lots")
+
+
+async def test_searched_call_through_a_real_table_manager(tmp_path: Path) -> None:
+    """South searches at a real table manager over TCP, the others bid with the plain policy
+    (which would pass it out): the table records South's 7NT, the call only the search finds."""
+    import asyncio
+
+    from protocol.table import TableBoard
+    from server.seat import SeatClient
+    from server.tm import TableManager, TableOptions
+
+    model = tmp_path / "p"
+    pass_or_grand_policy(model)
+    board = TableBoard(1, Player.south, Vul.none, Deal(full_pbn(ROCK, seed=4)))
+    tm = TableManager([board], tmp_path / "tm", options=TableOptions())
+    host, port = await tm.start()
+    serving = asyncio.create_task(tm.serve())
+    teams = {Player.north: "NS", Player.south: "NS", Player.east: "EW", Player.west: "EW"}
+    search = make_agent(f"search:{model},dd=solver,particles=16,rollouts=8,r_min=2", seed=1)
+    agents = {p: make_agent(f"policy:{model}", seed=p.value) for p in Player}
+    agents[Player.south] = search
+    clients = [SeatClient(host, port, p, teams[p], agents[p]) for p in Player]
+    await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 120)
+    (results,) = await asyncio.wait_for(serving, 30)
+    (result,) = results
+    assert [bid_index(c) for c in result.auction] == [SEVEN_NT, PASS, PASS, PASS]
+    assert result.contract is not None and result.contract.declarer == Player.south
+    assert search.last is not None and search.last.searched  # type: ignore[attr-defined]
+    assert result.declarer_tricks is not None
