@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import endplay.parsers.pbn as pbn
+import pytest
 from endplay.types import Player
 
+from bridgebot.cli import main
 from engine.agents import make_agent
 from server.seat import SeatClient
 
@@ -42,21 +43,18 @@ async def test_tm_subprocess_plays_and_exits_zero(tmp_path: Path) -> None:
     assert (out / "transcript-1.txt").read_text().count("End of session") == 4
 
 
-def test_tm_help_and_bad_arguments(tmp_path: Path) -> None:
-    help_text = subprocess.run(
-        [*BRIDGEBOT, "tm", "--help"], capture_output=True, text=True, check=True
-    ).stdout
+def test_tm_help_and_bad_arguments(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # In process (the dispatcher's main), so the test does not pay three interpreter starts.
+    with pytest.raises(SystemExit) as stop:
+        main(["tm", "--help"])
+    assert stop.value.code == 0
+    help_text = capsys.readouterr().out
     assert "examples:" in help_text and "--seat-ports" in help_text
     missing = tmp_path / "nope.pbn"
-    r = subprocess.run(
-        [*BRIDGEBOT, "tm", "--boards", str(missing), "--out", str(tmp_path / "o")],
-        capture_output=True, text=True,
-    )  # fmt: skip
-    assert r.returncode == 2 and str(missing) in r.stderr
+    assert main(["tm", "--boards", str(missing), "--out", str(tmp_path / "o")]) == 2
+    assert str(missing) in capsys.readouterr().err
     bad = tmp_path / "bad.pbn"
     bad.write_text('[Board "1"]\n[Deal "N:AKQ.. ... ... ..."]\n')
-    r = subprocess.run(
-        [*BRIDGEBOT, "tm", "--boards", str(bad), "--out", str(tmp_path / "o")],
-        capture_output=True, text=True,
-    )  # fmt: skip
-    assert r.returncode == 2 and "bad.pbn" in r.stderr and "board 1" in r.stderr
+    assert main(["tm", "--boards", str(bad), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "bad.pbn" in err and "board 1" in err
