@@ -38,7 +38,7 @@ from protocol.codec import Direction, parse, render
 from protocol.dialect import DEFAULT_DIALECT, Dialect
 from protocol.errors import LineTooLong, ParseError, ProtocolError, RemoteProtocolError
 from protocol.framing import LineBuffer, encode_line
-from protocol.messages import Connect, ErrorText, IllegalBid, IllegalCard, Message, PlayMsg
+from protocol.messages import CallMsg, Connect, ErrorText, IllegalBid, IllegalCard, Message, PlayMsg
 from protocol.table import SEATS, BoardResult, Phase, SeatState, TableBoard, TableMachine
 from server.guard import DEFAULT_LIMITS, ConnectionGuard, Limits
 from server.records import RecordWriter
@@ -54,7 +54,9 @@ def seat_name(p: Player) -> str:
 @dataclass(frozen=True)
 class TableOptions:
     """Per-table policy. ``timeout`` (seconds) bounds how long the table waits without progress
-    in a board before it aborts the board (None: wait for ever, the spec's behaviour)."""
+    in a board before it aborts the board (None: wait for ever, the spec's behaviour).
+    ``relay_alerts`` False relays every call bare: ComputerBridge sends alert text only to v19
+    opponents, and a v18 client that splits the line on spaces may not expect it."""
 
     dialect: Dialect = DEFAULT_DIALECT
     timeout: float | None = None
@@ -62,6 +64,7 @@ class TableOptions:
     max_junk: int = 20
     max_line: int = 4096
     scoring: str | None = None
+    relay_alerts: bool = True
 
 
 class _Conn:
@@ -144,6 +147,8 @@ class Table:
     def send(self, out: Sequence[tuple[Player, Message]]) -> None:
         """Render and write the machine's output, logging each line once."""
         for seat, msg in out:
+            if not self.options.relay_alerts and isinstance(msg, CallMsg):
+                msg = CallMsg(seat=msg.seat, call=msg.call)
             text = render(msg, self.options.dialect)
             self.log.debug("line", seat=seat.name, dir="out", text=text)
             self._trace("TM", seat_name(seat), text)

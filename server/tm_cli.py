@@ -93,6 +93,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="append '. Playing IMP|MP' to the Teams line (ComputerBridge's habit)",
     )
     parser.add_argument(
+        "--no-alerts",
+        action="store_true",
+        help="relay calls without their 'Alert.' text (as ComputerBridge does for v18 clients)",
+    )
+    parser.add_argument(
         "--log-level",
         default="info",
         choices=("debug", "info", "warning", "error"),
@@ -148,6 +153,7 @@ def run(args: argparse.Namespace) -> int:
         max_illegal=args.max_illegal,
         max_junk=args.max_junk,
         scoring=args.scoring,
+        relay_alerts=not args.no_alerts,
     )
     try:
         limits = limits_from_args(args)

@@ -11,19 +11,39 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import endplay.parsers.pbn as pbn
 from endplay.types import Player
 
-from server.testing import ScriptedSeat, seat_script
-from server.tm import TableManager
+from server.testing import ScriptedSeat, ScriptStep, seat_script
+from server.tm import TableManager, TableOptions
 from tests.protocol.test_table import GOLDEN_BOARD, TRANSCRIPT, FakeClock
 
 
 async def test_transcript_6_1_over_tcp(tmp_path: Path) -> None:
+    await play_golden(tmp_path)
+
+
+async def test_transcript_6_1_without_alert_relay(tmp_path: Path) -> None:
+    """--no-alerts: the same board, but East and West get North's double without 'Alert.'."""
+
+    def bare(step: ScriptStep) -> ScriptStep:
+        if step.kind == "send" and step.line == "North doubles Alert.":
+            return ScriptStep(step.kind, "North doubles", step.where)
+        return step
+
+    await play_golden(tmp_path, TableOptions(relay_alerts=False), bare)
+
+
+async def play_golden(
+    tmp_path: Path,
+    options: TableOptions | None = None,
+    edit: Callable[[ScriptStep], ScriptStep] = lambda step: step,
+) -> None:
     clock = FakeClock()
-    tm = TableManager([GOLDEN_BOARD], tmp_path, clock=clock)
+    tm = TableManager([GOLDEN_BOARD], tmp_path, clock=clock, options=options or TableOptions())
     host, port = await tm.start()
     serving = asyncio.create_task(tm.serve())
 
@@ -38,7 +58,13 @@ async def test_transcript_6_1_over_tcp(tmp_path: Path) -> None:
         Player.south: {"North plays 3S": think(14)},
     }
     seats = [
-        ScriptedSeat(host, port, seat_script(TRANSCRIPT, p), name=p.name, before=hooks.get(p))
+        ScriptedSeat(
+            host,
+            port,
+            [edit(s) for s in seat_script(TRANSCRIPT, p)],
+            name=p.name,
+            before=hooks.get(p),
+        )
         for p in Player
     ]
     await asyncio.gather(*(s.run() for s in seats))
@@ -57,4 +83,4 @@ async def test_transcript_6_1_over_tcp(tmp_path: Path) -> None:
     ours = tmp_path / "transcript-1.txt"
     for p in Player:
         mine = [(s.kind, s.line) for s in seat_script(ours, p)]
-        assert mine == [(s.kind, s.line) for s in seat_script(TRANSCRIPT, p)], p
+        assert mine == [(s.kind, s.line) for s in map(edit, seat_script(TRANSCRIPT, p))], p
