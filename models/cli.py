@@ -66,6 +66,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sp.add_argument("--seed", type=int, default=1)
     sp.add_argument("--threads", type=int, default=1, help="1 is fastest on a busy machine")
     sp.add_argument("--max-minutes", type=float, default=0.0)
+    from models import ddnet  # issue 5: the learned double-dummy estimator (no torch at import)
+
+    dd = sub.add_parser(
+        "ddnet",
+        help=ddnet.HELP,
+        epilog=ddnet.EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ddnet.add_arguments(dd)
 
 
 def _export_arguments(parser: argparse.ArgumentParser) -> None:
@@ -96,6 +105,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"export failed: {e}", file=sys.stderr)
             return 1
         return 0
+    if args.mode == "ddnet":
+        from models import ddnet
+
+        return ddnet.run(args)
     from models.data import DataError
 
     try:

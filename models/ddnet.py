@@ -35,7 +35,7 @@ from engine.ddestimate import (
 )
 
 HELD_OUT = 2000
-DEFAULT_DATA = "/work/shared/data/dd_2026.npz"
+DEFAULT_DATA = "../shared/data/dd_2026.npz"
 
 
 @dataclass(frozen=True)
@@ -289,7 +289,7 @@ def run(args: argparse.Namespace) -> int:
     _, ho = load_split(args.data)
     meta = {
         "config": asdict(config),
-        "command": "bridgebot train ddnet " + " ".join(sys.argv[3:]),
+        "command": "bridgebot " + " ".join(sys.argv[1:]),
         "data": str(args.data),
         "held_out": f"last {HELD_OUT} deals (not trained on)",
         "seed": args.seed,
