@@ -234,6 +234,11 @@ def train_selfplay(cfg: SelfPlayConfig) -> dict[str, object]:
         print(f"selfplay: resuming {ckpt_path} at iteration {it}", file=sys.stderr)
     else:
         net, _ = load_checkpoint(cfg.init)
+        # Imitation never trains the value head: start it at zero, so its first errors are the
+        # size of the rewards (|r| <= 1) and do not swamp the trunk the policy relies on.
+        with torch.no_grad():
+            net.value.weight.zero_()
+            net.value.bias.zero_()
         net.to(device)
         opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
         it, history, elapsed, games = 0, [], 0.0, 0

@@ -1,0 +1,126 @@
+"""Policy latency through onnxruntime: batch 1 (the seat client's case) and batch 256 (evaluation).
+
+States are real: positions met while the model itself bids deals of a DD file. Prints median and
+p99 per call, and ratios against baselines measured in the same run (per-state cost at batch 1;
+the bare session call under the full ``PolicyAgent.bid`` path).
+
+    python benchmarks/bench_policy.py --model models/default --dd ../shared/data/dd_2026.npz
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+from endplay.types import Player, Vul
+
+from engine.agent import BiddingView
+from engine.policy import Policy, PolicyAgent
+from engine.rules import ALL_CALLS, legal_calls
+from models.data import board_dealer_vul, load_dd, run_auctions
+from tournament.deals import owners_to_pbn
+
+
+def collect_states(
+    policy: Policy, dd_path: str, deals: int
+) -> tuple[np.ndarray, list[BiddingView]]:
+    """Features of every position the model meets bidding ``deals`` deals, and matching views."""
+    from endplay.types import Deal
+
+    data = load_dd(dd_path)
+    idx = np.arange(deals)
+    dealer, vul = board_dealer_vul(idx + 1)
+    xs: list[np.ndarray] = []
+
+    def choose(rows: np.ndarray, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        xs.append(x)
+        return policy.choose(x, mask)
+
+    auctions = run_auctions(data.owners[idx], dealer, vul, np.zeros((deals, 4), int), [choose])
+    views = []
+    for i in range(min(deals, 200)):
+        deal = Deal(owners_to_pbn(data.owners[i]))
+        calls = tuple(ALL_CALLS[c] for c in auctions[i] if c >= 0)
+        d, v = Player(int(dealer[i])), Vul(int(vul[i]))
+        for k in range(len(calls)):
+            seat = Player((d.value + k) % 4)
+            views.append(
+                BiddingView(seat, d, v, deal[seat], calls[:k], i + 1, legal_calls(d, calls[:k]))
+            )
+    return np.concatenate(xs), views
+
+
+def timings(fn, reps: int) -> np.ndarray:  # type: ignore[no-untyped-def]
+    out = np.empty(reps)
+    for r in range(reps):
+        t = time.perf_counter()
+        fn(r)
+        out[r] = time.perf_counter() - t
+    return out
+
+
+def summary(t: np.ndarray) -> dict[str, float]:
+    return {"median_us": float(np.median(t) * 1e6), "p99_us": float(np.quantile(t, 0.99) * 1e6)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--model", default="models/default")
+    ap.add_argument("--dd", default="../shared/data/dd_2026.npz")
+    ap.add_argument("--deals", type=int, default=600)
+    ap.add_argument("--reps", type=int, default=2000)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--json", default=None, help="also write the figures here")
+    args = ap.parse_args()
+    policy = Policy(args.model, threads=args.threads)
+    x, views = collect_states(policy, args.dd, args.deals)
+    n = len(x)
+    rng = np.random.default_rng(0)
+    order = rng.integers(0, n, size=(args.reps,))
+    for r in range(50):  # warm-up
+        policy.logits(x[order[r] : order[r] + 1])
+    b1 = timings(lambda r: policy.logits(x[order[r] : order[r] + 1]), args.reps)
+    starts = rng.integers(0, n - 256, size=(max(args.reps // 10, 50),))
+    b256 = timings(lambda r: policy.logits(x[starts[r] : starts[r] + 256]), len(starts))
+    agent = PolicyAgent(policy)
+    vorder = rng.integers(0, len(views), size=(min(args.reps, 1000),))
+    full = timings(lambda r: agent.bid(views[vorder[r]]), len(vorder))
+    res = {
+        "model": args.model,
+        "threads": args.threads,
+        "states": n,
+        "batch1_session": summary(b1),
+        "batch256_session": summary(b256),
+        "batch256_per_state_us": float(np.median(b256) / 256 * 1e6),
+        "agent_bid_batch1": summary(full),
+        "ratio_per_state_batch1_over_batch256": float(np.median(b1) / (np.median(b256) / 256)),
+        "ratio_agent_bid_over_session": float(np.median(full) / np.median(b1)),
+    }
+    print(f"policy latency ({args.model}, {args.threads} thread(s), {n} real states)")
+    print(
+        f"  batch 1   session.run   median {res['batch1_session']['median_us']:8.1f} us  "
+        f"p99 {res['batch1_session']['p99_us']:8.1f} us"
+    )
+    print(
+        f"  batch 256 session.run   median {res['batch256_session']['median_us']:8.1f} us  "
+        f"p99 {res['batch256_session']['p99_us']:8.1f} us  "
+        f"({res['batch256_per_state_us']:.2f} us/state)"
+    )
+    print(
+        f"  agent.bid (encode+run)  median {res['agent_bid_batch1']['median_us']:8.1f} us  "
+        f"p99 {res['agent_bid_batch1']['p99_us']:8.1f} us"
+    )
+    print(
+        f"  ratio: per-state cost batch 1 / batch 256 = "
+        f"{res['ratio_per_state_batch1_over_batch256']:.1f}x"
+    )
+    print(f"  ratio: agent.bid / bare session call = {res['ratio_agent_bid_over_session']:.2f}x")
+    if args.json:
+        Path(args.json).write_text(json.dumps(res, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
