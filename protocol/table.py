@@ -630,8 +630,7 @@ class TableMachine:
         k = self._ready_upto[seat]
         while self._known(k) and self._controller(self._player_of(k)) == seat:
             k += 1
-        self._ready_upto[seat] = k
-        return k
+        return k  # not stored here: a refused ready message must leave the state unchanged
 
     def _on_play(self, seat: Player, msg: Message, out: list[Out]) -> bool:
         n = len(self._plays)
