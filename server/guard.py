@@ -7,7 +7,8 @@ make us hold; every limit is a field of :class:`Limits` and a ``bridgebot tm`` o
 ============================  =========  ================================================
 limit                         default    what happens when a peer goes past it
 ============================  =========  ================================================
-``max_connections``           64         one line ``Error: too many connections``, closed
+``max_connections``           4 a table  one line ``Error: too many connections``, closed
+                              + 16
 ``handshake_timeout``         30 s       a connection that has not finished seating (its
                                          ``Connecting`` line, ``ready for teams``, ``ready
                                          to start``) in this time is closed; its seat is
@@ -46,7 +47,7 @@ Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 class Limits:
     """Every limit the table manager applies to its connections (see the module table)."""
 
-    max_connections: int = 64
+    max_connections: int | None = None  # None: four per table plus 16 spare
     handshake_timeout: float | None = 30.0
     allow_teams: frozenset[str] | None = None
     allow_addresses: tuple[Network, ...] | None = None
@@ -55,7 +56,7 @@ class Limits:
     reconnect_timeout: float | None = None
 
     def __post_init__(self) -> None:
-        if self.max_connections < 1:
+        if self.max_connections is not None and self.max_connections < 1:
             raise ValueError(f"max_connections must be at least 1, got {self.max_connections}")
         if self.max_write_buffer < 1024:
             raise ValueError(f"max_write_buffer must be at least 1024, got {self.max_write_buffer}")
@@ -100,8 +101,11 @@ class ConnectionGuard:
     tell why.
     """
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, seats: int = 4) -> None:
         self.limits = limits
+        self.max_connections = (
+            limits.max_connections if limits.max_connections is not None else seats + 16
+        )
         self.open = 0
         self.refused = 0
 
@@ -112,9 +116,9 @@ class ConnectionGuard:
             if addr is None or not any(addr in net for net in allowed):
                 self.refused += 1
                 return f"Error: address {host} is not allowed here"
-        if self.open >= self.limits.max_connections:
+        if self.open >= self.max_connections:
             self.refused += 1
-            return f"Error: too many connections ({self.limits.max_connections}); try later"
+            return f"Error: too many connections ({self.max_connections}); try later"
         self.open += 1
         return None
 
@@ -134,7 +138,7 @@ def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
     d = DEFAULT_LIMITS
     g = parser.add_argument_group("limits for strangers' connections (server/guard.py)")
     g.add_argument("--max-connections", type=int, default=d.max_connections, metavar="N",
-                   help="open connections at once, all tables (default %(default)s)")  # fmt: skip
+                   help="open connections at once, all tables (default: 4 per table + 16)")  # fmt: skip
     g.add_argument("--handshake-timeout", type=float, default=d.handshake_timeout,
                    metavar="SECONDS", help="a new connection must be seated and ready within "
                    "this time (default %(default)s)")  # fmt: skip

@@ -301,7 +301,7 @@ class TableManager:
         self.port = port
         self.seat_ports = seat_ports
         self.limits = limits
-        self.guard = ConnectionGuard(limits)
+        self.guard = ConnectionGuard(limits, seats=4 * tables)
         self.out_dir = Path(out_dir)
         self.records = RecordWriter(self.out_dir)
         self._transcripts = [

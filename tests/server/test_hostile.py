@@ -339,6 +339,7 @@ def test_guard_rules_and_bad_settings_name_the_culprit() -> None:
     assert guard.admit("not-an-ip") == "Error: address not-an-ip is not allowed here"
     with pytest.raises(ValueError, match=r"not an address or network: '10\.0\.0\.300'"):
         parse_networks(["10.0.0.300"])
+    assert ConnectionGuard(Limits(), seats=4 * 32).max_connections == 4 * 32 + 16  # scales
     with pytest.raises(ValueError, match="max_connections must be at least 1"):
         Limits(max_connections=0)
     with pytest.raises(ValueError, match="handshake_timeout must be positive"):

@@ -1,0 +1,48 @@
+"""Load in the suite (issue 7), small enough for CI: one table manager serving eight tables of
+four of our seat clients at once over TCP on 127.0.0.1; every board of every table is played
+and recorded exactly once. The 32-table, hundreds-of-boards run with throughput, relay latency
+and memory figures is ``benchmarks/bench_load.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import endplay.parsers.pbn as pbn
+from endplay.types import Player
+from structlog.testing import capture_logs
+
+from engine.agents import make_agent
+from server.boards import generate
+from server.seat import SeatClient
+from server.tm import TableManager
+
+TEAMS = {Player.north: "NS", Player.south: "NS", Player.east: "EW", Player.west: "EW"}
+TABLES, BOARDS = 8, 4
+
+
+async def test_eight_tables_at_once_every_board_recorded_once(tmp_path: Path) -> None:
+    tm = TableManager(generate(21, BOARDS), tmp_path, tables=TABLES)
+    host, port = await tm.start()
+    serving = asyncio.create_task(tm.serve())
+    clients = [
+        SeatClient(host, port, p, TEAMS[p], make_agent("random", 100 * t + p.value))
+        for t in range(TABLES)
+        for p in Player
+    ]
+    with capture_logs() as logs:
+        summaries = await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 120)
+        results = await asyncio.wait_for(serving, 20)
+    assert [s.boards for s in summaries] == [BOARDS] * (TABLES * 4)
+    assert [[r.aborted for r in table] for table in results] == [[None] * BOARDS] * TABLES
+    assert [e for e in logs if e["log_level"] in ("warning", "error")] == []
+    entries = [json.loads(x) for x in (tmp_path / "journal.jsonl").read_text().splitlines()]
+    keys = sorted((e["table"], e["board"]) for e in entries)
+    assert keys == [(t, b) for t in range(1, TABLES + 1) for b in range(1, BOARDS + 1)]
+    records = pbn.loads((tmp_path / "boards.pbn").read_text())
+    assert sorted((int(r.info["Table"]), r.board_num) for r in records) == keys
+    # The same deals at every table, played differently by different random seats.
+    assert len({e["deal"] for e in entries}) == BOARDS
+    assert tm.guard.open == 0
