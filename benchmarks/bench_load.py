@@ -121,6 +121,12 @@ def rss_kib(pid: int) -> int:
     raise RuntimeError(f"no VmRSS for process {pid}")
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def journal_count(out: Path) -> int:
     path = out / "journal.jsonl"
     return path.read_text().count("\n") if path.exists() else 0
@@ -141,6 +147,7 @@ async def run(tables: int, boards: int) -> dict[str, Any]:
             raise RuntimeError(f"bridgebot tm did not start: {first!r}")
         port = int(first.strip().rsplit(":", 1)[1])
         rss = {"start": rss_kib(proc.pid)}
+        cpu = {"start": cpu_seconds(proc.pid)}
         relays = Relays()
         total = tables * boards
         clients = []
@@ -156,6 +163,7 @@ async def run(tables: int, boards: int) -> dict[str, Any]:
             while journal_count(out) < total:
                 await asyncio.sleep(0.02)
             rss["end"] = rss_kib(proc.pid)  # all boards recorded; End of session not yet read
+            cpu["end"] = cpu_seconds(proc.pid)
 
         sampler = asyncio.ensure_future(sample())
         summaries = await asyncio.gather(*runs)
@@ -184,6 +192,8 @@ async def run(tables: int, boards: int) -> dict[str, Any]:
             "median_ms": 1000 * statistics.median(lat),
             "p99_ms": 1000 * lat[min(len(lat) - 1, int(0.99 * len(lat)))],
             "rss_kib": rss,
+            "tm_cpu_ms_per_board": 1000 * (cpu["end"] - cpu["start"]) / total,
+            "tm_cpu_share": (cpu["end"] - cpu["start"]) / elapsed,
             "lost": lost,
             "duplicated": duplicated,
         }
@@ -195,7 +205,9 @@ def show(r: dict[str, Any], base: dict[str, Any] | None) -> None:
           f"{r['boards_per_s']:6.1f} boards/s; relay latency over {r['relays']} relays: "
           f"median {r['median_ms']:.2f} ms, p99 {r['p99_ms']:.2f} ms")  # fmt: skip
     print(f"            tm RSS start/middle/end: {rss['start'] / 1024:.1f} / "
-          f"{rss['middle'] / 1024:.1f} / {rss['end'] / 1024:.1f} MiB; aborted {r['aborted']}, "
+          f"{rss['middle'] / 1024:.1f} / {rss['end'] / 1024:.1f} MiB; tm CPU "
+          f"{r['tm_cpu_ms_per_board']:.1f} ms/board ({100 * r['tm_cpu_share']:.0f}% of one core); "
+          f"aborted {r['aborted']}, "
           f"lost {r['lost']}, duplicated {r['duplicated']}")  # fmt: skip
     if base is not None:
         print(f"            vs 1 table: throughput x{r['boards_per_s'] / base['boards_per_s']:.2f}, "
