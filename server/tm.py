@@ -153,8 +153,11 @@ class Table:
             self.log.debug("line", seat=seat.name, dir="out", text=text)
             self._trace("TM", seat_name(seat), text)
             conn = self.conns.get(seat)
-            if conn is not None:
+            if conn is not None and not conn.overflowed:
                 conn.write(text)
+                if conn.overflowed:  # it does not read what we send (server.guard)
+                    self.log.warning("dropping seat", seat=seat.name, reason=f"{seat_name(seat)} "
+                                     f"left {conn.limits.max_write_buffer} bytes unread")  # fmt: skip
         if self.transcript is not None:
             self.transcript.flush()
 
