@@ -11,8 +11,9 @@ limit                         default    what happens when a peer goes past it
                               + 16
 ``handshake_timeout``         30 s       a connection that has not finished seating (its
                                          ``Connecting`` line, ``ready for teams``, ``ready
-                                         to start``) in this time is closed; its seat is
-                                         free again
+                                         to start``) in this time is told why and
+                                         closed (a seat it took is held for its team, as
+                                         after any disconnection)
 ``allow_teams``               anyone     ``Error: team '<name>' is not allowed here``
 ``allow_addresses``           anyone     ``Error: address <ip> is not allowed here``
 ``max_write_buffer``          1 MiB      bytes queued for a seat that does not read what we
@@ -149,6 +150,9 @@ def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--max-write-buffer", type=int, default=d.max_write_buffer, metavar="BYTES",
                    help="drop a seat that leaves this much of our output unread "
                    "(default %(default)s)")  # fmt: skip
+    g.add_argument("--close-timeout", type=float, default=d.close_timeout, metavar="SECONDS",
+                   help="how long closing a connection waits for a peer that does not read "
+                   "(default %(default)s)")  # fmt: skip
     g.add_argument("--allow-team", action="append", metavar="NAME",
                    help="accept only these team names (repeat; default: any)")  # fmt: skip
     g.add_argument("--allow-address", action="append", metavar="NET",
@@ -164,6 +168,7 @@ def limits_from_args(args: argparse.Namespace) -> Limits:
         handshake_timeout=args.handshake_timeout,
         reconnect_timeout=args.reconnect_timeout,
         max_write_buffer=args.max_write_buffer,
+        close_timeout=args.close_timeout,
         allow_teams=frozenset(args.allow_team) if args.allow_team else None,
         allow_addresses=parse_networks(args.allow_address) if args.allow_address else None,
     )

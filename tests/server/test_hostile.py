@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import structlog
 from endplay.types import Player
 from structlog.testing import capture_logs
 
@@ -344,3 +345,31 @@ def test_guard_rules_and_bad_settings_name_the_culprit() -> None:
         Limits(max_connections=0)
     with pytest.raises(ValueError, match="handshake_timeout must be positive"):
         Limits(handshake_timeout=0)
+
+
+@pytest.mark.parametrize(
+    ("argv", "reason"),
+    [
+        (["--max-connections", "0"], "max_connections must be at least 1, got 0"),
+        (["--handshake-timeout", "-1"], "handshake_timeout must be positive"),
+        (["--allow-address", "10.0.0.300"], "not an address or network: '10.0.0.300'"),
+        (["--max-write-buffer", "10"], "max_write_buffer must be at least 1024"),
+    ],
+)
+def test_bad_limit_options_exit_2_with_the_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], reason: str
+) -> None:
+    import argparse
+
+    from server import tm_cli
+
+    parser = argparse.ArgumentParser()
+    tm_cli.add_arguments(parser)
+    args = parser.parse_args(["--seed", "1", "--out", str(tmp_path), *argv])
+    saved = structlog.get_config()  # run() configures logging for the process: put it back
+    try:
+        assert tm_cli.run(args) == 2
+    finally:
+        structlog.configure(**saved)
+    assert reason in capsys.readouterr().err
+    assert not (tmp_path / "journal.jsonl").exists()
