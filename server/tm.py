@@ -123,11 +123,15 @@ class Table:
         options: TableOptions,
         clock: Callable[[], float],
         limits: Limits = DEFAULT_LIMITS,
+        keep_results: bool = True,
     ) -> None:
         self.number = number
         self.boards = list(boards)
         self.options = options
         self.limits = limits
+        self.keep_results = keep_results
+        self.played = 0
+        self.aborted = 0
         self.machine = TableMachine(
             rules, clock=clock, max_illegal=options.max_illegal, scoring=options.scoring
         )
@@ -239,7 +243,12 @@ class Table:
             await self._play_board()
             result = m.finished[-1]
             entry = self.records.write(result, self.number)
-            self.results.append(result)
+            self.played += result.aborted is None
+            self.aborted += result.aborted is not None
+            if self.keep_results:
+                self.results.append(result)
+            else:  # the journal is the record: hold nothing per board (memory flat, issue 7)
+                del m.finished[:-1]
             self.log.info("board done", board=board.number, contract=entry["contract"],
                           declarer=entry["declarer"], tricks=entry["tricks"],
                           aborted=result.aborted)  # fmt: skip
@@ -291,8 +300,11 @@ class TableManager:
         clock: Callable[[], float] = time.monotonic,
         limits: Limits = DEFAULT_LIMITS,
         skip: Mapping[int, Collection[int]] | None = None,
+        keep_results: bool = True,
     ) -> None:
-        """``skip``: table number -> board numbers already finished (``server.resume``)."""
+        """``skip``: table number -> board numbers already finished (``server.resume``).
+        ``keep_results`` False: ``serve()`` returns empty lists and memory stays flat however
+        many boards are played (``Table.played``/``aborted`` count them; the journal has them)."""
         if tables < 1:
             raise ValueError("tables must be at least 1")
         if seat_ports and tables != 1:
@@ -320,6 +332,7 @@ class TableManager:
                 opts[i - 1],
                 clock,
                 limits,
+                keep_results,
             )
             for i in range(1, tables + 1)
         ]

@@ -177,6 +177,7 @@ def run(args: argparse.Namespace) -> int:
             options=options,
             limits=limits,
             skip=resumed.done if resumed is not None else None,
+            keep_results=False,  # the journal is the record; memory stays flat
         )
         try:
             host, port = await tm.start()
@@ -187,9 +188,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"listening on {host}:{port}", flush=True)
         for seat, (h, p) in tm.seat_addresses.items():
             print(f"seat {seat.name.capitalize()} on {h}:{p}", flush=True)
-        results = await tm.serve()
-        played = sum(1 for table in results for r in table if r.aborted is None)
-        aborted = sum(1 for table in results for r in table if r.aborted is not None)
+        await tm.serve()
+        played = sum(t.played for t in tm.tables)
+        aborted = sum(t.aborted for t in tm.tables)
         print(f"end of session: {played} boards played, {aborted} aborted, records in {args.out}",
               file=sys.stderr)  # fmt: skip
         return 0

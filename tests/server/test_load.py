@@ -46,3 +46,23 @@ async def test_eight_tables_at_once_every_board_recorded_once(tmp_path: Path) ->
     # The same deals at every table, played differently by different random seats.
     assert len({e["deal"] for e in entries}) == BOARDS
     assert tm.guard.open == 0
+
+
+async def test_without_kept_results_nothing_per_board_stays_in_memory(tmp_path: Path) -> None:
+    """``bridgebot tm`` runs with ``keep_results=False``: the journal is the record, and the
+    table manager holds no finished board (what made its memory grow ~10 KiB a board)."""
+    tm = TableManager(generate(22, 6), tmp_path, tables=2, keep_results=False)
+    host, port = await tm.start()
+    serving = asyncio.create_task(tm.serve())
+    clients = [
+        SeatClient(host, port, p, TEAMS[p], make_agent("random", 10 * t + p.value))
+        for t in range(2)
+        for p in Player
+    ]
+    await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 120)
+    assert await asyncio.wait_for(serving, 20) == [[], []]
+    assert [(t.played, t.aborted, len(t.machine.finished)) for t in tm.tables] == [(6, 0, 1)] * 2
+    lines = (tmp_path / "journal.jsonl").read_text().splitlines()
+    assert sorted((json.loads(x)["table"], json.loads(x)["board"]) for x in lines) == [
+        (t, b) for t in (1, 2) for b in range(1, 7)
+    ]
