@@ -19,10 +19,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
 from engine.policy import Policy
 from models.data import HOLDOUT, load_dd, load_teach, observe
