@@ -63,6 +63,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sp.add_argument("--entropy", type=float, default=0.003)
     sp.add_argument("--eval-every", type=int, default=10)
     sp.add_argument("--eval-deals", type=int, default=1000, help="validation deals before holdout")
+    sp.add_argument(
+        "--eval-bfg-every",
+        type=int,
+        default=0,
+        help="match bfg every N iterations (a multiple of --eval-every)",
+    )
+    sp.add_argument("--eval-bfg-deals", type=int, default=200, help="validation deals for those")
     sp.add_argument("--seed", type=int, default=1)
     sp.add_argument("--threads", type=int, default=1, help="1 is fastest on a busy machine")
     sp.add_argument("--max-minutes", type=float, default=0.0)
@@ -146,6 +153,8 @@ def run(args: argparse.Namespace) -> int:
                 entropy=args.entropy,
                 eval_every=args.eval_every,
                 eval_deals=args.eval_deals,
+                eval_bfg_every=args.eval_bfg_every,
+                eval_bfg_deals=args.eval_bfg_deals,
                 max_minutes=args.max_minutes,
                 seed=args.seed,
                 threads=args.threads,

@@ -132,6 +132,44 @@ def evaluate_nets(
     return imp_summary(imps)
 
 
+def evaluate_against_agent(
+    net: PolicyNet,
+    them: str,
+    owners: npt.NDArray[np.uint8],
+    dd: npt.NDArray[np.uint8],
+    boards: IntArray,
+) -> dict[str, float]:
+    """Greedy ``net`` against any agent spec (e.g. ``bfg``) through ``tournament.ddmatch``.
+
+    The network goes through the serving path (an ONNX model in a temporary directory, agent
+    ``policy:DIR``), so this also exercises what a user runs; ``them`` is driven call by call.
+    """
+    import json
+    import tempfile
+
+    import onnx
+
+    from engine.features import FEATURE_VERSION
+    from models.export import INPUT_NAME, OUTPUT_NAME, onnx_graph
+    from tournament.ddmatch import run_dd_match
+    from tournament.deals import cycle_board, owners_to_pbn
+
+    deals = [
+        cycle_board(int(b), owners_to_pbn(o), t) for b, o, t in zip(boards, owners, dd, strict=True)
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        onnx.save(onnx_graph(net), f"{tmp}/policy.onnx")
+        sidecar = {
+            "feature_version": FEATURE_VERSION,
+            "inputs": [{"name": INPUT_NAME, "shape": ["batch", net.config.n_features]}],
+            "outputs": [{"name": OUTPUT_NAME, "shape": ["batch", net.config.n_calls]}],
+        }
+        with open(f"{tmp}/model.json", "w") as f:
+            json.dump(sidecar, f)
+        result = run_dd_match(f"policy:{tmp}", them, deals)
+    return imp_summary(np.array(result.imps))
+
+
 def imp_summary(imps: npt.NDArray[np.integer]) -> dict[str, float]:
     """Mean IMPs per board, its standard error and the board count."""
     x = np.asarray(imps, dtype=np.float64)
@@ -153,6 +191,8 @@ class SelfPlayConfig:
     entropy: float = 0.003
     value_coef: float = 0.5
     eval_every: int = 10
+    eval_bfg_every: int = 0
+    eval_bfg_deals: int = 200
     eval_deals: int = 1000
     max_minutes: float = 0.0
     seed: int = 1
@@ -314,6 +354,13 @@ def train_selfplay(cfg: SelfPlayConfig) -> dict[str, object]:
         if it % cfg.eval_every == 0 or it == cfg.iters:
             val = evaluate()
             entry["val_vs_init"] = val
+            if cfg.eval_bfg_every and it % cfg.eval_bfg_every == 0:
+                net.eval()
+                bfg_idx = val_idx[: cfg.eval_bfg_deals]
+                entry["val_vs_bfg"] = evaluate_against_agent(
+                    net, "bfg", data.owners[bfg_idx], data.dd[bfg_idx], bfg_idx + 1
+                )
+                net.train()
             history.append(entry)
             save()
             if val["imps_per_board"] > best:
@@ -324,7 +371,8 @@ def train_selfplay(cfg: SelfPlayConfig) -> dict[str, object]:
         print(
             f"selfplay it {it}: train {entry['train_imps']:+.2f} IMPs, "
             f"{entry['gen_games_per_s']:.0f} games/s"
-            + (f", eval {entry['val_vs_init']}" if "val_vs_init" in entry else ""),
+            + (f", eval {entry['val_vs_init']}" if "val_vs_init" in entry else "")
+            + (f", vs bfg {entry['val_vs_bfg']}" if "val_vs_bfg" in entry else ""),
             file=sys.stderr,
         )
     final_eval = evaluate()

@@ -240,6 +240,8 @@ def test_selfplay_runs_checkpoints_and_resumes(
         deals_per_iter=64,
         eval_every=2,
         eval_deals=100,
+        eval_bfg_every=2,
+        eval_bfg_deals=6,
         minibatch=256,
         threads=1,
     )
@@ -252,3 +254,4 @@ def test_selfplay_runs_checkpoints_and_resumes(
     assert [e["iter"] for e in log] == [1, 2, 3]
     assert all(np.isfinite(e["pg"]) and np.isfinite(e["vf"]) for e in log)
     assert "val_vs_init" in log[1]
+    assert log[1]["val_vs_bfg"]["boards"] == 6  # the periodic match against the bfg pair
