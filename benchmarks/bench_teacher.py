@@ -26,10 +26,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.agent import BiddingView
 from engine.bfg import BfgAgent
+from engine.dds import dd_tables
+from engine.dds import hands_pbn as pbn
 from engine.features import encode, encode_arrays, hand_to_array, vul_flags
 from engine.random_agent import RandomAgent
 from engine.rules import ALL_CALLS, legal_calls
-from models.ddgen import dd_tables, pbn
 from models.teach import CYCLE_DEALER, CYCLE_VUL, random_owners, teach_chunk
 
 

@@ -60,6 +60,22 @@ def hands_pbn(owners: npt.NDArray[np.integer], first: int = 0) -> str:
     return "NESW"[first] + ":" + " ".join(hands)
 
 
+def dd_tables(owners: npt.NDArray[np.integer]) -> npt.NDArray[np.uint8]:
+    """Full DD tables, uint8[B, 4, 5] (declarer N..W x strain C, D, H, S, NT), of ``owners[B, 52]``.
+
+    One ``calc_all_tables`` call per batch (DDS shares work across a batch; about 1.1x faster
+    than one ``calc_dd_table`` per deal here). The layout is ``../shared/data``'s ``dd`` array.
+    """
+    from endplay.dds import calc_all_tables
+
+    if len(owners) == 0:
+        return np.zeros((0, 4, 5), dtype=np.uint8)
+    tables = calc_all_tables([Deal(hands_pbn(row)) for row in owners])
+    # endplay's to_list() is [strain S, H, D, C, NT][declarer N, E, S, W].
+    arr = np.array([t.to_list() for t in tables], dtype=np.uint8)
+    return np.ascontiguousarray(arr[:, [3, 2, 1, 0, 4], :].transpose(0, 2, 1))
+
+
 @dataclass(frozen=True)
 class Position:
     """A play position: ``remaining[i]`` = seat holding card ``i`` (-1 if played to an earlier

@@ -25,6 +25,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from engine.dds import dd_tables
+
 DDGEN_VERSION = "ddgen-v1"
 HELP = "generate random deals with full double-dummy tables (the ../shared/data npz format)"
 EXAMPLES = """examples:
@@ -37,35 +39,9 @@ Concatenate with the shared set:
            dd=np.concatenate([a["dd"], b["dd"]]))
 """
 
-_RANKS = "AKQJT98765432"
-
 
 class DDGenError(ValueError):
     """A file that cannot be continued by this run (names the file and the mismatch)."""
-
-
-def pbn(owners: npt.NDArray[np.uint8]) -> str:
-    """The PBN deal string (North first) of one ``owners`` row."""
-    hands = [
-        ".".join(
-            "".join(_RANKS[r] for r in range(13) if owners[s * 13 + r] == seat) for s in range(4)
-        )
-        for seat in range(4)
-    ]
-    return "N:" + " ".join(hands)
-
-
-def dd_tables(owners: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
-    """uint8[B, 4, 5] DD tables (declarer N..W x strain C, D, H, S, NT) of ``owners`` [B, 52]."""
-    from endplay.dds import calc_all_tables
-    from endplay.types import Deal
-
-    if len(owners) == 0:
-        return np.zeros((0, 4, 5), dtype=np.uint8)
-    tables = calc_all_tables([Deal(pbn(row)) for row in owners])
-    # endplay's to_list() is [strain S, H, D, C, NT][declarer N, E, S, W].
-    arr = np.array([t.to_list() for t in tables], dtype=np.uint8)
-    return np.ascontiguousarray(arr[:, [3, 2, 1, 0, 4], :].transpose(0, 2, 1))
 
 
 def _worker_init() -> None:

@@ -21,7 +21,8 @@ import numpy as np
 import numpy.typing as npt
 from endplay.types import Deal, Player, Vul
 
-from engine.scoring import STRAIN_ORDER
+from engine.dds import dd_tables
+from engine.dds import hands_pbn as owners_to_pbn
 
 RANKS = "AKQJT98765432"
 #: Suits in the order of the npz ``owners`` layout (S, H, D, C), as endplay Denom values 0..3.
@@ -55,17 +56,6 @@ def cycle_board(board: int, pbn: str, dd: DDTable | None = None) -> BoardDeal:
     return BoardDeal(
         board=board, dealer=Player.from_board(board), vul=Vul.from_board(board), pbn=pbn, dd=dd
     )
-
-
-def owners_to_pbn(owners: npt.NDArray[np.integer]) -> str:
-    """PBN deal string of one row of the npz ``owners`` array (card -> seat 0..3)."""
-    hands = [
-        ".".join(
-            "".join(RANKS[r] for r in range(13) if owners[s * 13 + r] == seat) for s in range(4)
-        )
-        for seat in range(4)
-    ]
-    return "N:" + " ".join(hands)
 
 
 def pbn_to_owners(pbn: str) -> npt.NDArray[np.uint8]:
@@ -172,18 +162,11 @@ def load_deals(
 
 def solve_dd(pbn: str) -> DDTable:
     """Full double-dummy table of one deal with endplay's DDS, in the npz layout."""
-    from endplay.dds import calc_dd_table
-
-    table = calc_dd_table(Deal(pbn))
-    out = np.zeros((4, 5), dtype=np.uint8)
-    for seat in Player:
-        for s, denom in enumerate(STRAIN_ORDER):
-            out[seat.value, s] = table[seat, denom]
-    return out
+    return _solve_chunk([pbn])[0]
 
 
 def _solve_chunk(pbns: Sequence[str]) -> list[DDTable]:
-    return [solve_dd(p) for p in pbns]
+    return list(dd_tables(np.stack([pbn_to_owners(p) for p in pbns])))
 
 
 def ensure_dd(

@@ -12,7 +12,9 @@ from endplay.dds import calc_dd_table
 from endplay.types import Deal, Denom, Player
 
 from bridgebot.cli import main
-from models.ddgen import DDGenError, dd_tables, generate, pbn
+from engine.dds import dd_tables
+from engine.dds import hands_pbn as pbn
+from models.ddgen import DDGenError, generate
 from models.teach import random_owners
 
 STRAINS = (Denom.clubs, Denom.diamonds, Denom.hearts, Denom.spades, Denom.nt)
