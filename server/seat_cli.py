@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import sys
+
+from server.logs import add_log_level_argument, configure_logging
 
 HELP = "sit one bot at a Blue Chip table manager and play until End of session"
 
@@ -77,27 +78,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="give up after this many seconds without a line from the table manager "
         "(default: wait for ever, as the protocol defines no timeouts)",
     )
-    parser.add_argument(
-        "--log-level",
-        choices=("debug", "info", "warning", "error"),
-        default="warning",
-        help="stderr log level; debug logs every line in and out (default %(default)s)",
-    )
-
-
-def _configure_logging(level: str) -> None:
-    import structlog
-
-    structlog.configure(
-        wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, level.upper())),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
-        processors=[
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso"),
-            structlog.dev.ConsoleRenderer(colors=False),
-        ],
-        cache_logger_on_first_use=False,
-    )
+    add_log_level_argument(parser, "warning", "stderr log level; debug logs every line in and out")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -114,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    _configure_logging(args.log_level)
+    configure_logging(args.log_level)
     seat = None if args.seat == "anypl" else Player.find(args.seat)
     label = args.seat.capitalize() if seat is None else seat.name.capitalize()
     try:

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import sys
+
+from server.logs import add_log_level_argument, configure_logging
 
 HELP = "run a Blue Chip table manager: seat four bots per table, play boards, write PBN and journal"
 
@@ -97,12 +98,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="relay calls without their 'Alert.' text (as ComputerBridge does for v18 clients)",
     )
-    parser.add_argument(
-        "--log-level",
-        default="info",
-        choices=("debug", "info", "warning", "error"),
-        help="debug logs every line in and out (default %(default)s)",
-    )
+    add_log_level_argument(parser, "info", "debug logs every line in and out")
     parser.add_argument(
         "--resume",
         action="store_true",
@@ -115,7 +111,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import structlog
 
     from protocol.dialect import Dialect
     from server.boards import BoardFileError, from_pbn_file, generate
@@ -123,11 +118,7 @@ def run(args: argparse.Namespace) -> int:
     from server.resume import ResumeError, prepare
     from server.tm import TableManager, TableOptions
 
-    level = getattr(logging, args.log_level.upper())
-    structlog.configure(
-        wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
-    )
+    configure_logging(args.log_level)
     try:
         if args.boards is not None:
             boards = from_pbn_file(args.boards)

@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from server.logs import add_log_level_argument, configure_logging
+
 HELP = "play a duplicate match between two agents and report IMPs per board"
 EXAMPLES = """examples:
   bridgebot match --out out/match
@@ -55,12 +57,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="leave this seat to an outside program (e.g. open:North); the match prints the port "
         "to connect to and waits; repeat for more seats",
     )
-    p.add_argument(
-        "--log-level",
-        choices=("debug", "info", "warning", "error"),
-        default="warning",
-        help="log level of the rooms' table managers and seats (default: warning)",
-    )
+    add_log_level_argument(p, "warning", "log level of the rooms' table managers and seats")
     p.add_argument(
         "--seat-timeout",
         type=float,
@@ -70,17 +67,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import logging
-
-    import structlog
-
     # Table managers and seat clients log every wire line at debug; a match shows warnings only.
-    structlog.configure(
-        wrapper_class=structlog.make_filtering_bound_logger(
-            getattr(logging, args.log_level.upper())
-        ),
-        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
-    )
+    configure_logging(args.log_level)
     from engine.agents import AgentSpecError, make_agent
     from tournament.deals import DealSourceError
     from tournament.journal import JournalError
