@@ -44,7 +44,7 @@ import numpy.typing as npt
 from endplay.types import Bid, Card, Hand, Player, Vul
 
 from engine.agent import BiddingView
-from engine.rules import ALL_CALLS, bid_index, legal_calls
+from engine.rules import ALL_CALLS, FIRST_BID, bid_index, legal_calls
 
 FEATURE_VERSION = "openspiel480-v1"
 N_FEATURES = 480
@@ -58,7 +58,6 @@ OPENING_PASS = 4
 BIDS = 8
 HAND = 428
 N_BIDS = 35
-FIRST_BID = 3  # index of 1C in ALL_CALLS (OpenSpiel's kFirstBid has the same value)
 
 #: ``DATA_TO_OPENSPIEL[data_index]`` is OpenSpiel's index of the same card.
 DATA_TO_OPENSPIEL: npt.NDArray[np.int64] = np.array(

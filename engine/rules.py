@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+import numpy.typing as npt
 from endplay.types import Bid, Card, Contract, ContractBid, Denom, Hand, Penalty, PenaltyBid, Player
 
 PASS: Bid = PenaltyBid(Penalty.passed)
@@ -22,6 +24,8 @@ CONTRACT_BIDS: tuple[Bid, ...] = tuple(
 )
 #: The 38 calls in the order used by the policy network: pass, double, redouble, then 1C..7NT.
 ALL_CALLS: tuple[Bid, ...] = (PASS, DOUBLE, REDOUBLE, *CONTRACT_BIDS)
+#: Index of 1C in :data:`ALL_CALLS` (OpenSpiel's kFirstBid has the same value).
+FIRST_BID = 3
 
 
 def is_pass(call: Bid) -> bool:
@@ -164,3 +168,41 @@ def trick_winner(leader: Player, trick: Sequence[Card], trump: Denom) -> Player:
         elif trump != Denom.nt and c.suit == trump:
             best = i
     return Player((leader.value + best) % 4)
+
+
+IntArray = npt.NDArray[np.int64]
+
+
+def final_contracts_array(
+    auctions: npt.NDArray[np.integer], dealer: int | npt.NDArray[np.integer]
+) -> tuple[IntArray, IntArray, IntArray, IntArray]:
+    """Vectorised :func:`final_contract` over rows of :data:`ALL_CALLS` indices (-1 padded).
+
+    Returns ``(level, strain, penalty, declarer)``: level 0 means passed out (then the other
+    fields are 0); strain 0..4 = C, D, H, S, NT (the DD tables' axis); penalty 0/1/2 =
+    undoubled, doubled, redoubled; declarer an absolute seat 0..3 (N, E, S, W), the first of the
+    declaring side to name the final strain. ``dealer`` is one seat or one per row.
+    """
+    a = np.asarray(auctions, dtype=np.int64)
+    rows, length = a.shape
+    pos = np.arange(length)[None, :]
+    is_bid = a >= FIRST_BID
+    p_last = np.where(is_bid, pos, -1).max(axis=1)
+    has = p_last >= 0
+    last = np.where(has, a[np.arange(rows), np.maximum(p_last, 0)], FIRST_BID)
+    level = np.where(has, (last - FIRST_BID) // 5 + 1, 0)
+    strain = (last - FIRST_BID) % 5
+    same_side = (pos - p_last[:, None]) % 2 == 0
+    named = is_bid & ((a - FIRST_BID) % 5 == strain[:, None]) & same_side
+    first = np.argmax(named, axis=1)  # the last bid itself qualifies whenever there is one
+    declarer = (np.asarray(dealer, dtype=np.int64) + first) % 4
+    after = pos > p_last[:, None]
+    penalty = np.where(
+        (after & (a == 2)).any(axis=1), 2, np.where((after & (a == 1)).any(axis=1), 1, 0)
+    )
+    return (
+        level.astype(np.int64),
+        np.where(has, strain, 0).astype(np.int64),
+        np.where(has, penalty, 0).astype(np.int64),
+        np.where(has, declarer, 0).astype(np.int64),
+    )

@@ -18,10 +18,10 @@ import numpy.typing as npt
 from endplay.types import Vul
 
 from engine.features import encode_arrays, legal_masks_arrays, vul_flags
+from engine.rules import final_contracts_array as final_contracts
 from engine.scoring import score_array
 
 IntArray = npt.NDArray[np.int64]
-FIRST_BID = 3
 
 #: Vulnerability (endplay ``Vul`` value) of board k is ``BOARD_VUL[(k - 1) % 16]``.
 BOARD_VUL: IntArray = np.array([Vul.from_board(k).value for k in range(1, 17)], dtype=np.int64)
@@ -136,33 +136,6 @@ def observe(
     vul_us, vul_them = vul_flags(vul, seat)
     x = encode_arrays(hands_of(owners, seat), pos % 4, vul_us, vul_them, prefix)
     return x, legal_masks_arrays(prefix)
-
-
-def final_contracts(
-    auctions: npt.NDArray[np.integer], dealer: IntArray
-) -> tuple[IntArray, IntArray, IntArray, IntArray]:
-    """(level, strain, penalty, declarer) of finished auctions; level 0 means passed out.
-
-    Strain follows the DD tables' axis (C, D, H, S, NT), penalty 0/1/2 = undoubled/X/XX, and the
-    declarer (absolute seat) is the first player of the declaring side to name the final strain.
-    """
-    a = np.asarray(auctions, dtype=np.int64)
-    batch, length = a.shape
-    pos = np.arange(length)[None, :]
-    is_bid = a >= FIRST_BID
-    p_last = np.where(is_bid, pos, -1).max(axis=1)
-    has = p_last >= 0
-    last = np.where(has, a[np.arange(batch), np.maximum(p_last, 0)], FIRST_BID)
-    level = np.where(has, (last - FIRST_BID) // 5 + 1, 0)
-    strain = (last - FIRST_BID) % 5
-    same = is_bid & ((a - FIRST_BID) % 5 == strain[:, None]) & ((pos - p_last[:, None]) % 2 == 0)
-    first = np.argmax(same, axis=1)  # the last bid itself qualifies, so a match exists if has
-    declarer = (dealer + first) % 4
-    after = pos > p_last[:, None]
-    penalty = np.where(
-        (after & (a == 2)).any(axis=1), 2, np.where((after & (a == 1)).any(axis=1), 1, 0)
-    )
-    return level, strain, penalty.astype(np.int64), declarer.astype(np.int64)
 
 
 def ns_scores(
