@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -114,7 +115,8 @@ def test_a_small_ending_with_a_known_answer() -> None:
     assert (both[0] >= 0).sum() == 2  # only North's two cards are scored
 
 
-def test_an_impossible_position_is_refused() -> None:
+def test_an_impossible_position_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # DDS writes dump.txt into the working directory on an error
     owners = [-1] * 52
     owners[0] = 0  # North holds one card, nobody else holds any
     with pytest.raises(SolverError):
