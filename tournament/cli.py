@@ -17,6 +17,9 @@ EXAMPLES = """examples:
       1000 boards whose double-dummy tables come with the deal file (no solver time)
   bridgebot match --us random --them random --seed 7 --boards 16 --format compatible --out out/c
       compatible play: our bot replaces one member of the reference pair, in each seat
+  bridgebot match --us default --them bfg --boards 1000 --backend ray --ray-address HOST:6379 \
+                  --workers 32 --out out/ray1000
+      the boards sharded over 32 board streams of a Ray cluster (pip install -e .[distributed])
   bridgebot match --out out/match --resume
       finish a match that was interrupted; finished boards are kept from the journal
   bridgebot match --us default --them default --scoring play --external open:East \\
@@ -41,7 +44,26 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", dest="fmt", choices=("team", "compatible"), default="team")
     p.add_argument("--out", type=Path, required=True, help="output directory")
     p.add_argument("--resume", action="store_true", help="continue from DIR/journal.jsonl")
-    p.add_argument("--workers", type=int, default=1, help="board streams in parallel (processes)")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="board streams in parallel (processes, or Ray actors with --backend ray)",
+    )
+    p.add_argument(
+        "--backend",
+        choices=("local", "ray"),
+        default="local",
+        help="local (default): worker processes on this machine; ray: shard the boards across a "
+        "Ray cluster (the distributed extra), the journal is still written here",
+    )
+    p.add_argument(
+        "--ray-address",
+        metavar="ADDR",
+        default=None,
+        help="with --backend ray: the cluster to join (HOST:PORT of a head started with "
+        "'ray start --head', or 'auto'); default: start a local one for this match",
+    )
     p.add_argument(
         "--rooms",
         choices=("auto", "tcp", "inprocess"),
@@ -99,6 +121,8 @@ def run(args: argparse.Namespace) -> int:
             rooms=args.rooms,
             external=external,
             seat_timeout=args.seat_timeout,
+            backend=args.backend,
+            ray_address=args.ray_address,
         )
         summary = run_match(cfg)
     except (MatchError, DealSourceError, JournalError) as exc:

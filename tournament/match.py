@@ -30,6 +30,7 @@ from tournament.rooms import ExternalSeat, play_rooms
 from tournament.stats import mean_stderr
 
 SCORINGS = ("dd", "play")
+BACKENDS = ("local", "ray")
 
 
 class MatchError(ValueError):
@@ -54,6 +55,10 @@ class MatchConfig:
     ``auto``: in-process for DD scoring without external seats, TCP otherwise."""
     external: tuple[ExternalSeat, ...] = ()
     seat_timeout: float | None = None
+    backend: str = "local"
+    """``local`` (worker processes on this machine) or ``ray`` (:mod:`tournament.distributed`)."""
+    ray_address: str | None = None
+    """The Ray cluster to join (``None``: the one already started here, or a new local one)."""
 
     @property
     def use_tcp(self) -> bool:
@@ -145,6 +150,16 @@ def run_match(
         raise MatchError("scoring by play and external seats need --rooms tcp")
     if cfg.external and cfg.workers > 1:
         raise MatchError("external seats need one board stream (--workers 1)")
+    if cfg.backend not in BACKENDS:
+        raise MatchError(f"unknown backend {cfg.backend!r}; known: {', '.join(BACKENDS)}")
+    if cfg.external and cfg.backend != "local":
+        raise MatchError("external seats connect to this machine: they need --backend local")
+    if cfg.ray_address is not None and cfg.backend != "ray":
+        raise MatchError("--ray-address is for --backend ray")
+    if cfg.backend == "ray":
+        from tournament.distributed import import_ray
+
+        import_ray()  # a missing install is reported before any deal is solved or board played
     names = {s.room for s in seatings(cfg.fmt)}  # also validates the format name
     for ext in cfg.external:
         if ext.room not in names:
@@ -184,6 +199,11 @@ def _play(
     announce: Callable[[str], None] | None,
 ) -> None:
     seed = 0 if cfg.seed is None else cfg.seed
+    if cfg.backend == "ray":
+        from tournament.distributed import play_ray
+
+        play_ray(cfg, _chunks(todo, cfg.chunk), seed, finish)
+        return
     if cfg.workers <= 1:
         agents = build_agents(cfg.us, cfg.them, seatings(cfg.fmt), seed)
         if cfg.use_tcp:
