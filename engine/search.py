@@ -34,7 +34,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -76,8 +76,18 @@ class TrickOracle(Protocol):
         """Tricks [B] declarer takes in strain (DD index 0 C .. 4 NT) on deal ``owners`` [B, 52]."""
 
 
-#: (seat, our hand [52] 0/1, n) -> owners uint8 [n, 52]; the belief sampler plugs in here.
+#: (seat, our hand [52] 0/1, n) -> owners uint8 [n, 52]: a sampler blind to the auction.
 ParticleSampler = Callable[[int, U8Array, int, np.random.Generator], U8Array]
+
+
+@runtime_checkable
+class ObservationSampler(Protocol):
+    """A sampler that reads the observation too (the belief net, :mod:`engine.belief`)."""
+
+    def sample(
+        self, features: FloatArray, seat: int, hand: U8Array, n: int, rng: np.random.Generator
+    ) -> U8Array:
+        """``n`` deals (owners uint8 [n, 52]) for the observer of ``features`` [480]."""
 
 
 @dataclass(frozen=True)
@@ -443,23 +453,40 @@ class BorelSearch:
         policy: BatchPolicy,
         oracle: TrickOracle,
         config: SearchConfig | None = None,
-        sampler: ParticleSampler | None = None,
+        sampler: ParticleSampler | ObservationSampler | None = None,
     ) -> None:
         self.policy = policy
         self.oracle = oracle
         self.config = config or SearchConfig()
-        self.sampler: ParticleSampler = sampler or deal_uniform
+        self.sampler: ParticleSampler | ObservationSampler = sampler or deal_uniform
 
-    def prior(self, view: BiddingView) -> tuple[FloatArray, IntArray]:
-        """The policy's distribution over ALL_CALLS for ``view`` and the history as indices."""
+    @staticmethod
+    def observation(view: BiddingView) -> tuple[FloatArray, IntArray]:
+        """The policy's features [1, 480] for ``view`` and the history as ALL_CALLS indices."""
         seat, dealer = view.seat.value, view.dealer.value
         history = np.array([bid_index(c) for c in view.auction], dtype=np.int64)
         hand = hand_to_array(view.hand)
         vus, vth = vul_flags(np.array([view.vul.value]), np.array([seat]))
         hist = history[None, :] if history.size else np.full((1, 1), -1, dtype=np.int64)
         feats = encode_arrays(hand[None, :], np.array([(seat - dealer) % 4]), vus, vth, hist)
+        return feats, history
+
+    def prior(self, view: BiddingView) -> tuple[FloatArray, IntArray]:
+        """The policy's distribution over ALL_CALLS for ``view`` and the history as indices."""
+        feats, history = self.observation(view)
+        hist = history[None, :] if history.size else np.full((1, 1), -1, dtype=np.int64)
         mask = legal_masks_arrays(hist)
         return masked_softmax(self.policy.logits(feats), mask)[0], history
+
+    def particles(
+        self, view: BiddingView, hand: U8Array, n: int, rng: np.random.Generator
+    ) -> U8Array:
+        """``n`` deals consistent with our hand, from the configured sampler."""
+        seat = view.seat.value
+        if isinstance(self.sampler, ObservationSampler):
+            feats, _ = self.observation(view)
+            return self.sampler.sample(feats[0], seat, hand, n, rng)
+        return self.sampler(seat, hand, n, rng)
 
     def search(self, view: BiddingView, rng: np.random.Generator) -> SearchResult:
         cfg = self.config
@@ -478,7 +505,7 @@ class BorelSearch:
 
         # Particles and the filter.
         t0 = time.perf_counter()
-        particles = self.sampler(seat, hand, cfg.particles, rng)
+        particles = self.particles(view, hand, cfg.particles, rng)
         if cfg.filter and len(history):
             loglik = auction_log_likelihood(self.policy, particles, dealer, vul, history, seat)
             weights = np.exp(loglik - loglik.max())
@@ -616,15 +643,17 @@ def config_from_options(options: dict[str, str]) -> SearchConfig:
 # -- agent spec: search[:MODEL_DIR][,key=value...] -------------------------------------------------
 
 #: Options of the ``search`` agent besides the :class:`SearchConfig` fields.
-_AGENT_OPTIONS = {"seed", "threads", "dd", "ddnet", "play"}
+_AGENT_OPTIONS = {"seed", "threads", "dd", "ddnet", "play", "sampler", "belief"}
 
 
 def make_search_agent(spec: AgentSpec, seed: int) -> SearchAgent:
-    """``search[:MODEL_DIR][,dd=net|solver,ddnet=DIR,threads=N,play=dd|baseline,<budgets>]``.
+    """``search[:MODEL_DIR][,dd=net|solver,ddnet=DIR,sampler=uniform|belief,belief=DIR,...]``.
 
     The policy is the model directory (default: the shipped ``models/default``); ``dd=net`` (the
     default) scores rollouts with the learned estimator in ``models/ddnet`` (or ``ddnet=DIR``),
-    ``dd=solver`` with the exact solver. Budgets are the :class:`SearchConfig` fields.
+    ``dd=solver`` with the exact solver. ``sampler=belief`` deals the particles from the belief
+    net in ``models/belief`` (or ``belief=DIR``) instead of uniformly. Further options:
+    ``threads=N``, ``play=dd|baseline`` and the budgets, the :class:`SearchConfig` fields.
     """
     from pathlib import Path
 
@@ -657,7 +686,24 @@ def make_search_agent(spec: AgentSpec, seed: int) -> SearchAgent:
             raise AgentSpecError(f"agent {spec}: {e}") from e
     else:
         raise AgentSpecError(f"agent {spec.name}: dd must be 'net' or 'solver', not {dd!r}")
+    sampler: ParticleSampler | ObservationSampler = deal_uniform
+    kind = spec.options.get("sampler", "uniform")
+    if kind == "belief":
+        from engine.belief import DEFAULT_DIR as BELIEF_DIR
+        from engine.belief import BeliefModelError, BeliefNet, BeliefSampler
+
+        try:
+            sampler = BeliefSampler(BeliefNet(spec.options.get("belief", BELIEF_DIR), threads))
+        except BeliefModelError as e:
+            raise AgentSpecError(f"agent {spec}: {e}") from e
+    elif kind != "uniform":
+        raise AgentSpecError(
+            f"agent {spec.name}: sampler must be 'uniform' or 'belief', not {kind!r}"
+        )
     player = _card_player(spec, seed, "baseline")
     return SearchAgent(
-        BorelSearch(policy, oracle, config), seed=seed, card_player=player, name=str(spec)
+        BorelSearch(policy, oracle, config, sampler),
+        seed=seed,
+        card_player=player,
+        name=str(spec),
     )

@@ -82,6 +82,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ddnet.add_arguments(dd)
+    from models import belief  # issue 5: the belief network for the search's particles
+
+    bel = sub.add_parser(
+        "belief",
+        help=belief.HELP,
+        epilog=belief.EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    belief.add_arguments(bel)
 
 
 def _export_arguments(parser: argparse.ArgumentParser) -> None:
@@ -116,6 +125,10 @@ def run(args: argparse.Namespace) -> int:
         from models import ddnet
 
         return ddnet.run(args)
+    if args.mode == "belief":
+        from models import belief
+
+        return belief.run(args)
     from models.data import DataError
 
     try:

@@ -43,15 +43,16 @@ class DDNetConfig:
     hidden: tuple[int, ...] = (256, 256, 128)
 
 
-def build_net(config: DDNetConfig) -> Any:
+def build_net(config: DDNetConfig, inputs: int = N_FEATURES, outputs: int = N_TRICKS) -> Any:
+    """A Linear/ReLU stack ``inputs`` -> hidden widths -> ``outputs`` (the belief net's too)."""
     from torch import nn
 
     layers: list[nn.Module] = []
-    width = N_FEATURES
+    width = inputs
     for h in config.hidden:
         layers += [nn.Linear(width, h), nn.ReLU()]
         width = h
-    layers.append(nn.Linear(width, N_TRICKS))
+    layers.append(nn.Linear(width, outputs))
     return nn.Sequential(*layers)
 
 
@@ -171,8 +172,13 @@ def train(
     return net, metrics
 
 
-def to_onnx(net: Any) -> bytes:
-    """The MLP as an ONNX graph: input ``rows`` float32 [B, 209] -> ``logits`` float32 [B, 14]."""
+def to_onnx(
+    net: Any, inputs: int = N_FEATURES, outputs: int = N_TRICKS, name: str = "ddnet"
+) -> bytes:
+    """The MLP as an ONNX graph: input ``rows`` float32 [B, 209] -> ``logits`` float32 [B, 14].
+
+    ``inputs``/``outputs``/``name`` let another Linear/ReLU stack (the belief net) reuse it.
+    """
     import onnx
     from onnx import TensorProto, helper, numpy_helper
     from torch import nn
@@ -193,9 +199,9 @@ def to_onnx(net: Any) -> bytes:
         current = out
     graph = helper.make_graph(
         nodes,
-        "ddnet",
-        [helper.make_tensor_value_info("rows", TensorProto.FLOAT, ["batch", N_FEATURES])],
-        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", N_TRICKS])],
+        name,
+        [helper.make_tensor_value_info("rows", TensorProto.FLOAT, ["batch", inputs])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", outputs])],
         inits,
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
@@ -204,35 +210,51 @@ def to_onnx(net: Any) -> bytes:
     return bytes(model.SerializeToString())
 
 
-def export(
-    net: Any, out_dir: str | Path, meta: dict[str, Any], parity_owners: npt.NDArray[np.uint8]
+def write_mlp(
+    net: Any,
+    out_dir: str | Path,
+    filename: str,
+    x: npt.NDArray[np.float32],
+    versions: dict[str, str],
+    meta: dict[str, Any],
 ) -> float:
-    """Write ``ddnet.onnx`` + ``model.json``; return the max |onnx - torch| logit gap on real rows."""
+    """Write ``net`` (a Linear/ReLU stack) as ONNX ``filename`` + ``model.json`` in ``out_dir``.
+
+    The ONNX logits are first checked against torch on the real rows ``x``; the sidecar holds
+    ``versions``, the shapes, the parity gap (returned) and ``meta``. The belief net uses it too.
+    """
     import onnxruntime as ort
     import torch
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    blob = to_onnx(net)
-    deal, declarer, strain = full_table_rows(parity_owners)
-    x = encode_rows(parity_owners[deal], declarer, strain)
     with torch.no_grad():
         ref = net(torch.from_numpy(x)).numpy()
+    blob = to_onnx(net, x.shape[1], ref.shape[1], filename.split(".")[0])
     sess = ort.InferenceSession(blob, providers=["CPUExecutionProvider"])
     got = sess.run(None, {"rows": x})[0]
     gap = float(np.abs(got - ref).max())
     if gap > 1e-3:
-        raise RuntimeError(f"ONNX export disagrees with torch by {gap:g} on real rows")
-    (out / "ddnet.onnx").write_bytes(blob)
+        raise RuntimeError(f"{filename}: ONNX export disagrees with torch by {gap:g} on real rows")
+    (out / filename).write_bytes(blob)
     full = {
-        "feature_version": FEATURE_VERSION,
-        "inputs": {"rows": ["batch", N_FEATURES]},
-        "outputs": {"logits": ["batch", N_TRICKS]},
+        **versions,
+        "inputs": {"rows": ["batch", int(x.shape[1])]},
+        "outputs": {"logits": ["batch", int(ref.shape[1])]},
         "parity_max_abs": gap,
         **meta,
     }
     (out / "model.json").write_text(json.dumps(full, indent=2) + "\n")
     return gap
+
+
+def export(
+    net: Any, out_dir: str | Path, meta: dict[str, Any], parity_owners: npt.NDArray[np.uint8]
+) -> float:
+    """Write ``ddnet.onnx`` + ``model.json``; return the max |onnx - torch| logit gap on real rows."""
+    deal, declarer, strain = full_table_rows(parity_owners)
+    x = encode_rows(parity_owners[deal], declarer, strain)
+    return write_mlp(net, out_dir, "ddnet.onnx", x, {"feature_version": FEATURE_VERSION}, meta)
 
 
 # -- command line (wired as `bridgebot train ddnet`) ----------------------------------------------

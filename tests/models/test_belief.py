@@ -1,0 +1,69 @@
+"""Tests for models.belief: examples, the quality report, a short training run and ONNX parity."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.belief import BeliefNet
+from engine.policy import DEFAULT_MODEL_DIR
+from models import belief
+
+pytestmark = pytest.mark.train
+
+
+def random_deals(n: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return np.stack([rng.permutation(np.repeat(np.arange(4), 13)) for _ in range(n)]).astype(
+        np.uint8
+    )
+
+
+def test_examples_are_the_hidden_cards_of_each_decision() -> None:
+    owners = random_deals(12, 0)
+    x, y, pos = belief.decision_examples(owners, DEFAULT_MODEL_DIR)
+    assert x.shape[0] == y.shape[0] == pos.shape[0] >= 12 * 4
+    assert x.shape[1] == 480 and y.shape[1] == 156
+    y3 = y.reshape(-1, 3, 52)
+    # Each other seat holds 13 cards; every card is the observer's or exactly one other seat's.
+    assert (y3.sum(axis=2) == 13).all()
+    hand = x[:, 428:].sum(axis=1)
+    assert (hand == 13).all() and (y3.sum(axis=(1, 2)) == 39).all()
+    # Deal 0 is board 1 (North deals): its first decision is North's, so LHO is East.
+    assert pos[0] == 0
+    assert np.array_equal(y3[0, 0], (owners[0] == 1).astype(np.uint8))
+
+
+def test_quality_of_perfect_and_uniform_beliefs() -> None:
+    owners = random_deals(5, 1)
+    rel = (owners.astype(np.int64) - 0) % 4
+    y = (rel[:, None, :] == np.arange(1, 4)[None, :, None]).reshape(5, 156).astype(np.uint8)
+    pos = np.zeros(5, dtype=np.int64)
+    perfect = belief.quality(y.astype(np.float64), y, pos)
+    assert perfect["owner_accuracy"] == 1.0 and perfect["owner_loglik_per_card"] > -0.001
+    flat = belief.quality(np.full((5, 156), 0.4), y, pos)
+    assert math.isclose(flat["owner_loglik_per_card"], math.log(1 / 3), abs_tol=1e-4)
+
+
+def test_short_training_run_exports_a_matching_onnx_model(tmp_path: Path) -> None:
+    import torch
+
+    data = tmp_path / "deals.npz"
+    owners = random_deals(90, 2)
+    np.savez(data, owners=owners, dd=np.zeros((90, 4, 5), dtype=np.uint8))
+    net, metrics, parity_x = belief.train(
+        data=str(data), epochs=2, batch=64, held_out=30, log=lambda _: None
+    )
+    assert metrics["train_deals"] == 60 and metrics["held_out_deals"] == 30
+    assert metrics["uniform_loglik_per_card"] == round(math.log(1 / 3), 4)
+    gap = belief.export(net, tmp_path / "model", {"command": "test"}, parity_x)
+    assert gap < 1e-4
+    served = BeliefNet(tmp_path / "model")
+    x = parity_x.astype(np.float32)
+    with torch.no_grad():
+        ref = torch.sigmoid(net(torch.from_numpy(x))).numpy()
+    np.testing.assert_allclose(served.probabilities(x).reshape(-1, 156), ref, atol=1e-5)
+    assert served.meta["command"] == "test"
