@@ -185,8 +185,10 @@ def run_match(
 
         if todo:
             if cfg.scoring == "dd":
-                # Solving is the slow part of a seeded match: use every core unless told.
-                solvers = cfg.workers if cfg.workers > 1 else None
+                # Solving is the slow part of a seeded match: use every core unless told. It runs
+                # here, on the driver, with either backend (--workers counts Ray actors with ray).
+                local = cfg.workers > 1 and cfg.backend == "local"
+                solvers = cfg.workers if local else None
                 todo = ensure_dd(todo, cache=cfg.out / "dd_cache.npz", workers=solvers)
             _play(cfg, todo, finish, announce)
     return write_outputs(cfg.out, header, results)

@@ -128,16 +128,22 @@ def test_resume_after_an_interrupted_ray_match(big_npz: Path, tmp_path: Path) ->
     assert summary["boards"] == 16
 
 
-def test_cli_ray_backend(
-    solved_npz: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_cli_ray_backend_seeded_compatible_match(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    argv = ["match", "--us", "random", "--them", "random", "--deals", str(solved_npz),
-            "--boards", "8", "--backend", "ray", "--workers", "2"]  # fmt: skip
-    assert main([*argv, "--out", str(tmp_path / "ray")]) == 0
+    """Deals from a seed (solved on the driver, cached) and the five rooms of compatible play."""
+    argv = ["match", "--us", "random", "--them", "random", "--seed", "3", "--boards", "4",
+            "--format", "compatible"]  # fmt: skip
+    assert main([*argv, "--out", str(tmp_path / "local")]) == 0
+    capsys.readouterr()
+    assert main([*argv, "--backend", "ray", "--out", str(tmp_path / "ray")]) == 0
     out, _ = capsys.readouterr()
     summary = json.loads((tmp_path / "ray" / "summary.json").read_text())
     assert f"{summary['imps_per_board']:+.2f} IMPs/board" in out
-    assert sorted(_records(tmp_path / "ray")) == list(range(1, 9))
+    assert summary["format"] == "compatible"
+    assert _records(tmp_path / "ray") == _records(tmp_path / "local")
+    assert sorted(_records(tmp_path / "ray")) == [1, 2, 3, 4]
+    assert (tmp_path / "ray" / "dd_cache.npz").exists()
 
 
 def test_more_streams_than_cluster_cpus_is_refused(solved_npz: Path, tmp_path: Path) -> None:
