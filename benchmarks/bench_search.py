@@ -5,7 +5,9 @@ pairs swapped, the final contracts scored from the board's DD table) on held-out
 2,000 of ../shared/data/dd_2026.npz, never trained on), mean IMPs/board with standard error. For
 each search budget in ``--budgets`` it prints the gain over the plain policy and the seconds per
 searched decision (median, p95), so the table "particles x rollouts -> gain, time" comes from one
-run on one machine. ``--vs-bfg`` adds search vs bfg and policy vs bfg on the same boards (the
+run on one machine. A budget may name any other search option too (``sampler=belief``,
+``filter=0``); every budget after the first is compared with the first on the same boards (paired
+standard error). ``--vs-bfg`` adds every budget vs bfg and policy vs bfg on the same boards (the
 difference of the two is the search gain measured against a third party).
 
     python benchmarks/bench_search.py --model models/default --boards 200 \\
@@ -102,6 +104,11 @@ def match(
     return out
 
 
+def _paired_se(diff: np.ndarray) -> float:
+    """Standard error of the mean of per-board differences (nan for fewer than two boards)."""
+    return float(np.std(diff, ddof=1) / math.sqrt(len(diff))) if len(diff) > 1 else math.nan
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="models/default")
@@ -111,7 +118,8 @@ def main() -> None:
     ap.add_argument("--budgets", default="particles=256,rollouts=32")
     ap.add_argument("--dd", default="net", choices=["net", "solver"])
     ap.add_argument("--extra", default="", help="more search options, e.g. p_min=0.05")
-    ap.add_argument("--vs-bfg", action="store_true")
+    ap.add_argument("--vs-bfg", action="store_true", help="also every budget and the policy vs bfg")
+    ap.add_argument("--only-bfg", action="store_true", help="only the matches against bfg")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default=None, help="write the JSON results here")
@@ -122,33 +130,49 @@ def main() -> None:
     policy = f"policy:{args.model}"
     results: list[dict[str, Any]] = []
     extra = f",{args.extra}" if args.extra else ""
-    for budget in [b for b in args.budgets.split(";") if b.strip()]:
-        spec = f"search:{args.model},dd={args.dd},{budget.strip()}{extra}"
-        r = match(spec, policy, args.data, first, args.boards, args.workers, args.seed)
-        r["budget"] = budget
-        results.append(r)
-        print(
-            f"{budget:32s} vs policy: {r['imps_per_board']:+.3f} +- {r['stderr']:.3f} IMPs/board "
-            f"({r['boards']} boards); searched {r['searched']}/{r['decisions']} decisions, "
-            f"{r['changed_by_search']} changed; median {r.get('search_s_median', 0):.3f} s, "
-            f"p95 {r.get('search_s_p95', 0):.3f} s per searched decision",
-            flush=True,
-        )
-    if args.vs_bfg:
-        budget = args.budgets.split(";")[-1].strip()
-        spec = f"search:{args.model},dd={args.dd},{budget}{extra}"
-        rs = match(spec, "bfg", args.data, first, args.boards, args.workers, args.seed)
-        rp = match(policy, "bfg", args.data, first, args.boards, args.workers, args.seed)
-        diff = np.array(rs["imps"]) - np.array(rp["imps"])
-        paired_se = float(np.std(diff, ddof=1) / math.sqrt(len(diff)))
-        for name, r in (("search", rs), ("policy", rp)):
+    budgets = [b.strip() for b in args.budgets.split(";") if b.strip()]
+    specs = {b: f"search:{args.model},dd={args.dd},{b}{extra}" for b in budgets}
+    if not args.only_bfg:
+        for budget in budgets:
+            r = match(specs[budget], policy, args.data, first, args.boards, args.workers, args.seed)
+            r["budget"] = budget
+            results.append(r)
             print(
-                f"{name} vs bfg: {r['imps_per_board']:+.3f} +- {r['stderr']:.3f} IMPs/board "
-                f"({r['boards']} boards)",
+                f"{budget:32s} vs policy: {r['imps_per_board']:+.3f} +- {r['stderr']:.3f} "
+                f"IMPs/board ({r['boards']} boards); searched {r['searched']}/{r['decisions']} "
+                f"decisions, {r['changed_by_search']} changed; median "
+                f"{r.get('search_s_median', 0):.3f} s, p95 {r.get('search_s_p95', 0):.3f} s per "
+                "searched decision",
                 flush=True,
             )
-        print(f"search gain measured against bfg: {diff.mean():+.3f} +- {paired_se:.3f}")
-        results += [dict(rs, role="search_vs_bfg"), dict(rp, role="policy_vs_bfg")]
+        for r in results[1:]:
+            diff = np.array(r["imps"]) - np.array(results[0]["imps"])
+            print(
+                f"{r['budget']:32s} minus {results[0]['budget']}: {diff.mean():+.3f} +- "
+                f"{_paired_se(diff):.3f} IMPs/board (paired, same boards)",
+                flush=True,
+            )
+    if args.vs_bfg or args.only_bfg:
+        # Every budget against bfg, and the plain policy against bfg on the same boards: the
+        # difference is the search gain measured against a third party.
+        rp = match(policy, "bfg", args.data, first, args.boards, args.workers, args.seed)
+        print(
+            f"policy vs bfg: {rp['imps_per_board']:+.3f} +- {rp['stderr']:.3f} IMPs/board "
+            f"({rp['boards']} boards)",
+            flush=True,
+        )
+        results.append(dict(rp, role="policy_vs_bfg"))
+        for budget in budgets:
+            rs = match(specs[budget], "bfg", args.data, first, args.boards, args.workers, args.seed)
+            diff = np.array(rs["imps"]) - np.array(rp["imps"])
+            print(
+                f"{budget:32s} vs bfg: {rs['imps_per_board']:+.3f} +- {rs['stderr']:.3f} "
+                f"IMPs/board; gain over the policy against bfg {diff.mean():+.3f} +- "
+                f"{_paired_se(diff):.3f} (paired); median {rs.get('search_s_median', 0):.3f} s, "
+                f"p95 {rs.get('search_s_p95', 0):.3f} s per searched decision",
+                flush=True,
+            )
+            results.append(dict(rs, role="search_vs_bfg", budget=budget))
     if args.out:
         Path(args.out).write_text(json.dumps(results, indent=1) + "\n")
 
