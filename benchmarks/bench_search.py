@@ -39,10 +39,15 @@ def _chunk_match(job: dict[str, Any]) -> dict[str, Any]:
     """Play boards [first, first + n) of the held-out set; return IMPs and decision timings."""
     from engine.search import SearchAgent
     from tournament.ddmatch import build_agents, play_dd_boards
-    from tournament.deals import load_npz
+    from tournament.deals import cycle_board, load_npz
     from tournament.formats import seatings
 
-    deals = load_npz(Path(job["data"]), boards=job["n"], first=job["first"])
+    # Board k of the held-out set is board k whichever chunk plays it, so that its dealer and
+    # vulnerability (and the agents' per-board seeds) do not depend on --workers.
+    deals = [
+        cycle_board(d.board + job["offset"], d.pbn, d.dd)
+        for d in load_npz(Path(job["data"]), boards=job["n"], first=job["first"])
+    ]
     agents = build_agents(job["us"], job["them"], seatings("team"), job["seed"])
     start = time.perf_counter()
     results = play_dd_boards(deals, "team", job["us"], job["them"], agents)
@@ -74,7 +79,7 @@ def match(
     per = math.ceil(boards / workers)
     jobs = [
         {"us": us, "them": them, "data": data, "first": first + s, "n": min(per, boards - s),
-         "seed": seed}
+         "offset": s, "seed": seed}
         for s in range(0, boards, per)
     ]  # fmt: skip
     if workers == 1:
