@@ -107,7 +107,7 @@ def predict_tables(net: Any, owners: npt.NDArray[np.uint8]) -> npt.NDArray[np.ui
     x = torch.from_numpy(encode_rows(owners[deal], declarer, strain))
     with torch.no_grad():
         out = net(x).argmax(dim=1).numpy()
-    return out.astype(np.uint8).reshape(-1, 4, 5)
+    return np.asarray(out, dtype=np.uint8).reshape(-1, 4, 5)
 
 
 def train(
