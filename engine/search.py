@@ -48,7 +48,7 @@ from engine.features import (
     legal_masks_arrays,
     vul_flags,
 )
-from engine.rules import ALL_CALLS, bid_index, same_call
+from engine.rules import ALL_CALLS, bid_index, final_contracts_array, same_call
 from engine.scoring import score_array
 
 if TYPE_CHECKING:
@@ -58,7 +58,6 @@ FloatArray = npt.NDArray[np.float32]
 IntArray = npt.NDArray[np.int64]
 U8Array = npt.NDArray[np.uint8]
 
-FIRST_BID = 3
 NEG_INF = np.float32(-1e9)
 
 
@@ -304,29 +303,7 @@ class Contracts:
 
 def final_contracts(auctions: IntArray, dealer: int) -> Contracts:
     """Vectorised :func:`engine.rules.final_contract` over -1-padded rows of ALL_CALLS indices."""
-    a = auctions
-    b, length = a.shape
-    pos = np.arange(length)[None, :]
-    is_bid = a >= FIRST_BID
-    p_last = np.where(is_bid, pos, -1).max(axis=1)
-    has = p_last >= 0
-    last = np.where(has, a[np.arange(b), np.maximum(p_last, 0)], FIRST_BID)
-    level = np.where(has, (last - FIRST_BID) // 5 + 1, 0)
-    strain = (last - FIRST_BID) % 5
-    bid_strain = np.where(is_bid, (a - FIRST_BID) % 5, -1)
-    same_side = (pos % 2) == (p_last[:, None] % 2)
-    first = np.argmax(is_bid & (bid_strain == strain[:, None]) & same_side, axis=1)
-    declarer = (dealer + first) % 4
-    after = (a >= 0) & (pos > p_last[:, None])
-    penalty = np.where(
-        (after & (a == 2)).any(axis=1), 2, np.where((after & (a == 1)).any(axis=1), 1, 0)
-    )
-    return Contracts(
-        level=level.astype(np.int64),
-        strain=np.where(has, strain, 0).astype(np.int64),
-        penalty=np.where(has, penalty, 0).astype(np.int64),
-        declarer=np.where(has, declarer, 0).astype(np.int64),
-    )
+    return Contracts(*final_contracts_array(auctions, dealer))
 
 
 def side_vulnerable_arrays(vul: int, seats: IntArray) -> npt.NDArray[np.bool_]:
