@@ -149,13 +149,14 @@ def evaluate_against_agent(
 
     import onnx
 
+    from engine.dds import hands_pbn
     from engine.features import FEATURE_VERSION
     from models.export import INPUT_NAME, OUTPUT_NAME, onnx_graph
     from tournament.ddmatch import run_dd_match
-    from tournament.deals import cycle_board, owners_to_pbn
+    from tournament.deals import cycle_board
 
     deals = [
-        cycle_board(int(b), owners_to_pbn(o), t) for b, o, t in zip(boards, owners, dd, strict=True)
+        cycle_board(int(b), hands_pbn(o), t) for b, o, t in zip(boards, owners, dd, strict=True)
     ]
     with tempfile.TemporaryDirectory() as tmp:
         onnx.save(onnx_graph(net), f"{tmp}/policy.onnx")
