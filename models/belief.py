@@ -238,7 +238,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from models.data import DataError
-    from models.ddnet import _git_commit
+    from models.provenance import git_commit
 
     config = BeliefConfig(hidden=tuple(int(h) for h in str(args.hidden).split(",")))
 
@@ -268,7 +268,7 @@ def run(args: argparse.Namespace) -> int:
         "policy": str(args.policy),
         "held_out": f"last {HOLDOUT} deals (not trained on)",
         "seed": args.seed,
-        "git_commit": _git_commit(),
+        "git_commit": git_commit(),
         "metrics": metrics,
     }
     gap = export(net, args.out, meta, parity_x)

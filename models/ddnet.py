@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -33,6 +32,8 @@ from engine.ddestimate import (
     encode_rows,
     full_table_rows,
 )
+from models.data import load_dd
+from models.provenance import git_commit
 
 HELD_OUT = 2000
 DEFAULT_DATA = "../shared/data/dd_2026.npz"
@@ -68,17 +69,15 @@ def shuffled_suit_order(
 
 
 def load_split(path: str, held_out: int = HELD_OUT) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(train, held-out) dicts with ``owners`` and ``dd``; held-out = the last ``held_out`` deals."""
-    z = np.load(path)
-    owners, dd = z["owners"], z["dd"]
-    if owners.ndim != 2 or owners.shape[1] != 52 or dd.shape[1:] != (4, 5):
-        raise ValueError(f"{path}: expected owners [N,52] and dd [N,4,5]")
-    if owners.shape[0] <= held_out:
-        raise ValueError(f"{path}: {owners.shape[0]} deals, fewer than the {held_out} held out")
-    cut = owners.shape[0] - held_out
+    """(train, held-out) dicts with ``owners`` and ``dd``; held-out = the last ``held_out`` deals.
+
+    The split is :meth:`models.data.DDSet.split`, the one every trainer and benchmark uses.
+    """
+    data = load_dd(path)
+    train_idx, held_idx = data.split(held_out)
     return (
-        {"owners": owners[:cut], "dd": dd[:cut]},
-        {"owners": owners[cut:], "dd": dd[cut:]},
+        {"owners": data.owners[train_idx], "dd": data.dd[train_idx]},
+        {"owners": data.owners[held_idx], "dd": data.dd[held_idx]},
     )
 
 
@@ -280,15 +279,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-deals", type=int, default=None, help="train on at most N deals")
 
 
-def _git_commit() -> str:
-    try:
-        return subprocess.run(
-            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
 def run(args: argparse.Namespace) -> int:
     import sys
 
@@ -315,7 +305,7 @@ def run(args: argparse.Namespace) -> int:
         "data": str(args.data),
         "held_out": f"last {HELD_OUT} deals (not trained on)",
         "seed": args.seed,
-        "git_commit": _git_commit(),
+        "git_commit": git_commit(),
         "metrics": metrics,
     }
     gap = export(net, args.out, meta, ho["owners"][:64])

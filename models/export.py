@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -24,6 +23,7 @@ import torch
 from engine.features import FEATURE_VERSION, N_CALLS, N_FEATURES
 from models.data import board_dealer_vul, load_dd, run_auctions
 from models.net import PolicyNet, load_checkpoint
+from models.provenance import git_commit
 from models.selfplay import Recorder, net_chooser
 
 INPUT_NAME = "features"
@@ -86,22 +86,6 @@ def real_states(net: PolicyNet, dd_path: str, count: int, seed: int) -> npt.NDAr
     run_auctions(data.owners[deals], dealer, vul, who, [chooser])
     states = np.concatenate(rec.x)
     return states[rng.permutation(len(states))[: max(count, 1)]]
-
-
-def git_commit() -> str:
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True, timeout=10
-        )
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--", "models", "engine"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-        ).stdout.strip()
-        return out.stdout.strip() + ("+dirty" if dirty else "")
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
 
 
 def export(
