@@ -222,18 +222,17 @@ EXAMPLES = """examples:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--data", default=DEFAULT_DATA, help="DD npz (owners); the last 2,000 deals held out"
+    from models.ddnet import add_training_arguments
+
+    add_training_arguments(
+        parser,
+        data_help="DD npz (owners); the last 2,000 deals held out",
+        epochs=4,
+        hidden="256,256,256",
+        threads=1,
     )
+    parser.set_defaults(out=str(DEFAULT_DIR), data=DEFAULT_DATA)
     parser.add_argument("--policy", default=DEFAULT_POLICY, help="policy model directory")
-    parser.add_argument("--out", default=str(DEFAULT_DIR), help="model directory to write")
-    parser.add_argument("--epochs", type=int, default=4)
-    parser.add_argument("--batch", type=int, default=1024)
-    parser.add_argument("--lr", type=float, default=2e-3)
-    parser.add_argument("--hidden", default="256,256,256", help="hidden widths, comma separated")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--max-deals", type=int, default=None, help="train on at most N deals")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -265,18 +265,29 @@ EXAMPLES = """examples:
 """
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--data", default=DEFAULT_DATA, help="DD npz (owners, dd); last 2,000 held out"
-    )
+def add_training_arguments(
+    parser: argparse.ArgumentParser, *, data_help: str, epochs: int, hidden: str, threads: int
+) -> None:
+    """The options every supervised MLP trainer here takes (DD estimator, belief net)."""
+    parser.add_argument("--data", default=DEFAULT_DATA, help=data_help)
     parser.add_argument("--out", default=str(DEFAULT_DIR), help="model directory to write")
-    parser.add_argument("--epochs", type=int, default=8)
+    parser.add_argument("--epochs", type=int, default=epochs)
     parser.add_argument("--batch", type=int, default=1024)
     parser.add_argument("--lr", type=float, default=2e-3)
-    parser.add_argument("--hidden", default="256,256,128", help="hidden widths, comma separated")
+    parser.add_argument("--hidden", default=hidden, help="hidden widths, comma separated")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=threads)
     parser.add_argument("--max-deals", type=int, default=None, help="train on at most N deals")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_training_arguments(
+        parser,
+        data_help="DD npz (owners, dd); last 2,000 held out",
+        epochs=8,
+        hidden="256,256,128",
+        threads=2,
+    )
 
 
 def run(args: argparse.Namespace) -> int:
