@@ -19,7 +19,8 @@ game, so a team tournament, a table manager's session and a benchmark all rank t
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
 from functools import cache
 
 from engine.scoring import imps
@@ -116,3 +117,64 @@ def butler_imps(ns_scores: Sequence[int]) -> list[int]:
     """North-South IMPs against the datum at each table (East-West get the negation)."""
     datum = butler_datum(ns_scores)
     return [imps(s - datum) for s in ns_scores]
+
+
+@dataclass(frozen=True)
+class TableScore:
+    """One table's result on one board, as a pairs event sees it."""
+
+    board: Hashable
+    """What identifies the deal (a board number, or (round, number) when rounds have own deals)."""
+    ns: str
+    """The North-South pair (or entrant) at this table."""
+    ew: str
+    ns_score: int
+
+
+@dataclass
+class PairTotal:
+    """A pair's (or entrant's) pairs-scored total over every board it played, in either seat."""
+
+    pair: str
+    boards: int = 0
+    """Board results counted (a pair seated twice on one board counts twice)."""
+    matchpoints: float = 0.0
+    """Matchpoints after Neuberg's scaling, in the 2-per-beaten form."""
+    top: float = 0.0
+    """The sum of the tops of those boards (``2 * (most - 1)`` each)."""
+    butler: int = 0
+    """IMPs against the datum."""
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.matchpoints / self.top if self.top else 50.0
+
+    @property
+    def butler_per_board(self) -> float:
+        return self.butler / self.boards if self.boards else 0.0
+
+
+def rank_pairs(scores: Sequence[TableScore]) -> list[PairTotal]:
+    """Matchpoints and Butler for every pair over every table that played each board.
+
+    Boards played at fewer tables than the most-played board are Neuberg-scaled, so every board
+    weighs the same. Ranked by matchpoint percentage, then Butler IMPs, then name.
+    """
+    by_board: dict[Hashable, list[TableScore]] = {}
+    for s in scores:
+        by_board.setdefault(s.board, []).append(s)
+    most = max((len(t) for t in by_board.values()), default=1)
+    top = 2.0 * (most - 1)
+    totals: dict[str, PairTotal] = {}
+    for tables in by_board.values():
+        ns_scores = [t.ns_score for t in tables]
+        mps = board_matchpoints(ns_scores, most)
+        butler = butler_imps(ns_scores)
+        for t, mp, b in zip(tables, mps, butler, strict=True):
+            for pair, points, imp in ((t.ns, mp, b), (t.ew, top - mp, -b)):
+                total = totals.setdefault(pair, PairTotal(pair))
+                total.boards += 1
+                total.matchpoints += points
+                total.top += top
+                total.butler += imp
+    return sorted(totals.values(), key=lambda p: (-p.percent, -p.butler, p.pair))

@@ -7,11 +7,13 @@ import itertools
 import pytest
 
 from engine.eventscoring import (
+    TableScore,
     board_matchpoints,
     butler_datum,
     butler_imps,
     matchpoints,
     neuberg,
+    rank_pairs,
     victory_points,
     vp_raw,
     vp_table,
@@ -110,3 +112,41 @@ def test_butler_ties_and_rounding() -> None:
     assert butler_datum([-100, 90, 90]) == 90
     with pytest.raises(ValueError):
         butler_datum([])
+
+
+def test_rank_pairs_over_boards_played_at_different_numbers_of_tables() -> None:
+    scores = [
+        # board 1 at four tables
+        TableScore(1, "A", "B", 420),
+        TableScore(1, "C", "D", 420),
+        TableScore(1, "E", "F", 170),
+        TableScore(1, "G", "H", -50),
+        # board 2 at three tables only (G-H did not play it): Neuberg scales it to four
+        TableScore(2, "A", "B", 100),
+        TableScore(2, "C", "D", -100),
+        TableScore(2, "E", "F", 100),
+    ]
+    totals = {p.pair: p for p in rank_pairs(scores)}
+    # A: 5 of 6 on board 1; on board 2 a raw 3 of 4 -> (3 + 1) * 4 / 3 - 1
+    assert totals["A"].matchpoints == pytest.approx(5 + 13 / 3)
+    assert totals["A"].top == 12
+    assert totals["B"].matchpoints == pytest.approx(1 + (6 - 13 / 3))
+    assert totals["H"].matchpoints == 6 and totals["H"].boards == 1
+    assert totals["H"].percent == 100.0
+    # every board hands out half its top per seat on average
+    assert sum(p.matchpoints for p in totals.values()) == pytest.approx(4 * 6 + 3 * 6)
+    # Butler: board 1's datum (420 + 170) / 2 = 295 -> 300; board 2's 100 (one 100 and -100 out)
+    assert totals["A"].butler == 3 + 0  # +120 -> 3 IMPs
+    assert totals["G"].butler == -8 and totals["H"].butler == 8  # -350
+    assert totals["D"].butler == -3 + 5  # -120 on board 1, +200 on board 2
+    ranked = [p.pair for p in rank_pairs(scores)]
+    assert ranked[0] == "H" and ranked[-1] == "G"
+
+
+def test_rank_pairs_same_pair_in_both_seats() -> None:
+    # an entrant of a team match sits North-South at one table and East-West at the other
+    scores = [TableScore(1, "X", "Y", 620), TableScore(1, "Y", "X", 170)]
+    totals = {p.pair: p for p in rank_pairs(scores)}
+    assert totals["X"].matchpoints == 4 and totals["X"].top == 4 and totals["X"].boards == 2
+    assert totals["Y"].percent == 0.0
+    assert totals["X"].butler == 10 and totals["Y"].butler == -10
