@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "tm": "server.tm_cli",
     "seat": "server.seat_cli",
     "match": "tournament.cli",
+    "tournament": "tournament.tournament_cli",
     "train": "models.cli",
     "export": "models.cli",
     "teach": "models.teach_cli",

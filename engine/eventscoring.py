@@ -37,7 +37,8 @@ def vp_raw(boards: int, margin: float) -> float:
     if margin < 0:
         raise ValueError(f"the margin is the winner's, so never negative (got {margin})")
     blitz = 15.0 * math.sqrt(boards)
-    return min(VP_TOTAL, 10.0 + 10.0 * (1.0 - _TAU ** (3.0 * margin / blitz)) / (1.0 - _TAU**3))
+    won = 10.0 + 10.0 * (1.0 - math.pow(_TAU, 3.0 * margin / blitz)) / (1.0 - _TAU**3)
+    return min(VP_TOTAL, won)
 
 
 @cache

@@ -149,4 +149,5 @@ def test_rank_pairs_same_pair_in_both_seats() -> None:
     totals = {p.pair: p for p in rank_pairs(scores)}
     assert totals["X"].matchpoints == 4 and totals["X"].top == 4 and totals["X"].boards == 2
     assert totals["Y"].percent == 0.0
-    assert totals["X"].butler == 10 and totals["Y"].butler == -10
+    # two tables: datum (620 + 170) / 2 = 395 -> 400; +220 and -230 are 6 IMPs each
+    assert totals["X"].butler == 12 and totals["Y"].butler == -12

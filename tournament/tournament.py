@@ -1,0 +1,440 @@
+"""A duplicate tournament: entrants meet in team matches, ranked by victory points.
+
+Each match is an ordinary ``bridgebot match`` (:func:`tournament.match.run_match`) in its own
+directory, with its own journal, PBN files and report; this module only decides who meets whom on
+which boards, runs the matches, and ranks the field (:mod:`tournament.standings`).
+
+- Formats: ``round-robin`` (circle method; a bye when the field is odd), ``double-round-robin``
+  (the same pairings again with home and away swapped, on new boards) and ``gauntlet`` (the first
+  entrant against each of the others, every match on the same boards, so the rows are paired).
+- Every match of a round plays the same boards, written once to ``OUT/deals/round-RR.pbn``; round
+  R takes deals ``(R - 1) * K + 1 .. R * K`` of the deal source. Double-dummy tables are solved
+  once for the whole tournament (``OUT/dd_cache.npz``) and handed to each match's own cache.
+- Matches run in parallel in worker processes (``workers``), or one after another each spread
+  over Ray actors (``backend="ray"``). An outside entrant is one program per seat, so at most
+  ``instances`` of its matches run at once (default one).
+- A match is finished when its journal holds all its boards; ``resume`` skips finished matches
+  and lets an unfinished one resume at its first missing board, so a tournament killed at any
+  moment replays nothing. Worker processes die with the driver, so a killed tournament leaves no
+  match running behind it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import re
+import signal
+import sys
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from endplay.parsers import pbn
+from endplay.types import Board, Deal, Player
+
+from tournament.deals import BoardDeal, ensure_dd, load_deals, pbn_to_owners
+from tournament.formats import THEM, US, seatings
+from tournament.journal import read_journal
+from tournament.match import MatchConfig, MatchError, run_match
+from tournament.rooms import ExternalSeat
+from tournament.standings import (
+    PlayedMatch,
+    Standings,
+    build_standings,
+    markdown_standings,
+    write_standings,
+)
+
+FORMATS = ("round-robin", "double-round-robin", "gauntlet")
+#: The agent built (and never asked) at seats an outside program takes: the cheapest there is.
+EXTERNAL_STANDIN = "random"
+EXTERNAL = "external"
+
+
+class TournamentError(MatchError):
+    """A tournament that cannot start or resume: bad entrants, format or output directory."""
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """A team of the tournament: an agent spec, or an outside program (``spec`` is ``None``)."""
+
+    name: str
+    spec: str | None
+    instances: int = 1
+    """How many matches an outside program can play at once (four seats each)."""
+
+    @property
+    def external(self) -> bool:
+        return self.spec is None
+
+    @classmethod
+    def parse(cls, text: str) -> Entrant:
+        """``SPEC`` or ``NAME=SPEC``: ``default``, ``bfg,doubles=on``, ``v2=policy:models/v2``."""
+        head = re.split(r"[,:]", text, maxsplit=1)[0]
+        name, _, spec = text.partition("=") if "=" in head else (text, "", text)
+        name, spec = name.strip(), spec.strip()
+        if not name or not spec:
+            raise TournamentError(f"entrant {text!r} is not SPEC or NAME=SPEC")
+        return cls(name, spec)
+
+    @classmethod
+    def parse_external(cls, text: str) -> Entrant:
+        """``NAME`` or ``NAME:INSTANCES``: an outside program seated through the match's flow."""
+        name, sep, count = text.partition(":")
+        name = name.strip()
+        try:
+            instances = int(count) if sep else 1
+        except ValueError:
+            instances = 0
+        if not name or instances < 1:
+            raise TournamentError(f"outside entrant {text!r} is not NAME or NAME:INSTANCES")
+        return cls(name, None, instances)
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """One match of the schedule: ``home`` plays as the match's ``us`` team."""
+
+    round: int
+    home: str
+    away: str
+
+    @property
+    def key(self) -> str:
+        """The match's directory name under ``OUT/matches``."""
+        return f"r{self.round:02d}-{_slug(self.home)}-v-{_slug(self.away)}"
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", name)
+
+
+def schedule(names: Sequence[str], fmt: str) -> list[Pairing]:
+    """Every match of format ``fmt`` between ``names``, in round order."""
+    if fmt not in FORMATS:
+        raise TournamentError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
+    if len(names) < 2:
+        raise TournamentError("a tournament needs at least two entrants")
+    if fmt == "gauntlet":
+        return [Pairing(1, names[0], other) for other in names[1:]]
+    circle: list[str | None] = [*names, None] if len(names) % 2 else list(names)
+    n = len(circle)
+    out: list[Pairing] = []
+    for r in range(n - 1):
+        for i in range(n // 2):
+            a, b = circle[i], circle[n - 1 - i]
+            if a is None or b is None:
+                continue  # a bye
+            home, away = (a, b) if (r + i) % 2 == 0 else (b, a)
+            out.append(Pairing(r + 1, home, away))
+        circle = [circle[0], circle[-1], *circle[1:-1]]  # the circle method: all but one turn
+    if fmt == "double-round-robin":
+        out += [Pairing(p.round + n - 1, p.away, p.home) for p in out]
+    return out
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    entrants: tuple[Entrant, ...]
+    out: Path
+    fmt: str = "round-robin"
+    boards_per_match: int = 32
+    deals: Path | None = None
+    seed: int = 1
+    scoring: str = "dd"
+    resume: bool = False
+    workers: int = 1
+    """Matches in parallel (worker processes); with ``backend="ray"`` the Ray actors per match."""
+    backend: str = "local"
+    ray_address: str | None = None
+    rooms: str = "auto"
+    seat_timeout: float | None = None
+    solver_workers: int | None = None
+    """Processes solving double-dummy tables (default: as many as ``workers``)."""
+
+    def header(self) -> dict[str, Any]:
+        """What identifies the tournament; ``--resume`` refuses a different one."""
+        return {
+            "type": "tournament",
+            "format": self.fmt,
+            "entrants": [
+                {"name": e.name, "spec": e.spec if e.spec is not None else EXTERNAL}
+                for e in self.entrants
+            ],
+            "boards_per_match": self.boards_per_match,
+            "scoring": self.scoring,
+            "deals": str(self.deals) if self.deals is not None else None,
+            "seed": self.seed,
+        }
+
+
+def _check(cfg: TournamentConfig) -> list[Pairing]:
+    names = [e.name for e in cfg.entrants]
+    if len(set(names)) != len(names):
+        twice = sorted({n for n in names if names.count(n) > 1})
+        raise TournamentError(
+            f"entrant names must differ: {', '.join(twice)} twice (name them NAME=SPEC)"
+        )
+    if cfg.boards_per_match < 1:
+        raise TournamentError(f"--boards-per-match must be at least 1, not {cfg.boards_per_match}")
+    if cfg.workers < 1:
+        raise TournamentError(f"--workers must be at least 1, not {cfg.workers}")
+    if any(e.external for e in cfg.entrants) and cfg.backend != "local":
+        raise TournamentError("outside entrants connect to this machine: use --backend local")
+    return schedule(names, cfg.fmt)
+
+
+def round_deals(cfg: TournamentConfig, rounds: int) -> dict[int, list[BoardDeal]]:
+    """Deals of every round, renumbered 1..K within the round (dealer and vulnerability kept)."""
+    k = cfg.boards_per_match
+    deals = load_deals(deals=cfg.deals, seed=cfg.seed, boards=rounds * k)
+    return {
+        r: [replace(d, board=i + 1) for i, d in enumerate(deals[(r - 1) * k : r * k])]
+        for r in range(1, rounds + 1)
+    }
+
+
+def _write_round_file(path: Path, deals: Sequence[BoardDeal]) -> None:
+    """The round's boards as PBN, written once and atomically (resumed matches read the same)."""
+    if path.exists():
+        return
+    boards = [Board(Deal(d.pbn), board_num=d.board, vul=d.vul, dealer=d.dealer) for d in deals]
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(pbn.dumps(boards), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _write_dd_cache(path: Path, deals: Sequence[BoardDeal]) -> None:
+    """A match's DD cache (the deal sets' npz layout) holding its round's solved tables."""
+    owners = np.stack([pbn_to_owners(d.pbn) for d in deals])
+    dd = np.stack([d.dd for d in deals if d.dd is not None])
+    tmp = path.with_name("dd_cache.tmp.npz")
+    np.savez_compressed(tmp, owners=owners, dd=dd)
+    os.replace(tmp, path)
+
+
+def _external_seats(entrant: Entrant, team: str) -> tuple[ExternalSeat, ...]:
+    """Every seat that team ``us``/``them`` takes in the team format, left to ``entrant``."""
+    if not entrant.external:
+        return ()
+    return tuple(
+        ExternalSeat(s.room, p)
+        for s in seatings("team")
+        for p in Player
+        if s.teams[p.value] == team
+    )
+
+
+def match_config(cfg: TournamentConfig, pairing: Pairing, deals_file: Path) -> MatchConfig:
+    """The ``match`` that plays ``pairing``: its own directory, the round's boards."""
+    by_name = {e.name: e for e in cfg.entrants}
+    home, away = by_name[pairing.home], by_name[pairing.away]
+    external = (*_external_seats(home, US), *_external_seats(away, THEM))
+    out = cfg.out / "matches" / pairing.key
+    return MatchConfig(
+        us=home.spec or EXTERNAL_STANDIN,
+        them=away.spec or EXTERNAL_STANDIN,
+        out=out,
+        boards=cfg.boards_per_match,
+        deals=deals_file,
+        seed=cfg.seed,
+        fmt="team",
+        scoring=cfg.scoring,
+        resume=(out / "journal.jsonl").exists(),
+        workers=cfg.workers if cfg.backend == "ray" else 1,
+        rooms=cfg.rooms,
+        external=external,
+        seat_timeout=cfg.seat_timeout,
+        backend=cfg.backend,
+        ray_address=cfg.ray_address,
+    )
+
+
+def finished_boards(match: MatchConfig) -> int:
+    """Boards in the match's journal (0 when it has none yet)."""
+    return len({b.board for b in read_journal(match.out / "journal.jsonl").boards})
+
+
+def played_match(pairing: Pairing, match: MatchConfig) -> PlayedMatch:
+    boards = sorted(read_journal(match.out / "journal.jsonl").boards, key=lambda b: b.board)
+    return PlayedMatch(pairing.round, pairing.home, pairing.away, tuple(boards))
+
+
+# -- running matches -----------------------------------------------------------------------------
+
+
+def _die_with_parent() -> None:
+    """Worker initialiser: be killed when the tournament process dies (Linux), so a killed
+    tournament never leaves a match writing its journal while ``--resume`` plays it again."""
+    if sys.platform.startswith("linux"):
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+    import logging
+
+    import structlog
+
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+
+
+def _quiet(_: object) -> None:
+    """A match's per-board progress, silenced: the tournament prints one line per match."""
+
+
+def play_match(match: MatchConfig, label: str) -> None:
+    """Run one match to its end (in a worker process or here)."""
+
+    def announce(text: str) -> None:
+        print(f"{label}: {text}", file=sys.stderr, flush=True)
+
+    run_match(match, progress=_quiet, announce=announce)
+
+
+def run_tournament(
+    cfg: TournamentConfig, progress: Callable[[str], None] | None = None
+) -> Standings:
+    """Play (or finish) the tournament ``cfg`` describes; write and return its standings."""
+    say = progress or (lambda text: print(text, file=sys.stderr, flush=True))
+    pairings = _check(cfg)
+    cfg.out.mkdir(parents=True, exist_ok=True)
+    _claim(cfg)
+    rounds = max(p.round for p in pairings)
+    per_round = round_deals(cfg, rounds)
+    (cfg.out / "deals").mkdir(exist_ok=True)
+    files = {r: cfg.out / "deals" / f"round-{r:02d}.pbn" for r in per_round}
+    for r, deals in per_round.items():
+        _write_round_file(files[r], deals)
+    matches = {p: match_config(cfg, p, files[p.round]) for p in pairings}
+    todo = [p for p in pairings if finished_boards(matches[p]) < cfg.boards_per_match]
+    for p in pairings:  # finished before a kill, outputs maybe not: rebuilt, nothing replayed
+        if p not in todo and not (matches[p].out / "summary.json").exists():
+            play_match(replace(matches[p], resume=True), p.key)
+    if cfg.scoring == "dd" and todo:
+        by_round = _solve(cfg, {r: per_round[r] for r in sorted({p.round for p in todo})})
+        for p in todo:
+            matches[p].out.mkdir(parents=True, exist_ok=True)
+            _write_dd_cache(matches[p].out / "dd_cache.npz", by_round[p.round])
+    done = [played_match(p, matches[p]) for p in pairings if p not in todo]
+    standings = _publish(cfg, pairings, done)
+    if done:
+        say(f"resuming: {len(done)} of {len(pairings)} matches already played")
+
+    def finished(p: Pairing) -> None:
+        nonlocal standings
+        played = played_match(p, matches[p])
+        done.append(played)
+        standings = _publish(cfg, pairings, done)
+        row = played.row()
+        boards = [b.imps for b in played.boards]
+        say(
+            f"[{len(done)}/{len(pairings)}] round {p.round}: {p.home} v {p.away} "
+            f"{row.imps_home}-{row.imps_away} IMPs, {row.vp_home:.2f}-{row.vp_away:.2f} VPs "
+            f"({sum(boards) / len(boards):+.2f} IMPs/board over {len(boards)} boards)"
+        )
+
+    _run(cfg, todo, matches, finished)
+    return standings
+
+
+#: Deals per solver process and call: DDS refuses batches of more than 40 tables.
+SOLVER_BATCH = 32
+
+
+def _solve(cfg: TournamentConfig, rounds: dict[int, list[BoardDeal]]) -> dict[int, list[BoardDeal]]:
+    """The rounds' deals with DD tables, solved once for the tournament (``OUT/dd_cache.npz``)."""
+    workers = cfg.solver_workers or cfg.workers
+    deals = [d for r in rounds for d in rounds[r]]
+    step = SOLVER_BATCH * workers
+    solved: list[BoardDeal] = []
+    for i in range(0, len(deals), step):
+        solved += ensure_dd(deals[i : i + step], cache=cfg.out / "dd_cache.npz", workers=workers)
+    out: dict[int, list[BoardDeal]] = {}
+    for r, deals_r in rounds.items():
+        out[r], solved = solved[: len(deals_r)], solved[len(deals_r) :]
+    return out
+
+
+def _run(
+    cfg: TournamentConfig,
+    todo: list[Pairing],
+    matches: dict[Pairing, MatchConfig],
+    finished: Callable[[Pairing], None],
+) -> None:
+    """Run ``todo`` in order: in parallel processes, or here (one worker, or Ray)."""
+    if cfg.backend == "ray" or cfg.workers == 1:
+        for p in todo:
+            play_match(matches[p], p.key)
+            finished(p)
+        return
+    limits = {e.name: e.instances for e in cfg.entrants if e.external}
+    busy = dict.fromkeys(limits, 0)
+    pending = list(todo)
+    running: dict[Future[None], Pairing] = {}
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(cfg.workers, mp_context=ctx, initializer=_die_with_parent) as pool:
+        while pending or running:
+            for p in list(pending):
+                if len(running) >= cfg.workers:
+                    break
+                outside = [n for n in (p.home, p.away) if n in limits]
+                if any(busy[n] >= limits[n] for n in outside):
+                    continue  # that program's seats are all taken: a later match may go first
+                for n in outside:
+                    busy[n] += 1
+                pending.remove(p)
+                running[pool.submit(play_match, matches[p], p.key)] = p
+            ready, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in ready:
+                p = running.pop(future)
+                for n in (p.home, p.away):
+                    if n in busy:
+                        busy[n] -= 1
+                future.result()  # a match that failed stops the tournament (resume continues)
+                finished(p)
+
+
+def _claim(cfg: TournamentConfig) -> None:
+    """Write ``OUT/tournament.json``, or check it is this tournament when resuming."""
+    path = cfg.out / "tournament.json"
+    header = cfg.header()
+    if path.exists():
+        try:
+            old = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise TournamentError(f"{path}: unreadable ({exc})") from exc
+        if not cfg.resume:
+            raise TournamentError(f"{path}: a tournament is already there; pass --resume")
+        if old != header:
+            diff = ", ".join(
+                f"{k}: was {old.get(k)!r}, now {v!r}" for k, v in header.items() if old.get(k) != v
+            )
+            raise TournamentError(f"{path}: cannot resume a different tournament ({diff})")
+        return
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(header, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _publish(cfg: TournamentConfig, pairings: list[Pairing], done: list[PlayedMatch]) -> Standings:
+    """Rewrite ``standings.json`` and ``report.md`` from the finished matches."""
+    standings = build_standings(
+        entrants=[(e.name, e.spec or EXTERNAL) for e in cfg.entrants],
+        matches=done,
+        scheduled=len(pairings),
+        fmt=cfg.fmt,
+        scoring=cfg.scoring,
+        boards_per_match=cfg.boards_per_match,
+    )
+    write_standings(cfg.out / "standings.json", standings)
+    report = cfg.out / "report.md"
+    tmp = report.with_name("report.md.tmp")
+    tmp.write_text(markdown_standings(standings), encoding="utf-8")
+    os.replace(tmp, report)
+    return standings

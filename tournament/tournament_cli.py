@@ -1,0 +1,132 @@
+"""``bridgebot tournament``: a round robin (or gauntlet) of team matches, ranked by VPs."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from server.logs import add_log_level_argument, configure_logging
+
+HELP = "play a round robin or gauntlet of team matches between agents and rank them by VPs"
+EXAMPLES = """examples:
+  bridgebot tournament --entrant default --entrant search --entrant bfg --entrant random \\
+                       --boards-per-match 32 --workers 2 --out out/rr
+      a double-dummy-scored round robin of four: 3 rounds of 32 boards, 6 matches
+  bridgebot tournament --out out/rr --resume --entrant default ... (the same options)
+      finish a tournament that was interrupted; finished matches are never replayed
+  bridgebot tournament --format gauntlet --entrant default --entrant bfg \\
+                       --entrant 'bfg,doubles=on' --entrant search --out out/g
+      the first entrant against each of the others, every match on the same boards
+  bridgebot tournament --entrant default --external WBridge5 --scoring play --out out/wb
+      an outside program as an entrant: each of its matches prints where its seats connect
+  bridgebot tournament --entrant v1=policy:models/v1 --entrant v2=policy:models/v2 ...
+      NAME=SPEC names an entrant (names must differ)
+
+outputs in --out: standings.json (ranking, matches, every pair of entrants), report.md (standings,
+cross-table in IMPs and VPs, pairs view in matchpoints and Butler), tournament.json (what is
+being played; --resume checks it), deals/round-RR.pbn (the boards of each round), and per match
+matches/rRR-HOME-v-AWAY/ with the journal, PBN and report that 'bridgebot match' writes.
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--entrant",
+        action="append",
+        default=[],
+        metavar="[NAME=]SPEC",
+        help="an entrant playing with an agent spec (repeat; at least two entrants in all)",
+    )
+    p.add_argument(
+        "--external",
+        action="append",
+        default=[],
+        metavar="NAME[:N]",
+        help="an entrant played by an outside program seated as in 'match --external'; N "
+        "instances (sets of four seats) let N of its matches run at once (default 1)",
+    )
+    p.add_argument(
+        "--format",
+        dest="fmt",
+        choices=("round-robin", "double-round-robin", "gauntlet"),
+        default="round-robin",
+        help="default: round-robin; gauntlet: the first entrant against each of the others",
+    )
+    p.add_argument(
+        "--boards-per-match", type=int, default=32, help="boards in every match (default 32)"
+    )
+    src = p.add_mutually_exclusive_group()
+    src.add_argument(
+        "--deals", type=Path, help="deal file: PBN, or a double-dummy .npz as in ../shared/data"
+    )
+    src.add_argument("--seed", type=int, help="generate random deals from this seed (default 1)")
+    p.add_argument("--scoring", choices=("dd", "play"), default="dd", help="default: dd")
+    p.add_argument("--out", type=Path, required=True, help="output directory")
+    p.add_argument("--resume", action="store_true", help="continue the tournament in --out")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="matches played at once (worker processes); with --backend ray, Ray actors per match",
+    )
+    p.add_argument(
+        "--backend",
+        choices=("local", "ray"),
+        default="local",
+        help="local (default) or ray: each match's boards sharded across a Ray cluster",
+    )
+    p.add_argument("--ray-address", metavar="ADDR", default=None, help="see 'bridgebot match'")
+    p.add_argument(
+        "--rooms",
+        choices=("auto", "tcp", "inprocess"),
+        default="auto",
+        help="as in 'bridgebot match' (auto: in process for dd scoring without outside entrants)",
+    )
+    p.add_argument(
+        "--seat-timeout", type=float, default=None, help="as in 'bridgebot match' (seconds)"
+    )
+    add_log_level_argument(p, "warning", "log level of the rooms' table managers and seats")
+
+
+def run(args: argparse.Namespace) -> int:
+    configure_logging(args.log_level)
+    from engine.agents import AgentSpecError, make_agent
+    from tournament.deals import DealSourceError
+    from tournament.journal import JournalError
+    from tournament.match import MatchError
+    from tournament.standings import markdown_standings
+    from tournament.tournament import Entrant, TournamentConfig, run_tournament
+
+    try:
+        entrants = [Entrant.parse(e) for e in args.entrant]
+        entrants += [Entrant.parse_external(e) for e in args.external]
+        for e in entrants:
+            if e.spec is not None:
+                try:
+                    make_agent(e.spec, 0)
+                except AgentSpecError as exc:
+                    raise MatchError(f"--entrant {e.name}: {exc}") from exc
+        cfg = TournamentConfig(
+            entrants=tuple(entrants),
+            out=args.out,
+            fmt=args.fmt,
+            boards_per_match=args.boards_per_match,
+            deals=args.deals,
+            seed=args.seed if args.seed is not None else 1,
+            scoring=args.scoring,
+            resume=args.resume,
+            workers=args.workers,
+            backend=args.backend,
+            ray_address=args.ray_address,
+            rooms=args.rooms,
+            seat_timeout=args.seat_timeout,
+        )
+        standings = run_tournament(cfg)
+    except (MatchError, DealSourceError, JournalError) as exc:
+        print(f"bridgebot tournament: {exc}", file=sys.stderr)
+        return 2
+    text = markdown_standings(standings)
+    print(text.split("\n## ")[0].strip())
+    print(f"\nreport: {args.out / 'report.md'}")
+    return 0
