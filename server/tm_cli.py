@@ -184,6 +184,10 @@ def run(args: argparse.Namespace) -> int:
         aborted = sum(t.aborted for t in tm.tables)
         print(f"end of session: {played} boards played, {aborted} aborted, records in {args.out}",
               file=sys.stderr)  # fmt: skip
+        if args.tables > 1:  # one deal set at every table: rank them as a pairs event
+            from server.ranking import rank_session, summary_lines
+
+            print("\n".join(summary_lines(rank_session(args.out))), file=sys.stderr)
         return 0
 
     return asyncio.run(main())

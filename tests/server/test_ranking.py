@@ -1,0 +1,88 @@
+"""A ``tm --tables 4`` session ranks its tables by matchpoints and Butler (real TCP, real seats)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from endplay.types import Player
+
+from engine.agents import make_agent
+from engine.eventscoring import butler_imps, matchpoints
+from server.ranking import SessionRanking, rank_session, session_scores
+from server.seat import SeatClient
+
+BRIDGEBOT = [sys.executable, "-m", "bridgebot"]
+
+
+async def test_tm_with_four_tables_ranks_them(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    proc = await asyncio.create_subprocess_exec(
+        *BRIDGEBOT, "tm", "--port", "0", "--seed", "3", "--count", "3", "--tables", "4",
+        "--out", str(out), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    first = (await asyncio.wait_for(proc.stdout.readline(), 60)).decode()
+    port = int(first.strip().rsplit(":", 1)[1])
+    clients = [
+        SeatClient(
+            "127.0.0.1", port, p, f"T{t}{'NS' if p.value % 2 == 0 else 'EW'}",
+            make_agent(f"random,pass_bias={0.1 * t}", 10 * t + p.value),
+        )
+        for t in range(4)
+        for p in Player
+    ]  # fmt: skip
+    await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 120)
+    _, err = await asyncio.wait_for(proc.communicate(), 30)
+    assert proc.returncode == 0, err.decode()
+    assert "ranking of 4 tables over 3 boards (ranking.md):" in err.decode()
+
+    ranking = SessionRanking.model_validate_json((out / "ranking.json").read_bytes())
+    assert ranking.tables == 4 and ranking.boards == 3 and len(ranking.pairs) == 8
+    # recompute from the journal, board by board, with the plain scoring functions
+    entries = [json.loads(x) for x in (out / "journal.jsonl").read_text().splitlines()]
+    assert sorted({e["table"] for e in entries}) == [1, 2, 3, 4]
+    expected_mp: dict[str, float] = {}
+    expected_butler: dict[str, int] = {}
+    for board in (1, 2, 3):
+        rows = sorted((e for e in entries if e["board"] == board), key=lambda e: e["table"])
+        assert len(rows) == 4
+        scores = [e["score_ns"] for e in rows]
+        for e, mp, b in zip(rows, matchpoints(scores), butler_imps(scores), strict=True):
+            ns, ew = f"table {e['table']} NS", f"table {e['table']} EW"
+            expected_mp[ns] = expected_mp.get(ns, 0) + mp
+            expected_mp[ew] = expected_mp.get(ew, 0) + 6 - mp
+            expected_butler[ns] = expected_butler.get(ns, 0) + b
+            expected_butler[ew] = expected_butler.get(ew, 0) - b
+    for p in ranking.pairs:
+        assert p.matchpoints == pytest.approx(expected_mp[p.pair])
+        assert p.top == 18 and p.boards == 3
+        assert p.butler_imps == expected_butler[p.pair]
+    percents = [p.percent for p in ranking.pairs]
+    assert percents == sorted(percents, reverse=True)
+    assert "| 1 | " in (out / "ranking.md").read_text()
+
+
+def test_aborted_board_counts_at_fewer_tables_and_torn_line_is_ignored(tmp_path: Path) -> None:
+    def entry(table: int, board: int, score: int | None, aborted: str | None = None) -> str:
+        return json.dumps({"table": table, "board": board, "score_ns": score, "aborted": aborted})
+
+    lines = [
+        entry(1, 1, 420), entry(2, 1, 170), entry(3, 1, 170),
+        entry(1, 2, -100), entry(2, 2, None, "timeout"), entry(3, 2, 50),
+    ]  # fmt: skip
+    (tmp_path / "journal.jsonl").write_text("\n".join(lines) + '\n{"table": 1, "boa')
+    assert len(session_scores(tmp_path / "journal.jsonl")) == 5
+    ranking = rank_session(tmp_path)
+    by_pair = {p.pair: p for p in ranking.pairs}
+    # board 1 at three tables: 4 of 4 for table 1 NS; board 2 at two: 2 of 2 -> (2+1)*3/2-1 = 3.5
+    assert by_pair["table 3 NS"].matchpoints == pytest.approx(1 + 3.5)
+    assert by_pair["table 1 NS"].matchpoints == pytest.approx(4 + (0 + 1) * 3 / 2 - 1)
+    assert by_pair["table 2 NS"].boards == 1 and by_pair["table 2 NS"].top == 4
+    # table 2 EW played one board, 3 of 4: 75%, the best
+    assert ranking.pairs[0].pair == "table 2 EW" and ranking.pairs[0].percent == 75.0
+    # table 2 NS and table 3 NS tie on board 1 (170 each): 1 each
+    assert by_pair["table 2 NS"].matchpoints == 1
