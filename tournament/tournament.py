@@ -366,7 +366,21 @@ def _run(
     finished: Callable[[Pairing], None],
 ) -> None:
     """Run ``todo`` in order: in parallel processes, or here (one worker, or Ray)."""
-    if cfg.backend == "ray" or cfg.workers == 1:
+    if cfg.backend == "ray":
+        # One cluster for the whole tournament (each match would otherwise start its own).
+        from tournament.distributed import _connect, import_ray
+
+        ray = import_ray()
+        started = _connect(ray, cfg.ray_address)
+        try:
+            for p in todo:
+                play_match(matches[p], p.key)
+                finished(p)
+        finally:
+            if started:
+                ray.shutdown()
+        return
+    if cfg.workers == 1:
         for p in todo:
             play_match(matches[p], p.key)
             finished(p)

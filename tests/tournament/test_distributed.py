@@ -181,3 +181,24 @@ def test_backend_option_errors(
 ) -> None:
     with pytest.raises(ValueError, match=message):
         _match(tmp_path, solved_npz, boards=2, **kw)
+
+
+def test_tournament_on_ray_gives_the_local_records(solved_npz: Path, tmp_path: Path) -> None:
+    """``bridgebot tournament --backend ray``: every match sharded on the cluster, same boards."""
+    from tournament.tournament import Entrant, TournamentConfig, run_tournament
+
+    entrants = (
+        Entrant.parse("random"),
+        Entrant.parse("random,seed=2"),
+    )  # one match: actors are slow
+    runs = {}
+    for backend in ("local", "ray"):
+        cfg = TournamentConfig(
+            entrants=entrants, out=tmp_path / backend, boards_per_match=2, deals=solved_npz,
+            backend=backend,
+        )  # fmt: skip
+        runs[backend] = run_tournament(cfg, progress=lambda _: None)
+        assert runs[backend].complete
+    assert runs["ray"] == runs["local"]
+    for match in (tmp_path / "local" / "matches").iterdir():
+        assert _records(match) == _records(tmp_path / "ray" / "matches" / match.name)
