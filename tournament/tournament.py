@@ -22,13 +22,16 @@ which boards, runs the matches, and ranks the field (:mod:`tournament.standings`
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import json
 import os
 import re
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -269,12 +272,14 @@ def played_match(pairing: Pairing, match: MatchConfig) -> PlayedMatch:
 # -- running matches -----------------------------------------------------------------------------
 
 
-def _die_with_parent() -> None:
+def _die_with_parent(parent: int) -> None:
     """Worker initialiser: be killed when the tournament process dies (Linux), so a killed
     tournament never leaves a match writing its journal while ``--resume`` plays it again."""
     if sys.platform.startswith("linux"):
         pr_set_pdeathsig = 1
         ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+    if os.getppid() != parent:  # the tournament died before the line above took effect
+        os._exit(1)
     import logging
 
     import structlog
@@ -286,23 +291,42 @@ def _quiet(_: object) -> None:
     """A match's per-board progress, silenced: the tournament prints one line per match."""
 
 
-def play_match(match: MatchConfig, label: str) -> None:
-    """Run one match to its end (in a worker process or here)."""
+def _stderr(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
 
-    def announce(text: str) -> None:
-        print(f"{label}: {text}", file=sys.stderr, flush=True)
 
-    run_match(match, progress=_quiet, announce=announce)
+def play_match(match: MatchConfig, label: str, say: Callable[[str], None] = _stderr) -> None:
+    """Run one match to its end (in a worker process or here); its 'connect to' lines go to
+    ``say``, prefixed with the match's name."""
+    run_match(match, progress=_quiet, announce=lambda text: say(f"{label}: {text}"))
 
 
 def run_tournament(
     cfg: TournamentConfig, progress: Callable[[str], None] | None = None
 ) -> Standings:
     """Play (or finish) the tournament ``cfg`` describes; write and return its standings."""
-    say = progress or (lambda text: print(text, file=sys.stderr, flush=True))
+    say = progress or _stderr
     pairings = _check(cfg)
     cfg.out.mkdir(parents=True, exist_ok=True)
-    _claim(cfg)
+    with _locked(cfg.out):
+        _claim(cfg)
+        return _run_claimed(cfg, pairings, say)
+
+
+@contextmanager
+def _locked(out: Path) -> Iterator[None]:
+    """Hold ``OUT/.lock`` for the whole run: two tournaments must never write one directory."""
+    with open(out / ".lock", "a") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            raise TournamentError(f"{out}: another tournament is running there") from exc
+        yield
+
+
+def _run_claimed(
+    cfg: TournamentConfig, pairings: list[Pairing], say: Callable[[str], None]
+) -> Standings:
     rounds = max(p.round for p in pairings)
     per_round = round_deals(cfg, rounds)
     (cfg.out / "deals").mkdir(exist_ok=True)
@@ -313,7 +337,7 @@ def run_tournament(
     todo = [p for p in pairings if finished_boards(matches[p]) < cfg.boards_per_match]
     for p in pairings:  # finished before a kill, outputs maybe not: rebuilt, nothing replayed
         if p not in todo and not (matches[p].out / "summary.json").exists():
-            play_match(replace(matches[p], resume=True), p.key)
+            play_match(replace(matches[p], resume=True), p.key, say)
     if cfg.scoring == "dd" and todo:
         by_round = _solve(cfg, {r: per_round[r] for r in sorted({p.round for p in todo})})
         for p in todo:
@@ -337,7 +361,7 @@ def run_tournament(
             f"({sum(boards) / len(boards):+.2f} IMPs/board over {len(boards)} boards)"
         )
 
-    _run(cfg, todo, matches, finished)
+    _run(cfg, todo, matches, finished, say)
     return standings
 
 
@@ -364,6 +388,7 @@ def _run(
     todo: list[Pairing],
     matches: dict[Pairing, MatchConfig],
     finished: Callable[[Pairing], None],
+    say: Callable[[str], None],
 ) -> None:
     """Run ``todo`` in order: in parallel processes, or here (one worker, or Ray)."""
     if cfg.backend == "ray":
@@ -374,7 +399,7 @@ def _run(
         started = _connect(ray, cfg.ray_address)
         try:
             for p in todo:
-                play_match(matches[p], p.key)
+                play_match(matches[p], p.key, say)
                 finished(p)
         finally:
             if started:
@@ -382,36 +407,49 @@ def _run(
         return
     if cfg.workers == 1:
         for p in todo:
-            play_match(matches[p], p.key)
+            play_match(matches[p], p.key, say)
             finished(p)
         return
-    limits = {e.name: e.instances for e in cfg.entrants if e.external}
-    busy = dict.fromkeys(limits, 0)
+    instances = {e.name: e.instances for e in cfg.entrants if e.external}
     pending = list(todo)
     running: dict[Future[None], Pairing] = {}
     import multiprocessing
 
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(cfg.workers, mp_context=ctx, initializer=_die_with_parent) as pool:
+    with ProcessPoolExecutor(
+        cfg.workers, mp_context=ctx, initializer=_die_with_parent, initargs=(os.getpid(),)
+    ) as pool:
         while pending or running:
-            for p in list(pending):
-                if len(running) >= cfg.workers:
-                    break
-                outside = [n for n in (p.home, p.away) if n in limits]
-                if any(busy[n] >= limits[n] for n in outside):
-                    continue  # that program's seats are all taken: a later match may go first
-                for n in outside:
-                    busy[n] += 1
+            for p in next_matches(pending, list(running.values()), cfg.workers, instances):
                 pending.remove(p)
                 running[pool.submit(play_match, matches[p], p.key)] = p
             ready, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in ready:
                 p = running.pop(future)
-                for n in (p.home, p.away):
-                    if n in busy:
-                        busy[n] -= 1
                 future.result()  # a match that failed stops the tournament (resume continues)
                 finished(p)
+
+
+def next_matches(
+    pending: Sequence[Pairing],
+    running: Sequence[Pairing],
+    slots: int,
+    instances: Mapping[str, int],
+) -> list[Pairing]:
+    """The pending matches to start now, in schedule order: no more than ``slots`` running, and
+    no outside program (``instances``: name -> sets of seats) in more matches than it has sets.
+    A match waiting for an outside program lets a later match go first."""
+    busy = Counter(n for p in running for n in (p.home, p.away) if n in instances)
+    out: list[Pairing] = []
+    for p in pending:
+        if len(running) + len(out) >= slots:
+            break
+        outside = [n for n in (p.home, p.away) if n in instances]
+        if any(busy[n] >= instances[n] for n in outside):
+            continue
+        busy.update(outside)
+        out.append(p)
+    return out
 
 
 def _claim(cfg: TournamentConfig) -> None:

@@ -2,23 +2,31 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import queue
+import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from endplay.types import Player
 
 from bridgebot.cli import main
+from engine.agents import make_agent
 from engine.eventscoring import victory_points
+from server.seat import SeatClient
 from tournament.journal import read_journal
 from tournament.records import BoardResult, RoomResult
 from tournament.standings import (
     PlayedMatch,
+    Standings,
     StandingsError,
     build_standings,
     cross_table,
@@ -32,6 +40,7 @@ from tournament.tournament import (
     TournamentConfig,
     TournamentError,
     match_config,
+    next_matches,
     run_tournament,
     schedule,
 )
@@ -320,3 +329,70 @@ def test_kill_mid_round_then_resume_plays_every_match_once(big_npz: Path, tmp_pa
             assert after == data  # a finished match is never replayed
         else:
             assert after.startswith(data[: data.rfind(b"\n") + 1])  # resumed, not restarted
+
+
+def test_outside_entrant_is_seated_through_the_match_flow(solved_npz: Path, tmp_path: Path) -> None:
+    """An outside program (here four of our seat clients, connected as a stranger would, from
+    the announced ports) plays every seat of its team; the standings name it."""
+    cfg = TournamentConfig(
+        entrants=(Entrant.parse("bot=random,seed=1"), Entrant.parse_external("wb")),
+        out=tmp_path / "x", boards_per_match=2, deals=solved_npz, seat_timeout=30,
+    )  # fmt: skip
+    lines: queue.Queue[str] = queue.Queue()
+    result: dict[str, Standings] = {}
+    runner = threading.Thread(target=lambda: result.update(s=run_tournament(cfg, lines.put)))
+    runner.start()
+    seats: list[tuple[str, Player, str, int]] = []
+    pattern = r"room (\w+).*?(North|East|South|West).*?team (\w+).*?port (\d+)"
+    while len(seats) < 4:  # the match says where each of the program's four seats connects
+        found = re.search(pattern, lines.get(timeout=60))
+        if found:
+            seats.append((found[1], Player.find(found[2]), found[3], int(found[4])))
+
+    async def outside_program() -> None:
+        clients = [SeatClient("127.0.0.1", port, seat, team, make_agent("random", i))
+                   for i, (_, seat, team, port) in enumerate(seats)]  # fmt: skip
+        await asyncio.gather(*(c.run() for c in clients))
+
+    asyncio.run(asyncio.wait_for(outside_program(), 60))
+    runner.join(60)
+    standings = result["s"]
+    assert standings.complete and {e.name: e.spec for e in standings.entrants}["wb"] == "external"
+    # bot is home (the match's us): wb sits East-West in the open room, North-South in the closed
+    assert sorted((room, seat.abbr) for room, seat, _, _ in seats) == [
+        ("closed", "N"), ("closed", "S"), ("open", "E"), ("open", "W"),
+    ]  # fmt: skip
+    for board in _check_complete(cfg.out, 2)[Pairing(1, "bot", "wb").key]:
+        assert board.room("open").seats == ("random,seed=1", "external") * 2
+        assert board.room("closed").seats == ("external", "random,seed=1") * 2
+
+
+def test_matches_of_an_outside_program_wait_for_its_free_seats() -> None:
+    g = schedule(["wb", "a", "b", "c"], "gauntlet")  # wb in every match
+    assert next_matches(g, [], 4, {"wb": 1}) == g[:1]
+    assert next_matches(g[1:], g[:1], 4, {"wb": 1}) == []
+    assert next_matches(g, [], 4, {"wb": 2}) == g[:2]
+    assert next_matches(g, [], 4, {}) == g  # agents only: as many as there are slots
+    assert next_matches(g, [], 2, {}) == g[:2]
+    rr = schedule(["wb", "a", "b", "c"], "round-robin")
+    first = next_matches(rr, [], 2, {"wb": 1})
+    assert len(first) == 2 and sum("wb" in (p.home, p.away) for p in first) == 1
+    # wb's match still running: a later match without wb goes ahead of wb's next one
+    waiting = [p for p in rr if p not in first]
+    wb_running = [p for p in first if "wb" in (p.home, p.away)]
+    started = next_matches(waiting, wb_running, 2, {"wb": 1})
+    assert started and all("wb" not in (p.home, p.away) for p in started)
+
+
+def test_two_tournaments_never_share_a_directory(tmp_path: Path) -> None:
+    import fcntl
+
+    tmp_path.joinpath("t").mkdir()
+    with open(tmp_path / "t" / ".lock", "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # as a running tournament holds it
+        cfg = TournamentConfig(
+            entrants=(Entrant.parse("random"), Entrant.parse("random,seed=2")), out=tmp_path / "t"
+        )
+        with pytest.raises(TournamentError, match="another tournament is running there"):
+            run_tournament(cfg)
+    assert not (tmp_path / "t" / "tournament.json").exists()
