@@ -307,10 +307,11 @@ def run_tournament(
     """Play (or finish) the tournament ``cfg`` describes; write and return its standings."""
     say = progress or _stderr
     pairings = _check(cfg)
+    per_round = round_deals(cfg, max(p.round for p in pairings))  # a bad deal source: stop here
     cfg.out.mkdir(parents=True, exist_ok=True)
     with _locked(cfg.out):
         _claim(cfg)
-        return _run_claimed(cfg, pairings, say)
+        return _run_claimed(cfg, pairings, per_round, say)
 
 
 @contextmanager
@@ -325,10 +326,11 @@ def _locked(out: Path) -> Iterator[None]:
 
 
 def _run_claimed(
-    cfg: TournamentConfig, pairings: list[Pairing], say: Callable[[str], None]
+    cfg: TournamentConfig,
+    pairings: list[Pairing],
+    per_round: dict[int, list[BoardDeal]],
+    say: Callable[[str], None],
 ) -> Standings:
-    rounds = max(p.round for p in pairings)
-    per_round = round_deals(cfg, rounds)
     (cfg.out / "deals").mkdir(exist_ok=True)
     files = {r: cfg.out / "deals" / f"round-{r:02d}.pbn" for r in per_round}
     for r, deals in per_round.items():

@@ -396,3 +396,28 @@ def test_two_tournaments_never_share_a_directory(tmp_path: Path) -> None:
         with pytest.raises(TournamentError, match="another tournament is running there"):
             run_tournament(cfg)
     assert not (tmp_path / "t" / "tournament.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--entrant", "nosuch", "--entrant", "random"], "--entrant nosuch: unknown agent"),
+        (["--entrant", "random", "--entrant", "random"], "names must differ: random twice"),
+        (["--entrant", "random"], "at least two entrants"),
+        (["--entrant", "a=random", "--entrant", "bfg", "--boards-per-match", "0"],
+         "--boards-per-match must be at least 1"),
+        (["--entrant", "random", "--external", "wb", "--backend", "ray"], "use --backend local"),
+        (["--entrant", "random", "--external", "wb:0"], "is not NAME or NAME:INSTANCES"),
+        (["--entrant", "random", "--entrant", "bfg", "--deals", "nowhere.pbn"],
+         "nowhere.pbn: no such deal file"),
+    ],
+)  # fmt: skip
+def test_bad_input_is_one_line_and_leaves_nothing(
+    argv: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "t"
+    assert main(["tournament", *argv, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bridgebot tournament: ") and message in err
+    assert err.count("\n") == 1
+    assert not out.exists()  # a corrected command can run without --resume
