@@ -86,6 +86,18 @@ class PairRow(_Model):
     stderr: float | None
 
 
+class PairedRow(_Model):
+    """Gauntlet rows compared on the same boards: the first entrant's IMPs/board against
+    ``first`` minus against ``second``, board by board (positive: ``first`` is the weaker)."""
+
+    entrant: str
+    first: str
+    second: str
+    boards: int
+    difference: float
+    stderr: float | None
+
+
 class Standings(_Model):
     """The whole ``standings.json``: what was played and who leads."""
 
@@ -99,6 +111,8 @@ class Standings(_Model):
     """In rank order."""
     matches: list[MatchRow]
     pairs: list[PairRow] = Field(default_factory=list)
+    paired: list[PairedRow] = Field(default_factory=list)
+    """Gauntlet only: every two rows differenced on the boards they share."""
 
     @property
     def complete(self) -> bool:
@@ -256,6 +270,7 @@ def build_standings(
             )
         )
     return Standings(
+        paired=_paired_rows(entrants[0][0], matches) if fmt == "gauntlet" and entrants else [],
         format=fmt,
         scoring=scoring,
         boards_per_match=boards_per_match,
@@ -265,6 +280,27 @@ def build_standings(
         matches=rows,
         pairs=pairs,
     )
+
+
+def _paired_rows(hero: str, matches: Sequence[PlayedMatch]) -> list[PairedRow]:
+    """The gauntlet's rows differenced board by board (every match played the same boards)."""
+    rows: dict[str, dict[int, int]] = {}
+    for m in matches:
+        if hero in (m.home, m.away):
+            sign = 1 if m.home == hero else -1
+            other = m.away if sign == 1 else m.home
+            rows[other] = {b.board: sign * b.imps for b in m.boards}
+    out = []
+    names = sorted(rows)
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            shared = sorted(set(rows[a]) & set(rows[b]))
+            if not shared:
+                continue
+            mean, se = mean_stderr([rows[a][k] - rows[b][k] for k in shared])
+            out.append(PairedRow(entrant=hero, first=a, second=b, boards=len(shared),
+                                 difference=round(mean, 4), stderr=_finite(se)))  # fmt: skip
+    return out
 
 
 # -- the cross-table: data for any report, and its Markdown -----------------------------------------
@@ -363,6 +399,22 @@ def markdown_standings(standings: Standings) -> str:
             out.append(
                 f"| {p.entrant} | {p.opponent} | {p.boards} | {p.imps_per_board:+.2f} | "
                 f"{_num(p.stderr, '.2f')} |"
+            )
+    if standings.paired:
+        out += [
+            "",
+            "## Gauntlet rows, paired",
+            "",
+            "The first entrant's IMPs/board against one opponent minus against another, board by "
+            "board on the same deals: positive means the first opponent is the weaker.",
+            "",
+            "| entrant | against | minus against | boards | difference | se |",
+            "| :--- | :--- | :--- | ---: | ---: | ---: |",
+        ]
+        for r in standings.paired:
+            out.append(
+                f"| {r.entrant} | {r.first} | {r.second} | {r.boards} | {r.difference:+.2f} | "
+                f"{_num(r.stderr, '.2f')} |"
             )
     out += [
         "",

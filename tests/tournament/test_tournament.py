@@ -267,6 +267,13 @@ def test_gauntlet_rows_share_the_boards(tmp_path: Path) -> None:
     boards = [[b.deal for b in v] for v in played.values()]
     assert boards[0] == boards[1]  # paired rows: the same deals for every opponent
     assert all(m.home == "hero" and m.round == 1 for m in standings.matches)
+    # the rows differenced board by board
+    rows = {k.split("-v-")[1]: {b.board: b.imps for b in v} for k, v in played.items()}
+    (paired,) = standings.paired
+    assert (paired.entrant, paired.first, paired.second) == ("hero", "random", "random,seed=3")
+    diffs = [rows["random"][k] - rows["random_seed=3"][k] for k in (1, 2)]
+    assert paired.difference == pytest.approx(sum(diffs) / 2) and paired.boards == 2
+    assert "## Gauntlet rows, paired" in (cfg.out / "report.md").read_text()
 
 
 def test_play_scored_tournament(tmp_path: Path) -> None:
