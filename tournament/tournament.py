@@ -215,8 +215,12 @@ def _write_round_file(path: Path, deals: Sequence[BoardDeal]) -> None:
 
 def _write_dd_cache(path: Path, deals: Sequence[BoardDeal]) -> None:
     """A match's DD cache (the deal sets' npz layout) holding its round's solved tables."""
+    tables = [d.dd for d in deals]
+    missing = [d.board for d, t in zip(deals, tables, strict=True) if t is None]
+    if missing:
+        raise ValueError(f"boards {missing} have no double-dummy table")
     owners = np.stack([pbn_to_owners(d.pbn) for d in deals])
-    dd = np.stack([d.dd for d in deals if d.dd is not None])
+    dd = np.stack([t for t in tables if t is not None])
     tmp = path.with_name("dd_cache.tmp.npz")
     np.savez_compressed(tmp, owners=owners, dd=dd)
     os.replace(tmp, path)
