@@ -95,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
     from tournament.deals import DealSourceError
     from tournament.journal import JournalError
     from tournament.match import MatchError
+    from tournament.rooms import RoomError
     from tournament.standings import markdown_standings
     from tournament.tournament import Entrant, TournamentConfig, run_tournament
 
@@ -126,6 +127,9 @@ def run(args: argparse.Namespace) -> int:
     except (MatchError, DealSourceError, JournalError) as exc:
         print(f"bridgebot tournament: {exc}", file=sys.stderr)
         return 2
+    except RoomError as exc:  # a room could not finish a board: what was played is kept
+        print(f"bridgebot tournament: {exc}; rerun with --resume to continue", file=sys.stderr)
+        return 1
     text = markdown_standings(standings)
     print(text.split("\n## ")[0].strip())
     print(f"\nreport: {args.out / 'report.md'}")
