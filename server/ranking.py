@@ -45,8 +45,10 @@ class SessionRanking(BaseModel):
     pairs: list[PairLine]
 
 
-def pair_name(table: int, direction: str) -> str:
-    return f"table {table} {direction}"
+def pair_name(table: int, direction: str, team: str | None = None) -> str:
+    """``table 2 NS``, with the team seated there when the journal records it: ``table 2 NS
+    (WBridge5)``; the same program may sit at several tables, so the table stays in the name."""
+    return f"table {table} {direction}" + (f" ({team})" if team else "")
 
 
 def session_scores(journal: Path) -> list[TableScore]:
@@ -62,8 +64,8 @@ def session_scores(journal: Path) -> list[TableScore]:
         out.append(
             TableScore(
                 entry["board"],
-                pair_name(table, "NS"),
-                pair_name(table, "EW"),
+                pair_name(table, "NS", entry.get("ns_team")),
+                pair_name(table, "EW", entry.get("ew_team")),
                 int(entry["score_ns"]),
             )
         )

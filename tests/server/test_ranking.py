@@ -86,3 +86,13 @@ def test_aborted_board_counts_at_fewer_tables_and_torn_line_is_ignored(tmp_path:
     assert ranking.pairs[0].pair == "table 2 EW" and ranking.pairs[0].percent == 75.0
     # table 2 NS and table 3 NS tie on board 1 (170 each): 1 each
     assert by_pair["table 2 NS"].matchpoints == 1
+
+
+def test_pairs_named_by_the_teams_the_journal_records(tmp_path: Path) -> None:
+    entries = [
+        {"table": 1, "board": 1, "score_ns": 420, "ns_team": "WBridge5", "ew_team": "Bots"},
+        {"table": 2, "board": 1, "score_ns": -50},
+    ]
+    (tmp_path / "journal.jsonl").write_text("".join(json.dumps(e) + "\n" for e in entries))
+    names = [p.pair for p in rank_session(tmp_path).pairs]
+    assert names == ["table 1 NS (WBridge5)", "table 2 EW", "table 1 EW (Bots)", "table 2 NS"]
