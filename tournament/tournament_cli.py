@@ -96,8 +96,9 @@ def run(args: argparse.Namespace) -> int:
     from tournament.journal import JournalError
     from tournament.match import MatchError
     from tournament.rooms import RoomError
+    from tournament.schedule import Entrant
     from tournament.standings import markdown_standings
-    from tournament.tournament import Entrant, TournamentConfig, run_tournament
+    from tournament.tournament import TournamentConfig, run_tournament
 
     try:
         entrants = [Entrant.parse(e) for e in args.entrant]

@@ -185,7 +185,8 @@ def test_backend_option_errors(
 
 def test_tournament_on_ray_gives_the_local_records(solved_npz: Path, tmp_path: Path) -> None:
     """``bridgebot tournament --backend ray``: every match sharded on the cluster, same boards."""
-    from tournament.tournament import Entrant, TournamentConfig, run_tournament
+    from tournament.schedule import Entrant
+    from tournament.tournament import TournamentConfig, run_tournament
 
     entrants = (
         Entrant.parse("random"),

@@ -24,6 +24,7 @@ from engine.eventscoring import victory_points
 from server.seat import SeatClient
 from tournament.journal import read_journal
 from tournament.records import BoardResult, RoomResult
+from tournament.schedule import Entrant, Pairing, TournamentError, next_matches, schedule
 from tournament.standings import (
     PlayedMatch,
     Standings,
@@ -34,16 +35,7 @@ from tournament.standings import (
     markdown_standings,
     write_standings,
 )
-from tournament.tournament import (
-    Entrant,
-    Pairing,
-    TournamentConfig,
-    TournamentError,
-    match_config,
-    next_matches,
-    run_tournament,
-    schedule,
-)
+from tournament.tournament import TournamentConfig, match_config, run_tournament
 
 
 def test_round_robin_meets_every_pair_once_per_cycle() -> None:
