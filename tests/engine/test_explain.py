@@ -1,0 +1,102 @@
+"""engine.explain: explanations checked against the policy's own calls on fresh random deals.
+
+The deals are dealt here from a seed of their own, so none was used in training (the policy was
+trained on the shared DD files and on bfg's auctions of other seeded deals).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+from endplay.types import Bid, Player, Vul
+
+from engine.explain import (
+    MAX_WIDTH,
+    OPEN_FROM,
+    Explainer,
+    hcp,
+)
+from engine.features import encode_arrays
+from engine.policy import DEFAULT_MODEL_DIR, Policy
+from engine.rules import bid_index
+
+N_DEALS = 8000
+
+
+@cache
+def _policy() -> Policy:
+    return Policy(DEFAULT_MODEL_DIR)
+
+
+@cache
+def _fresh_auctions() -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
+    """Fresh deals (hands of N, E, S: the first three callers, North dealing, nobody vulnerable)
+    and the policy's first three calls on each."""
+    rng = np.random.default_rng(20261124)
+    perm = rng.random((N_DEALS, 52)).argsort(axis=1)
+    owners = np.zeros((N_DEALS, 52), dtype=np.int64)
+    np.put_along_axis(owners, perm, np.repeat(np.arange(4), 13)[None, :], axis=1)
+    hands = np.stack([(owners == s).astype(np.uint8) for s in range(3)], axis=1)
+    calls = np.zeros((N_DEALS, 3), dtype=np.int64)
+    policy = _policy()
+    for t in range(3):
+        prefix = calls[:, :t]
+        x = encode_arrays(
+            hands[:, t],
+            np.full(N_DEALS, t),
+            np.zeros(N_DEALS, bool),
+            np.zeros(N_DEALS, bool),
+            prefix,
+        )
+        from engine.features import legal_masks_arrays
+
+        z = np.where(legal_masks_arrays(prefix), policy.logits(x), -np.inf)
+        calls[:, t] = z.argmax(axis=1)
+    return hands, calls
+
+
+def _check(prefix: list[str], call: str, opening: bool) -> None:
+    hands, calls = _fresh_auctions()
+    t = len(prefix)
+    rows = np.ones(N_DEALS, dtype=bool)
+    for i, c in enumerate(prefix):
+        rows &= calls[:, i] == bid_index(Bid(c))
+    rows &= calls[:, t] == bid_index(Bid(call))
+    made = hands[rows, t]
+    assert len(made) >= 60, f"{prefix} {call}: only {len(made)} fresh hands; pick a commoner call"
+    e = Explainer(_policy()).explain(Player.north, Vul.none, [Bid(c) for c in [*prefix, call]])[-1]
+    points = hcp(made)
+    covered = ((points >= e.hcp_low) & (points <= e.hcp_high)).mean()
+    assert covered >= 0.9, f"{call} after {prefix}: {e.text()} covers {covered:.0%}"
+    if opening:
+        assert e.hcp_high - e.hcp_low <= MAX_WIDTH or (e.open_range and e.hcp_low >= OPEN_FROM), (
+            e.text()
+        )
+    if e.inner is not None:
+        lo, hi, share = e.inner
+        observed = ((points >= lo) & (points <= hi)).mean()
+        assert abs(observed - share) <= 0.10, f"{e.text()}: inner range covers {observed:.0%}"
+
+
+@pytest.mark.parametrize("call", ["1C", "1D", "1H", "1S", "1NT", "2D", "Pass"])
+def test_opening_ranges_cover_fresh_hands(call: str) -> None:
+    _check([], call, opening=call != "Pass")
+
+
+@pytest.mark.parametrize(
+    ("prefix", "call"),
+    [
+        (["1NT", "Pass"], "Pass"),
+        (["1D", "Pass"], "1H"),
+        (["1H", "Pass"], "1S"),
+        (["1S", "Pass"], "1NT"),
+        (["2D", "X"], "Pass"),
+        (["Pass", "1H"], "1S"),
+        (["1H", "1S"], "2H"),
+    ],
+)
+def test_response_ranges_cover_fresh_hands(prefix: list[str], call: str) -> None:
+    _check(prefix, call, opening=False)
