@@ -12,7 +12,7 @@ EXAMPLES = """\
 examples:
   bridgebot explain "1NT Pass 2C"
   bridgebot explain "Pass 1H X 2H" --dealer E --vul ns
-  bridgebot explain "1S Pass 2S" --agent policy:runs/sp --hands 65536
+  bridgebot explain "1S Pass 2S" --agent policy:runs/sp --hands 65536   (more hands, surer)
 
 Each line: the call, its headline HCP range (95% of the hands the policy makes it with), the
 narrowest range holding three quarters of them with their share, the suit lengths at least 90%
@@ -40,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--hands",
         type=int,
-        default=24576,
+        default=16384,
         help="most hands sampled per seat (the work budget, default %(default)s)",
     )
     parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         calls = parse_auction(args.auction)
         dealer = Player.find(args.dealer)
         vul = Vul.find(_VULS[args.vul])
-        policy = Policy(policy_dir(args.agent), threads=2)
+        policy = Policy(policy_dir(args.agent), threads=1)
         explainer = Explainer(policy, seed=args.seed, max_hands=args.hands)
         explanations = explainer.explain(dealer, vul, calls)  # type: ignore[arg-type]
     except ModelError as exc:

@@ -18,12 +18,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from endplay.parsers import lin
 from endplay.types import Bid, Board, Card, Contract, Deal, Player, Vul
 
 from engine.rules import auction_over, final_contract
+
+if TYPE_CHECKING:
+    from tournament.deals import BoardDeal
 
 _SEAT_TAGS = ("North", "East", "South", "West")
 #: Characters with a meaning in LIN (field separator, name separator) and their stand-ins.
@@ -100,3 +103,32 @@ def journal_board(entry: Mapping[str, Any]) -> Board:
         dealer=dealer,
         contract=contract,
     )
+
+
+def load_lin_deals(path: Path, boards: int | None = None) -> list[BoardDeal]:
+    """The deals of a LIN file for a match (``--deals x.lin``): boards numbered from 1 in file
+    order, each record's dealer and vulnerability kept (the 16-board cycle where it has none)."""
+    from tournament.deals import BoardDeal, DealSourceError
+
+    try:
+        records = loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DealSourceError(f"{path}: cannot read ({exc})") from exc
+    except Exception as exc:  # endplay raises several types for malformed LIN
+        raise DealSourceError(f"{path}: not valid LIN ({exc})") from exc
+    out: list[BoardDeal] = []
+    for i, rec in enumerate(records[:boards] if boards is not None else records):
+        if any(len(rec.deal[p]) != 13 for p in Player):
+            raise DealSourceError(f"{path}: record {i + 1} does not hold a full deal")
+        number = i + 1
+        out.append(
+            BoardDeal(
+                board=number,
+                dealer=rec.dealer if rec.dealer is not None else Player.from_board(number),
+                vul=rec.vul if rec.vul is not None else Vul.from_board(number),
+                pbn=rec.deal.to_pbn(),
+            )
+        )
+    if boards is not None and len(out) < boards:
+        raise DealSourceError(f"{path}: {boards} boards asked for, {len(out)} in the file")
+    return out

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from endplay.types import Card, Player, Vul
 
 from tournament.lin import board_lin, dumps, journal_board, loads
@@ -99,3 +102,20 @@ def test_aborted_in_the_auction_round_trips() -> None:
     (back,) = loads(board_lin(journal_board(entry)))
     assert [str(c) for c in back.auction][:1] == ["1NT"] and len(back.auction) == 2
     assert back.play == []
+
+
+def test_match_deals_from_a_lin_file(tmp_path: Path) -> None:
+    from tournament.deals import DealSourceError, load_deals
+
+    path = tmp_path / "deals.lin"
+    path.write_text(
+        GOLDEN + "\n" + board_lin(journal_board(_journal_entry(["1NT", "2C"], []))) + "\n"
+    )
+    first, second = load_deals(deals=path, boards=2)
+    assert first.pbn == DEAL and first.dealer == Player.south and first.vul == Vul.ew
+    assert second.board == 2 and second.dealer == Player.north and second.vul == Vul.ns
+    with pytest.raises(DealSourceError, match=r"deals.lin: 3 boards asked for, 2 in the file"):
+        load_deals(deals=path, boards=3)
+    (tmp_path / "bad.lin").write_text("pn|a,b,c,d|md|1SAKQ|")
+    with pytest.raises(DealSourceError, match=r"bad.lin: "):
+        load_deals(deals=tmp_path / "bad.lin", boards=1)
