@@ -4,8 +4,11 @@ the policy (``engine.explain``), one line per call, headline HCP range first."""
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
+import types
 from pathlib import Path
+from typing import Any
 
 HELP = "explain each call of an auction as our policy means it (HCP range, suit lengths)"
 EXAMPLES = """\
@@ -79,7 +82,42 @@ def parse_auction(text: str) -> list[object]:
     return calls
 
 
+class _Deferred(types.ModuleType):
+    """A module imported for real on its first use (see :func:`defer_matplotlib`)."""
+
+    def __getattr__(self, attr: str) -> Any:
+        sub = sys.modules.get(f"{self.__name__}.{attr}")
+        if isinstance(sub, _Deferred):  # ``import matplotlib.pyplot`` asks the parent for it
+            return sub
+        _import_deferred()
+        return getattr(importlib.import_module(self.__name__), attr)
+
+
+def _import_deferred() -> None:
+    """Import every deferred module for real (parents first) and fill the stand-ins in."""
+    deferred = {n: m for n, m in sys.modules.items() if isinstance(m, _Deferred)}
+    for name in deferred:
+        del sys.modules[name]
+    for name, stand_in in sorted(deferred.items()):
+        stand_in.__dict__.update(importlib.import_module(name).__dict__)
+
+
+def defer_matplotlib() -> None:
+    """Put off importing matplotlib until something uses it.
+
+    Why: importing ``endplay`` imports ``matplotlib.pyplot`` (for an HTML output of its dealer
+    scripts that we never use), about 0.5 s of CPU, more than the explaining costs; the command
+    must answer in under a second. Only in a fresh process (nothing of endplay imported yet); any
+    real use of matplotlib still imports it then.
+    """
+    if "endplay" in sys.modules or "matplotlib" in sys.modules:
+        return
+    for name in ("matplotlib", "matplotlib.pyplot"):
+        sys.modules[name] = _Deferred(name)
+
+
 def run(args: argparse.Namespace) -> int:
+    defer_matplotlib()
     from endplay.types import Player, Vul
 
     from engine.explain import Explainer

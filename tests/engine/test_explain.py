@@ -172,3 +172,21 @@ def test_command_errors_are_one_line(
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_deferred_matplotlib_still_imports_on_use() -> None:
+    """bridgebot explain defers endplay's matplotlib import; a real use still gets the module."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from bridgebot.explain import defer_matplotlib\n"
+        "defer_matplotlib()\n"
+        "import endplay.types\n"
+        "assert 'matplotlib.figure' not in sys.modules\n"
+        "import matplotlib.pyplot as plt\n"
+        "assert callable(plt.plot) and 'matplotlib.figure' in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

@@ -136,3 +136,12 @@ async def test_natural_response_not_alerted(tmp_path: Path) -> None:
 async def test_alerts_off(tmp_path: Path) -> None:
     scripts = _scripts(RAISE_DEAL, "1S", "South bids 3S", "South bids 3S")
     await _auction(tmp_path, RAISE_DEAL, scripts, alerts=False)
+
+
+def test_alerts_come_from_learned_policies_only() -> None:
+    from server.seat_cli import _alerter
+
+    assert _alerter(make_agent("random"), 8192) is None
+    assert _alerter(make_agent("bfg"), 8192) is None
+    assert callable(_alerter(make_agent("default,play=baseline"), 8192))
+    assert callable(_alerter(make_agent("search,particles=16,rollouts=4"), 8192))
