@@ -149,6 +149,8 @@ class Explanation:
         head = f"{_call_text(self.call)}: {self.meaning()}"
         if self.unknown:
             return head
+        if self.never:
+            return f"{head} [{self.sample} of {self.context} sampled hands make it]"
         return (
             f"{head} [{self.sample} of {self.context} sampled hands make it "
             f"({self.frequency:.1%}); confidence {self.confidence}]"
