@@ -348,7 +348,7 @@ class Explainer:
         context, kept = self._sample(calls, positions, vul_us, vul_them)
         out: list[Explanation] = []
         for k, i, n, hands in zip(keys, positions, context, kept, strict=True):
-            e = _summarise(i, seat, ALL_CALLS[calls[i]], calls, n, hands)
+            e = _summarise(i, seat, ALL_CALLS[calls[i]], n, hands)
             self._cache[k] = e
             out.append(e)
         while len(self._cache) > self._cache_size:
@@ -433,7 +433,6 @@ def _summarise(
     index: int,
     seat: Player,
     call: Bid,
-    calls: tuple[int, ...],
     context: int,
     hands: U8Array,
 ) -> Explanation:
