@@ -14,6 +14,8 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
+from server.logs import add_log_format_argument, configure_logging, set_log_format
+
 #: subcommand -> module implementing it
 COMMANDS: dict[str, str] = {
     "tm": "server.tm_cli",
@@ -24,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "export": "models.cli",
     "teach": "models.teach_cli",
     "ddgen": "models.ddgen",
+    "explain": "bridgebot.explain",
 }
 
 
@@ -37,6 +40,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         description="A contract-bridge bot server speaking the Blue Chip table-manager protocol.",
         epilog="Run 'bridgebot COMMAND --help' for a command's options and examples.",
     )
+    add_log_format_argument(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
         if only is not None and name != only:
@@ -56,13 +60,37 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    args_list, log_format = _take_log_format(args_list)
     # Import only the chosen subcommand's module; top-level --help imports them all.
     chosen = next((a for a in args_list if a in COMMANDS), None)
     parser = build_parser(only=chosen)
     args = parser.parse_args(args_list)
+    if log_format is not None:
+        set_log_format(log_format)
+    # Every command logs in the chosen format; a command with --log-level re-configures the level.
+    configure_logging("warning")
     module = _load(args.command)
     try:
         return int(module.run(args) or 0)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+def _take_log_format(args: list[str]) -> tuple[list[str], str | None]:
+    """Remove the global ``--log-format X`` from anywhere on the line (before or after the
+    command); argparse checks the value when it is put back in front."""
+    rest: list[str] = []
+    value: str | None = None
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--log-format" and i + 1 < len(args):
+            value, i = args[i + 1], i + 2
+            continue
+        if a.startswith("--log-format="):
+            value, i = a.split("=", 1)[1], i + 1
+            continue
+        rest.append(a)
+        i += 1
+    return (rest if value is None else ["--log-format", value, *rest]), value

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +41,7 @@ from protocol.seat import (
     Send,
     SessionEnded,
 )
+from server.records import call_text
 
 
 class TableConnectionError(ConnectionError):
@@ -93,10 +95,12 @@ class SeatClient:
         version: int = 18,
         extra: str = "",
         executor: concurrent.futures.Executor | None = None,
+        alerter: Alerter | None = None,
     ) -> None:
         self.host = host
         self.port = port
         self.agent = agent
+        self.alerter = alerter
         self.dialect = dialect
         self.connect_retries = connect_retries
         self.retry_delay = retry_delay
@@ -302,8 +306,31 @@ class SeatClient:
             return events + self.machine.answer_card(answer)
 
     def _ask_agent(self, request: NeedCall | NeedCard) -> Bid | Card:
-        """Build the view, ask the agent, check the answer (runs in the executor)."""
-        return decide(self.agent, request)
+        """Build the view, ask the agent, check the answer (runs in the executor); an artificial
+        call gets its ``Alert.`` text from the alerter."""
+        answer = decide(self.agent, request)
+        if self.alerter is None or not isinstance(request, NeedCall):
+            return answer
+        assert isinstance(answer, Bid)
+        try:
+            text = self.alerter(bidding_view(request), answer)
+        except Exception:  # an explanation must never cost the call itself
+            self._log.warning("alert_failed", board=request.board, exc_info=True)
+            return answer
+        return answer if text is None else alerted(answer, text)
+
+
+#: ``(view, call) -> Alert. text or None``: what to tell the opponents about our call.
+Alerter = Callable[[BiddingView, Bid], str | None]
+
+
+def alerted(call: Bid, text: str) -> Bid:
+    """A fresh copy of ``call`` marked alertable with ``text`` (calls like ``engine.rules.PASS``
+    are shared constants: never mark those in place)."""
+    copy = Bid(call_text(call))
+    copy.alertable = True
+    copy.announcement = text
+    return copy
 
 
 def bidding_view(request: NeedCall) -> BiddingView:

@@ -9,8 +9,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from typing import TYPE_CHECKING
 
 from server.logs import add_log_level_argument, configure_logging
+
+if TYPE_CHECKING:
+    from server.seat import Alerter
 
 HELP = "sit one bot at a Blue Chip table manager and play until End of session"
 
@@ -78,6 +82,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="give up after this many seconds without a line from the table manager "
         "(default: wait for ever, as the protocol defines no timeouts)",
     )
+    parser.add_argument(
+        "--no-alerts",
+        action="store_true",
+        help="never alert our calls (default: an artificial call of a learned policy goes out "
+        "with 'Alert.' and its meaning, e.g. '8 to 13 total points, 3+ cards in spades.')",
+    )
+    parser.add_argument(
+        "--alert-hands",
+        type=int,
+        default=8192,
+        help="most hands sampled to explain one call (the work budget per call; "
+        "default %(default)s)",
+    )
     add_log_level_argument(parser, "warning", "stderr log level; debug logs every line in and out")
 
 
@@ -100,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
     label = args.seat.capitalize() if seat is None else seat.name.capitalize()
     try:
         agent = make_agent(args.agent, seed=args.seed)
+        alerter = None if args.no_alerts else _alerter(agent, args.alert_hands)
         client = SeatClient(
             args.host,
             args.port,
@@ -111,6 +129,7 @@ def run(args: argparse.Namespace) -> int:
             connect_retries=max(0, args.retries),
             retry_delay=args.retry_delay,
             idle_timeout=args.idle_timeout,
+            alerter=alerter,
         )
         summary = asyncio.run(client.run())
     except AgentSpecError as exc:
@@ -132,3 +151,13 @@ def run(args: argparse.Namespace) -> int:
         "End of session"
     )
     return 0
+
+
+def _alerter(agent: object, hands: int) -> Alerter | None:
+    """Alerts from the agent's own learned policy; agents without one (bfg, random) never alert."""
+    from engine.explain import Explainer, agent_policy
+
+    policy = agent_policy(agent)
+    if policy is None:
+        return None
+    return Explainer(policy, target=200, max_hands=max(1024, hands)).alert_for

@@ -26,8 +26,9 @@ EXAMPLES = """examples:
                   --external open:West --out out/wb5
       real play; two seats of the open room are left for WBridge5 (the match prints the port)
 
-outputs in --out: journal.jsonl (one line per finished board), summary.json, room-NAME.pbn per
-room, report.md (summary, histogram, running mean, largest swings, every board).
+outputs in --out: journal.jsonl (one line per finished board), summary.json, room-NAME.pbn and
+room-NAME.lin per room, report.md (summary, histogram, running mean, largest swings with our
+explanations, every board) and report.html (the same as one self-contained page to browse).
 """
 
 
@@ -36,7 +37,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--them", default="bfg", help="agent spec of the opponents (default: bfg)")
     src = p.add_mutually_exclusive_group()
     src.add_argument(
-        "--deals", type=Path, help="deal file: PBN, or a double-dummy .npz as in ../shared/data"
+        "--deals",
+        type=Path,
+        help="deal file: PBN, LIN, or a double-dummy .npz as in ../shared/data",
     )
     src.add_argument("--seed", type=int, help="generate random deals from this seed (default 1)")
     p.add_argument("--boards", type=int, default=64, help="number of boards (default 64)")
@@ -133,5 +136,5 @@ def run(args: argparse.Namespace) -> int:
         f"± {summary['stderr'] or 0:.2f} over {summary['boards']} boards "
         f"(95% interval {summary['ci95'][0]:+.2f} to {summary['ci95'][1]:+.2f})"
     )
-    print(f"report: {args.out / 'report.md'}")
+    print(f"report: {args.out / 'report.md'} and {args.out / 'report.html'}")
     return 0

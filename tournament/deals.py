@@ -150,12 +150,16 @@ def generate(seed: int, boards: int) -> list[BoardDeal]:
 def load_deals(
     *, deals: Path | None = None, seed: int | None = None, boards: int = 64
 ) -> list[BoardDeal]:
-    """The deal set the ``match`` command asks for: a PBN/npz file, else deals from a seed."""
+    """The deal set the ``match`` command asks for: a PBN/LIN/npz file, else deals from a seed."""
     if deals is not None:
         if not deals.exists():
             raise DealSourceError(f"{deals}: no such deal file")
         if deals.suffix == ".npz":
             return load_npz(deals, boards)
+        if deals.suffix.lower() == ".lin":
+            from tournament.lin import load_lin_deals
+
+            return load_lin_deals(deals, boards)
         return load_pbn(deals, boards)
     return generate(1 if seed is None else seed, boards)
 

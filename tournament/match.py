@@ -83,12 +83,11 @@ _worker_agents: dict[str, tuple[Agent, Agent, Agent, Agent]] = {}
 
 
 def _init_worker(us: str, them: str, fmt: str, seed: int) -> None:
-    import logging
+    from server.logs import configure_logging
 
-    import structlog
-
-    # A spawned worker starts with structlog's defaults (every wire line at debug): quiet it.
-    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+    # A spawned worker starts with structlog's defaults (every wire line at debug): quiet it,
+    # logging in the format the command chose (--log-format reaches it through the environment).
+    configure_logging("warning")
     _worker_agents.clear()
     _worker_agents.update(build_agents(us, them, seatings(fmt), seed))
 

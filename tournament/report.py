@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -131,8 +131,15 @@ def _svg_running_mean(imps: Sequence[int]) -> str:
     )
 
 
+def largest_swings(boards: Sequence[BoardResult], n: int = 5) -> list[BoardResult]:
+    return sorted(boards, key=lambda b: (-abs(b.imps), b.board))[:n]
+
+
 def markdown_report(
-    header: dict[str, Any], boards: Sequence[BoardResult], swings: int = 5
+    header: dict[str, Any],
+    boards: Sequence[BoardResult],
+    swings: int = 5,
+    explanations: Mapping[tuple[int, str], Sequence[str | None]] | None = None,
 ) -> tuple[str, str]:
     """The report text and the SVG of the running mean it links to (``running_mean.svg``)."""
     imps = [b.imps for b in boards]
@@ -176,7 +183,7 @@ def markdown_report(
         "## Largest swings",
         "",
     ]
-    for b in sorted(boards, key=lambda b: (-abs(b.imps), b.board))[:swings]:
+    for b in largest_swings(boards, swings):
         out += [
             f"### Board {b.board}: {b.imps:+d} IMPs (dealer {b.dealer}, vul {b.vul})",
             "",
@@ -188,6 +195,7 @@ def markdown_report(
             out += ["", f"{room.room}: {' '.join(room.seats)} -> {result}"]
             out += _auction_rows(room, b.dealer)
         out += ["```", ""]
+        out += _explanation_rows(b, explanations or {})
     rooms = [r.room for r in boards[0].rooms] if boards else []
     out += ["## Every board", "", "| board | " + " | ".join(rooms) + " | IMPs |"]
     out.append("| ---: |" + " :--- |" * len(rooms) + " ---: |")
@@ -195,6 +203,21 @@ def markdown_report(
         cells = [_room_result_text(r) for r in b.rooms]
         out.append(f"| {b.board} | " + " | ".join(cells) + f" | {b.imps:+d} |")
     return "\n".join(out) + "\n", _svg_running_mean(imps)
+
+
+def _explanation_rows(
+    b: BoardResult, explanations: Mapping[tuple[int, str], Sequence[str | None]]
+) -> list[str]:
+    """Our calls of a board with our policy's explanation (engine.explain), one row each."""
+    rows = [
+        f"| {room.room} | {'NESW'[('NESW'.index(b.dealer) + i) % 4]} | {room.auction[i]} | {text} |"
+        for room in b.rooms
+        for i, text in enumerate(explanations.get((b.board, room.room), ()))
+        if text
+    ]
+    if not rows:
+        return []
+    return ["| room | seat | call | explanations |", "| :--- | :---: | :---: | :--- |", *rows, ""]
 
 
 def _room_result_text(room: RoomResult) -> str:
@@ -208,14 +231,22 @@ def _room_result_text(room: RoomResult) -> str:
 def write_outputs(
     out: Path, header: dict[str, Any], boards: Sequence[BoardResult]
 ) -> dict[str, Any]:
-    """Write summary.json, ``room-NAME.pbn`` per room and report.md; return the summary."""
+    """Write summary.json, ``room-NAME.pbn`` and ``room-NAME.lin`` per room, report.md and
+    report.html; return the summary."""
+    from tournament.html_report import explain_boards, write_html
+    from tournament.lin import write_lin
+
     ordered = sorted(boards, key=lambda b: b.board)
     summary = summary_dict(header, ordered)
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     event = f"{header['us']} v {header['them']}"
     for room in [r.room for r in ordered[0].rooms] if ordered else []:
         write_pbn(out / f"room-{room}.pbn", ordered, room, event)
-    text, svg = markdown_report(header, ordered)
+    for room in [r.room for r in ordered[0].rooms] if ordered else []:
+        write_lin(out / f"room-{room}.lin", [room_board(b, b.room(room), event) for b in ordered])
+    explanations = explain_boards(header["us"], largest_swings(ordered))
+    text, svg = markdown_report(header, ordered, explanations=explanations)
     (out / "report.md").write_text(text, encoding="utf-8")
     (out / "running_mean.svg").write_text(svg, encoding="utf-8")
+    write_html(out, header, ordered, explanations)
     return summary

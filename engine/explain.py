@@ -1,0 +1,474 @@
+"""What a call of our learned policy says about the caller's hand, estimated from the policy itself.
+
+Why: a rule-based bidder can print the rule it followed; a learned one has no rules to print. But
+its meaning is observable: deal the caller many hands, ask the policy what it would call with each
+in this auction, and keep the hands with which it makes the call it made. Their HCP range and suit
+lengths *are* the call's meaning, and a table-ready explanation (``Alert.`` text) or a player's
+reading (``bridgebot explain``) is a summary of them.
+
+The estimate (rejection sampling, per caller): the caller's hand is drawn uniformly from the 52
+cards; the policy (greedy, as it bids at the table) is run at each of the caller's earlier turns and
+the hand is kept only while it reproduces the caller's own earlier calls; at the turn explained,
+the kept hands that make the call are the sample. The other seats' calls enter through the
+policy's observation (the auction), not through card removal: their hands are not dealt. That is
+what a player would state too ("partner's 2C shows ...") and costs one policy batch per turn.
+Sampling continues in chunks until the explained call has :attr:`Explainer.target` hands or
+:attr:`Explainer.max_hands` have been drawn, which bounds the work per call.
+
+Everything here is pure computation on a :class:`engine.policy.Policy`: no I/O, no torch.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+from endplay.types import Bid, ContractBid, Denom, Player, Vul
+
+from engine.agent import BiddingView
+from engine.features import encode_arrays, is_vulnerable, legal_masks_arrays
+from engine.rules import ALL_CALLS, bid_index, legal_calls, seat_of_call
+
+#: Suit names in the data-file order (S, H, D, C), as a player says them.
+SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
+#: Position of a bid strain's suit in the data-file order.
+_SUIT_OF_DENOM = {Denom.spades: 0, Denom.hearts: 1, Denom.diamonds: 2, Denom.clubs: 3}
+#: HCP of each card in the data-file order (A K Q J = 4 3 2 1 in every suit).
+HCP_WEIGHTS: npt.NDArray[np.int64] = np.tile(np.array([4, 3, 2, 1] + [0] * 9, dtype=np.int64), 4)
+MAX_HCP = 37
+
+#: Headline range: at least this share of the sample lies inside it (2.5% cut from each tail).
+HEADLINE_COVERAGE = 0.95
+#: The inner range is the narrowest holding at least this share; its actual share is printed.
+INNER_COVERAGE = 0.75
+#: A headline range wider than this that starts at :data:`OPEN_FROM` or more is written ``12+``.
+MAX_WIDTH = 10
+OPEN_FROM = 8
+#: A length (``5+ hearts``) or shape is stated when at least this share of the sample has it.
+SURE = 0.9
+#: Below this share of the hands that could make it, the call is "(almost) never" made here.
+NEVER = 0.002
+#: Fewer consistent hands than this and nothing can be said about the call.
+MIN_CONTEXT = 50
+#: A suit bid is artificial when fewer than this share of its hands hold 4+ cards in the suit.
+ARTIFICIAL_BELOW = 0.5
+#: Words some peers find by substring and would take for another message (ZBridge, PROTOCOL 4).
+FORBIDDEN_WORDS = ("passes", "plays", "bids", "doubles", "alert.", "infos.")
+
+U8Array = npt.NDArray[np.uint8]
+
+
+class Logits(Protocol):
+    """A bidding policy scoring a batch of observations (:class:`engine.policy.Policy`)."""
+
+    def logits(self, x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]: ...
+
+
+def agent_policy(agent: object) -> Logits | None:
+    """The learned policy an agent bids with (``default``, ``policy:``, ``search``), else None."""
+    for holder in (agent, getattr(agent, "search", None)):
+        policy = getattr(holder, "policy", None)
+        if callable(getattr(policy, "logits", None)):
+            return policy
+    return None
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """What the policy's ``call`` at ``index`` in the auction says about ``seat``'s hand."""
+
+    index: int
+    seat: Player
+    call: Bid
+    context: int
+    """Sampled hands that reproduce the seat's earlier calls (the hands that could be here)."""
+    sample: int
+    """Of those, the hands with which the policy makes ``call``."""
+    hcp_low: int = 0
+    hcp_high: int = 0
+    inner: tuple[int, int, float] | None = None
+    """Narrower range (low, high, share of the sample) when it differs from the headline."""
+    features: tuple[str, ...] = ()
+    """Suit lengths and shape in words, e.g. ``4+ hearts or spades``, ``balanced``."""
+    bid_suit_4plus: float | None = None
+    """Share of the sample with 4+ cards in the bid suit (None for NT, pass, double)."""
+    artificial: bool = False
+
+    @property
+    def frequency(self) -> float:
+        return self.sample / self.context if self.context else 0.0
+
+    @property
+    def never(self) -> bool:
+        """The policy (almost) never makes this call in this auction."""
+        return self.context >= MIN_CONTEXT and self.frequency < NEVER
+
+    @property
+    def unknown(self) -> bool:
+        """Too few hands reproduce the seat's earlier calls to say anything."""
+        return self.context < MIN_CONTEXT
+
+    @property
+    def open_range(self) -> bool:
+        return self.hcp_high - self.hcp_low > MAX_WIDTH and self.hcp_low >= OPEN_FROM
+
+    @property
+    def confidence(self) -> str:
+        return "high" if self.sample >= 300 else "medium" if self.sample >= 60 else "low"
+
+    def hcp_text(self) -> str:
+        if self.open_range:
+            return f"{self.hcp_low}+ HCP"
+        return f"{self.hcp_low}-{self.hcp_high} HCP"
+
+    def meaning(self) -> str:
+        """The call's meaning in words, headline HCP range first (no call, no sample size)."""
+        if self.unknown:
+            return (
+                "cannot say: the policy (almost) never makes this seat's earlier calls "
+                f"({self.context} of the sampled hands do)"
+            )
+        if self.never:
+            return "the policy (almost) never makes this call here"
+        text = self.hcp_text()
+        if self.inner is not None:
+            lo, hi, share = self.inner
+            text += f" ({share:.0%} {lo}-{hi})"
+        if self.features:
+            text += ", " + ", ".join(self.features)
+        if self.artificial:
+            text += " (artificial)"
+        return text
+
+    def text(self) -> str:
+        """One line: ``2C: 8-14 HCP (80% 9-13), 4+ hearts or spades [n=512 ...]``."""
+        head = f"{_call_text(self.call)}: {self.meaning()}"
+        if self.unknown:
+            return head
+        if self.never:
+            return f"{head} [{self.sample} of {self.context} sampled hands make it]"
+        return (
+            f"{head} [{self.sample} of {self.context} sampled hands make it "
+            f"({self.frequency:.1%}); confidence {self.confidence}]"
+        )
+
+    def alert_text(self) -> str:
+        """The ``Alert.`` explanation in the protocol's vocabulary: ``8 to 14 total points, 4+
+        cards in hearts or spades.`` (HCP stand for the total points)."""
+        high = MAX_HCP if self.open_range else self.hcp_high
+        parts = [f"{self.hcp_low} to {high} total points"]
+        for feature in self.features:
+            words = feature.split(" ", 1)
+            if len(words) == 2 and words[0][0].isdigit():
+                parts.append(f"{words[0]} cards in {words[1]}")
+            else:
+                parts.append(feature)
+        text = ", ".join(parts) + "."
+        assert not any(w in text.lower() for w in FORBIDDEN_WORDS), text
+        return text
+
+
+#: Calls as a player writes them, in the order of :data:`engine.rules.ALL_CALLS`.
+CALL_NAMES: tuple[str, ...] = (
+    "Pass",
+    "X",
+    "XX",
+    *(f"{level}{s}" for level in range(1, 8) for s in ("C", "D", "H", "S", "NT")),
+)
+
+
+def _call_text(call: Bid) -> str:
+    return CALL_NAMES[bid_index(call)]
+
+
+def hcp(hands: U8Array) -> npt.NDArray[np.int64]:
+    """HCP of each 13-hot hand (data-file order) in a batch."""
+    return np.asarray(hands, dtype=np.int64) @ HCP_WEIGHTS
+
+
+def suit_lengths(hands: U8Array) -> npt.NDArray[np.int64]:
+    """int[B, 4]: lengths in S, H, D, C."""
+    lengths: npt.NDArray[np.int64] = (
+        np.asarray(hands, dtype=np.int64).reshape(-1, 4, 13).sum(axis=2)
+    )
+    return lengths
+
+
+def headline_range(points: npt.NDArray[np.int64]) -> tuple[int, int]:
+    """The range holding at least :data:`HEADLINE_COVERAGE` of ``points`` (equal tails cut)."""
+    cut = (1 - HEADLINE_COVERAGE) / 2
+    s = np.sort(points)
+    n = len(s)
+    drop = int(np.floor(cut * n))
+    return int(s[drop]), int(s[n - 1 - drop])
+
+
+def inner_range(points: npt.NDArray[np.int64]) -> tuple[int, int, float]:
+    """The narrowest integer range holding at least :data:`INNER_COVERAGE` of ``points``."""
+    lo_all, hi_all = int(points.min()), int(points.max())
+    counts = np.bincount(points - lo_all, minlength=hi_all - lo_all + 1)
+    cum = np.concatenate([[0], np.cumsum(counts)])
+    n = len(points)
+    best: tuple[int, int, float] | None = None
+    for width in range(hi_all - lo_all + 1):
+        for lo in range(hi_all - lo_all + 1 - width):
+            share = (cum[lo + width + 1] - cum[lo]) / n
+            if share >= INNER_COVERAGE and (best is None or share > best[2]):
+                best = (lo + lo_all, lo + width + lo_all, float(share))
+        if best is not None:
+            return best
+    return lo_all, hi_all, 1.0
+
+
+def describe_lengths(lengths: npt.NDArray[np.int64], bid_suit: int | None) -> list[str]:
+    """Suit lengths and shape that at least :data:`SURE` of the sample shares, in words."""
+    out: list[str] = []
+    stated: set[int] = set()
+    for suit in range(4):
+        col = lengths[:, suit]
+        at_least = max((k for k in range(1, 14) if (col >= k).mean() >= SURE), default=0)
+        if at_least >= 4 or (suit == bid_suit and at_least >= 3):
+            out.append(f"{at_least}+ {SUIT_NAMES[suit]}")
+            stated.add(suit)
+    for pair, name in (((1, 0), "hearts or spades"), ((3, 2), "clubs or diamonds")):
+        if stated & set(pair):
+            continue
+        best = lengths[:, list(pair)].max(axis=1)
+        k = max((k for k in range(4, 14) if (best >= k).mean() >= SURE), default=0)
+        if k:
+            out.append(f"{k}+ {name}")
+    shortest = lengths.min(axis=1)
+    doubletons = (lengths == 2).sum(axis=1)
+    balanced = (shortest >= 2) & (doubletons <= 1)
+    if balanced.mean() >= SURE:
+        out.append("balanced")
+    for suit in range(4):
+        if suit not in stated and suit != bid_suit and (lengths[:, suit] <= 1).mean() >= SURE:
+            out.append(f"singleton or void in {SUIT_NAMES[suit]}")
+    return out
+
+
+def _auction_key(auction: Sequence[Bid]) -> tuple[int, ...]:
+    return tuple(bid_index(c) for c in auction)
+
+
+class Explainer:
+    """Explains the policy's calls by sampling the caller's hand (see the module docstring).
+
+    ``target``: hands wanted for an explained call; ``max_hands``: most hands drawn per seat and
+    auction (the work budget: about one policy row per drawn hand per earlier turn); ``chunk``:
+    hands per policy batch. Results are cached (``cache`` most recent auctions), keyed by the
+    auction, the dealer's side's vulnerability and the seat, so a seat client pays once per call.
+    Deterministic: the random hands are seeded by ``seed`` and the auction.
+    """
+
+    def __init__(
+        self,
+        policy: Logits,
+        *,
+        seed: int = 0,
+        target: int = 300,
+        max_hands: int = 24576,
+        chunk: int = 2048,
+        cache: int = 256,
+    ) -> None:
+        self.policy = policy
+        self.seed = seed
+        self.target = target
+        self.max_hands = max_hands
+        self.chunk = chunk
+        self._cache: OrderedDict[tuple[object, ...], Explanation] = OrderedDict()
+        self._cache_size = cache
+
+    # ------------------------------------------------------------------ public
+
+    def explain(
+        self,
+        dealer: Player,
+        vul: Vul,
+        auction: Sequence[Bid],
+        seats: Sequence[Player] | None = None,
+    ) -> list[Explanation]:
+        """One explanation per call of ``auction`` (only the calls of ``seats``, if given).
+
+        ``ValueError`` names the first illegal call of an auction that is not legal.
+        """
+        check_auction(dealer, auction)
+        calls = _auction_key(auction)
+        out: list[Explanation] = []
+        for rel in range(4):
+            seat = seat_of_call(dealer, rel)
+            positions = list(range(rel, len(calls), 4))
+            if not positions or (seats is not None and seat not in seats):
+                continue
+            out.extend(self._explain_seat(dealer, vul, calls, seat, positions))
+        return sorted(out, key=lambda e: e.index)
+
+    def explain_call(
+        self, dealer: Player, vul: Vul, auction: Sequence[Bid], call: Bid
+    ) -> Explanation:
+        """The explanation of ``call`` made after ``auction`` (the seat client's question)."""
+        full = [*auction, call]
+        seat = seat_of_call(dealer, len(auction))
+        return self.explain(dealer, vul, full, seats=[seat])[-1]
+
+    def alert(self, dealer: Player, vul: Vul, auction: Sequence[Bid], call: Bid) -> str | None:
+        """``Alert.`` text when the policy's ``call`` here is artificial, else None."""
+        if not isinstance(call, ContractBid) or call.denom == Denom.nt:
+            return None
+        e = self.explain_call(dealer, vul, auction, call)
+        return e.alert_text() if e.artificial and not e.never and not e.unknown else None
+
+    def alert_for(self, view: BiddingView, call: Bid) -> str | None:
+        """:meth:`alert` for a seat client's view (a ``server.seat.Alerter``)."""
+        return self.alert(view.dealer, view.vul, view.auction, call)
+
+    # ------------------------------------------------------------------ sampling
+
+    def _explain_seat(
+        self,
+        dealer: Player,
+        vul: Vul,
+        calls: tuple[int, ...],
+        seat: Player,
+        positions: list[int],
+    ) -> list[Explanation]:
+        vul_us = is_vulnerable(vul, seat)
+        vul_them = is_vulnerable(vul, seat.lho)
+        keys = [(calls[: i + 1], (positions[0]) % 4, vul_us, vul_them) for i in positions]
+        cached = [self._cache.get(k) for k in keys]
+        if all(c is not None for c in cached):
+            for k in keys:
+                self._cache.move_to_end(k)
+            return [_reseat(c, seat) for c in cached if c is not None]
+        context, kept = self._sample(calls, positions, vul_us, vul_them)
+        out: list[Explanation] = []
+        for k, i, n, hands in zip(keys, positions, context, kept, strict=True):
+            e = _summarise(i, seat, ALL_CALLS[calls[i]], n, hands)
+            self._cache[k] = e
+            out.append(e)
+        while len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+        return out
+
+    def _sample(
+        self,
+        calls: tuple[int, ...],
+        positions: list[int],
+        vul_us: bool,
+        vul_them: bool,
+    ) -> tuple[list[int], list[U8Array]]:
+        """Per own turn: hands that reproduced the earlier own calls, and those making this one."""
+        rng = np.random.default_rng([self.seed, len(calls), *calls[: positions[-1] + 1]])
+        rel = positions[0] % 4
+        context = [0] * len(positions)
+        kept: list[list[U8Array]] = [[] for _ in positions]
+        made = 0
+        drawn = 0
+        masks = [legal_masks_arrays(np.array([calls[:i]], dtype=np.int64))[0] for i in positions]
+        while drawn < self.max_hands and made < self.target:
+            # Size the next batch by the acceptance seen so far (the first is a probe).
+            rate = max(made, 1) / drawn if drawn else 1.0
+            want = self.chunk if not drawn else int(1.2 * (self.target - made) / rate)
+            n = max(1024, min(want, self.chunk * 4, self.max_hands - drawn))
+            drawn += n
+            hands = random_hands(rng, n)
+            for k, i in enumerate(positions):
+                if len(hands) == 0:
+                    break
+                context[k] += len(hands)
+                picks = self._choose(hands, rel, vul_us, vul_them, calls[:i], masks[k])
+                hands = hands[picks == calls[i]]
+                kept[k].append(hands)
+            made = sum(len(h) for h in kept[-1])
+            # A call the policy (almost) never makes will not reach the target: stop early.
+            if context[-1] >= 2 * self.chunk and made < NEVER * context[-1]:
+                break
+        return context, [np.concatenate(k) if k else np.zeros((0, 52), np.uint8) for k in kept]
+
+    def _choose(
+        self,
+        hands: U8Array,
+        rel: int,
+        vul_us: bool,
+        vul_them: bool,
+        prefix: tuple[int, ...],
+        mask: npt.NDArray[np.bool_],
+    ) -> npt.NDArray[np.int64]:
+        b = len(hands)
+        x = encode_arrays(
+            hands,
+            np.full(b, rel),
+            np.full(b, vul_us),
+            np.full(b, vul_them),
+            np.broadcast_to(np.array(prefix, dtype=np.int64), (b, len(prefix))),
+        )
+        z = np.where(mask[None, :], self.policy.logits(x), -np.inf)
+        return np.asarray(z.argmax(axis=1), dtype=np.int64)
+
+
+def random_hands(rng: np.random.Generator, n: int) -> U8Array:
+    """``n`` uniformly random 13-card hands, 13-hot uint8[n, 52] in the data-file order."""
+    picks = rng.random((n, 52)).argpartition(13, axis=1)[:, :13]
+    hands = np.zeros((n, 52), dtype=np.uint8)
+    np.put_along_axis(hands, picks, 1, axis=1)
+    return hands
+
+
+def check_auction(dealer: Player, auction: Sequence[Bid]) -> None:
+    """``ValueError`` naming the first call that is not legal where it stands."""
+    for i, call in enumerate(auction):
+        legal = {bid_index(c) for c in legal_calls(dealer, auction[:i])}
+        if bid_index(call) not in legal:
+            who = seat_of_call(dealer, i).name.capitalize()
+            why = "after the auction ended" if not legal else "not a legal call there"
+            raise ValueError(f"call {i + 1} ({_call_text(call)} by {who}): {why}")
+
+
+def _summarise(
+    index: int,
+    seat: Player,
+    call: Bid,
+    context: int,
+    hands: U8Array,
+) -> Explanation:
+    n = len(hands)
+    if n == 0 or context < MIN_CONTEXT:
+        return Explanation(index, seat, call, context, n)
+    points = hcp(hands)
+    lo, hi = headline_range(points)
+    inner = inner_range(points)
+    inner_or_none = None if (inner[0], inner[1]) == (lo, hi) else inner
+    lengths = suit_lengths(hands)
+    bid_suit = _SUIT_OF_DENOM.get(call.denom) if isinstance(call, ContractBid) else None
+    share4 = None
+    artificial = False
+    if bid_suit is not None:
+        share4 = float((lengths[:, bid_suit] >= 4).mean())
+        # Artificial (alerted): fewer than half of the hands hold four cards in the suit bid.
+        # Three-card raises count too: the opponents are told the fit may be 4-3.
+        artificial = share4 < ARTIFICIAL_BELOW
+    return Explanation(
+        index,
+        seat,
+        call,
+        context,
+        n,
+        lo,
+        hi,
+        inner_or_none,
+        tuple(describe_lengths(lengths, bid_suit)),
+        share4,
+        artificial,
+    )
+
+
+def _reseat(e: Explanation, seat: Player) -> Explanation:
+    """A cached explanation (keyed by the seat relative to the dealer) for this absolute seat."""
+    if e.seat == seat:
+        return e
+    return replace(e, seat=seat)

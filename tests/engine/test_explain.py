@@ -1,0 +1,192 @@
+"""engine.explain: explanations checked against the policy's own calls on fresh random deals.
+
+The deals are dealt here from a seed of their own, so none was used in training (the policy was
+trained on the shared DD files and on bfg's auctions of other seeded deals).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+from endplay.types import Bid, Player, Vul
+
+from bridgebot.cli import main
+from engine.explain import (
+    MAX_WIDTH,
+    OPEN_FROM,
+    Explainer,
+    check_auction,
+    hcp,
+    headline_range,
+    inner_range,
+    random_hands,
+    suit_lengths,
+)
+from engine.features import encode_arrays
+from engine.policy import DEFAULT_MODEL_DIR, Policy
+from engine.rules import bid_index
+
+N_DEALS = 8000
+
+
+@cache
+def _policy() -> Policy:
+    return Policy(DEFAULT_MODEL_DIR)
+
+
+@cache
+def _fresh_auctions() -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
+    """Fresh deals (hands of N, E, S: the first three callers, North dealing, nobody vulnerable)
+    and the policy's first three calls on each."""
+    rng = np.random.default_rng(20261124)
+    perm = rng.random((N_DEALS, 52)).argsort(axis=1)
+    owners = np.zeros((N_DEALS, 52), dtype=np.int64)
+    np.put_along_axis(owners, perm, np.repeat(np.arange(4), 13)[None, :], axis=1)
+    hands = np.stack([(owners == s).astype(np.uint8) for s in range(3)], axis=1)
+    calls = np.zeros((N_DEALS, 3), dtype=np.int64)
+    policy = _policy()
+    for t in range(3):
+        prefix = calls[:, :t]
+        x = encode_arrays(
+            hands[:, t],
+            np.full(N_DEALS, t),
+            np.zeros(N_DEALS, bool),
+            np.zeros(N_DEALS, bool),
+            prefix,
+        )
+        from engine.features import legal_masks_arrays
+
+        z = np.where(legal_masks_arrays(prefix), policy.logits(x), -np.inf)
+        calls[:, t] = z.argmax(axis=1)
+    return hands, calls
+
+
+def _check(prefix: list[str], call: str, opening: bool) -> None:
+    hands, calls = _fresh_auctions()
+    t = len(prefix)
+    rows = np.ones(N_DEALS, dtype=bool)
+    for i, c in enumerate(prefix):
+        rows &= calls[:, i] == bid_index(Bid(c))
+    rows &= calls[:, t] == bid_index(Bid(call))
+    made = hands[rows, t]
+    assert len(made) >= 60, f"{prefix} {call}: only {len(made)} fresh hands; pick a commoner call"
+    e = Explainer(_policy()).explain(Player.north, Vul.none, [Bid(c) for c in [*prefix, call]])[-1]
+    points = hcp(made)
+    covered = ((points >= e.hcp_low) & (points <= e.hcp_high)).mean()
+    assert covered >= 0.9, f"{call} after {prefix}: {e.text()} covers {covered:.0%}"
+    if opening:
+        assert e.hcp_high - e.hcp_low <= MAX_WIDTH or (e.open_range and e.hcp_low >= OPEN_FROM), (
+            e.text()
+        )
+    if e.inner is not None:
+        lo, hi, share = e.inner
+        observed = ((points >= lo) & (points <= hi)).mean()
+        assert abs(observed - share) <= 0.10, f"{e.text()}: inner range covers {observed:.0%}"
+
+
+@pytest.mark.parametrize("call", ["1C", "1D", "1H", "1S", "1NT", "2D", "Pass"])
+def test_opening_ranges_cover_fresh_hands(call: str) -> None:
+    _check([], call, opening=call != "Pass")
+
+
+@pytest.mark.parametrize(
+    ("prefix", "call"),
+    [
+        (["1NT", "Pass"], "Pass"),
+        (["1D", "Pass"], "1H"),
+        (["1H", "Pass"], "1S"),
+        (["1S", "Pass"], "1NT"),
+        (["2D", "X"], "Pass"),
+        (["Pass", "1H"], "1S"),
+        (["1H", "1S"], "2H"),
+    ],
+)
+def test_response_ranges_cover_fresh_hands(prefix: list[str], call: str) -> None:
+    _check(prefix, call, opening=False)
+
+
+def test_ranges_on_known_samples() -> None:
+    points = np.array([10] * 2 + [12] * 48 + [13] * 38 + [14] * 10 + [20] * 2)
+    assert headline_range(points) == (12, 14)  # 2.5% cut from each tail
+    lo, hi, share = inner_range(points)
+    assert (lo, hi) == (12, 13) and share == pytest.approx(0.86)
+
+
+def test_hand_arithmetic() -> None:
+    hands = random_hands(np.random.default_rng(1), 500)
+    assert (hands.sum(axis=1) == 13).all()
+    assert (suit_lengths(hands).sum(axis=1) == 13).all()
+    assert hcp(hands).mean() == pytest.approx(10, abs=0.4)
+
+
+def test_never_made_call_says_so_and_is_not_guessed() -> None:
+    (e,) = Explainer(_policy()).explain(Player.north, Vul.none, [Bid("7NT")])
+    assert e.never and e.text().startswith("7NT: the policy (almost) never makes this call here")
+    assert "HCP" not in e.text()
+
+
+def test_artificial_raise_alert_in_protocol_vocabulary() -> None:
+    ex = Explainer(_policy(), target=200, max_hands=8192)
+    auction = [Bid("1S"), Bid("Pass")]
+    text = ex.alert(Player.north, Vul.none, auction, Bid("3S"))
+    assert text is not None
+    assert re.fullmatch(r"\d+ to \d+ total points(, [^,]+)*\.", text), text
+    assert "3+ cards in spades" in text
+    assert ex.alert(Player.north, Vul.none, [Bid("1C"), Bid("Pass")], Bid("1H")) is None
+    assert ex.alert(Player.north, Vul.none, [], Bid("1NT")) is None  # notrump: never alerted
+    # Cached: the same question costs nothing the second time and answers the same.
+    assert ex.alert(Player.north, Vul.none, auction, Bid("3S")) == text
+
+
+def test_illegal_auction_names_the_call() -> None:
+    with pytest.raises(ValueError, match=r"call 3 \(1C by South\): not a legal call there"):
+        check_auction(Player.north, [Bid("1NT"), Bid("Pass"), Bid("1C")])
+
+
+def test_command_one_line_per_call(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["explain", "1NT Pass 2C", "--dealer", "E", "--vul", "ns"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [x.split(":")[0] for x in lines] == ["1NT", "Pass", "2C"]
+    assert re.match(r"1NT: \d+-\d+ HCP", lines[0])  # headline range first
+    assert "sampled hands make it" in lines[0] and "confidence" in lines[0]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["explain", "1NT 2Z"], "call 2 '2Z' is not a call"),
+        (["explain", "1NT 1C"], "call 2 (1C by East): not a legal call there"),
+        (["explain", "P P P P 1C"], "after the auction ended"),
+        (["explain", "1C", "--agent", "bfg"], "explanations need a learned policy"),
+        (["explain", "1C", "--vul", "red"], "--vul 'red'"),
+        (["explain", "1C", "--agent", "policy:/nonexistent"], "no model.json"),
+    ],
+)
+def test_command_errors_are_one_line(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_deferred_matplotlib_still_imports_on_use() -> None:
+    """bridgebot explain defers endplay's matplotlib import; a real use still gets the module."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from bridgebot.explain import defer_matplotlib\n"
+        "defer_matplotlib()\n"
+        "import endplay.types\n"
+        "assert 'matplotlib.figure' not in sys.modules\n"
+        "import matplotlib.pyplot as plt\n"
+        "assert callable(plt.plot) and 'matplotlib.figure' in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

@@ -1,0 +1,147 @@
+"""Alerts of our seat client, as the other three seats receive them through our table manager.
+
+Our real seat client sits South with the shipped ``default`` agent and the learned explanations
+(``engine.explain``); North, East and West are scripted peers over real TCP on 127.0.0.1, each
+asserting every line the table manager sends it, in order. Only the auction is scripted.
+
+- 1S (North) Pass 3S: the policy's 3S is a limit raise that fewer than half of its hands make
+  with four spades (artificial by our definition): East and West, the opponents, get ``Alert.``
+  with the meaning; North, the partner, gets the bare call (the relay rule).
+- 1C (North) Pass 1H: a natural 1H (four hearts or more): nobody gets an alert.
+- ``--no-alerts`` (no alerter): the same 3S goes out bare.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+
+from endplay.types import Deal, Player, Vul
+
+from engine.agents import make_agent
+from engine.explain import Explainer, agent_policy
+from protocol.table import TableBoard
+from server.seat import SeatClient, TableConnectionError
+from server.testing import ScriptedSeat
+from server.tm import TableManager
+
+RAISE_DEAL = "N:KQ92.Q.KQT62.AKT 864.AK84.753.J74 AT3.J62.A84.Q863 J75.T9753.J9.952"
+NATURAL_DEAL = "N:AQ54.Q3.9632.AQ6 T87.A8.AQT4.9754 KJ93.JT95.K7.JT8 62.K7642.J85.K32"
+ALERTED_3S = "South bids 3S Alert. 8 to 13 total points, 3+ cards in spades."
+
+CARDS = {
+    RAISE_DEAL: {
+        "North": "North's cards : S K Q 9 2. H Q. D K Q T 6 2. C A K T.",
+        "East": "East's cards : S 8 6 4. H A K 8 4. D 7 5 3. C J 7 4.",
+        "West": "West's cards : S J 7 5. H T 9 7 5 3. D J 9. C 9 5 2.",
+    },
+    NATURAL_DEAL: {
+        "North": "North's cards : S A Q 5 4. H Q 3. D 9 6 3 2. C A Q 6.",
+        "East": "East's cards : S T 8 7. H A 8. D A Q T 4. C 9 7 5 4.",
+        "West": "West's cards : S 6 2. H K 7 6 4 2. D J 8 5. C K 3 2.",
+    },
+}
+
+
+def _start(seat: str, team: str, cards: str) -> list[tuple[str, str]]:
+    """("says" | "hears", line) up to the cards, as PROTOCOL.md section 3 orders them."""
+    return [
+        ("says", f'Connecting "{team}" as {seat} using protocol version 18'),
+        ("hears", f'{seat} ("{team}") seated'),
+        ("says", f"{seat} ready for teams"),
+        ("hears", 'Teams : N/S : "Bots" E/W : "Peers"'),
+        ("says", f"{seat} ready to start"),
+        ("hears", "Start of board"),
+        ("says", f"{seat} ready for deal"),
+        ("hears", "Board number 1. Dealer North. Neither vulnerable."),
+        ("says", f"{seat} ready for cards"),
+        ("hears", cards),
+    ]
+
+
+def _scripts(deal: str, opening: str, south: str, to_opponents: str) -> dict[str, list]:
+    """The three peers' whole auction: North opens, East passes, South (ours) answers."""
+    cards = CARDS[deal]
+    return {
+        "North": [
+            *_start("North", "Bots", cards["North"]),
+            ("says", f"North bids {opening}"),
+            ("says", "North ready for East's bid"),
+            ("hears", "East passes"),
+            ("says", "North ready for South's bid"),
+            ("hears", south),  # partner: never the alert
+        ],
+        "East": [
+            *_start("East", "Peers", cards["East"]),
+            ("says", "East ready for North's bid"),
+            ("hears", f"North bids {opening}"),
+            ("says", "East passes"),
+            ("says", "East ready for South's bid"),
+            ("hears", to_opponents),
+        ],
+        "West": [
+            *_start("West", "Peers", cards["West"]),
+            ("says", "West ready for North's bid"),
+            ("hears", f"North bids {opening}"),
+            ("says", "West ready for East's bid"),
+            ("hears", "East passes"),
+            ("says", "West ready for South's bid"),
+            ("hears", to_opponents),
+        ],
+    }
+
+
+async def _auction(tmp_path: Path, deal: str, scripts: dict[str, list], alerts: bool) -> None:
+    board = TableBoard(number=1, dealer=Player.north, vul=Vul.none, deal=Deal.from_pbn(deal))
+    tm = TableManager([board], tmp_path)
+    host, port = await tm.start()
+    serving = asyncio.create_task(tm.serve())
+    agent = make_agent("default", seed=0)
+    policy = agent_policy(agent)
+    assert policy is not None
+    alerter = Explainer(policy, target=200, max_hands=8192).alert_for if alerts else None
+    peers: list[ScriptedSeat] = []
+    for name in ("North", "East", "West"):
+        seat = ScriptedSeat(host, port, name=name, timeout=10.0, expect_close=False)
+        for kind, line in scripts[name]:
+            (seat.says if kind == "says" else seat.hears)(line)
+        peers.append(seat)
+    ours = SeatClient(host, port, Player.south, "Bots", agent, connect_retries=0, alerter=alerter)
+    client = asyncio.create_task(ours.run())
+    try:
+        await asyncio.wait_for(asyncio.gather(*(p.run() for p in peers)), 20)
+    finally:
+        for p in peers:
+            await p.close()
+        await tm.close()
+        serving.cancel()
+        client.cancel()
+        with contextlib.suppress(asyncio.CancelledError, TableConnectionError, Exception):
+            await client
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await serving
+
+
+async def test_artificial_raise_alerted_to_opponents_only(tmp_path: Path) -> None:
+    scripts = _scripts(RAISE_DEAL, "1S", "South bids 3S", ALERTED_3S)
+    await _auction(tmp_path, RAISE_DEAL, scripts, alerts=True)
+
+
+async def test_natural_response_not_alerted(tmp_path: Path) -> None:
+    scripts = _scripts(NATURAL_DEAL, "1C", "South bids 1H", "South bids 1H")
+    await _auction(tmp_path, NATURAL_DEAL, scripts, alerts=True)
+
+
+async def test_alerts_off(tmp_path: Path) -> None:
+    scripts = _scripts(RAISE_DEAL, "1S", "South bids 3S", "South bids 3S")
+    await _auction(tmp_path, RAISE_DEAL, scripts, alerts=False)
+
+
+def test_alerts_come_from_learned_policies_only() -> None:
+    from server.seat_cli import _alerter
+
+    assert _alerter(make_agent("random"), 8192) is None
+    assert _alerter(make_agent("bfg"), 8192) is None
+    assert callable(_alerter(make_agent("default,play=baseline"), 8192))
+    assert callable(_alerter(make_agent("search,particles=16,rollouts=4"), 8192))

@@ -1,0 +1,119 @@
+"""report.html: built by a real match (default against bfg, DD-solved deals), checked as text
+(self-contained, every section there) and in a real browser (Debian's chromium driven by
+selenium through chromium-driver: renders without console errors, requests nothing, shows the
+plots, a hand diagram and the hand viewer, and a screenshot that is not blank).
+
+Without chromium this test fails (CI installs it: .ci/run), it does not skip.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tempfile
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from tournament.html_report import doubled_html, html_report
+from tournament.match import MatchConfig, run_match
+from tournament.records import BoardResult, RoomResult
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+
+
+@cache
+def _match_dir(npz: Path) -> Path:
+    out = Path(tempfile.mkdtemp(prefix="html-report-"))
+    run_match(
+        MatchConfig(us="default", them="bfg", out=out, boards=6, deals=npz), progress=lambda b: None
+    )
+    return out
+
+
+@pytest.fixture
+def report_dir(solved_npz: Path) -> Path:
+    return _match_dir(solved_npz)
+
+
+def test_match_writes_a_self_contained_page(report_dir: Path) -> None:
+    page = (report_dir / "report.html").read_text(encoding="utf-8")
+    # Nothing to load: no external script, stylesheet, font or image; links are plain anchors.
+    assert not re.search(r"<(script|img|link|iframe)[^>]+(src|href)=\"https?:", page)
+    assert "@import" not in page and "url(" not in page
+    for section in ("Doubled contracts", "Largest swings", "Every board", "Par "):
+        assert section in page
+    assert page.count('class="diagram"') == 6 + 5  # every board, and the five largest swings
+    assert page.count('class="viewer"') == 2 * (6 + 5)
+    assert "HCP" in page  # our explanations on the swings
+    assert (report_dir / "room-open.lin").read_text().count("\n") == 6
+
+
+def test_doubled_section_counts_by_declaring_side() -> None:
+    room = RoomResult("open", ("us", "them", "us", "them"), (), "3NTxW", 7, 500)
+    other = RoomResult("closed", ("them", "us", "them", "us"), (), "3NTN", 9, 400)
+    b = BoardResult(
+        1, "N", "None", "N:AKQ.AKQ.AKQ.AKQJ - - -".replace(" - - -", ""), (room, other), 3
+    )
+    text = doubled_html({"us": "us"}, [b])
+    assert "<td>their side</td><td>1</td><td>-500</td><td>+3</td>" in text
+    assert "<td>our side</td><td>0</td>" in text
+
+
+def test_empty_match_page() -> None:
+    page = html_report({"us": "a", "them": "b", "format": "team", "scoring": "dd"}, [])
+    assert "<h1>a against b</h1>" in page
+
+
+def test_report_renders_in_chromium(report_dir: Path, tmp_path: Path) -> None:
+    from PIL import Image
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+
+    assert Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists(), (
+        "the browser test needs Debian's chromium and chromium-driver "
+        "(apt-get install -y chromium chromium-driver; .ci/run does it)"
+    )
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=1200,1600",
+        f"--user-data-dir={tmp_path / 'profile'}",
+    ):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+    try:
+        driver.get((report_dir / "report.html").resolve().as_uri())
+        errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+        assert errors == []
+        # The page requested nothing beyond itself.
+        assert driver.execute_script("return performance.getEntriesByType('resource').length") == 0
+        plots = driver.find_elements(By.CSS_SELECTOR, ".plot svg")
+        assert len(plots) == 2 and all(p.size["height"] > 100 for p in plots)
+        diagram = driver.find_element(By.CSS_SELECTOR, ".diagram")
+        assert diagram.is_displayed() and "North" in diagram.text and "♠" in diagram.text
+        # The inline viewer ran: it drew four hands and steps on a click.
+        viewer = driver.find_element(By.CSS_SELECTOR, ".viewer")
+        assert len(viewer.find_elements(By.CSS_SELECTOR, ".vh > div")) == 4
+        step = viewer.text
+        viewer.find_element(By.CSS_SELECTOR, "button[data-d='-999']").click()
+        assert viewer.text != step and "step 0 of" in viewer.text
+        png = driver.get_screenshot_as_png()
+    finally:
+        driver.quit()
+    gray = Image.open(io.BytesIO(png)).convert("L").histogram()
+    dark = sum(gray[:128]) / sum(gray)
+    assert 0.01 < dark < 0.6, f"screenshot looks blank or black ({dark:.1%} dark pixels)"
+    colours = Image.open(io.BytesIO(png)).convert("RGB").getcolors(maxcolors=1 << 20)
+    assert colours is not None and len(colours) > 20

@@ -1,0 +1,451 @@
+"""``report.html``: the match as one self-contained page to browse (no network, nothing loaded).
+
+Why a page beside report.md: players browse hands, not Markdown. Everything is inline: the CSS,
+the plots (SVG), the hand diagrams, and a small hand viewer (inline JavaScript stepping through
+each room's LIN record: auction, then the play when there is one). A plain hyperlink to BBO's
+online viewer sits beside it for whoever wants it; the page itself requests nothing.
+
+Built from the journal's records like every other output, plus two things the journal does not
+hold: double-dummy tables (from the match's ``dd_cache.npz`` or its npz deal file, solved here
+only for a few missing boards) and our policy's explanations of its own calls
+(:mod:`engine.explain`) for the largest swings.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import urllib.parse
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+from endplay.types import Deal, Player, Vul
+
+from tournament.lin import board_lin
+from tournament.records import BoardResult, RoomResult, parse_contract, parse_vul
+from tournament.report import (
+    _BINS,
+    _room_result_text,
+    _svg_running_mean,
+    largest_swings,
+    room_board,
+)
+from tournament.stats import summarize
+
+if TYPE_CHECKING:
+    from tournament.deals import BoardDeal
+
+DDTable = npt.NDArray[np.uint8]
+#: (board, room) -> per call of that room's auction: our explanation, or None (not our call).
+Explanations = Mapping[tuple[int, str], Sequence[str | None]]
+
+_SUITS: tuple[tuple[str, str, str], ...] = (
+    ("S", "&spades;", "black"),
+    ("H", "&hearts;", "red"),
+    ("D", "&diams;", "red"),
+    ("C", "&clubs;", "black"),
+)
+_STRAINS = ("&clubs;", "&diams;", "&hearts;", "&spades;", "NT")
+#: Boards missing a DD table are solved here only up to this many (0.15-0.3 s each).
+SOLVE_AT_MOST = 32
+BBO_VIEWER = "https://www.bridgebase.com/tools/handviewer.html?lin="
+
+# ---------------------------------------------------------------------------------- data
+
+
+def dd_for_boards(
+    out: Path, header: Mapping[str, Any], boards: Sequence[BoardResult]
+) -> dict[int, DDTable]:
+    """DD tables by board number: the npz deal file's, the match's cache, then a few solved."""
+    from tournament.deals import cycle_board, ensure_dd, load_npz
+
+    tables: dict[int, DDTable] = {}
+    deals_path = header.get("deals")
+    if deals_path and str(deals_path).endswith(".npz") and Path(deals_path).exists() and boards:
+        for d in load_npz(Path(deals_path), boards=max(b.board for b in boards)):
+            if d.dd is not None:
+                tables[d.board] = d.dd
+    todo = [cycle_board(b.board, b.deal) for b in boards if b.board not in tables]
+    cache = out / "dd_cache.npz"
+    if len(todo) <= SOLVE_AT_MOST:
+        known = ensure_dd(todo, cache=cache) if todo else []
+    else:  # too many to solve for a report: only what the match's cache already holds
+        known = _from_cache(cache, todo) if cache.exists() else []
+    tables.update({d.board: d.dd for d in known if d.dd is not None})
+    return tables
+
+
+def _from_cache(cache: Path, todo: Sequence[BoardDeal]) -> list[BoardDeal]:
+    from engine.dds import hands_pbn as owners_to_pbn
+    from tournament.deals import pbn_to_owners
+
+    with np.load(cache) as z:
+        known = {
+            owners_to_pbn(o): t.astype(np.uint8) for o, t in zip(z["owners"], z["dd"], strict=True)
+        }
+    found = ((d, known.get(owners_to_pbn(pbn_to_owners(d.pbn)))) for d in todo)
+    return [replace(d, dd=t) for d, t in found if t is not None]
+
+
+def explain_boards(
+    us: str, boards: Sequence[BoardResult]
+) -> dict[tuple[int, str], list[str | None]]:
+    """Our policy's explanation of every call our side made in these boards (empty when our
+    agent has no learned policy)."""
+    from endplay.types import Bid
+
+    from engine.agents import AgentSpecError, make_agent
+    from engine.explain import Explainer, agent_policy
+
+    try:
+        policy = agent_policy(make_agent(us, 0))
+    except AgentSpecError:
+        policy = None
+    if policy is None:
+        return {}
+    explainer = Explainer(policy, target=200, max_hands=8192)
+    out: dict[tuple[int, str], list[str | None]] = {}
+    for b in boards:
+        dealer, vul = Player.find(b.dealer), parse_vul(b.vul)
+        for room in b.rooms:
+            ours = [p for p, spec in zip(Player, room.seats, strict=True) if spec == us]
+            calls = [Bid(c) for c in room.auction]
+            texts: list[str | None] = [None] * len(calls)
+            if ours and calls:
+                for e in explainer.explain(dealer, vul, calls, seats=ours):
+                    texts[e.index] = e.text()
+            out[(b.board, room.room)] = texts
+    return out
+
+
+def par_text(dd: DDTable, vul: Vul, dealer: Player) -> str:
+    """Par score (N/S view) and contracts from a DD table in the ``../shared/data`` layout."""
+    import endplay._dds as _dds  # endplay builds a DDTable only from this struct
+    from endplay.dds import par
+    from endplay.dds.ddtable import DDTable as EndplayTable
+    from endplay.types import Denom
+
+    res = _dds.ddTableResults()
+    order = (Denom.clubs, Denom.diamonds, Denom.hearts, Denom.spades, Denom.nt)
+    for seat in range(4):
+        for k, denom in enumerate(order):
+            res.resTable[denom.value][seat] = int(dd[seat, k])
+    result = par(EndplayTable(res), vul, dealer)
+    contracts = ", ".join(sorted({_contract_html(str(c)) for c in result}))
+    return f"{result.score:+d} ({contracts or 'passed out'})"
+
+
+def _contract_html(text: str) -> str:
+    for sym, (_, entity, _) in zip("♠♥♦♣", _SUITS, strict=True):
+        text = text.replace(sym, entity)
+    return text
+
+
+# ---------------------------------------------------------------------------------- pieces
+
+
+def _suit(entity: str, color: str) -> str:
+    return f'<span class="{color}">{entity}</span>'
+
+
+def hand_html(deal: Deal, seat: Player) -> str:
+    parts = deal[seat].to_pbn().split(".")
+    rows = [
+        f"<div>{_suit(e, c)} {html.escape(' '.join(h)) or '&mdash;'}</div>"
+        for (_, e, c), h in zip(_SUITS, parts, strict=True)
+    ]
+    return f'<div class="hand"><b>{seat.name.capitalize()}</b>{"".join(rows)}</div>'
+
+
+def diagram_html(deal_pbn: str) -> str:
+    """North on top, West and East beside each other, South below (a CSS grid)."""
+    deal = Deal(deal_pbn)
+    cell = {p: hand_html(deal, p) for p in Player}
+    return (
+        '<div class="diagram">'
+        f'<div class="n">{cell[Player.north]}</div><div class="w">{cell[Player.west]}</div>'
+        f'<div class="e">{cell[Player.east]}</div><div class="s">{cell[Player.south]}</div>'
+        "</div>"
+    )
+
+
+def _call_html(call: str) -> str:
+    if call[-1] in "SHDC" and call[0].isdigit():
+        (_, e, c) = next(s for s in _SUITS if s[0] == call[-1])
+        return call[:-1] + _suit(e, c)
+    return html.escape(call)
+
+
+def auction_html(room: RoomResult, dealer: str, notes: Sequence[str | None]) -> str:
+    """The auction in four columns (N E S W); our calls carry a numbered explanation below."""
+    start = "NESW".index(dealer)
+    cells = ["<td></td>"] * start
+    explained: list[str] = []
+    for i, call in enumerate(room.auction):
+        note = notes[i] if i < len(notes) else None
+        mark = ""
+        if note:
+            explained.append(note)
+            mark = f"<sup>{len(explained)}</sup>"
+        title = f' title="{html.escape(note)}"' if note else ""
+        cells.append(f"<td{title}>{_call_html(call)}{mark}</td>")
+    rows = ["".join(cells[i : i + 4]) for i in range(0, len(cells), 4)]
+    body = "".join(f"<tr>{r}</tr>" for r in rows)
+    table = (
+        f'<table class="auction"><tr><th>N</th><th>E</th><th>S</th><th>W</th></tr>{body}</table>'
+    )
+    if explained:
+        items = "".join(f"<li>{html.escape(t)}</li>" for t in explained)
+        table += f'<ol class="explain">{items}</ol>'
+    return table
+
+
+def dd_html(dd: DDTable | None, vul: Vul, dealer: Player) -> str:
+    if dd is None:
+        return '<p class="dd">Double-dummy table not computed for this board.</p>'
+    head = "".join(f"<th>{s}</th>" for s in _STRAINS)
+    rows = "".join(
+        f"<tr><th>{p}</th>" + "".join(f"<td>{int(dd[k, j])}</td>" for j in range(5)) + "</tr>"
+        for k, p in ((0, "N"), (2, "S"), (1, "E"), (3, "W"))
+    )
+    return (
+        f'<table class="dd"><tr><th></th>{head}</tr>{rows}</table>'
+        f'<p class="par">Par {par_text(dd, vul, dealer)}</p>'
+    )
+
+
+def viewer_html(b: BoardResult, room: RoomResult) -> str:
+    """The embedded viewer (inline script steps through the LIN) and a plain link to BBO's."""
+    lin = board_lin(room_board(b, room, ""))
+    link = BBO_VIEWER + urllib.parse.quote(lin, safe="")
+    return (
+        f'<div class="viewer" data-lin="{html.escape(lin)}"></div>'
+        f'<p class="link"><a href="{html.escape(link)}">open in BBO\'s online viewer</a></p>'
+    )
+
+
+def board_html(
+    b: BoardResult,
+    dd: DDTable | None,
+    explanations: Explanations,
+    anchor: str,
+) -> str:
+    vul, dealer = parse_vul(b.vul), Player.find(b.dealer)
+    rooms = []
+    for room in b.rooms:
+        notes = explanations.get((b.board, room.room), ())
+        rooms.append(
+            f'<div class="room"><h4>{html.escape(room.room)}: N/S {html.escape(room.seats[0])}, '
+            f"E/W {html.escape(room.seats[1])} &rarr; {_contract_html(_room_result_text(room))}"
+            f"</h4>{auction_html(room, b.dealer, notes)}{viewer_html(b, room)}</div>"
+        )
+    return (
+        f'<section class="board" id="{anchor}">'
+        f"<h3>Board {b.board}: {b.imps:+d} IMPs (dealer {b.dealer}, vul {b.vul})</h3>"
+        f'<div class="top">{diagram_html(b.deal)}<div>{dd_html(dd, vul, dealer)}</div></div>'
+        f'<div class="rooms">{"".join(rooms)}</div></section>'
+    )
+
+
+def histogram_svg(imps: Sequence[int]) -> str:
+    """Boards per IMP bin, as bars (the bins of report.md's table)."""
+    counts = [sum(low <= v <= high for v in imps) for low, high in _BINS]
+    w, h, pad, top = 520, 240, 30, max([*counts, 1])
+    bar = (w - 2 * pad) / len(_BINS)
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" class="histogram">',
+        f'<rect width="{w}" height="{h}" fill="white"/>',
+        f'<text x="{pad}" y="{pad - 12}" font-size="12">boards per IMP result</text>',
+    ]
+    for i, ((low, high), n) in enumerate(zip(_BINS, counts, strict=True)):
+        x = pad + i * bar
+        bh = (h - 3 * pad) * n / top
+        label = str(low) if low == high else f"{low}..{high}"
+        color = "#c33" if high < 0 else "#3a3" if low > 0 else "#888"
+        parts += [
+            f'<rect x="{x + 4:.1f}" y="{h - 2 * pad - bh:.1f}" width="{bar - 8:.1f}" '
+            f'height="{bh:.1f}" fill="{color}"/>',
+            f'<text x="{x + bar / 2:.1f}" y="{h - 2 * pad - bh - 4:.1f}" font-size="11" '
+            f'text-anchor="middle">{n}</text>',
+            f'<text x="{x + bar / 2:.1f}" y="{h - pad - 12:.1f}" font-size="10" '
+            f'text-anchor="middle">{label}</text>',
+        ]
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def doubled_html(header: Mapping[str, Any], boards: Sequence[BoardResult]) -> str:
+    """Doubled and redoubled contracts by declaring side: how many, their score for that side,
+    and the IMPs those boards brought us."""
+    us = str(header["us"])
+    rows: dict[str, list[int]] = {"us": [0, 0, 0], "them": [0, 0, 0]}
+    listed: list[str] = []
+    for b in boards:
+        for room in b.rooms:
+            c = parse_contract(room.contract)
+            if c is None or c.penalty.name == "passed":
+                continue
+            seat = c.declarer
+            side = "us" if room.seats[seat.value] == us else "them"
+            score = room.ns_score if seat.value % 2 == 0 else -room.ns_score
+            rows[side][0] += 1
+            rows[side][1] += score
+            rows[side][2] += b.imps
+            listed.append(
+                f'<a href="#board-{b.board}">{b.board}</a> {html.escape(room.room)} '
+                f"{_contract_html(html.escape(room.contract or ''))} ({score:+d})"
+            )
+    body = "".join(
+        f"<tr><td>{'our side' if side == 'us' else 'their side'}</td><td>{n}</td>"
+        f"<td>{score:+d}</td><td>{imps:+d}</td></tr>"
+        for side, (n, score, imps) in rows.items()
+    )
+    return (
+        "<h2>Doubled contracts</h2>"
+        '<table class="doubled"><tr><th>declaring side</th><th>contracts</th>'
+        "<th>score for that side</th><th>IMPs to us on those boards</th></tr>"
+        f"{body}</table><p>{'; '.join(listed) or 'No doubled contract.'}</p>"
+    )
+
+
+# ---------------------------------------------------------------------------------- page
+
+
+def html_report(
+    header: Mapping[str, Any],
+    boards: Sequence[BoardResult],
+    dd: Mapping[int, DDTable] | None = None,
+    explanations: Explanations | None = None,
+    swings: int = 5,
+) -> str:
+    """The whole page as one string."""
+    dd = dd or {}
+    explanations = explanations or {}
+    imps = [b.imps for b in boards]
+    s = summarize(imps)
+    title = f"{header['us']} against {header['them']}"
+    source = f"deals {header['deals']}" if header.get("deals") else f"seed {header.get('seed')}"
+
+    def num(x: float, fmt: str) -> str:
+        return "&ndash;" if math.isnan(x) else format(x, fmt)
+
+    top = largest_swings(boards, swings)
+    rooms = [r.room for r in boards[0].rooms] if boards else []
+    index_rows = "".join(
+        f'<tr><td><a href="#board-{b.board}">{b.board}</a></td>'
+        + "".join(f"<td>{_contract_html(_room_result_text(r))}</td>" for r in b.rooms)
+        + f"<td>{b.imps:+d}</td></tr>"
+        for b in boards
+    )
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<link rel="icon" href="data:,">',
+        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{html.escape(title)}</h1>",
+        f"<p>Format {html.escape(str(header['format']))}, scoring "
+        f"{html.escape(str(header['scoring']))}, {s.boards} boards, {html.escape(source)}.</p>",
+        '<table class="summary"><tr><th>boards</th><th>IMPs/board</th><th>standard error</th>'
+        "<th>95% bootstrap interval</th><th>total IMPs</th></tr>"
+        f"<tr><td>{s.boards}</td><td>{num(s.imps_per_board, '+.2f')}</td>"
+        f"<td>{num(s.stderr, '.2f')}</td><td>[{num(s.ci_low, '+.2f')}, "
+        f"{num(s.ci_high, '+.2f')}]</td><td>{s.total_imps:+d}</td></tr></table>",
+        "<p>Claim only a difference larger than two standard errors.</p>",
+        '<div class="plots">',
+        f'<figure class="plot">{_svg_running_mean(imps) if imps else ""}'
+        "<figcaption>Running mean with its 95% band</figcaption></figure>",
+        f'<figure class="plot">{histogram_svg(imps)}<figcaption>Histogram</figcaption></figure>',
+        "</div>",
+        doubled_html(header, boards),
+        "<h2>Largest swings</h2>",
+        "<p>Our calls carry our policy's explanation: the hands it makes each call with, "
+        "sampled (see <code>bridgebot explain</code>).</p>",
+        *(board_html(b, dd.get(b.board), explanations, f"swing-{b.board}") for b in top),
+        "<h2>Every board</h2>",
+        '<table class="index"><tr><th>board</th>'
+        + "".join(f"<th>{html.escape(r)}</th>" for r in rooms)
+        + f"<th>IMPs</th></tr>{index_rows}</table>",
+        *(board_html(b, dd.get(b.board), explanations, f"board-{b.board}") for b in boards),
+        f"<script>{_VIEWER_JS}</script></body></html>",
+    ]
+    return "\n".join(parts) + "\n"
+
+
+def write_html(
+    out: Path,
+    header: Mapping[str, Any],
+    boards: Sequence[BoardResult],
+    explanations: Explanations | None = None,
+) -> Path:
+    path = out / "report.html"
+    page = html_report(header, boards, dd_for_boards(out, header, boards), explanations)
+    path.write_text(page, encoding="utf-8")
+    return path
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2em auto;max-width:1100px;
+color:#222;padding:0 1em}
+h1{font-size:1.6em}h2{margin-top:1.6em;border-bottom:1px solid #ccc}
+table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 8px;
+text-align:center}
+.red{color:#c00}.black{color:#000}
+.plots{display:flex;flex-wrap:wrap;gap:1em}.plot{margin:0}
+.board{border:1px solid #ddd;border-radius:6px;padding:.5em 1em;margin:1em 0;background:#fcfcfc}
+.top{display:flex;gap:2em;flex-wrap:wrap;align-items:flex-start}
+.diagram{display:grid;grid-template-columns:9em 9em 9em;grid-template-rows:auto auto auto;
+gap:.3em;font-family:ui-monospace,Menlo,monospace}
+.diagram .n{grid-column:2;grid-row:1}.diagram .w{grid-column:1;grid-row:2}
+.diagram .e{grid-column:3;grid-row:2}.diagram .s{grid-column:2;grid-row:3}
+.hand b{display:block;font-family:system-ui,sans-serif;font-size:.85em;color:#555}
+.rooms{display:flex;gap:2em;flex-wrap:wrap}.room{flex:1;min-width:320px}
+.room h4{margin:.6em 0 .3em}
+.auction td{width:3em}.explain{font-size:.85em;color:#333;padding-left:1.5em}
+.viewer{border:1px solid #bbb;border-radius:4px;padding:.4em;margin:.4em 0;background:#fff}
+.viewer button{margin-right:.3em}.viewer .vh{display:grid;grid-template-columns:repeat(4,1fr);
+gap:.3em;font-family:ui-monospace,Menlo,monospace;font-size:.85em}
+.link{font-size:.85em}
+"""
+
+# The hand viewer: reads each .viewer's LIN (md hands, mb calls, pc cards) and steps through the
+# auction and the play; nothing is fetched.
+_VIEWER_JS = """
+(function(){
+var SEATS=['South','West','North','East'],SYM={S:'\\u2660',H:'\\u2665',D:'\\u2666',C:'\\u2663'};
+var RANKS='AKQJT98765432';
+function parse(lin){var f=lin.split('|'),o={hands:[],calls:[],cards:[]};
+ for(var i=0;i+1<f.length;i+=2){var k=f[i],v=f[i+1];
+  if(k==='md'){var hs=v.slice(1).split(',');
+   for(var h=0;h<4;h++)o.hands.push(hand(hs[h]||''));}
+  else if(k==='mb')o.calls.push(v.toUpperCase());else if(k==='pc')o.cards.push(v.toUpperCase());}
+ var seen={};o.hands.forEach(function(h){h.forEach(function(c){seen[c]=1;});});
+ if(o.hands.length===4&&o.hands[3].length===0){['S','H','D','C'].forEach(function(s){
+  for(var r=0;r<13;r++){var c=s+RANKS[r];if(!seen[c])o.hands[3].push(c);}});}
+ return o;}
+function hand(t){var out=[],s='';for(var i=0;i<t.length;i++){var ch=t[i];
+ if('SHDC'.indexOf(ch)>=0)s=ch;else out.push(s+ch);}return out;}
+function sorted(cards,s){return cards.filter(function(c){return c[0]===s;}).map(function(c){
+ return c[1];}).sort(function(a,b){return RANKS.indexOf(a)-RANKS.indexOf(b);}).join('');}
+function render(el,o,step){var nc=o.calls.length,played=Math.max(0,step-nc);
+ var gone={};o.cards.slice(0,played).forEach(function(c){gone[c]=1;});
+ var html='<div class="vh">';for(var p=0;p<4;p++){var rest=o.hands[p].filter(function(c){
+  return !gone[c];});html+='<div><b>'+SEATS[p]+'</b>';['S','H','D','C'].forEach(function(s){
+  html+='<div>'+SYM[s]+' '+(sorted(rest,s)||'-')+'</div>';});html+='</div>';}
+ html+='</div><div>Auction: '+o.calls.slice(0,Math.min(step,nc)).map(function(c){
+  c=c.replace('!','');return c==='P'?'Pass':c==='D'?'X':c==='R'?'XX':c;}).join(' ')+'</div>';
+ if(played>0){var t=o.cards.slice(played-((played-1)%4)-1,played);
+  html+='<div>Trick '+(Math.floor((played-1)/4)+1)+': '+t.join(' ')+'</div>';}
+ html+='<div><button data-d="-999">|&lt;</button><button data-d="-1">&lt;</button>'+
+  '<button data-d="1">&gt;</button><button data-d="999">&gt;|</button> step '+step+' of '+
+  (nc+o.cards.length)+'</div>';el.innerHTML=html;
+ el.querySelectorAll('button').forEach(function(b){b.addEventListener('click',function(){
+  var n=Math.max(0,Math.min(nc+o.cards.length,step+parseInt(b.getAttribute('data-d'),10)));
+  render(el,o,n);});});}
+document.querySelectorAll('.viewer').forEach(function(el){
+ var o=parse(el.getAttribute('data-lin'));render(el,o,o.calls.length);});
+})();
+"""
