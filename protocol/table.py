@@ -52,6 +52,7 @@ from typing import Protocol
 
 from endplay.types import Bid, Card, Contract, Deal, Denom, Hand, Player, Vul
 
+from protocol.codec import team_name_problem
 from protocol.errors import LocalProtocolError, RemoteProtocolError
 from protocol.messages import (
     BoardInfo,
@@ -274,6 +275,10 @@ class TableMachine:
             )
         if msg.version not in SUPPORTED_VERSIONS:
             raise RemoteProtocolError(f"protocol version {msg.version} not supported")
+        problem = team_name_problem(msg.team)
+        if problem is not None:  # a name we could not write back would break the table later
+            shown = ascii(msg.team[:40]) + ("..." if len(msg.team) > 40 else "")
+            raise RemoteProtocolError(f"Error: {problem}: {shown}")
         if self.phase is Phase.ENDED:
             raise RemoteProtocolError("Error: the session has ended")
         if wanted is None:  # ANYPL (WBridge5 Autoconnect): first seat it may take
@@ -313,6 +318,10 @@ class TableMachine:
         """A seat went away: hold it for the same team; a board in progress is suspended."""
         self.seat_state[seat] = SeatState.ABSENT
         self.queues[seat].clear()
+        if self.phase is Phase.SEATING:
+            # Before the Teams line nothing binds the seat to its first team: free it, so a
+            # connection that came and went cannot hold the table for ever (issue 16).
+            self.teams.pop(seat, None)
         if self.phase in (Phase.DEAL, Phase.CARDS, Phase.AUCTION, Phase.PLAY):
             self._suspended_from = self.phase
             self._goto(Phase.SUSPENDED)

@@ -83,7 +83,7 @@ def test_a_card_for_another_seat_is_refused_at_once() -> None:
     d = at_play()
     with pytest.raises(RemoteProtocolError, match="East: West is to play West's card, not East"):
         d.line(Player.east, "East plays 2C")
-    with pytest.raises(RemoteProtocolError, match="North: West is to play West.s card, not North"):
+    with pytest.raises(RemoteProtocolError, match=r"North: West is to play West.s card, not North"):
         d.line(Player.north, "North plays 6C")  # dummy (North) never plays: declarer does
     for p in (Player.north, Player.east, Player.south):
         d.line(p, f"{p.name} ready for West's card to trick 1")
