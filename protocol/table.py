@@ -202,6 +202,9 @@ class BoardResult:
     """Auction index -> alert text ("" for a bare alert)."""
     ns_seconds: float = 0.0
     ew_seconds: float = 0.0
+    ns_team: str | None = None
+    """The team names seated when the board ended (the records name who played it)."""
+    ew_team: str | None = None
 
     @property
     def passed_out(self) -> bool:
@@ -915,6 +918,8 @@ class TableMachine:
             alerts=dict(self._alerts),
             ns_seconds=self._ns_board,
             ew_seconds=self._ew_board,
+            ns_team=self.teams.get(Player.north),
+            ew_team=self.teams.get(Player.east),
         )
         self.finished.append(self.result)
         self._goto(Phase.IDLE)

@@ -341,8 +341,10 @@ class TableManager:
         limits: Limits = DEFAULT_LIMITS,
         skip: Mapping[int, Collection[int]] | None = None,
         keep_results: bool = True,
+        session: dict[str, Any] | None = None,
     ) -> None:
-        """``skip``: table number -> board numbers already finished (``server.resume``).
+        """``session``: the parameters written as the journal's header (``server.resume``).
+        ``skip``: table number -> board numbers already finished (``server.resume``).
         ``keep_results`` False: ``serve()`` returns empty lists and memory stays flat however
         many boards are played (``Table.played``/``aborted`` count them; the journal has them)."""
         if tables < 1:
@@ -358,7 +360,7 @@ class TableManager:
         self.limits = limits
         self.guard = ConnectionGuard(limits, seats=4 * tables)
         self.out_dir = Path(out_dir)
-        self.records = RecordWriter(self.out_dir)
+        self.records = RecordWriter(self.out_dir, session)
         self._transcripts = [
             (self.out_dir / f"transcript-{i}.txt").open("a", encoding="utf-8")
             for i in range(1, tables + 1)

@@ -9,6 +9,7 @@ import asyncio
 import time
 from pathlib import Path
 
+import endplay.parsers.pbn as pbn
 import pytest
 from endplay.types import Player
 from structlog.testing import capture_logs
@@ -236,3 +237,13 @@ async def test_an_over_long_first_line_is_refused_at_once(tmp_path: Path) -> Non
     await asyncio.wait_for(asyncio.gather(*(client(port, p).run() for p in Player)), 60)
     await asyncio.wait_for(serving, 10)
     assert "Error: line too long" in (tmp_path / "transcript-1.txt").read_text()
+
+
+async def test_the_records_name_the_teams_that_played_each_board(tmp_path: Path) -> None:
+    """Issue 16: boards.pbn and journal.jsonl did not say which teams played a board."""
+    entries, _ = await play(tmp_path, 2, None, {"before": lambda line: b""})
+    assert [(e["ns_team"], e["ew_team"]) for e in entries] == [("NS", "EW")] * 2
+    records = pbn.loads((tmp_path / "boards.pbn").read_text())
+    assert [
+        (r.info["North"], r.info["South"], r.info["East"], r.info["West"]) for r in records
+    ] == [("NS", "NS", "EW", "EW")] * len(records)
