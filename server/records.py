@@ -175,4 +175,3 @@ def read_journal(path: str | Path) -> list[dict[str, Any]]:
     lines = Path(path).read_text(encoding="utf-8").splitlines()
     entries = [json.loads(x) for x in lines if x.strip()]
     return [e for e in entries if SESSION_KEY not in e]
-

@@ -78,7 +78,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-junk",
         type=int,
         default=20,
-        help="unreadable or out-of-turn lines before a seat is disconnected (default 20)",
+        help="unreadable or refused lines in one board before a seat is disconnected (default 20)",
     )
     parser.add_argument(
         "--dialect-seated",
