@@ -200,6 +200,8 @@ async def test_a_team_name_the_table_cannot_write_is_refused_and_frees_the_seat(
         await asyncio.wait_for(serving, 10)
     assert not [e for e in logs if e["log_level"] in ("error", "critical")]
     assert f"Error: {reason}" in (tmp_path / "transcript-1.txt").read_text()
+    said = [e["text"] for e in logs if e["event"] == "line" and "text" in e]
+    assert any(t.startswith(f"Error: {reason}") for t in said)  # in the debug line log too
 
 
 async def test_a_seat_that_comes_and_goes_before_the_first_board_does_not_hold_the_table(
