@@ -32,6 +32,7 @@ import contextlib
 import random
 import sys
 import time
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +62,8 @@ class Counter:
     def processor(self, _logger: Any, method: str, event: dict[str, Any]) -> dict[str, Any]:
         self.events[str(event.get("event"))] += 1
         if method in ("error", "critical", "exception"):
-            self.errors.append(f"{event.get('event')}: {event}")
+            trace = traceback.format_exc() if event.get("exc_info") else ""
+            self.errors.append(f"{event.get('event')}: {event}\n{trace}")
         raise structlog.DropEvent
 
 

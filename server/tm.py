@@ -425,6 +425,8 @@ class TableManager:
         for s in self._servers:
             with contextlib.suppress(Exception):
                 await s.wait_closed()
+        for table in self.tables:
+            table.transcript = None  # a handler still running may log a refusal, not write it
         for f in self._transcripts:
             f.close()
         self.records.close()

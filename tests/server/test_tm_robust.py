@@ -249,3 +249,12 @@ async def test_the_records_name_the_teams_that_played_each_board(tmp_path: Path)
     assert [
         (r.info["North"], r.info["South"], r.info["East"], r.info["West"]) for r in records
     ] == [("NS", "NS", "EW", "EW")] * len(records)
+
+
+async def test_a_refusal_after_the_session_closed_is_logged_not_raised(tmp_path: Path) -> None:
+    """Found by benchmarks/soak_tm.py: a stranger refused while the table manager was closing
+    wrote its error line to a transcript that was already closed, and the handler raised."""
+    tm = TableManager(generate(1, 1), tmp_path)
+    await tm.start()
+    await tm.close()
+    tm.tables[0].tell("127.0.0.1:9", None, "Expected 'Connecting .... as ... using protocol'")
