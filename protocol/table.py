@@ -468,10 +468,19 @@ class TableMachine:
         return False
 
     def _note_taken(self, seat: Player, msg: Message) -> None:
+        """Remember a ready line just taken, and drop its repeats already queued behind it."""
         if isinstance(msg, ReadyForBid):
             self._last_bid_ready[seat] = msg
         elif isinstance(msg, ReadyForDeal | ReadyForCards | ReadyForCard | ReadyForDummy):
             self._taken[seat].add(msg)
+        else:
+            return
+        q = self.queues[seat]
+        keep = [m for m in q if m is msg or m != msg]
+        self.repeats += len(q) - len(keep)
+        if len(keep) != len(q):
+            q.clear()
+            q.extend(keep)
 
     def _check_turn(self, seat: Player, msg: CallMsg | PlayMsg) -> None:
         """Raise unless the next call or card of the board is ``seat``'s to make (rule 2)."""

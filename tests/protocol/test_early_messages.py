@@ -144,3 +144,20 @@ def test_dummy_asked_twice_is_a_harmless_repeat() -> None:
     d.line(Player.east, "East ready for dummy")
     d.line(Player.east, "East ready for dummy")
     assert d.m.repeats == 1
+
+
+def test_a_ready_line_repeated_while_the_first_still_waits_is_dropped_with_it() -> None:
+    """Both copies arrive early; once the first is taken the second is a repeat, not a line
+    that would later be refused for being out of date."""
+    d = at_auction()
+    d.line(Player.north, "North passes")  # not relayed until the others are ready for it
+    d.line(Player.north, "North ready for East's bid")  # early: North's call is pending
+    d.line(Player.north, "North ready for East's bid")
+    assert len(d.m.queues[Player.north]) == 2
+    for p in (Player.east, Player.west, Player.south):
+        d.line(p, f"{p.name} ready for North's bid")
+    assert not d.m.queues[Player.north] and d.m.repeats == 1
+    d.line(Player.south, "South ready for East's bid")
+    d.line(Player.west, "West ready for East's bid")
+    d.line(Player.east, "East passes")
+    assert d.drain(Player.north)[-1] == "East passes"
