@@ -496,6 +496,24 @@ def _text(value: str, what: str, *, quoted: bool = False) -> str:
     return value
 
 
+def team_name_problem(team: str) -> str | None:
+    """Why a table will not accept ``team`` as a team name, or None if it will.
+
+    Every name a table accepts can be written back on the wire unchanged (printable ASCII, no
+    double quote, single inner spaces and no outer ones) and keeps every line the table sends
+    within the line limit (:data:`protocol.wire.MAX_TEAM_NAME`). Two different names are never
+    merged: a name that would need changing to be written is refused, not rewritten."""
+    if not team:
+        return "team name is empty"
+    if len(team) > wire.MAX_TEAM_NAME:
+        return f"team name is longer than {wire.MAX_TEAM_NAME} characters"
+    try:
+        _text(team, "team name", quoted=True)
+    except LocalProtocolError as exc:
+        return exc.message
+    return None
+
+
 def _check_hand(hand: Hand, what: str) -> str:
     if len(hand) != 13:
         raise LocalProtocolError(f"{what} must hold 13 cards, not {len(hand)}")

@@ -159,7 +159,18 @@ class Ignored:
     message: Message
 
 
-Event = Send | NeedCall | NeedCard | BoardStarted | BoardFinished | SessionEnded | Ignored
+@dataclass(frozen=True)
+class TableError:
+    """An error line from the table manager after we were seated: one of our lines was refused
+    (the table goes on), or we are being dropped (the connection closes next). Either way the
+    text is for the operator's log; it ends nothing by itself."""
+
+    text: str
+
+
+Event = (
+    Send | NeedCall | NeedCard | BoardStarted | BoardFinished | SessionEnded | Ignored | TableError
+)
 
 
 # ----------------------------------------------------------------------------- board state
@@ -278,6 +289,8 @@ class SeatMachine:
             raise LocalProtocolError(f"team name {team!r} must be non-empty and without quotes")
         self.team = team
         self.requested_seat = seat
+        self.last_error: str | None = None
+        """The last error line the table manager sent after seating us (for the operator)."""
         self._seat = seat
         self.dialect = dialect
         self.dummy_form: DummyForm = dummy_form
@@ -405,7 +418,8 @@ class SeatMachine:
 
     def _on_error_text(self, msg: Message) -> list[Event]:
         assert isinstance(msg, m.ErrorText)
-        raise RemoteProtocolError(f"table manager reported an error: {msg.text}", seat=None)
+        self.last_error = msg.text
+        return [TableError(msg.text)]  # the table goes on, or closes: either tells us (above)
 
     def _on_teams(self, msg: Message) -> list[Event]:
         assert isinstance(msg, m.Teams)

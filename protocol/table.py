@@ -13,11 +13,17 @@ graph, and :data:`TRANSITIONS`, what each phase consumes):
    IDLE is "between boards": the shell journals the finished board, then calls
    :meth:`start_board` or :meth:`end_session`. A board can also be SUSPENDED (a seat went away)
    and restarts from ``Start of board`` once all four seats are back.
-2. Each seat has a FIFO queue (section 3.1). A message waits in its queue while the current step
-   needs nothing more from that seat (it is early: ``ready for`` the next trick before the last card
-   was relayed, as bridge-player does); it is consumed when it fits the step; if the step still
-   needs something else from that seat, it is a protocol error: :class:`RemoteProtocolError` is
-   raised naming the seat, the message is dropped and the state is otherwise unchanged.
+2. Each seat has a queue of ready lines (section 3.1), and one rule for every message, alone or
+   in a burst (docs/protocol.md, "Messages that arrive early"):
+   * a ``ready for ...`` line may arrive early: it waits in the queue until the table gets there
+     (``ready for`` the next trick before the last card was relayed, as bridge-player does); one
+     for a later phase does not hold up the lines behind it;
+   * a ready line repeating one already taken on this board (Ben re-sends ``ready for deal``
+     after a restart) is ignored: not queued, not an error;
+   * a call or card is taken at once if the next call or card of the board is that seat's to
+     make (a lead may still wait for its ``to lead`` prompt); otherwise it is refused at once;
+   * a refused message raises :class:`RemoteProtocolError` naming the seat, is dropped, and
+     leaves the state unchanged; the queue goes on.
 3. A message whose phase is already over is an error at once (state unchanged), except these,
    which are ignored: ``received dummy`` (GIB, bridge-player), a stray ``ready to start`` after the
    first one (Ben re-sends it), and, just after ``Start of board``, leftovers of an abandoned board.
@@ -46,6 +52,7 @@ from typing import Protocol
 
 from endplay.types import Bid, Card, Contract, Deal, Denom, Hand, Player, Vul
 
+from protocol.codec import team_name_problem
 from protocol.errors import LocalProtocolError, RemoteProtocolError
 from protocol.messages import (
     BoardInfo,
@@ -195,10 +202,19 @@ class BoardResult:
     """Auction index -> alert text ("" for a bare alert)."""
     ns_seconds: float = 0.0
     ew_seconds: float = 0.0
+    ns_team: str | None = None
+    """The team names seated when the board ended (the records name who played it)."""
+    ew_team: str | None = None
 
     @property
     def passed_out(self) -> bool:
         return self.aborted is None and self.contract is None
+
+
+def _remove(q: deque[Message], i: int, msg: Message) -> None:
+    """Drop ``msg`` from position ``i`` of ``q`` if it is still there."""
+    if i < len(q) and q[i] is msg:
+        del q[i]
 
 
 def _side(p: Player) -> int:
@@ -235,6 +251,8 @@ class TableMachine:
         self.result: BoardResult | None = None
         self.finished: list[BoardResult] = []
         self.errors: list[RemoteProtocolError] = []
+        self.repeats = 0
+        """Ready lines ignored because they repeated one already taken (rule 2)."""
         self._board: TableBoard | None = None
         self._suspended_from: Phase | None = None
         self._reset_board_state()
@@ -260,6 +278,10 @@ class TableMachine:
             )
         if msg.version not in SUPPORTED_VERSIONS:
             raise RemoteProtocolError(f"protocol version {msg.version} not supported")
+        problem = team_name_problem(msg.team)
+        if problem is not None:  # a name we could not write back would break the table later
+            shown = ascii(msg.team[:40]) + ("..." if len(msg.team) > 40 else "")
+            raise RemoteProtocolError(f"Error: {problem}: {shown}")
         if self.phase is Phase.ENDED:
             raise RemoteProtocolError("Error: the session has ended")
         if wanted is None:  # ANYPL (WBridge5 Autoconnect): first seat it may take
@@ -299,6 +321,10 @@ class TableMachine:
         """A seat went away: hold it for the same team; a board in progress is suspended."""
         self.seat_state[seat] = SeatState.ABSENT
         self.queues[seat].clear()
+        if self.phase is Phase.SEATING:
+            # Before the Teams line nothing binds the seat to its first team: free it, so a
+            # connection that came and went cannot hold the table for ever (issue 16).
+            self.teams.pop(seat, None)
         if self.phase in (Phase.DEAL, Phase.CARDS, Phase.AUCTION, Phase.PLAY):
             self._suspended_from = self.phase
             self._goto(Phase.SUSPENDED)
@@ -374,6 +400,8 @@ class TableMachine:
         self._dummy_asked: set[Player] = set()
         self._dummy_sent: set[Player] = set()
         self._leader: Player = Player.north
+        self._taken: dict[Player, set[Message]] = {p: set() for p in SEATS}
+        self._last_bid_ready: dict[Player, ReadyForBid] = {}
 
     # ------------------------------------------------------------------ input
 
@@ -408,10 +436,15 @@ class TableMachine:
         )
         if leftover:
             return []  # a leftover of the board that just ended or was abandoned (rule 3)
+        if self._is_repeat(seat, msg):
+            self.repeats += 1
+            return []  # a ready line already taken (Ben after a restart): ignored (rule 2)
         if self.phase in (Phase.ENDED, Phase.SUSPENDED, Phase.SEATING, Phase.TEAMS):
             raise RemoteProtocolError(
                 f"unexpected now ({self.phase.value})", seat=seat, line=repr(msg)
             )
+        if isinstance(msg, CallMsg | PlayMsg):
+            self._check_turn(seat, msg)  # a call or card never waits (rule 2)
         if self.phase is not Phase.IDLE and _ORDER[stage] < _ORDER[self.phase]:
             raise RemoteProtocolError(
                 f"too late: the table is in the {self.phase.value} phase", seat=seat, line=repr(msg)
@@ -420,6 +453,64 @@ class TableMachine:
             raise RemoteProtocolError("too many messages ahead of the table", seat=seat)
         self.queues[seat].append(msg)
         return self._pump(seat)
+
+    def _is_repeat(self, seat: Player, msg: Message) -> bool:
+        """Whether ``msg`` repeats a ready line of this board already taken from ``seat``.
+
+        Every ready line but ``ready for <seat>'s bid`` names its object uniquely within a board
+        (the deal, the cards, dummy, one card of one trick). ``ready for East's bid`` comes back
+        every round, but never twice in a row from an honest seat: between two of them it owes a
+        ready for each of the two other calls of the round."""
+        if isinstance(msg, ReadyForBid):
+            return msg == self._last_bid_ready.get(seat)
+        if isinstance(msg, ReadyForDeal | ReadyForCards | ReadyForCard | ReadyForDummy):
+            return msg in self._taken[seat]
+        return False
+
+    def _note_taken(self, seat: Player, msg: Message) -> None:
+        """Remember a ready line just taken, and drop its repeats already queued behind it."""
+        if isinstance(msg, ReadyForBid):
+            self._last_bid_ready[seat] = msg
+        elif isinstance(msg, ReadyForDeal | ReadyForCards | ReadyForCard | ReadyForDummy):
+            self._taken[seat].add(msg)
+        else:
+            return
+        q = self.queues[seat]
+        keep = [m for m in q if m is msg or m != msg]
+        self.repeats += len(q) - len(keep)
+        if len(keep) != len(q):
+            q.clear()
+            q.extend(keep)
+
+    def _check_turn(self, seat: Player, msg: CallMsg | PlayMsg) -> None:
+        """Raise unless the next call or card of the board is ``seat``'s to make (rule 2)."""
+        what = "a call" if isinstance(msg, CallMsg) else "a card"
+        if isinstance(msg, CallMsg) and self.phase is Phase.AUCTION:
+            bidder = self._bidder()
+            if seat != bidder:
+                raise RemoteProtocolError(
+                    f"{_name(bidder)} is to call, not {_name(seat)}", seat=seat, line=repr(msg)
+                )
+            if self._pending_call is not None:
+                raise RemoteProtocolError(
+                    "a second call before the first was relayed", seat=seat, line=repr(msg)
+                )
+            return
+        if isinstance(msg, PlayMsg) and self.phase is Phase.PLAY:
+            n = len(self._plays)
+            if n >= 52:
+                raise RemoteProtocolError("all 52 cards have been played", seat=seat)
+            p = self._player_of(n)
+            c = self._controller(p)
+            if seat != c:
+                raise RemoteProtocolError(
+                    f"{_name(c)} is to play {_name(p)}'s card, not {_name(seat)}",
+                    seat=seat, line=repr(msg),
+                )  # fmt: skip
+            return
+        raise RemoteProtocolError(
+            f"{what} from {_name(seat)} in the {self.phase.value} phase", seat=seat, line=repr(msg)
+        )
 
     def _handshake(self, seat: Player, msg: Message) -> list[Out]:
         state = self.seat_state[seat]
@@ -467,28 +558,29 @@ class TableMachine:
             progress = False
             for seat in SEATS:
                 q = self.queues[seat]
-                while q and self.phase in TRANSITIONS:
-                    msg = q[0]
+                i = 0
+                while i < len(q) and self.phase in TRANSITIONS:
+                    msg = q[i]
                     try:
                         if type(msg) not in TRANSITIONS[self.phase]:
                             if _ORDER.get(self.phase, 99) <= _ORDER[_STAGE[type(msg)]]:
-                                break  # early: for a later phase
+                                i += 1  # early, for a later phase: what is behind may fit now
+                                continue
                             raise RemoteProtocolError(
                                 f"too late: the table is in the {self.phase.value} phase",
                                 seat=seat, line=repr(msg),
                             )  # fmt: skip
                         taken = self._step(seat, msg, out)
                     except RemoteProtocolError as exc:
-                        if q and q[0] is msg:
-                            q.popleft()  # a wrong message is dropped (rule 2)
+                        _remove(q, i, msg)  # a wrong message is dropped (rule 2)
                         if not consumed and seat == first and not out:
                             raise
                         self.errors.append(exc)
                         continue
                     if not taken:
-                        break
-                    if q and q[0] is msg:  # (finishing a board clears the queues)
-                        q.popleft()
+                        break  # early within this phase: its order is kept
+                    self._note_taken(seat, msg)
+                    _remove(q, i, msg)  # (finishing a board clears the queues)
                     progress = consumed = True
         return out
 
@@ -668,9 +760,6 @@ class TableMachine:
         p = self._player_of(n)
         c = self._controller(p)
         if seat != c:
-            later = range(n + 1, n // 4 * 4 + 4)
-            if any(self._controller(self._player_of(j)) == seat for j in later):
-                return False  # its own card later in this trick: wait
             raise RemoteProtocolError(
                 f"{_name(c)} is to play {_name(p)}'s card, not {_name(seat)}", seat=seat
             )
@@ -838,6 +927,8 @@ class TableMachine:
             alerts=dict(self._alerts),
             ns_seconds=self._ns_board,
             ew_seconds=self._ew_board,
+            ns_team=self.teams.get(Player.north),
+            ew_team=self.teams.get(Player.east),
         )
         self.finished.append(self.result)
         self._goto(Phase.IDLE)

@@ -39,6 +39,10 @@ SEAT_NAMES: dict[Player, str] = {
     Player.south: "South",
     Player.west: "West",
 }
+#: The longest team name a table accepts at ``Connecting``. The Teams line carries two names plus
+#: about 40 characters, so with this bound every line the table sends stays far below the
+#: 4,096-byte line limit that both our table manager and our seat client enforce (issue 16).
+MAX_TEAM_NAME = 64
 ANY_SEAT = "ANYPL"  # WBridge5 Autoconnect: "any player"
 DUMMY = "Dummy"
 DUMMYS = "dummy's"

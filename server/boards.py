@@ -15,6 +15,7 @@ from pathlib import Path
 import endplay.parsers.pbn as pbn
 from endplay.types import Deal, Player, Vul
 
+from protocol.codec import render_card
 from protocol.table import TableBoard
 
 #: Vulnerability of boards 1..16; the cycle repeats every 16 boards.
@@ -70,19 +71,33 @@ def _complete(deal: Deal) -> bool:
 
 
 def from_pbn_text(text: str, source: str = "<pbn>") -> list[TableBoard]:
-    """Boards of a PBN text; dealer and vulnerability default to the cycle when a tag is missing."""
+    """Boards of a PBN text; dealer and vulnerability default to the cycle when a tag is missing.
+
+    Every board is checked here, before a table seats anyone, so a bad file fails at once with
+    its file, board and reason instead of in the middle of a session (issue 16): a board number
+    below 1, a number used twice, a hand without 13 cards, a card dealt twice."""
     try:
         parsed = pbn.loads(text)
     except Exception as exc:  # endplay raises several types; name the file either way
         raise BoardFileError(f"{source}: not a readable PBN file ({exc})") from exc
     boards: list[TableBoard] = []
+    seen: dict[int, int] = {}
     for i, b in enumerate(parsed, start=1):
         number = b.board_num if b.board_num is not None else i
+        where = f"{source}: board {number} (record {i})"
+        if number < 1:
+            raise BoardFileError(f"{where}: a board number must be at least 1")
+        if number in seen:
+            raise BoardFileError(f"{where}: board {number} is also record {seen[number]}")
+        seen[number] = i
         if not _complete(b.deal):
             raise BoardFileError(
-                f"{source}: board {number} (record {i}) has no complete deal "
-                f"(hand sizes {[len(b.deal[p]) for p in Player]})"
+                f"{where} has no complete deal (hand sizes {[len(b.deal[p]) for p in Player]})"
             )
+        cards = [c for p in Player for c in b.deal[p]]
+        if len(set(cards)) != 52:
+            twice = sorted({render_card(c) for c in cards if cards.count(c) > 1})
+            raise BoardFileError(f"{where}: a card is dealt twice ({', '.join(twice)})")
         dealer = b.dealer if b.dealer is not None else dealer_of(number)
         vul = b.vul if b.vul is not None else vul_of(number)
         boards.append(TableBoard(number=number, dealer=dealer, vul=vul, deal=b.deal.copy()))

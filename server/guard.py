@@ -9,11 +9,13 @@ limit                         default    what happens when a peer goes past it
 ============================  =========  ================================================
 ``max_connections``           4 a table  one line ``Error: too many connections``, closed
                               + 16
-``handshake_timeout``         30 s       a connection that has not finished seating (its
-                                         ``Connecting`` line, ``ready for teams``, ``ready
-                                         to start``) in this time is told why and
-                                         closed (a seat it took is held for its team, as
-                                         after any disconnection)
+``handshake_timeout``         30 s       a connection that owes a line of the seating
+                                         handshake for this long (``Connecting`` from its
+                                         connection, ``ready for teams`` from its seated
+                                         line, ``ready to start`` from its Teams line;
+                                         waiting for other seats does not count) is told
+                                         why and closed (before the Teams line its seat is
+                                         freed, after it held for its team)
 ``allow_teams``               anyone     ``Error: team '<name>' is not allowed here``
 ``allow_addresses``           anyone     ``Error: address <ip> is not allowed here``
 ``max_write_buffer``          1 MiB      bytes queued for a seat that does not read what we
@@ -141,8 +143,8 @@ def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--max-connections", type=int, default=d.max_connections, metavar="N",
                    help="open connections at once, all tables (default: 4 per table + 16)")  # fmt: skip
     g.add_argument("--handshake-timeout", type=float, default=d.handshake_timeout,
-                   metavar="SECONDS", help="a new connection must be seated and ready within "
-                   "this time (default %(default)s)")  # fmt: skip
+                   metavar="SECONDS", help="a connection may owe a line of the seating "
+                   "handshake for this long (default %(default)s)")  # fmt: skip
     g.add_argument("--reconnect-timeout", type=float, default=d.reconnect_timeout,
                    metavar="SECONDS", help="abandon a board when a lost seat is not back within "
                    "this time, and end the table's session if it is still away before the next "

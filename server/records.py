@@ -79,6 +79,10 @@ def to_pbn_board(result: BoardResult, table: int = 1) -> Board:
     )
     board.info["Event"] = "bridgebot table manager"
     board.info["Table"] = str(table)
+    for seat, team in ((Player.north, result.ns_team), (Player.east, result.ew_team)):
+        if team is not None:  # the team seated at each place (issue 16: who played it)
+            board.info[seat.name.capitalize()] = team
+            board.info[seat.partner.name.capitalize()] = team
     return board
 
 
@@ -103,6 +107,8 @@ def journal_entry(result: BoardResult, table: int = 1) -> dict[str, Any]:
         "aborted": result.aborted,
         "ns_seconds": round(result.ns_seconds, 3),
         "ew_seconds": round(result.ew_seconds, 3),
+        "ns_team": result.ns_team,
+        "ew_team": result.ew_team,
     }
     if result.aborted is None:
         entry["score_ns"] = (
@@ -114,6 +120,10 @@ def journal_entry(result: BoardResult, table: int = 1) -> dict[str, Any]:
     return entry
 
 
+#: The key of the journal's header line (the session's parameters); board lines never have it.
+SESSION_KEY = "session"
+
+
 class RecordWriter:
     """Appends finished boards to ``DIR/boards.pbn`` and ``DIR/journal.jsonl``, durably.
 
@@ -121,7 +131,10 @@ class RecordWriter:
     tag tell them apart); writes are whole records, each followed by flush and fsync.
     """
 
-    def __init__(self, out_dir: str | Path) -> None:
+    def __init__(self, out_dir: str | Path, session: dict[str, Any] | None = None) -> None:
+        """``session``: the parameters that define the session (deal source, tables), written
+        as the journal's first line when the journal is new, so that a resume with different
+        parameters can be refused (``server.resume``)."""
         self.out_dir = Path(out_dir)
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self.pbn_path = self.out_dir / "boards.pbn"
@@ -129,6 +142,9 @@ class RecordWriter:
         self._pbn: IO[str] = self.pbn_path.open("a", encoding="utf-8")
         self._journal: IO[str] = self.journal_path.open("a", encoding="utf-8")
         self.written = 0
+        if session is not None and self._journal.tell() == 0:
+            self._journal.write(json.dumps({SESSION_KEY: session}, sort_keys=True) + "\n")
+            _sync(self._journal)
 
     def write(self, result: BoardResult, table: int = 1) -> dict[str, Any]:
         """Record one board; returns the journal entry. Durable when this returns."""
@@ -152,3 +168,10 @@ class RecordWriter:
 def _sync(f: IO[str]) -> None:
     f.flush()
     os.fsync(f.fileno())
+
+
+def read_journal(path: str | Path) -> list[dict[str, Any]]:
+    """The board entries of a journal, in order, without its session header line."""
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    entries = [json.loads(x) for x in lines if x.strip()]
+    return [e for e in entries if SESSION_KEY not in e]

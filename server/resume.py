@@ -19,8 +19,12 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from server.records import SESSION_KEY
 
 _BOARD_TAG = re.compile(r'^\[Board "(\d+)"\]', re.MULTILINE)
 _TABLE_TAG = re.compile(r'^\[Table "(\d+)"\]', re.MULTILINE)
@@ -40,6 +44,8 @@ class Resumed:
     """Incomplete journal lines dropped (a kill inside a write)."""
     orphan_records: int = 0
     """PBN records without a journal line, or repeated, dropped."""
+    session: dict[str, Any] | None = None
+    """The session's parameters from the journal's header line (None: an older journal)."""
 
     @property
     def boards(self) -> int:
@@ -62,6 +68,10 @@ def prepare(out_dir: str | Path) -> Resumed:
     played: set[tuple[int, int]] = set()
     lines = raw.split(b"\n")
     for number, line in enumerate(lines[:-1], start=1):  # lines[-1] has no newline
+        if number == 1 and line.startswith(b'{"' + SESSION_KEY.encode() + b'"'):
+            found.session = json.loads(line)[SESSION_KEY]
+            keep.append(line + b"\n")
+            continue
         try:
             entry = json.loads(line)
             key = (int(entry["table"]), int(entry["board"]))
@@ -86,6 +96,26 @@ def prepare(out_dir: str | Path) -> Resumed:
             found.orphan_records = dropped
             _replace(pbn, text.encode("utf-8"))
     return found
+
+
+def check_session(found: Resumed, session: dict[str, Any], journal: str | Path) -> None:
+    """Refuse to resume a session with different parameters (it would mix two sessions in one
+    journal); ``ResumeError`` names each difference. An older journal without a header passes."""
+    if found.session is None:
+        return
+    diffs = [
+        f"{key} {found.session.get(key)!r} in the journal, {session.get(key)!r} now"
+        for key in sorted(set(found.session) | set(session))
+        if found.session.get(key) != session.get(key)
+    ]
+    if diffs:
+        raise ResumeError(f"{journal}: cannot resume a different session: " + "; ".join(diffs))
+
+
+def remaining(found: Resumed, boards: Iterable[int], tables: int) -> int:
+    """How many (table, board) pairs are still to play."""
+    numbers = list(boards)
+    return sum(n not in found.done.get(t, set()) for t in range(1, tables + 1) for n in numbers)
 
 
 def _filter_pbn(text: str, played: set[tuple[int, int]]) -> tuple[str, int]:

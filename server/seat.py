@@ -40,6 +40,7 @@ from protocol.seat import (
     SeatMachine,
     Send,
     SessionEnded,
+    TableError,
 )
 from server.records import call_text
 
@@ -213,6 +214,8 @@ class SeatClient:
         if isinstance(item, RemoteProtocolError):
             raise item
         reason = "closed the connection" if item is _EOF else f"connection failed: {item}"
+        if self.machine.last_error is not None:  # the table manager said why before closing
+            reason += f" after saying {self.machine.last_error!r}"
         raise TableConnectionError(
             f"table manager at {self.host}:{self.port} {reason} before End of session "
             f"({self._where()})"
@@ -262,6 +265,8 @@ class SeatClient:
                 self._log.debug("ignored", message=type(event.message).__name__)
             elif isinstance(event, SessionEnded):
                 self._log.info("end of session", boards=event.boards)
+            elif isinstance(event, TableError):
+                self._log.warning("table manager error", text=event.text)
 
     async def _decide(self, request: NeedCall | NeedCard) -> list[Event]:
         """Ask the agent in the executor while still reading lines; return the machine's events.

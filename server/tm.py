@@ -12,12 +12,15 @@ classic four ports of one table, one per seat. Everything the protocol decides l
 * each finished board goes to ``DIR/boards.pbn`` and ``DIR/journal.jsonl``
   (:class:`server.records.RecordWriter`, fsynced) before the next board starts.
 
-Bad input from a seat (junk lines, over-long lines, messages out of turn) is logged with the seat
-and counted, but never answered with free text: several clients (bridge-player, Ben) stop on a
-line they do not know. ``max_junk`` bad lines drop the connection (the seat is held for the same
-team; the board restarts when it is back). Refusals before a seat is given (taken seat, team name
-rules, not a ``Connecting`` line) are answered with an error line, then the socket is closed, as
-the spec says.
+Bad input from a seat is logged with the seat and counted against a per-board junk budget. A line
+that is not a message at all is not answered (several clients, bridge-player and Ben, stop on a
+line they do not know); a message the machine refuses (a call or card out of turn, a message in
+another seat's name) is answered at once with one ``Error: <Seat>: <reason>`` line, and the seat's
+queue goes on (docs/protocol.md, "the one rule"). ``max_junk`` bad lines in one board drop the
+connection (the seat is held for the same team; the board restarts when it is back). Refusals
+before a seat is given (taken seat, team name rules, not a ``Connecting`` line) are answered with
+an error line, then the socket is closed, as the spec says. Every error line is written to the
+transcript and the line log like any other line.
 """
 
 from __future__ import annotations
@@ -38,7 +41,16 @@ from protocol.codec import Direction, parse, render
 from protocol.dialect import DEFAULT_DIALECT, Dialect
 from protocol.errors import LineTooLong, ParseError, ProtocolError, RemoteProtocolError
 from protocol.framing import LineBuffer, encode_line
-from protocol.messages import CallMsg, Connect, ErrorText, IllegalBid, IllegalCard, Message, PlayMsg
+from protocol.messages import (
+    CallMsg,
+    Connect,
+    ErrorText,
+    IllegalBid,
+    IllegalCard,
+    Message,
+    PlayMsg,
+    Teams,
+)
 from protocol.table import SEATS, BoardResult, Phase, SeatState, TableBoard, TableMachine
 from server.guard import DEFAULT_LIMITS, ConnectionGuard, Limits
 from server.records import RecordWriter
@@ -85,6 +97,8 @@ class _Conn:
         self.host = str(peer[0]) if isinstance(peer, tuple) else ""
         self.opened = asyncio.get_running_loop().time()
         self.seat: Player | None = None
+        self.seated = self.opened
+        """When the seated line was sent (``ready for teams`` is owed from then)."""
         self.closed = False
 
     def write(self, text: str) -> None:
@@ -141,6 +155,10 @@ class Table:
         self.results: list[BoardResult] = []
         self.log: Any = structlog.get_logger("bridgebot.tm").bind(table=number)
         self._changed = asyncio.Event()
+        self.boards_started = 0
+        """Boards begun so far (a restart is not a new board); the junk budget is per board."""
+        self.teams_sent: dict[Player, float] = {}
+        """When each seat was last sent the Teams line (its ``ready to start`` is owed since)."""
 
     # ------------------------------------------------------------------ lines
 
@@ -154,6 +172,8 @@ class Table:
             if not self.options.relay_alerts and isinstance(msg, CallMsg):
                 msg = CallMsg(seat=msg.seat, call=msg.call)
             text = render(msg, self.options.dialect)
+            if isinstance(msg, Teams):
+                self.teams_sent[seat] = asyncio.get_running_loop().time()
             self.log.debug("line", seat=seat.name, dir="out", text=text)
             self._trace("TM", seat_name(seat), text)
             conn = self.conns.get(seat)
@@ -164,6 +184,25 @@ class Table:
                                      f"left {conn.limits.max_write_buffer} bytes unread")  # fmt: skip
         if self.transcript is not None:
             self.transcript.flush()
+
+    def tell(self, to: Player | str, conn: _Conn | None, text: str) -> None:
+        """Send a free-text line (an ``Error:`` refusal) to one connection, logged and written
+        to the transcript like every other line (issue 11: refusals were invisible there)."""
+        name = seat_name(to) if isinstance(to, Player) else to
+        self.log.debug("line", seat=to.name if isinstance(to, Player) else to, dir="out",
+                       text=text)  # fmt: skip
+        self._trace("TM", name, text)
+        if self.transcript is not None:
+            self.transcript.flush()
+        if conn is not None:
+            conn.write(text)
+
+    def refuse(self, seat: Player, exc: RemoteProtocolError) -> None:
+        """Answer a refused message with one error line naming the seat (the early-message
+        rule of ``protocol.table``: refused at once, and the seat is told)."""
+        who = exc.seat if exc.seat is not None else seat
+        self.tell(who, self.conns.get(who), render(ErrorText(f"Error: {seat_name(who)}: "
+                                                             f"{exc.message}")))  # fmt: skip
 
     def received(self, seat: Player, text: str) -> None:
         self.log.debug("line", seat=seat.name, dir="in", text=text)
@@ -183,9 +222,12 @@ class Table:
         for err in self.machine.take_errors():
             self.log.warning("protocol error", seat=err.seat.name if err.seat is not None else None,
                              error=str(err))  # fmt: skip
+            self.refuse(err.seat if err.seat is not None else seat, err)
 
     def attach(self, seat: Player, conn: _Conn, team: str) -> None:
         conn.seat = seat
+        conn.seated = asyncio.get_running_loop().time()
+        self.teams_sent.pop(seat, None)
         self.conns[seat] = conn
         self.send(self.machine.seat(seat, team))
         self.log.info("seated", seat=seat.name, team=team, peer=conn.peer)
@@ -239,6 +281,7 @@ class Table:
                                  unplayed=[b.number for b in self.boards[i:]])  # fmt: skip
                 break
             self.log.info("board start", board=board.number)
+            self.boards_started += 1
             self.send(m.start_board(board))
             await self._play_board()
             result = m.finished[-1]
@@ -301,8 +344,10 @@ class TableManager:
         limits: Limits = DEFAULT_LIMITS,
         skip: Mapping[int, Collection[int]] | None = None,
         keep_results: bool = True,
+        session: dict[str, Any] | None = None,
     ) -> None:
-        """``skip``: table number -> board numbers already finished (``server.resume``).
+        """``session``: the parameters written as the journal's header (``server.resume``).
+        ``skip``: table number -> board numbers already finished (``server.resume``).
         ``keep_results`` False: ``serve()`` returns empty lists and memory stays flat however
         many boards are played (``Table.played``/``aborted`` count them; the journal has them)."""
         if tables < 1:
@@ -318,7 +363,7 @@ class TableManager:
         self.limits = limits
         self.guard = ConnectionGuard(limits, seats=4 * tables)
         self.out_dir = Path(out_dir)
-        self.records = RecordWriter(self.out_dir)
+        self.records = RecordWriter(self.out_dir, session)
         self._transcripts = [
             (self.out_dir / f"transcript-{i}.txt").open("a", encoding="utf-8")
             for i in range(1, tables + 1)
@@ -380,6 +425,8 @@ class TableManager:
         for s in self._servers:
             with contextlib.suppress(Exception):
                 await s.wait_closed()
+        for table in self.tables:
+            table.transcript = None  # a handler still running may log a refusal, not write it
         for f in self._transcripts:
             f.close()
         self.records.close()
@@ -425,10 +472,19 @@ class TableManager:
             await self._refuse(conn, "", f"Error: no Connecting line within {limit:g} s")
             return
         except LineTooLong as exc:
-            # Read the rest of the flood first (bounded), so that closing does not reset the
-            # connection before the peer has read why.
-            await lines.skip_line()
-            await self._refuse(conn, exc.line or "", "Error: line too long")
+            # Say why at once (issue 16: this used to wait for the rest of the line), then read
+            # the rest of the flood (bounded) so that closing does not reset the connection
+            # before the peer has read the reason.
+            reason = "Error: line too long"
+            self.log.warning("connection refused", peer=conn.peer, line=(exc.line or "")[:200],
+                             reason=reason)  # fmt: skip
+            self.tables[0].tell(conn.peer, conn, reason)
+            with contextlib.suppress(ConnectionError, OSError, RuntimeError):
+                await asyncio.wait_for(conn.writer.drain(), self.limits.close_timeout)
+                if conn.writer.can_write_eof():
+                    conn.writer.write_eof()
+            await lines.skip_line(seconds=self.limits.close_timeout)
+            await conn.close()
             return
         if first is None:
             return
@@ -438,6 +494,10 @@ class TableManager:
             msg = None
         if not isinstance(msg, Connect):
             await self._refuse(conn, first, EXPECTED_CONNECT)
+            return
+        if not first.isascii():
+            # The codec reads non-ASCII as '?', which would merge two teams (issue 16): refuse.
+            await self._refuse(conn, first, "Error: team name must be printable ASCII")
             return
         refusal = self.guard.check_team(msg.team)  # team allow-list (server.guard)
         if refusal is not None:
@@ -456,8 +516,10 @@ class TableManager:
             table.detach(seat, conn)
 
     async def _refuse(self, conn: _Conn, line: str, reason: str) -> None:
+        """Refuse a connection before it has a seat: the error line goes to the peer, the log and
+        table 1's transcript (addressed to the peer: no seat is its own yet), then we close."""
         self.log.warning("connection refused", peer=conn.peer, line=line[:200], reason=reason)
-        conn.write(render(ErrorText(reason)))
+        self.tables[0].tell(conn.peer, conn, render(ErrorText(reason)))
         await conn.close()
 
     def _assign(self, msg: Connect, port_seat: Player | None) -> tuple[Table, Player]:
@@ -474,22 +536,39 @@ class TableManager:
                 first_error = first_error or exc
         raise first_error or RemoteProtocolError("the session has ended")
 
+    def _owed_since(self, table: Table, seat: Player, conn: _Conn) -> float | None:
+        """Since when ``seat`` owes a line of the seating handshake, or None if it owes nothing:
+        ``ready for teams`` is owed from the seated line, ``ready to start`` from the Teams line;
+        waiting for the other seats is not the seat's fault (issue 11)."""
+        state = table.machine.seat_state[seat]
+        if state is SeatState.SEATED:
+            return conn.seated
+        if state is SeatState.TEAMS:
+            return table.teams_sent.get(seat)
+        return None
+
     async def _seated_loop(
         self, table: Table, seat: Player, conn: _Conn, lines: _LineReader
     ) -> None:
         junk = 0
+        junk_board = table.boards_started
         loop = asyncio.get_running_loop()
+        limit = self.limits.handshake_timeout
         while True:
-            left = None  # the whole seating handshake is bounded (server.guard)
-            limit = self.limits.handshake_timeout
+            wait = None  # the seating handshake is bounded (server.guard), the rest is not
+            since = self._owed_since(table, seat, conn) if limit is not None else None
             if limit is not None and table.machine.seat_state[seat] is not SeatState.READY:
-                left = max(0.0, conn.opened + limit - loop.time())
+                # Owing nothing now, look again after ``limit``: the Teams line may come meanwhile.
+                wait = limit if since is None else max(0.0, since + limit - loop.time())
             try:
-                text = await asyncio.wait_for(lines.next(), left)
+                text = await asyncio.wait_for(lines.next(), wait)
             except TimeoutError:
+                since = self._owed_since(table, seat, conn)
+                if limit is None or since is None or loop.time() < since + limit:
+                    continue
                 reason = f"{seat_name(seat)} did not finish seating within {limit:g} s"
                 table.log.warning("dropping seat", seat=seat.name, reason=reason)
-                conn.write(render(ErrorText(f"Error: {reason}")))
+                table.tell(seat, conn, render(ErrorText(f"Error: {reason}")))
                 return
             except LineTooLong as exc:
                 junk += 1
@@ -498,6 +577,8 @@ class TableManager:
             if text is None:
                 table.log.info("connection closed by peer", seat=seat.name)
                 return
+            if table.boards_started != junk_board:  # the junk budget is per board (issue 11)
+                junk_board, junk = table.boards_started, 0
             if text:
                 table.received(seat, text)
                 try:
@@ -508,13 +589,17 @@ class TableManager:
                             "sender)", seat=seat, line=text,
                         )  # fmt: skip
                     table.feed(seat, msg)
-                except (ParseError, RemoteProtocolError) as exc:
+                except ParseError as exc:
+                    junk += 1  # unreadable: logged, not answered (a line we do not know)
+                    table.log.warning("bad line", seat=seat.name, error=str(exc), junk=junk)
+                except RemoteProtocolError as exc:
                     junk += 1
                     table.log.warning("bad line", seat=seat.name, error=str(exc), junk=junk)
+                    table.refuse(seat, exc)
             if junk >= table.options.max_junk:
                 reason = f"{seat_name(seat)} sent {junk} bad lines; disconnected"
                 table.log.warning("dropping seat", seat=seat.name, reason=reason)
-                conn.write(render(ErrorText(f"ERROR: {reason}")))
+                table.tell(seat, conn, render(ErrorText(f"ERROR: {reason}")))
                 return
             if table.machine.phase is Phase.ENDED:
                 return

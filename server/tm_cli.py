@@ -10,9 +10,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from server.logs import add_log_level_argument, configure_logging
+
+if TYPE_CHECKING:
+    from protocol.table import TableBoard
 
 HELP = "run a Blue Chip table manager: seat four bots per table, play boards, write PBN and journal"
 
@@ -71,7 +78,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-junk",
         type=int,
         default=20,
-        help="unreadable or out-of-turn lines before a seat is disconnected (default 20)",
+        help="unreadable or refused lines in one board before a seat is disconnected (default 20)",
     )
     parser.add_argument(
         "--dialect-seated",
@@ -110,22 +117,40 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_limit_arguments(parser)
 
 
+def session_of(args: argparse.Namespace, boards: Sequence[TableBoard]) -> dict[str, Any]:
+    """What makes two runs the same session: the deals (source and content) and the tables.
+    Written as the journal's header; ``--resume`` refuses a run that differs."""
+    digest = hashlib.sha256()
+    for b in boards:
+        digest.update(f"{b.number} {b.dealer.name} {b.vul.name} {b.deal.to_pbn()}\n".encode())
+    return {
+        "boards_file": Path(args.boards).name if args.boards is not None else None,
+        "seed": args.seed,
+        "count": len(boards),
+        "deals_sha256": digest.hexdigest(),
+        "tables": args.tables,
+    }
+
+
 def run(args: argparse.Namespace) -> int:
 
     from protocol.dialect import Dialect
     from server.boards import BoardFileError, from_pbn_file, generate
     from server.guard import limits_from_args
-    from server.resume import ResumeError, prepare
+    from server.resume import ResumeError, check_session, prepare, remaining
     from server.tm import TableManager, TableOptions
 
     configure_logging(args.log_level)
-    try:
+    try:  # every deal is checked here, before any seat is seated (server.boards)
         if args.boards is not None:
             boards = from_pbn_file(args.boards)
         else:
             boards = generate(args.seed, args.count)
     except (BoardFileError, ValueError) as exc:
         print(f"bridgebot tm: {exc}", file=sys.stderr)
+        return 2
+    if not 0 <= args.port <= 65535:
+        print(f"bridgebot tm: --port must be 0..65535, got {args.port}", file=sys.stderr)
         return 2
     for name, value, low in (("--tables", args.tables, 1), ("--max-illegal", args.max_illegal, 1),
                              ("--max-junk", args.max_junk, 1)):  # fmt: skip
@@ -146,12 +171,25 @@ def run(args: argparse.Namespace) -> int:
         scoring=args.scoring,
         relay_alerts=not args.no_alerts,
     )
+    session = session_of(args, boards)
     try:
         limits = limits_from_args(args)
         resumed = prepare(args.out) if args.resume else None
+        if resumed is not None:
+            check_session(resumed, session, Path(args.out) / "journal.jsonl")
     except (ValueError, ResumeError, OSError) as exc:
         print(f"bridgebot tm: {exc}", file=sys.stderr)
         return 2
+    try:
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        print(f"bridgebot tm: cannot create --out {args.out}: {exc.strerror or exc}",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    if resumed is not None and remaining(resumed, (b.number for b in boards), args.tables) == 0:
+        print(f"bridgebot tm: the session in {args.out} is complete ({resumed.boards} boards in "
+              "the journal); nothing to resume", file=sys.stderr)  # fmt: skip
+        return 0
     if resumed is not None:
         print(f"resuming: {resumed.boards} boards already in the journal "
               f"({resumed.torn_lines} torn journal lines and {resumed.orphan_records} unjournaled "
@@ -169,6 +207,7 @@ def run(args: argparse.Namespace) -> int:
             limits=limits,
             skip=resumed.done if resumed is not None else None,
             keep_results=False,  # the journal is the record; memory stays flat
+            session=session,
         )
         try:
             host, port = await tm.start()

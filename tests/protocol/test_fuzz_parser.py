@@ -26,6 +26,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocol import Direction, LineBuffer, LineTooLong, Message, ParseError, parse, render
+from protocol.codec import team_name_problem
+from protocol.messages import Connect
 
 SEEDS = Path(__file__).parents[1] / "fuzz_seeds"
 PEERS = Path(__file__).parents[1] / "peers"
@@ -70,6 +72,8 @@ def tm_read_path(chunks: list[bytes], direction: Direction = Direction.TO_TM) ->
             msg = parse(line, direction)
         except ParseError:
             continue
+        if isinstance(msg, Connect) and team_name_problem(msg.team) is not None:
+            continue  # a name the table refuses at Connecting (issue 16): never rendered
         again = parse(render(msg), direction)
         assert again == msg, (line, render(msg))
         parsed.append(msg)

@@ -161,10 +161,11 @@ def test_wrong_seat_raises_and_leaves_state_unchanged() -> None:
         d.line(p, f"{p.name} ready for deal")
     for p in SEATS:
         d.line(p, f"{p.name} ready for cards")
+    d.drain(Player.east)
     with pytest.raises(RemoteProtocolError, match="North is to call, not East"):
         d.line(Player.east, "East passes")
-    with pytest.raises(RemoteProtocolError, match="too late"):
-        d.line(Player.east, "East ready for deal")
+    d.line(Player.east, "East ready for deal")  # a repeat of a ready line taken: ignored
+    assert d.m.repeats == 1 and d.drain(Player.east) == []
     assert d.m.phase is Phase.AUCTION and d.m.waiting_for()[0] == Player.north
     # The table still works: the right messages go through.
     for p in (Player.east, Player.south, Player.west):

@@ -11,7 +11,6 @@ honest seat clients with random agents.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 import sys
@@ -30,7 +29,7 @@ from protocol.errors import ParseError
 from protocol.messages import CallMsg, Message, PlayMsg, ToLead
 from server.boards import generate
 from server.guard import Limits
-from server.records import RecordWriter
+from server.records import RecordWriter, read_journal
 from server.resume import ResumeError, prepare
 from server.seat import SeatClient
 from server.testing import LineProxy
@@ -41,7 +40,7 @@ BRIDGEBOT = [sys.executable, "-m", "bridgebot"]
 
 
 def journal(out: Path) -> list[dict[str, Any]]:
-    return [json.loads(x) for x in (out / "journal.jsonl").read_text().splitlines()]
+    return read_journal(out / "journal.jsonl")
 
 
 def client(port: int, seat: Player, seed: int = 0) -> SeatClient:
@@ -199,7 +198,7 @@ async def test_a_killed_table_manager_resumes_from_its_journal(tmp_path: Path) -
     runs = [asyncio.ensure_future(client(port, p).run()) for p in Player]
     jpath = tmp_path / "journal.jsonl"
     async with asyncio.timeout(60):
-        while not jpath.exists() or jpath.read_text().count("\n") < 2:
+        while not jpath.exists() or jpath.read_text().count("\n") < 3:  # header + 2 boards
             await asyncio.sleep(0.005)
     os.kill(proc.pid, signal.SIGKILL)  # in the middle of a board, records open
     await proc.wait()

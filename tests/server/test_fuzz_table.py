@@ -37,6 +37,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import rules
+from protocol.codec import Direction, parse
 from protocol.errors import RemoteProtocolError
 from protocol.messages import (
     CallMsg,
@@ -110,6 +111,11 @@ class Sim:
     max_drops: int = 3  # more, and at 1% a step a board would rarely get played at all
     max_steps: int = 10_000
     refused_honest: list[str] = field(default_factory=list)
+    inject: list[dict[str, str]] = field(default_factory=list)
+    """Scripted hostile lines (a seed file's ``inject``): each is fed once, when the machine
+    first reaches its ``phase``; ``seat`` may be a seat name, ``dummy``, or ``next`` (the seat
+    after the one the table waits for)."""
+    injected: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
@@ -185,10 +191,30 @@ class Sim:
                 self.deliver_out(m.end_session())
         return m.phase is not Phase.ENDED
 
+    def inject_due(self) -> None:
+        m = self.m
+        if not self.inject or m.phase.value != self.inject[0]["phase"]:
+            return
+        spec = self.inject.pop(0)
+        name = spec["seat"]
+        if name == "dummy":
+            seat = m._dummy
+        elif name == "next":
+            seat = m.waiting_for()[0].lho
+        else:
+            seat = Player.find(name)
+        line = spec["line"].format(seat=seat.name.capitalize())
+        before = len(self.refused_honest)
+        self.feed(seat, parse(line, Direction.TO_TM), honest=True)
+        outcome = "refused" if len(self.refused_honest) > before else "taken"
+        del self.refused_honest[before:]
+        self.injected.append(f"{line}: {outcome}")
+
     def run(self) -> list[BoardResult]:
         for _ in range(self.max_steps):
             if not self.shell():
                 break
+            self.inject_due()
             self.now += self.rng.random()
             r = self.rng.random()
             if r < self.chaos:
@@ -252,9 +278,13 @@ def check_lawful(result: BoardResult) -> None:
     assert result.declarer_tricks == won
 
 
-def replay(seed: int, chaos: float, drops: float) -> None:
-    sim = Sim(seed, chaos=chaos, drops=drops)
+def replay(
+    seed: int, chaos: float, drops: float, inject: list[dict[str, str]] | None = None
+) -> None:
+    sim = Sim(seed, chaos=chaos, drops=drops, inject=list(inject or []))
     results = sim.run()
+    assert not sim.inject, f"never reached: {sim.inject}"
+    assert all(i.endswith("refused") for i in sim.injected), sim.injected
     for r in results:
         check_lawful(r)
     if chaos == 0 and drops == 0:
@@ -265,14 +295,14 @@ def replay(seed: int, chaos: float, drops: float) -> None:
         assert {r.board.number for r in results} == {1, 2}  # each board ends, one way or another
 
 
-def _seed_cases() -> list[tuple[int, float, float]]:
+def _seed_cases() -> list[tuple[int, float, float, list[dict[str, str]]]]:
     data = json.loads(SEEDS_FILE.read_text())
-    return [(c["seed"], c["chaos"], c["drops"]) for c in data["cases"]]
+    return [(c["seed"], c["chaos"], c["drops"], c.get("inject", [])) for c in data["cases"]]
 
 
-@pytest.mark.parametrize(("seed", "chaos", "drops"), _seed_cases())
-def test_kept_seeds(seed: int, chaos: float, drops: float) -> None:
-    replay(seed, chaos, drops)
+@pytest.mark.parametrize(("seed", "chaos", "drops", "inject"), _seed_cases())
+def test_kept_seeds(seed: int, chaos: float, drops: float, inject: list[dict[str, str]]) -> None:
+    replay(seed, chaos, drops, inject)
 
 
 @settings(max_examples=15, deadline=None)

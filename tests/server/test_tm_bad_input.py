@@ -237,11 +237,16 @@ async def test_refusals_before_seating_say_why_and_close(tmp_path: Path) -> None
         "Team name must differ from opponents team name 'NS'"
     ]
     assert await attempt(b"C" * 1_000_000 + b"\r\n") == ["Error: line too long"]
-    await north.close()  # North's seat is now held for team "NS"
     # ANYPL (WBridge5 Autoconnect) gets the first free seat it may take: South is N/S's, so West.
     anyp = SeatClient(host, port, None, "EW", make_agent("random", 3))
+    anyp_run = asyncio.ensure_future(anyp.run())
+    while Player.west not in tm.tables[0].conns:
+        await asyncio.sleep(0.01)
+    # Before the first board a seat that leaves is freed, not held for its first team (issue 16);
+    # North comes back (any team could take it now).
+    await north.close()
     others = [client(port, p, 1) for p in (Player.north, Player.south, Player.east)]
-    await asyncio.wait_for(asyncio.gather(anyp.run(), *(c.run() for c in others)), 60)
+    await asyncio.wait_for(asyncio.gather(anyp_run, *(c.run() for c in others)), 60)
     await asyncio.wait_for(serving, 10)
     assert 'West ("EW") seated' in (tmp_path / "transcript-1.txt").read_text()
 

@@ -4,7 +4,6 @@ our seat clients, writes its records and exits 0; bad arguments exit 2 naming th
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from endplay.types import Player
 
 from bridgebot.cli import main
 from engine.agents import make_agent
+from server.records import read_journal
 from server.seat import SeatClient
 
 TEAMS = {Player.north: "NS", Player.south: "NS", Player.east: "EW", Player.west: "EW"}
@@ -37,7 +37,7 @@ async def test_tm_subprocess_plays_and_exits_zero(tmp_path: Path) -> None:
     _, err = await asyncio.wait_for(proc.communicate(), 30)
     assert proc.returncode == 0, err.decode()
     assert "2 boards played, 0 aborted" in err.decode()
-    entries = [json.loads(x) for x in (out / "journal.jsonl").read_text().splitlines()]
+    entries = read_journal(out / "journal.jsonl")
     assert [e["board"] for e in entries] == [1, 2]
     assert len(pbn.loads((out / "boards.pbn").read_text())) == 2
     assert (out / "transcript-1.txt").read_text().count("End of session") == 4
