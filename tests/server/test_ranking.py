@@ -12,7 +12,8 @@ from endplay.types import Player
 
 from engine.agents import make_agent
 from engine.eventscoring import butler_imps, matchpoints
-from server.ranking import SessionRanking, rank_session, session_scores
+from server.ranking import SessionRanking, pair_name, rank_session, session_scores
+from server.records import read_journal
 from server.seat import SeatClient
 
 BRIDGEBOT = [sys.executable, "-m", "bridgebot"]
@@ -43,7 +44,7 @@ async def test_tm_with_four_tables_ranks_them(tmp_path: Path) -> None:
     ranking = SessionRanking.model_validate_json((out / "ranking.json").read_bytes())
     assert ranking.tables == 4 and ranking.boards == 3 and len(ranking.pairs) == 8
     # recompute from the journal, board by board, with the plain scoring functions
-    entries = [json.loads(x) for x in (out / "journal.jsonl").read_text().splitlines()]
+    entries = read_journal(out / "journal.jsonl")  # the session header line is not a board
     assert sorted({e["table"] for e in entries}) == [1, 2, 3, 4]
     expected_mp: dict[str, float] = {}
     expected_butler: dict[str, int] = {}
@@ -52,7 +53,8 @@ async def test_tm_with_four_tables_ranks_them(tmp_path: Path) -> None:
         assert len(rows) == 4
         scores = [e["score_ns"] for e in rows]
         for e, mp, b in zip(rows, matchpoints(scores), butler_imps(scores), strict=True):
-            ns, ew = f"table {e['table']} NS", f"table {e['table']} EW"
+            ns = pair_name(e["table"], "NS", e["ns_team"])
+            ew = pair_name(e["table"], "EW", e["ew_team"])
             expected_mp[ns] = expected_mp.get(ns, 0) + mp
             expected_mp[ew] = expected_mp.get(ew, 0) + 6 - mp
             expected_butler[ns] = expected_butler.get(ns, 0) + b
