@@ -10,6 +10,7 @@ import argparse
 import asyncio
 import sys
 
+from bridgebot.cli import port_number
 from server.logs import add_log_level_argument, configure_logging
 
 HELP = "sit one bot at a Blue Chip table manager and play until End of session"
@@ -30,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--host", default="127.0.0.1", help="table manager host (default %(default)s)"
     )
-    parser.add_argument("--port", type=int, required=True, help="table manager port")
+    parser.add_argument("--port", type=port_number, required=True, help="table manager port")
     parser.add_argument(
         "--seat",
         required=True,

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from bridgebot.cli import port_number
 from server.guard import parse_networks
 from server.logs import add_log_level_argument, configure_logging
 from tournament.formats import seatings
@@ -102,7 +103,7 @@ def add_network_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--host", default="127.0.0.1",
                    help="address the rooms listen on; 0.0.0.0 for other machines (default "
                    "%(default)s)")  # fmt: skip
-    g.add_argument("--port", type=int, default=None, metavar="PORT",
+    g.add_argument("--port", type=port_number, default=None, metavar="PORT",
                    help="fixed ports: the first room listens on PORT, the next on PORT+1, ... "
                    "(default: free ports, announced)")  # fmt: skip
     g.add_argument("--room-port", action="append", default=[], metavar="ROOM=PORT",
