@@ -17,13 +17,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
+import pytest
 from endplay.parsers import pbn
 from endplay.types import Player
 
+from bridgebot.cli import main
+from engine.agents import make_agent
+from server.guard import parse_networks
 from server.seat import SeatClient
+from tournament.formats import seatings
 from tournament.journal import read_journal
 from tournament.match import MatchConfig, run_match
-from tournament.rooms import ExternalSeat, Network
+from tournament.rooms import ExternalSeat, MatchStopped, Network, wire_teams
 
 THEIR_SEATS = ("open:East", "open:West", "closed:North", "closed:South")
 
@@ -171,8 +176,6 @@ async def _hello(host: str, port: int, source: str) -> list[str]:
 def test_rooms_bound_to_an_address_admit_only_allowed_addresses(tmp_path: Path) -> None:
     """Linux routes all of 127.0.0.0/8 to the loopback: 127.0.0.2 serves, 127.0.0.3 is let in,
     127.0.0.1 is not. Our own seats connect from the served address and are admitted."""
-    from server.guard import parse_networks
-
     where: queue.Queue[tuple[str, int]] = queue.Queue()
 
     def announce(text: str) -> None:
@@ -195,8 +198,6 @@ def test_rooms_bound_to_an_address_admit_only_allowed_addresses(tmp_path: Path) 
     async def peers() -> tuple[list[str], list[str]]:
         refused = await _hello(host, port, "127.0.0.1")
         seated = await _hello(host, port, "127.0.0.3")  # then leaves; the seat is held for it
-        from engine.agents import make_agent
-
         agent = make_agent("random", 9)
         await SeatClient(host, port, Player.north, "bridgebot", agent, local_host="127.0.0.3").run()
         return refused, seated
@@ -206,3 +207,40 @@ def test_rooms_bound_to_an_address_admit_only_allowed_addresses(tmp_path: Path) 
     assert len(refused) == 1 and "127.0.0.1 is not allowed" in refused[0]
     assert seated[-1] == 'North ("bridgebot") seated'
     assert result and result[0]["boards"] == 1
+
+
+def test_outside_seats_that_never_come_end_the_match_with_a_sentence(tmp_path: Path) -> None:
+    """Waiting is bounded (here a second, with reminders every 0.2 s); the end names the seat and
+    where it should have connected, and how to continue."""
+    said: list[str] = []
+    net = Network(wait_external=1.0, remind_every=0.2, them_name="wb5")
+    cfg = MatchConfig(us="random", them="random", out=tmp_path, boards=2, seed=2, scoring="play",
+                      external=(ExternalSeat.parse("closed:West"),), net=net)  # fmt: skip
+    with pytest.raises(MatchStopped) as exc:
+        run_match(cfg, progress=lambda b: None, announce=said.append)
+    assert said[0].startswith("room closed: waiting for West (team bridgebot) to connect to")
+    assert any(s.startswith("still waiting") and "closed:West" in s for s in said[1:])
+    text = str(exc.value)
+    assert "did not connect within 1 s: closed:West (team bridgebot)" in text
+    assert "0 of 2 boards" in text and "--resume" in text
+
+
+def test_wire_team_names_and_reachable_address() -> None:
+    net = Network(us_name="bots", them_name="wb5")
+    open_room, closed_room = seatings("team")
+    assert wire_teams(open_room, net) == ("bots", "wb5")
+    assert wire_teams(closed_room, net) == ("wb5", "bots")
+    ref = seatings("compatible")[0]  # all four seats of one side: two names still differ
+    assert wire_teams(ref, net) == ("wb5-ns", "wb5-ew")
+    assert Network(host="10.1.2.3").reachable() == "10.1.2.3"
+    anywhere = Network(host="0.0.0.0").reachable()
+    assert anywhere != "0.0.0.0" and socket.inet_aton(anywhere)
+    assert Network(host="0.0.0.0").local == "127.0.0.1"
+
+
+def test_the_seed_is_recorded_and_settable_with_a_deal_file(
+    solved_npz: Path, tmp_path: Path
+) -> None:
+    assert main(["match", "--us", "random", "--them", "random", "--deals", str(solved_npz),
+                 "--seed", "5", "--boards", "2", "--out", str(tmp_path)]) == 0  # fmt: skip
+    assert json.loads((tmp_path / "summary.json").read_text())["seed"] == 5
