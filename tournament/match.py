@@ -281,4 +281,5 @@ async def _tcp_rooms(
         timeout=cfg.seat_timeout,
         net=cfg.net,
         announce_json=_stdout_line,
+        kept=None if stream else cfg.out / "rooms-kept.jsonl",  # worker streams never resume
     )

@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import ipaddress
 import json
+import os
 import socket
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -191,19 +192,22 @@ async def play_rooms(
     timeout: float | None = None,
     net: Network | None = None,
     announce_json: Callable[[str], None] = print,
+    kept: Path | None = None,
 ) -> None:
     """Play ``deals`` in every room over TCP; call ``on_board`` as each board is complete.
 
     ``names`` maps ``us``/``them`` to the agent specs recorded in the results (an outside seat is
     recorded by the team name it connected with); ``agents`` holds the four agents of each room
     (N, E, S, W), unused at external seats. ``announce`` gets sentences (where to connect,
-    reminders), ``announce_json`` one JSON object per outside seat.
+    reminders), ``announce_json`` one JSON object per outside seat. ``kept`` (a file) holds each
+    room's result of a board the other rooms have not finished yet, so a resumed match does not
+    play it again in that room (a room with nothing left is not opened).
     Raises :class:`MatchStopped` when an outside seat does not come (back) in time.
     """
     net = net or Network()
     by_number = {d.board: d for d in deals}
     teams = {s.room: wire_teams(s, net) for s in rooms}
-    pending: dict[int, dict[str, TableResult]] = {d.board: {} for d in deals}
+    pending = KeptRooms.load(kept, set(by_number))
     stop = asyncio.Event()
     stopped: list[str] = []
 
@@ -227,21 +231,22 @@ async def play_rooms(
     def finished(room: str, result: TableResult) -> None:
         if result.aborted is not None:
             end(f"room {room}, board {result.board.number} abandoned: {result.aborted}")
-        if stopped:
             return
         number = result.board.number
-        pending[number][room] = result
-        if len(pending[number]) < len(rooms):
-            return
         deal = by_number[number]
-        got = pending.pop(number)
+        seating = next(s for s in rooms if s.room == room)
         try:
-            results = tuple(
-                room_result(deal, s, seat_names(s), got[s.room], scoring) for s in rooms
-            )
+            scored = room_result(deal, seating, seat_names(seating), result, scoring)
         except RoomError as exc:
             end(str(exc))
             return
+        got = pending.add(number, scored)
+        if len(got) == len(rooms):
+            complete(number, got)
+
+    def complete(number: int, got: Mapping[str, RoomResult]) -> None:
+        deal = by_number[number]
+        results = tuple(got[s.room] for s in rooms)
         on_board(
             BoardResult(
                 board=number,
@@ -264,10 +269,14 @@ async def play_rooms(
         reconnect_timeout=net.reconnect_timeout if external else None,
     )
     table_boards = [TableBoard(d.board, d.dealer, d.vul, d.deal()) for d in deals]
-    for s in rooms:
+    for number, got in sorted(pending.results.items()):
+        if len(got) == len(rooms):  # killed after keeping the last room, before the journal
+            complete(number, got)
+    rooms_open = [s for s in rooms if len(pending.done(s.room)) < len(deals)]
+    for s in rooms_open:
         tm = TableManager(
             table_boards, rooms_dir / s.room, host=net.host, port=net.ports.get(s.room, 0),
-            limits=limits,
+            limits=limits, skip={1: pending.done(s.room)},
         )  # fmt: skip
         # Swap in a writer that also reports each board to us (same files, same durability).
         writer = _NotifyingWriter(rooms_dir / s.room, s.room, finished)
@@ -280,7 +289,7 @@ async def play_rooms(
     everything: asyncio.Future[Any] | None = None
     try:
         wanted: list[dict[str, Any]] = []
-        for s in rooms:
+        for s in rooms_open:
             tm = managers[s.room]
             try:
                 _, port = await tm.start()
@@ -319,6 +328,43 @@ async def play_rooms(
             await tm.close()
     if stopped:
         raise MatchStopped(stopped[0])
+
+
+class KeptRooms:
+    """Each room's scored result of the boards not yet finished in every room, also appended to
+    a file (fsynced; a torn last line is ignored) so that ``--resume`` keeps them."""
+
+    def __init__(self, path: Path | None, results: dict[int, dict[str, RoomResult]]) -> None:
+        self.path = path
+        self.results = results
+
+    @classmethod
+    def load(cls, path: Path | None, boards: set[int]) -> KeptRooms:
+        results: dict[int, dict[str, RoomResult]] = {b: {} for b in boards}
+        if path is not None and path.exists():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                try:
+                    entry = json.loads(line)
+                    number, room = int(entry["board"]), RoomResult.from_json(entry["room"])
+                except (ValueError, KeyError, TypeError):
+                    continue  # a kill inside the last write
+                if number in results:
+                    results[number][room.room] = room
+        return cls(path, results)
+
+    def done(self, room: str) -> set[int]:
+        return {b for b, got in self.results.items() if room in got}
+
+    def add(self, board: int, result: RoomResult) -> dict[str, RoomResult]:
+        """Keep ``result``; return every room's result of ``board`` so far."""
+        got = self.results[board]
+        got[result.room] = result
+        if self.path is not None:
+            with self.path.open("a", encoding="utf-8") as f:
+                f.write(json.dumps({"board": board, "room": result.to_json()}) + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+        return got
 
 
 def _where(w: Mapping[str, Any]) -> str:

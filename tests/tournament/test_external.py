@@ -150,6 +150,10 @@ def test_outside_seats_come_after_a_reminder_one_dies_and_resume_finishes(tmp_pa
     boards = read_journal(journal).boards
     assert sorted(b.board for b in boards) == list(range(1, 25))  # each board once
     assert boards[: len(first)] == first
+    for room in ("open", "closed"):  # a board one room finished before the stop is not replayed
+        entries = (out_dir / "rooms" / room / "journal.jsonl").read_text().splitlines()
+        played = [json.loads(e)["board"] for e in entries if json.loads(e)["aborted"] is None]
+        assert sorted(played) == list(range(1, 25)), room
     assert "random v wb5:" in out.rest()
     summary = json.loads((out_dir / "summary.json").read_text())
     assert (summary["us"], summary["them"], summary["seed"]) == ("random", "wb5", 4)
