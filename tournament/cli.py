@@ -30,8 +30,16 @@ EXAMPLES = """examples:
                   --external open:West --out out/wb5
       real play; two seats of the open room are left for WBridge5 (the match prints the port)
 
+  bridgebot match --us default --scoring play --external open:East --external open:West \
+                  --external closed:North --external closed:South --host 0.0.0.0 --port 2000 \
+                  --them-name WBridge5 --allow-address 192.168.1.30 --out out/wb5
+      WBridge5 on another machine plays the other team (README: step by step)
+
 outputs in --out: journal.jsonl (one line per finished board), summary.json, room-NAME.pbn per
-room, report.md (summary, histogram, running mean, largest swings, every board).
+room, report.md (summary, histogram, running mean, largest swings, every board); with TCP rooms
+also rooms/ROOM/ (each table manager's records), rooms-kept.jsonl (a room's boards that the other
+rooms had not finished: --resume does not replay them) and, with outside seats, external.json.
+exit status: 0 done, 2 a bad option or file, 3 stopped early (outside seats): run --resume.
 """
 
 
