@@ -30,8 +30,8 @@ EXAMPLES = """examples:
                   --external open:West --out out/wb5
       real play; two seats of the open room are left for WBridge5 (the match prints the port)
 
-  bridgebot match --us default --scoring play --external open:East --external open:West \
-                  --external closed:North --external closed:South --host 0.0.0.0 --port 2000 \
+  bridgebot match --us default --scoring play --external open:East --external open:West \\
+                  --external closed:North --external closed:South --host 0.0.0.0 --port 2000 \\
                   --them-name WBridge5 --allow-address 192.168.1.30 --out out/wb5
       WBridge5 on another machine plays the other team (README: step by step)
 
