@@ -4,6 +4,11 @@ Each subcommand lives next to the code it drives and exposes ``HELP`` (one line)
 (text shown under ``--help``), ``add_arguments(parser)`` and ``run(args) -> int``. Modules are
 imported only when their subcommand is chosen or help is asked for, so ``bridgebot seat`` never
 imports torch. The command-line contract is in DESIGN.md; extend it, never break it.
+
+A user's mistake is one line on stderr and exit status 2, never a traceback: a command raises
+:class:`UserError` (or reports and returns non-zero itself), and :func:`main` also turns the
+mistakes every command can meet into that line: a file or directory that cannot be read or
+written, an agent spec that names nothing, an optional extra that is not installed.
 """
 
 from __future__ import annotations
@@ -15,6 +20,25 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from server.logs import add_log_format_argument, configure_logging, set_log_format
+
+
+class UserError(Exception):
+    """A mistake in what the user asked for; the message says what and where, in one line."""
+
+
+def port_number(text: str) -> int:
+    """An argparse ``type`` for TCP ports: 1..65535, or argparse's one-line error."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (1..65535)")
+    return port
+
+
+#: Optional packages -> the extra of pyproject.toml that installs them.
+EXTRAS = {"torch": "train", "ray": "distributed"}
 
 #: subcommand -> module implementing it
 COMMANDS: dict[str, str] = {
@@ -63,18 +87,41 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list, log_format = _take_log_format(args_list)
     # Import only the chosen subcommand's module; top-level --help imports them all.
     chosen = next((a for a in args_list if a in COMMANDS), None)
-    parser = build_parser(only=chosen)
-    args = parser.parse_args(args_list)
-    if log_format is not None:
-        set_log_format(log_format)
-    # Every command logs in the chosen format; a command with --log-level re-configures the level.
-    configure_logging("warning")
-    module = _load(args.command)
     try:
-        return int(module.run(args) or 0)
+        parser = build_parser(only=chosen)
+        args = parser.parse_args(args_list)
+        if log_format is not None:
+            set_log_format(log_format)
+        # Every command logs in the chosen format; a command with --log-level re-configures the
+        # level.
+        configure_logging("warning")
+        return int(_load(args.command).run(args) or 0)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:
+        problem = user_error(exc)
+        if problem is None:
+            raise  # a bug of ours: the traceback is what a report needs
+        print(f"bridgebot{f' {chosen}' if chosen else ''}: {problem}", file=sys.stderr)
+        return 2
+
+
+def user_error(exc: BaseException) -> str | None:
+    """The one line to show for ``exc`` if it is the user's mistake, else None."""
+    from engine.agents import AgentSpecError
+
+    if isinstance(exc, UserError | AgentSpecError):
+        return str(exc)
+    if isinstance(exc, ModuleNotFoundError):
+        root = (exc.name or "").partition(".")[0]
+        extra = EXTRAS.get(root)
+        if extra is None:
+            return None
+        return f"needs the '{extra}' extra ({root} is not installed): pip install -e '.[{extra}]'"
+    if isinstance(exc, OSError) and exc.filename is not None:
+        return f"{exc.filename}: {exc.strerror or exc}"
+    return None
 
 
 def _take_log_format(args: list[str]) -> tuple[list[str], str | None]:

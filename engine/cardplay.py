@@ -7,7 +7,6 @@ it, otherwise play the lowest card; lead low from the longest suit.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -76,6 +75,10 @@ def baseline_card(view: PlayView) -> Card:
 
 
 # -- the double-dummy Monte Carlo player ----------------------------------------------------------
+
+#: The default budget of :class:`DDCardPlayer`: worlds solved per card, and for the opening lead.
+WORLDS = 32
+LEAD_WORLDS = 16
 
 
 def equivalence_classes(
@@ -155,26 +158,24 @@ class DDCardPlayer:
     For each card: sample ``worlds`` deals consistent with what the controller knows (resampled by
     how likely a bidding policy, ``auction_model``, finds the auction in each, when given; see
     :mod:`engine.worlds`), solve every legal card in every
-    world (:class:`engine.dds.DDSolver`, ``workers`` processes, stopping at ``time_limit`` seconds
-    with whatever is solved), turn tricks into the duplicate score of the contract for our side
+    world (:class:`engine.dds.DDSolver`, in this process or ``workers`` processes), turn tricks into the duplicate score of the contract for our side
     (making or beating the contract outweighs an overtrick, as at the table), and play the lowest
     card of the class with the best weighted mean. Ties go to more tricks, then to the baseline's
     card. A card with one class of legal cards (a singleton, or KQ alone in the led suit) is
-    played at once. The opening lead has its own budget (``lead_worlds``, ``lead_time_limit``):
-    trick-one solves are the dearest.
+    played at once. The opening lead has its own budget (``lead_worlds``): trick-one solves are
+    the dearest.
 
-    ``time_limit=None`` makes play depend on the seed alone; with a limit, how many worlds get
-    solved depends on the machine.
+    The budget is counted in worlds, never in seconds: a seeded player plays the same cards on any
+    machine and under any load, and a seat that waits for the solver's lock (several seats of one
+    process share it, :mod:`engine.dds`) loses time, not strength.
     """
 
     name = "ddplay"
 
     def __init__(
         self,
-        worlds: int = 32,
-        time_limit: float | None = 1.0,
-        lead_worlds: int = 16,
-        lead_time_limit: float | None = 2.0,
+        worlds: int = WORLDS,
+        lead_worlds: int = LEAD_WORLDS,
         workers: int = 0,
         seed: int = 0,
         auction_model: CallModel | None = None,
@@ -182,9 +183,7 @@ class DDCardPlayer:
         if worlds < 1 or lead_worlds < 1:
             raise ValueError(f"worlds ({worlds}) and lead_worlds ({lead_worlds}) must be >= 1")
         self.worlds = worlds
-        self.time_limit = time_limit
         self.lead_worlds = lead_worlds
-        self.lead_time_limit = lead_time_limit
         self.seed = seed
         self.auction_model = auction_model
         self.solver = DDSolver(workers=workers)
@@ -200,7 +199,6 @@ class DDCardPlayer:
         self.solver.close()
 
     def play(self, view: PlayView) -> Card:
-        start = time.monotonic()
         if not view.legal:
             raise ValueError(f"no legal cards for {view.seat.name} on board {view.board}")
         state = play_state(view)
@@ -214,15 +212,13 @@ class DDCardPlayer:
             return classes[0][0]
         opening = not view.played
         n = self.lead_worlds if opening else self.worlds
-        limit = self.lead_time_limit if opening else self.time_limit
-        deadline = None if limit is None else start + limit
         knowledge = Knowledge.from_view(view)
         likelihood = None
         if self.auction_model is not None and view.auction:
             likelihood = policy_auction_likelihood(self.auction_model, view)
         worlds = sample_worlds(knowledge, n, self._rng, likelihood)
         positions = [state.position(owners) for owners in worlds.owners]
-        tricks, done = self.solver.solve(positions, deadline)
+        tricks, done = self.solver.solve(positions)
         self.last_solved = int(done.sum())
         return self._choose(view, state, classes, tricks[done], worlds.weights[done])
 

@@ -14,6 +14,7 @@ Card indices follow ``../shared/data``: ``suit * 13 + rank`` with suits S, H, D,
 from __future__ import annotations
 
 import multiprocessing
+import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -26,6 +27,10 @@ from endplay.types import Card, Deal, Denom, Player, Rank
 RANK_CHARS = "AKQJT98765432"
 #: DDS solves at most this many boards per call (endplay's check is off by one, so stay below).
 MAX_BATCH = 200
+#: DDS computes at most this many (deal, strain) tables per ``CalcAllTables`` call.
+MAX_TABLE_STRAINS = 200
+#: Held for the length of every in-process DDS call (see the module doc).
+SOLVER_LOCK = threading.Lock()
 
 TrickArray = npt.NDArray[np.int8]
 
@@ -60,20 +65,36 @@ def hands_pbn(owners: npt.NDArray[np.integer], first: int = 0) -> str:
     return "NESW"[first] + ":" + " ".join(hands)
 
 
-def dd_tables(owners: npt.NDArray[np.integer]) -> npt.NDArray[np.uint8]:
+def dd_tables(
+    owners: npt.NDArray[np.integer], strains: Sequence[int] | None = None
+) -> npt.NDArray[np.uint8]:
     """Full DD tables, uint8[B, 4, 5] (declarer N..W x strain C, D, H, S, NT), of ``owners[B, 52]``.
 
-    One ``calc_all_tables`` call per batch (DDS shares work across a batch; about 1.1x faster
-    than one ``calc_dd_table`` per deal here). The layout is ``../shared/data``'s ``dd`` array.
+    ``strains`` (indices into C, D, H, S, NT) limits the work to those strains; the other columns
+    are then 0. Batched ``calc_all_tables`` calls (DDS shares work across a batch; about 1.1x
+    faster than one ``calc_dd_table`` per deal here), each inside :data:`SOLVER_LOCK`. The layout
+    is ``../shared/data``'s ``dd`` array.
     """
     from endplay.dds import calc_all_tables
 
-    if len(owners) == 0:
-        return np.zeros((0, 4, 5), dtype=np.uint8)
-    tables = calc_all_tables([Deal(hands_pbn(row)) for row in owners])
-    # endplay's to_list() is [strain S, H, D, C, NT][declarer N, E, S, W].
-    arr = np.array([t.to_list() for t in tables], dtype=np.uint8)
-    return np.ascontiguousarray(arr[:, [3, 2, 1, 0, 4], :].transpose(0, 2, 1))
+    wanted = sorted(set(range(5) if strains is None else strains))
+    if not wanted or not all(0 <= s < 5 for s in wanted):
+        raise ValueError(f"strains must be indices 0..4 (C, D, H, S, NT), not {strains}")
+    out = np.zeros((len(owners), 4, 5), dtype=np.uint8)
+    # endplay's Denom order is S, H, D, C, NT: strain index s (C, D, H, S, NT) is Denom 3 - s.
+    exclude = [Denom(4 if s == 4 else 3 - s) for s in range(5) if s not in wanted]
+    per_call = MAX_TABLE_STRAINS // len(wanted)
+    for start in range(0, len(owners), per_call):
+        deals = [Deal(hands_pbn(row)) for row in owners[start : start + per_call]]
+        with SOLVER_LOCK:
+            tables = calc_all_tables(deals, exclude=exclude)
+        # endplay's to_list() is [strain S, H, D, C, NT][declarer N, E, S, W].
+        arr = np.array([t.to_list() for t in tables], dtype=np.uint8)
+        out[start : start + len(deals)] = arr[:, [3, 2, 1, 0, 4], :].transpose(0, 2, 1)
+    for s in range(5):
+        if s not in wanted:
+            out[:, :, s] = 0
+    return out
 
 
 @dataclass(frozen=True)
@@ -116,7 +137,8 @@ def solve_positions(positions: Sequence[Position]) -> TrickArray:
         chunk = positions[start : start + MAX_BATCH]
         try:
             deals = [p.to_deal() for p in chunk]
-            solved = solve_all_boards(deals)
+            with SOLVER_LOCK:
+                solved = solve_all_boards(deals)
         except Exception as exc:  # endplay raises plain RuntimeError/ValueError from DDS codes
             raise SolverError(f"double-dummy solver rejected a position: {exc}") from exc
         for k, board in enumerate(solved):

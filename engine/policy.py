@@ -232,16 +232,22 @@ class _LazyDDPlayer:
 
     name = "ddplay"
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int, budget: dict[str, int] | None = None) -> None:
         self.seed = seed
+        self.budget = budget or {}
+        """``worlds``/``lead_worlds`` for the player (its defaults when absent)."""
         self._player: CardPlayer | None = None
         self._board = 1
 
     def _get(self) -> CardPlayer:
         if self._player is None:
-            from engine.cardplay import DDCardPlayer
+            from engine.cardplay import LEAD_WORLDS, WORLDS, DDCardPlayer
 
-            self._player = DDCardPlayer(seed=self.seed)
+            self._player = DDCardPlayer(
+                worlds=self.budget.get("worlds", WORLDS),
+                lead_worlds=self.budget.get("lead_worlds", LEAD_WORLDS),
+                seed=self.seed,
+            )
             self._player.reset(self._board)
         return self._player
 
@@ -259,7 +265,7 @@ class _LazyDDPlayer:
             closer()
 
 
-_OPTIONS = {"seed", "threads", "greedy", "temperature", "play"}
+_OPTIONS = {"seed", "threads", "greedy", "temperature", "play", "worlds", "lead_worlds"}
 
 
 def _card_player(spec: AgentSpec, seed: int, default: str) -> CardPlayer:
@@ -267,7 +273,11 @@ def _card_player(spec: AgentSpec, seed: int, default: str) -> CardPlayer:
     if play == "baseline":
         return BaselinePlayer()
     if play == "dd":
-        return _LazyDDPlayer(seed)
+        keys: tuple[str, ...] = ("worlds", "lead_worlds")
+        budget = {k: _int_option(spec, k) for k in keys if k in spec.options}
+        if any(v < 1 for v in budget.values()):
+            raise AgentSpecError(f"agent {spec.name}: worlds and lead_worlds must be >= 1")
+        return _LazyDDPlayer(seed, budget)
     raise AgentSpecError(f"agent {spec.name}: play must be 'dd' or 'baseline', not {play!r}")
 
 

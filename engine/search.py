@@ -335,9 +335,10 @@ def score_for_side(
 class SolverOracle:
     """Exact tricks from endplay's double-dummy solver, one solve per (particle, strain), cached.
 
-    Rows are grouped by strain and each group is solved in DDS batches (``calc_all_tables`` with the
-    other strains excluded; DDS threads internally), so a particle that several candidates take
-    to the same strain costs one solve. The cache is keyed by the deal and keeps ``cache_size``
+    Rows are grouped by strain and each group is solved in DDS batches
+    (:func:`engine.dds.dd_tables` with the other strains left out, behind the solver's one lock;
+    DDS threads internally), so a particle that several candidates take to the same strain costs
+    one solve. The cache is keyed by the deal and keeps ``cache_size``
     deals (least recently used out first); ``solved`` counts (deal, strain) solves done.
     """
 
@@ -359,10 +360,7 @@ class SolverOracle:
         return entry
 
     def tricks(self, owners: U8Array, declarer: IntArray, strain: IntArray) -> IntArray:
-        from endplay.dds import calc_all_tables
-        from endplay.types import Deal, Denom
-
-        from engine.dds import hands_pbn
+        from engine.dds import dd_tables  # the one door to the solver (not reentrant)
 
         owners = np.ascontiguousarray(owners, dtype=np.uint8)
         keys = [owners[i].tobytes() for i in range(owners.shape[0])]
@@ -375,18 +373,11 @@ class SolverOracle:
                 todo.setdefault(s, {}).setdefault(key, i)
             else:
                 self.hits += 1
-        denoms = [Denom.clubs, Denom.diamonds, Denom.hearts, Denom.spades, Denom.nt]
         for s, group in todo.items():
-            exclude = [d for j, d in enumerate(denoms) if j != s]
-            items = list(group.items())
-            for start in range(0, len(items), 100):  # DDS: at most 200 (deal, strain) per call
-                chunk = items[start : start + 100]
-                deals = [Deal(hands_pbn(owners[i])) for _, i in chunk]
-                tables = calc_all_tables(deals, exclude=exclude)
-                for (key, _), table in zip(chunk, tables, strict=True):
-                    row = table.to_list()[4 if s == 4 else 3 - s]  # endplay denoms: S, H, D, C, NT
-                    by_key[key][:, s] = row
-                    self.solved += 1
+            tables = dd_tables(owners[list(group.values())], strains=[s])
+            for key, table in zip(group, tables, strict=True):
+                by_key[key][:, s] = table[:, s]
+                self.solved += 1
         out = np.array(
             [entries[i][int(declarer[i]), int(strain[i])] for i in range(len(keys))],
             dtype=np.int64,

@@ -97,8 +97,12 @@ class SeatClient:
         extra: str = "",
         executor: concurrent.futures.Executor | None = None,
         alerter: Alerter | None = None,
+        local_host: str | None = None,
     ) -> None:
         self.host = host
+        self.local_host = local_host
+        """Source address to connect from (None: the system's choice); a match binds its own
+        seats to the address it serves, so an allow-list of outside addresses admits them."""
         self.port = port
         self.agent = agent
         self.alerter = alerter
@@ -163,7 +167,8 @@ class SeatClient:
         attempts = self.connect_retries + 1
         for attempt in range(1, attempts + 1):
             try:
-                return await asyncio.open_connection(self.host, self.port)
+                local = None if self.local_host is None else (self.local_host, 0)
+                return await asyncio.open_connection(self.host, self.port, local_addr=local)
             except OSError as exc:
                 if attempt == attempts:
                     raise TableConnectionError(

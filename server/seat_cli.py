@@ -11,6 +11,7 @@ import asyncio
 import sys
 from typing import TYPE_CHECKING
 
+from bridgebot.cli import port_number
 from server.logs import add_log_level_argument, configure_logging
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--host", default="127.0.0.1", help="table manager host (default %(default)s)"
     )
-    parser.add_argument("--port", type=int, required=True, help="table manager port")
+    parser.add_argument("--port", type=port_number, required=True, help="table manager port")
     parser.add_argument(
         "--seat",
         required=True,

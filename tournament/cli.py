@@ -6,7 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
+from bridgebot.cli import port_number
+from server.guard import parse_networks
 from server.logs import add_log_level_argument, configure_logging
+from tournament.formats import seatings
+from tournament.rooms import THEM_NAME, US_NAME, Network
 
 HELP = "play a duplicate match between two agents and report IMPs per board"
 EXAMPLES = """examples:
@@ -26,22 +30,34 @@ EXAMPLES = """examples:
                   --external open:West --out out/wb5
       real play; two seats of the open room are left for WBridge5 (the match prints the port)
 
+  bridgebot match --us default --scoring play --external open:East --external open:West \\
+                  --external closed:North --external closed:South --host 0.0.0.0 --port 2000 \\
+                  --them-name WBridge5 --allow-address 192.168.1.30 --out out/wb5
+      WBridge5 on another machine plays the other team (README: step by step)
+
 outputs in --out: journal.jsonl (one line per finished board), summary.json, room-NAME.pbn and
 room-NAME.lin per room, report.md (summary, histogram, running mean, largest swings with our
-explanations, every board) and report.html (the same as one self-contained page to browse).
+explanations, every board) and report.html (the same as one self-contained page to browse); with
+TCP rooms also rooms/ROOM/ (each table manager's records), rooms-kept.jsonl (a room's boards that
+the other rooms had not finished: --resume does not replay them) and, with outside seats,
+external.json.
+exit status: 0 done, 2 a bad option or file, 3 stopped early (outside seats): run --resume.
 """
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--us", default="default", help="agent spec of our team (default: default)")
     p.add_argument("--them", default="bfg", help="agent spec of the opponents (default: bfg)")
-    src = p.add_mutually_exclusive_group()
-    src.add_argument(
+    p.add_argument(
         "--deals",
         type=Path,
-        help="deal file: PBN, LIN, or a double-dummy .npz as in ../shared/data",
+        help="deal file: PBN, LIN, or a double-dummy .npz as `bridgebot ddgen` writes",
     )
-    src.add_argument("--seed", type=int, help="generate random deals from this seed (default 1)")
+    p.add_argument(
+        "--seed",
+        type=int,
+        help="seeds the agents, and the random deals when there is no --deals (default 1)",
+    )
     p.add_argument("--boards", type=int, default=64, help="number of boards (default 64)")
     p.add_argument("--scoring", choices=("dd", "play"), default="dd", help="default: dd")
     p.add_argument("--format", dest="fmt", choices=("team", "compatible"), default="team")
@@ -79,15 +95,84 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="ROOM:SEAT",
-        help="leave this seat to an outside program (e.g. open:North); the match prints the port "
-        "to connect to and waits; repeat for more seats",
+        help="leave this seat to an outside program (e.g. open:North); the match prints where "
+        "to connect (a sentence on stderr, a JSON line on stdout, DIR/external.json) and waits; "
+        "repeat for more seats",
     )
+    add_network_arguments(p)
     add_log_level_argument(p, "warning", "log level of the rooms' table managers and seats")
     p.add_argument(
         "--seat-timeout",
         type=float,
         default=None,
         help="seconds a seat client of ours waits for a line before giving up (default: no limit)",
+    )
+
+
+def add_network_arguments(p: argparse.ArgumentParser) -> None:
+    """Where TCP rooms listen and whom they admit; how long the match waits for outside seats."""
+    g = p.add_argument_group("rooms over TCP and outside programs")
+    g.add_argument("--host", default="127.0.0.1",
+                   help="address the rooms listen on; 0.0.0.0 for other machines (default "
+                   "%(default)s)")  # fmt: skip
+    g.add_argument("--port", type=port_number, default=None, metavar="PORT",
+                   help="fixed ports: the first room listens on PORT, the next on PORT+1, ... "
+                   "(default: free ports, announced)")  # fmt: skip
+    g.add_argument("--room-port", action="append", default=[], metavar="ROOM=PORT",
+                   help="fixed port of one room, e.g. open=2000 (repeat)")  # fmt: skip
+    g.add_argument("--allow-address", action="append", metavar="NET",
+                   help="outside seats only from these addresses or networks, e.g. 10.0.0.7 or "
+                   "10.0.0.0/8 (repeat; default: any; our own seats are always let in)")  # fmt: skip
+    g.add_argument("--allow-team", action="append", metavar="NAME",
+                   help="outside seats only with these team names (repeat; default: any)")  # fmt: skip
+    g.add_argument("--us-name", default=US_NAME,
+                   help="our team's name on the wire and in results (default %(default)s)")  # fmt: skip
+    g.add_argument("--them-name", default=THEM_NAME,
+                   help="the opponents' team name on the wire; an outside program must connect "
+                   "with it, and results name outside seats by it (default %(default)s)")  # fmt: skip
+    g.add_argument("--wait-external", type=float, default=3600.0, metavar="SECONDS",
+                   help="how long to wait for every outside seat to connect; 0: for ever "
+                   "(default %(default)g)")  # fmt: skip
+    g.add_argument("--remind-every", type=float, default=60.0, metavar="SECONDS",
+                   help="repeat where to connect this often while a seat is missing "
+                   "(default %(default)g)")  # fmt: skip
+    g.add_argument("--reconnect-timeout", type=float, default=300.0, metavar="SECONDS",
+                   help="an outside seat that leaves mid-match has this long to come back, else "
+                   "the match stops cleanly (resume with --resume); 0: for ever "
+                   "(default %(default)g)")  # fmt: skip
+
+
+def network_from_args(args: argparse.Namespace) -> Network:
+    """:class:`tournament.rooms.Network` from the options above; ``ValueError`` names a bad one."""
+    rooms = [s.room for s in seatings(args.fmt)]
+    ports: dict[str, int] = {}
+    if args.port is not None:
+        ports = {room: args.port + i for i, room in enumerate(rooms)}
+    for spec in args.room_port:
+        room, eq, port = spec.partition("=")
+        if not eq or room not in rooms or not port.strip().isdigit():
+            raise ValueError(f"--room-port {spec!r}: expected ROOM=PORT, ROOM one of "
+                             f"{', '.join(rooms)}")  # fmt: skip
+        ports[room] = int(port)
+    for room, port in ports.items():
+        if not 1 <= port <= 65535:
+            raise ValueError(f"port {port} of room {room} is not 1..65535")
+    for name in ("wait_external", "remind_every", "reconnect_timeout"):
+        if getattr(args, name) < 0 or (name == "remind_every" and args.remind_every == 0):
+            raise ValueError(f"--{name.replace('_', '-')} must be positive")
+    if args.us_name == args.them_name:
+        raise ValueError(f"--us-name and --them-name must differ (both {args.us_name!r})")
+    return Network(
+        host=args.host,
+        ports=ports,
+        allow_addresses=parse_networks(args.allow_address) if args.allow_address else None,
+        allow_teams=frozenset(args.allow_team) if args.allow_team else None,
+        wait_external=args.wait_external or None,
+        remind_every=args.remind_every,
+        reconnect_timeout=args.reconnect_timeout or None,
+        us_name=args.us_name,
+        them_name=args.them_name,
+        announce_file=args.out / "external.json" if args.external else None,
     )
 
 
@@ -98,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
     from tournament.deals import DealSourceError
     from tournament.journal import JournalError
     from tournament.match import MatchConfig, MatchError, run_match
-    from tournament.rooms import ExternalSeat
+    from tournament.rooms import ExternalSeat, MatchStopped, RoomError
 
     try:
         for who, spec in (("--us", args.us), ("--them", args.them)):
@@ -110,6 +195,10 @@ def run(args: argparse.Namespace) -> int:
             external = tuple(ExternalSeat.parse(e) for e in args.external)
         except ValueError as exc:
             raise MatchError(f"--external: {exc}") from exc
+        try:
+            net = network_from_args(args)
+        except ValueError as exc:
+            raise MatchError(str(exc)) from exc
         cfg = MatchConfig(
             us=args.us,
             them=args.them,
@@ -126,9 +215,13 @@ def run(args: argparse.Namespace) -> int:
             seat_timeout=args.seat_timeout,
             backend=args.backend,
             ray_address=args.ray_address,
+            net=net,
         )
         summary = run_match(cfg)
-    except (MatchError, DealSourceError, JournalError) as exc:
+    except MatchStopped as exc:
+        print(f"bridgebot match: stopped: {exc}", file=sys.stderr)
+        return 3
+    except (MatchError, DealSourceError, JournalError, RoomError) as exc:
         print(f"bridgebot match: {exc}", file=sys.stderr)
         return 2
     print(

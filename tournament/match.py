@@ -15,9 +15,11 @@ import multiprocessing
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
+
+from endplay.types import Player
 
 from engine.agent import Agent
 from tournament.ddmatch import build_agents, play_dd_boards
@@ -26,7 +28,7 @@ from tournament.formats import THEM, US, seatings
 from tournament.journal import Journal
 from tournament.records import BoardResult
 from tournament.report import write_outputs
-from tournament.rooms import ExternalSeat, play_rooms
+from tournament.rooms import ExternalSeat, MatchStopped, Network, play_rooms
 from tournament.stats import mean_stderr
 
 SCORINGS = ("dd", "play")
@@ -59,6 +61,8 @@ class MatchConfig:
     """``local`` (worker processes on this machine) or ``ray`` (:mod:`tournament.distributed`)."""
     ray_address: str | None = None
     """The Ray cluster to join (``None``: the one already started here, or a new local one)."""
+    net: Network = field(default_factory=Network)
+    """Where TCP rooms listen, whom they admit, how long they wait for outside seats."""
 
     @property
     def use_tcp(self) -> bool:
@@ -69,14 +73,27 @@ class MatchConfig:
     def header(self) -> dict[str, Any]:
         """What identifies the match in the journal; ``--resume`` refuses a different one."""
         return {
-            "us": self.us,
-            "them": self.them,
+            "us": self.side_name(US),
+            "them": self.side_name(THEM),
             "format": self.fmt,
             "scoring": self.scoring,
             "deals": str(self.deals) if self.deals is not None else None,
-            "seed": self.seed if self.deals is None else None,
+            "seed": self.seed,
             "boards": self.boards,
         }
+
+    def side_name(self, side: str) -> str:
+        """How results name a side: its agent spec, or its team name (``--us-name`` or
+        ``--them-name``) when outside programs play every one of its seats."""
+        seats = [
+            ExternalSeat(s.room, Player(i))
+            for s in seatings(self.fmt)
+            for i, team in enumerate(s.teams)
+            if team == side
+        ]
+        if seats and all(e in self.external for e in seats):
+            return self.net.us_name if side == US else self.net.them_name
+        return self.us if side == US else self.them
 
 
 _worker_agents: dict[str, tuple[Agent, Agent, Agent, Agent]] = {}
@@ -169,7 +186,10 @@ def run_match(
     if cfg.boards < 1:
         raise MatchError(f"--boards must be at least 1, not {cfg.boards}")
     deals = load_deals(deals=cfg.deals, seed=cfg.seed, boards=cfg.boards)
-    cfg.out.mkdir(parents=True, exist_ok=True)
+    try:
+        cfg.out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise MatchError(f"--out {cfg.out}: cannot create the directory ({exc.strerror})") from None
     header = cfg.header()
     with Journal(cfg.out / "journal.jsonl", header, resume=cfg.resume) as journal:
         done = {b.board for b in journal.done}
@@ -189,7 +209,14 @@ def run_match(
                 local = cfg.workers > 1 and cfg.backend == "local"
                 solvers = cfg.workers if local else None
                 todo = ensure_dd(todo, cache=cfg.out / "dd_cache.npz", workers=solvers)
-            _play(cfg, todo, finish, announce)
+            try:
+                _play(cfg, todo, finish, announce)
+            except MatchStopped as exc:
+                raise MatchStopped(
+                    f"{exc}. {len(results)} of {len(deals)} boards are finished and journaled in "
+                    f"{cfg.out / 'journal.jsonl'}; run the same command with --resume to play "
+                    "the rest"
+                ) from None
     return write_outputs(cfg.out, header, results)
 
 
@@ -227,6 +254,10 @@ def _stderr_line(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
+def _stdout_line(text: str) -> None:
+    print(text, flush=True)
+
+
 async def _tcp_rooms(
     cfg: MatchConfig,
     deals: list[BoardDeal],
@@ -247,4 +278,7 @@ async def _tcp_rooms(
         external=cfg.external,
         announce=announce,
         timeout=cfg.seat_timeout,
+        net=cfg.net,
+        announce_json=_stdout_line,
+        kept=None if stream else cfg.out / "rooms-kept.jsonl",  # worker streams never resume
     )

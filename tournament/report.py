@@ -163,10 +163,16 @@ def markdown_report(
         "| IMPs | boards | |",
         "| :--- | ---: | :--- |",
     ]
+    # The compatible format sums four IMP terms (up to +/-96 a board): open-ended end bins, shown
+    # when a board falls there, so every board is counted.
+    below = sum(v < _BINS[0][0] for v in imps)
+    above = sum(v > _BINS[-1][1] for v in imps)
+    rows = [(f"{_BINS[0][0] - 1} or less", below)] if below else []
     for low, high in _BINS:
-        count = sum(low <= v <= high for v in imps)
         label = str(low) if low == high else f"{low} to {high}"
-        out.append(f"| {label} | {count} | {'#' * count} |")
+        rows.append((label, sum(low <= v <= high for v in imps)))
+    rows += [(f"{_BINS[-1][1] + 1} or more", above)] if above else []
+    out += [f"| {label} | {count} | {'#' * count} |" for label, count in rows]
     out += ["", "## Running mean", "", "![running mean](running_mean.svg)", ""]
     passed = [b.board for b in boards if b.passed_out]
     same = [b.board for b in boards if b.same_contract and not b.passed_out]

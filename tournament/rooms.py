@@ -1,9 +1,13 @@
-"""Rooms over TCP: one real table manager per room, four seats per table on 127.0.0.1.
+"""Rooms over TCP: one real table manager per room, four seats per table.
 
 Our agents join as :class:`server.seat.SeatClient` tasks in this process; a seat named in
-``external`` is left free for another program (WBridge5, Ben, ``bridgebot seat``) and the match
-says where to connect (``announce``) and waits for it. Every room's table manager serves all the
-boards of the run in one session, so an external program connects once.
+``external`` is left free for another program (WBridge5, Ben, ``bridgebot seat``, perhaps on
+another machine). The match says where to connect, as a sentence and as machine-readable JSON
+(:class:`Network`), reminds every ``remind_every`` seconds while a seat is missing, and waits
+``wait_external`` seconds in all; an outside seat that leaves mid-match has ``reconnect_timeout``
+seconds to come back. Either limit ends the match cleanly (:class:`MatchStopped`) with every
+finished board already journaled, so ``--resume`` continues. Every room's table manager serves all
+the boards of the run in one session, so an external program connects once.
 
 A board is finished when every room has finished it; then it is scored (real play or the
 double-dummy tricks of the final contract) and handed to ``on_board`` (which journals it) before
@@ -14,8 +18,13 @@ anything else happens. The table managers' own records (PBN, journal, transcript
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ipaddress
+import json
+import os
+import socket
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,17 +34,82 @@ from engine.agent import Agent
 from engine.scoring import dd_tricks, ns_score
 from protocol.table import BoardResult as TableResult
 from protocol.table import TableBoard
+from server.guard import Limits
+from server.guard import Network as AddressNetwork
 from server.records import RecordWriter
 from server.seat import SeatClient
 from server.tm import TableManager
 from tournament.deals import BoardDeal
-from tournament.formats import Seating, board_imps
+from tournament.formats import US, Seating, board_imps
 from tournament.records import BoardResult, RoomResult, auction_texts, contract_text, vul_text
 
-#: Team names on the wire: the Blue Chip handshake wants different names for the two sides.
-TEAM_NAMES = {0: "NS", 1: "EW"}
-#: How results name a seat played by an outside program.
-EXTERNAL = "external"
+#: Wire team names of our two sides by default (``--us-name``/``--them-name`` change them).
+US_NAME, THEM_NAME = "bridgebot", "opponents"
+#: Addresses that mean "every interface": our own seats then connect to the loopback address.
+_WILDCARDS = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1"}
+
+
+@dataclass(frozen=True)
+class Network:
+    """Where the rooms listen and whom they admit (the ``match`` options of the same names)."""
+
+    host: str = "127.0.0.1"
+    ports: Mapping[str, int] = field(default_factory=dict)
+    """Room name -> fixed port (a room not named gets a free port)."""
+    allow_addresses: tuple[AddressNetwork, ...] | None = None
+    """Outside seats only from these (our own seats connect from ``host`` and are admitted)."""
+    allow_teams: frozenset[str] | None = None
+    """Outside seats only with these team names (our own team names are admitted)."""
+    wait_external: float | None = 3600.0
+    """Seconds to wait in all for every outside seat to connect (None: for ever)."""
+    remind_every: float = 60.0
+    reconnect_timeout: float | None = 300.0
+    """Seconds an outside seat that left has to come back (None: for ever)."""
+    us_name: str = US_NAME
+    them_name: str = THEM_NAME
+    announce_file: Path | None = None
+    """Where the JSON list of outside seats and their addresses is written."""
+
+    @property
+    def local(self) -> str:
+        """The address our own seats connect to and from."""
+        return _WILDCARDS.get(self.host, self.host)
+
+    def reachable(self) -> str:
+        """An address another machine can use: ``host``, or this machine's outward address when
+        ``host`` is every interface."""
+        if self.host not in _WILDCARDS:
+            return self.host
+        family = socket.AF_INET6 if self.host == "::" else socket.AF_INET
+        probe = "2001:db8::1" if family == socket.AF_INET6 else "192.0.2.1"  # documentation nets
+        try:
+            with socket.socket(family, socket.SOCK_DGRAM) as s:
+                s.connect((probe, 9))  # UDP: picks the outward interface, sends nothing
+                return str(s.getsockname()[0])
+        except OSError:
+            try:
+                return socket.gethostbyname(socket.gethostname())
+            except OSError:
+                return self.local
+
+
+def wire_teams(seating: Seating, net: Network) -> tuple[str, str]:
+    """Team names of North-South and East-West in one room: each partnership takes the name of
+    its side (``us`` wherever our bot sits in it); two partnerships of one side (the reference
+    room of the compatible format) are told apart by a ``-ns``/``-ew`` suffix, since the Blue Chip
+    handshake wants two different names."""
+    names = []
+    for d in (0, 1):
+        us = US in (seating.teams[d], seating.teams[d + 2])
+        names.append(net.us_name if us else net.them_name)
+    if names[0] == names[1]:
+        return f"{names[0]}-ns", f"{names[1]}-ew"
+    return names[0], names[1]
+
+
+class MatchStopped(RuntimeError):
+    """The match ended early and cleanly: an outside seat never came, or left and did not come
+    back. Every board finished by all rooms is journaled; ``--resume`` plays the rest."""
 
 
 class RoomError(RuntimeError):
@@ -116,37 +190,63 @@ async def play_rooms(
     external: Sequence[ExternalSeat] = (),
     announce: Callable[[str], None] = print,
     timeout: float | None = None,
+    net: Network | None = None,
+    announce_json: Callable[[str], None] = print,
+    kept: Path | None = None,
 ) -> None:
     """Play ``deals`` in every room over TCP; call ``on_board`` as each board is complete.
 
-    ``names`` maps ``us``/``them`` to the agent specs recorded in the results; ``agents`` holds
-    the four agents of each room (N, E, S, W), unused at external seats.
+    ``names`` maps ``us``/``them`` to the agent specs recorded in the results (an outside seat is
+    recorded by the team name it connected with); ``agents`` holds the four agents of each room
+    (N, E, S, W), unused at external seats. ``announce`` gets sentences (where to connect,
+    reminders), ``announce_json`` one JSON object per outside seat. ``kept`` (a file) holds each
+    room's result of a board the other rooms have not finished yet, so a resumed match does not
+    play it again in that room (a room with nothing left is not opened).
+    Raises :class:`MatchStopped` when an outside seat does not come (back) in time.
     """
+    net = net or Network()
     by_number = {d.board: d for d in deals}
-    seat_names = {
-        s.room: [
-            EXTERNAL if ExternalSeat(s.room, p) in external else names[s.teams[p.value]]
+    teams = {s.room: wire_teams(s, net) for s in rooms}
+    pending = KeptRooms.load(kept, set(by_number))
+    stop = asyncio.Event()
+    stopped: list[str] = []
+
+    def end(reason: str) -> None:
+        if not stopped:
+            stopped.append(reason)
+        stop.set()
+
+    managers: dict[str, TableManager] = {}
+
+    def seat_names(s: Seating) -> tuple[str, str, str, str]:
+        machine = managers[s.room].tables[0].machine
+        out = [
+            machine.teams.get(p, teams[s.room][p.value % 2])
+            if ExternalSeat(s.room, p) in external
+            else names[s.teams[p.value]]
             for p in Player
         ]
-        for s in rooms
-    }
-    pending: dict[int, dict[str, TableResult]] = {d.board: {} for d in deals}
-    failures: list[BaseException] = []
+        return out[0], out[1], out[2], out[3]
 
     def finished(room: str, result: TableResult) -> None:
-        number = result.board.number
-        pending[number][room] = result
-        if len(pending[number]) < len(rooms) or failures:
+        if result.aborted is not None:
+            end(f"room {room}, board {result.board.number} abandoned: {result.aborted}")
             return
+        number = result.board.number
         deal = by_number[number]
-        got = pending.pop(number)
+        seating = next(s for s in rooms if s.room == room)
         try:
-            results = tuple(
-                room_result(deal, s, seat_names[s.room], got[s.room], scoring) for s in rooms
-            )
+            scored = room_result(deal, seating, seat_names(seating), result, scoring)
         except RoomError as exc:
-            failures.append(exc)
-            raise
+            end(str(exc))
+            return
+        got = pending.add(number, scored)
+        if len(got) == len(rooms):
+            complete(number, got)
+
+    def complete(number: int, got: Mapping[str, RoomResult]) -> None:
+        deal = by_number[number]
+        results = tuple(got[s.room] for s in rooms)
         on_board(
             BoardResult(
                 board=number,
@@ -158,38 +258,166 @@ async def play_rooms(
             )
         )
 
+    ours = {net.us_name, net.them_name, *(t for pair in teams.values() for t in pair)}
+    allowed = net.allow_addresses
+    if allowed is not None:
+        allowed = (*allowed, ipaddress.ip_network(net.local))
+    limits = Limits(
+        handshake_timeout=None,  # the match bounds the wait for outside seats itself
+        allow_teams=None if net.allow_teams is None else frozenset(net.allow_teams | ours),
+        allow_addresses=allowed,
+        reconnect_timeout=net.reconnect_timeout if external else None,
+    )
     table_boards = [TableBoard(d.board, d.dealer, d.vul, d.deal()) for d in deals]
-    managers = []
-    for s in rooms:
-        tm = TableManager(table_boards, rooms_dir / s.room)
+    for number, got in sorted(pending.results.items()):
+        if len(got) == len(rooms):  # killed after keeping the last room, before the journal
+            complete(number, got)
+    rooms_open = [s for s in rooms if len(pending.done(s.room)) < len(deals)]
+    for s in rooms_open:
+        tm = TableManager(
+            table_boards, rooms_dir / s.room, host=net.host, port=net.ports.get(s.room, 0),
+            limits=limits, skip={1: pending.done(s.room)},
+        )  # fmt: skip
         # Swap in a writer that also reports each board to us (same files, same durability).
         writer = _NotifyingWriter(rooms_dir / s.room, s.room, finished)
         tm.records.close()
         tm.records = writer
         for table in tm.tables:
             table.records = writer
-        managers.append(tm)
+        managers[s.room] = tm
     tasks: list[asyncio.Task[Any]] = []
+    everything: asyncio.Future[Any] | None = None
     try:
-        for s, tm in zip(rooms, managers, strict=True):
-            host, port = await tm.start()
+        wanted: list[dict[str, Any]] = []
+        for s in rooms_open:
+            tm = managers[s.room]
+            try:
+                _, port = await tm.start()
+            except OSError as exc:
+                raise RoomError(f"room {s.room}: cannot listen on {net.host} port "
+                                f"{net.ports.get(s.room, 0)}: {exc.strerror or exc}") from None  # fmt: skip
             tasks.append(asyncio.create_task(tm.serve()))
             for p in Player:
-                team = TEAM_NAMES[p.value % 2]
+                team = teams[s.room][p.value % 2]
                 if ExternalSeat(s.room, p) in external:
-                    announce(
-                        f"room {s.room}: waiting for {p.name.capitalize()} (team {team}) "
-                        f"to connect to {host} port {port}"
-                    )
+                    wanted.append({"room": s.room, "seat": p.name.capitalize(),
+                                   "host": net.reachable(), "port": port, "team": team})  # fmt: skip
                     continue
                 client = SeatClient(
-                    host, port, p, team, agents[s.room][p.value], idle_timeout=timeout
-                )
+                    net.local, port, p, team, agents[s.room][p.value], idle_timeout=timeout,
+                    local_host=net.local,
+                )  # fmt: skip
                 tasks.append(asyncio.create_task(client.run()))
-        await asyncio.gather(*tasks)
+        everything = asyncio.gather(*tasks)
+        if wanted:
+            _announce(wanted, net, announce, announce_json)
+            tasks.append(asyncio.create_task(_watch(wanted, managers, net, announce, end)))
+        stopper: asyncio.Future[Any] = asyncio.create_task(stop.wait())
+        await asyncio.wait({everything, stopper}, return_when=asyncio.FIRST_COMPLETED)
+        stopper.cancel()
+        if everything.done():
+            everything.result()  # our own seats' or table managers' failure, as it is
     finally:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-    if failures:
-        raise failures[0]
+        if everything is not None and everything.done():
+            with contextlib.suppress(BaseException):
+                everything.exception()  # retrieved: the tasks' fate was handled above
+        for tm in managers.values():
+            await tm.close()
+    if stopped:
+        raise MatchStopped(stopped[0])
+
+
+class KeptRooms:
+    """Each room's scored result of the boards not yet finished in every room, also appended to
+    a file (fsynced; a torn last line is ignored) so that ``--resume`` keeps them."""
+
+    def __init__(self, path: Path | None, results: dict[int, dict[str, RoomResult]]) -> None:
+        self.path = path
+        self.results = results
+
+    @classmethod
+    def load(cls, path: Path | None, boards: set[int]) -> KeptRooms:
+        results: dict[int, dict[str, RoomResult]] = {b: {} for b in boards}
+        if path is not None and path.exists():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                try:
+                    entry = json.loads(line)
+                    number, room = int(entry["board"]), RoomResult.from_json(entry["room"])
+                except (ValueError, KeyError, TypeError):
+                    continue  # a kill inside the last write
+                if number in results:
+                    results[number][room.room] = room
+        return cls(path, results)
+
+    def done(self, room: str) -> set[int]:
+        return {b for b, got in self.results.items() if room in got}
+
+    def add(self, board: int, result: RoomResult) -> dict[str, RoomResult]:
+        """Keep ``result``; return every room's result of ``board`` so far."""
+        got = self.results[board]
+        got[result.room] = result
+        if self.path is not None:
+            with self.path.open("a", encoding="utf-8") as f:
+                f.write(json.dumps({"board": board, "room": result.to_json()}) + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+        return got
+
+
+def _where(w: Mapping[str, Any]) -> str:
+    return f"{w['room']}:{w['seat']} (team {w['team']}) at {w['host']} port {w['port']}"
+
+
+def _announce(
+    wanted: list[dict[str, Any]],
+    net: Network,
+    announce: Callable[[str], None],
+    announce_json: Callable[[str], None],
+) -> None:
+    if net.announce_file is not None:
+        tmp = net.announce_file.with_name(net.announce_file.name + ".tmp")
+        tmp.write_text(json.dumps(wanted, indent=2) + "\n", encoding="utf-8")
+        tmp.replace(net.announce_file)
+    for w in wanted:
+        announce_json(json.dumps({"external": w}, sort_keys=True))
+        announce(
+            f"room {w['room']}: waiting for {w['seat']} (team {w['team']}) to connect to "
+            f"{w['host']} port {w['port']}"
+        )
+
+
+async def _watch(
+    wanted: list[dict[str, Any]],
+    managers: Mapping[str, TableManager],
+    net: Network,
+    announce: Callable[[str], None],
+    end: Callable[[str], None],
+) -> None:
+    """Remind where to connect while an outside seat is missing; stop the match when they have
+    not all come within ``wait_external`` seconds."""
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+
+    seen: set[int] = set()  # seated once: a later absence is the reconnect timeout's business
+
+    def missing() -> list[dict[str, Any]]:
+        for i, w in enumerate(wanted):
+            if Player.find(w["seat"]) in managers[w["room"]].tables[0].conns:
+                seen.add(i)
+        return [w for i, w in enumerate(wanted) if i not in seen]
+
+    while missing():
+        waited = loop.time() - start
+        left = None if net.wait_external is None else net.wait_external - waited
+        if left is not None and left <= 0:
+            seats = "; ".join(_where(w) for w in missing())
+            end(f"outside seats did not connect within {net.wait_external:g} s: {seats}")
+            return
+        await asyncio.sleep(net.remind_every if left is None else min(net.remind_every, left))
+        waited = loop.time() - start
+        still = missing()
+        if still and (net.wait_external is None or waited < net.wait_external):
+            announce(f"still waiting ({waited:.0f} s) for " + "; ".join(_where(w) for w in still))

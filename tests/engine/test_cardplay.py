@@ -101,7 +101,7 @@ def test_touching_cards_form_one_class_also_through_played_cards() -> None:
 
 
 def test_forced_cards_are_played_without_solving() -> None:
-    player = DDCardPlayer(worlds=2, time_limit=None, lead_worlds=1, lead_time_limit=None)
+    player = DDCardPlayer(worlds=2, lead_worlds=1)
     deal = Deal("N:AKQ2.J32.K54.Q32 JT9.AK4.QJT9.K54 8765.Q765.A3.AJ6 43.T98.8762.T987")
     seen: list[tuple[PlayView, Card, int]] = []
 
@@ -169,7 +169,7 @@ def test_a_fully_determined_position_gets_the_double_dummy_best_card(
     )[0]
     scores = {c: int(truth[card_index(c)]) for c in view.legal}
     assert len(set(scores.values())) > 1  # the choice matters here
-    player = DDCardPlayer(worlds=3, time_limit=None, seed=1)
+    player = DDCardPlayer(worlds=3, seed=1)
     card = player.play(view)
     assert scores[card] == max(scores.values())
     assert player.last_solved == 1  # three draws of the one layout merge into one world
@@ -198,13 +198,13 @@ def test_making_the_contract_outweighs_overtricks() -> None:
 
 def test_a_whole_board_with_the_dd_player_is_legal_and_scored() -> None:
     deal = Deal("N:98763.83.96.AQT8 AK5.QT95.KT2.K64 Q42.KJ62.753.J93 JT.A74.AQJ84.752")
-    player = DDCardPlayer(worlds=2, time_limit=None, lead_worlds=1, seed=3, workers=0)
+    player = DDCardPlayer(worlds=2, lead_worlds=1, seed=3, workers=0)
     tricks, played = play_deal(deal, Contract("4HE"), [player.play] * 4)
     assert len(played) == 52
     assert len({card_index(c) for _, c in played}) == 52
     assert 0 <= tricks <= 13
     # Same seed, same board: the same play (no time limit, so nothing depends on the clock).
-    again = DDCardPlayer(worlds=2, time_limit=None, lead_worlds=1, seed=3)
+    again = DDCardPlayer(worlds=2, lead_worlds=1, seed=3)
     assert play_deal(deal, Contract("4HE"), [again.play] * 4)[1] == played
 
 
@@ -263,7 +263,7 @@ async def test_a_whole_board_through_a_real_table_manager(tmp_path: Path) -> Non
     board = TableBoard(number=1, dealer=Player.north, vul=Vul.none, deal=deal.copy())
 
     def player(p: Player) -> DDCardPlayer:
-        return DDCardPlayer(worlds=2, time_limit=None, lead_worlds=1, seed=10 + p.value)
+        return DDCardPlayer(worlds=2, lead_worlds=1, seed=10 + p.value)
 
     tm = TableManager([board], tmp_path)
     host, port = await tm.start()

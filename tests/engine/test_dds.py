@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -14,6 +17,7 @@ from engine.dds import (
     Position,
     SolverError,
     card_index,
+    dd_tables,
     hands_pbn,
     index_card,
     solve_positions,
@@ -139,3 +143,65 @@ def test_worker_processes_agree_with_in_process_solving_and_deadlines_keep_one_c
     assert done.tolist() == [True, False, False]
     assert np.array_equal(tricks[0], direct[0])
     assert (tricks[1:] == -1).all()
+
+
+def test_dd_tables_match_the_golden_tables_whole_and_by_strain() -> None:
+    owners = np.stack([owners_of(pbn) for pbn, _ in GOLDEN])
+    assert dd_tables(owners).tolist() == [table for _, table in GOLDEN]
+    only_nt = dd_tables(owners[:1], strains=[4])
+    assert only_nt[0, :, 4].tolist() == [row[4] for row in GOLDEN[0][1]]
+    assert not only_nt[0, :, :4].any()
+    with pytest.raises(ValueError, match="strains"):
+        dd_tables(owners, strains=[5])
+
+
+_HAMMER = """
+import threading, numpy as np
+from endplay.types import Deal, Player
+from engine.dds import Position, card_index, dd_tables, solve_positions
+deals = {deals!r}
+owners = []
+for pbn in deals:
+    o = np.full(52, -1, dtype=np.int64)
+    for p in Player:
+        for c in list(Deal(pbn)[p])[:7]:  # seven-card endings keep the test quick
+            o[card_index(c)] = p.value
+    owners.append(o)
+owners = np.stack(owners)
+positions = [Position(tuple(int(x) for x in o), t, 1) for o in owners for t in (0, 4)]
+want_play = solve_positions(positions)
+want_nt = dd_tables(owners, strains=[4])
+bad = []
+def seat(k):
+    for i in range(3):
+        if (k + i) % 2:
+            got = solve_positions(positions[k % 2 :: 2])
+            ok = np.array_equal(got, want_play[k % 2 :: 2])
+        else:
+            ok = np.array_equal(dd_tables(owners, strains=[4]), want_nt)
+        if not ok:
+            bad.append(k)
+threads = [threading.Thread(target=seat, args=(k,)) for k in range(8)]
+for t in threads: t.start()
+for t in threads: t.join()
+print("wrong answers from threads", bad) if bad else print("ok")
+raise SystemExit(1 if bad else 0)
+"""
+
+
+def test_eight_threads_may_solve_at_once(tmp_path: Path) -> None:
+    """Eight seats of one process solving at once (the card players, ``search``, DD tables): every
+    answer equals the one-thread answer. DDS is not reentrant, so without the one door this
+    crashes the process (``Sum 5 is not four``, a segmentation fault): hence a child process."""
+    script = _HAMMER.format(deals=[pbn for pbn, _ in GOLDEN])
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=tmp_path,  # DDS writes dump.txt here if it fails
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, f"rc {proc.returncode}: {proc.stdout}{proc.stderr[-2000:]}"
+    assert proc.stdout.strip() == "ok"

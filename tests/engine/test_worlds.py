@@ -232,5 +232,5 @@ def test_a_bidding_policy_places_the_cards_its_auction_shows(tmp_path: Path) -> 
     # The card player takes the model and still plays a legal card.
     from engine.cardplay import DDCardPlayer
 
-    player = DDCardPlayer(lead_worlds=2, lead_time_limit=None, auction_model=policy)
+    player = DDCardPlayer(lead_worlds=2, auction_model=policy)
     assert player.play(view) in view.legal

@@ -56,3 +56,52 @@ def test_dockerfile_entry_point_and_sources() -> None:
     with pytest.raises(SystemExit) as exc:
         build_parser().parse_args(cmd)
     assert exc.value.code == 0
+
+
+def test_dockerignore_keeps_the_venv_and_outputs_out_of_the_build_context() -> None:
+    patterns = {
+        line.strip().rstrip("/")
+        for line in (ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    }
+    for path in (".venv", ".git", "out", "data", "runs", "**/node_modules", "**/__pycache__"):
+        assert path in patterns, f".dockerignore does not exclude {path}"
+    copied = {p for src in re.findall(r"^COPY (.+) \S+$", DOCKERFILE.read_text(), flags=re.M)
+              for p in src.split()}  # fmt: skip
+    assert not copied & patterns  # nothing the image needs is ignored
+
+
+def _service(name: str) -> str:
+    """The text of one service of compose.yaml (up to the next service)."""
+    text = COMPOSE.read_text().split("\nservices:\n", 1)[1]
+    blocks = re.split(r"^  (?=[\w-]+:\s*$)", text, flags=re.M)
+    return next(b for b in blocks if b.startswith(f"{name}:"))
+
+
+def test_compose_publishes_on_loopback_or_with_allow_lists() -> None:
+    tm_command = _compose_commands()[0]
+    ports = re.findall(r"^\s*ports:\s*(\[.*\])\s*$", COMPOSE.read_text(), flags=re.M)
+    published = [entry for line in ports for entry in json.loads(line)]
+    assert published
+    for entry in published:
+        loopback = entry.startswith("127.0.0.1:")
+        assert loopback or "--allow-address" in tm_command, entry
+    assert "--allow-team" in tm_command
+
+
+def test_compose_bind_mount_is_handed_to_the_image_user_first() -> None:
+    uid = re.search(r"useradd .*--uid (\d+) (\w+)", DOCKERFILE.read_text())
+    assert uid is not None and uid.group(2) == "bridge"
+    user = re.search(r"^USER (\w+)$", DOCKERFILE.read_text(), flags=re.M)
+    assert user is not None and user.group(1) == "bridge"  # the table manager runs as bridge
+    owner = _service("volume-owner")
+    assert "user: root" in owner
+    entry = json.loads(re.search(r"entrypoint:\s*(\[.*\])", owner).group(1))  # type: ignore[union-attr]
+    mount = re.search(r'volumes: \["(\S+):(\S+)"\]', owner)
+    assert mount is not None
+    assert entry == ["chown", "-R", f"{uid.group(1)}:{uid.group(1)}", mount.group(2)]
+    tm = _service("tm")
+    assert f'volumes: ["{mount.group(1)}:{mount.group(2)}"]' in tm
+    assert re.search(r"volume-owner: \{condition: service_completed_successfully\}", tm)
+    out = _compose_commands()[0]
+    assert out[out.index("--out") + 1].startswith(mount.group(2) + "/")

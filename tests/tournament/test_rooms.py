@@ -102,12 +102,12 @@ def test_external_seat_is_announced_and_waited_for(tmp_path: Path) -> None:
     finally:
         outputs = [p.communicate(timeout=60) for p in externals]
         codes = [p.returncode for p in externals]
-    assert len(announced) == 1 and "room open: waiting for North (team NS)" in announced[0]
+    assert len(announced) == 1 and "room open: waiting for North (team bridgebot)" in announced[0]
     assert codes == [0], outputs
     assert summary["boards"] == 2
     boards = read_journal(tmp_path / "journal.jsonl").boards
     assert [b.room("open").seats for b in boards] == [
-        ("external", "random", "random", "random")
+        ("bridgebot", "random", "random", "random")
     ] * 2
     assert json.loads((tmp_path / "summary.json").read_text())["scoring"] == "play"
 

@@ -1,0 +1,38 @@
+"""Real play with our shipped ``default`` agent in every seat of both rooms, in one process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from endplay.types import Player
+
+from engine.rules import final_contract
+from tournament.journal import read_journal
+from tournament.match import MatchConfig, run_match
+from tournament.records import parse_call
+
+
+def test_eight_default_seats_in_one_process_play_two_boards_over_tcp(tmp_path: Path) -> None:
+    """Eight card players of one process solve at once through the one solver door; before it
+    this died within a second (DDS is not reentrant). A small worlds budget: the bug is
+    concurrency, not budget."""
+    cfg = MatchConfig(
+        us="default,worlds=3,lead_worlds=2",
+        them="default,worlds=2,lead_worlds=2",
+        out=tmp_path,
+        boards=2,
+        seed=1,
+        scoring="play",
+    )
+    assert cfg.use_tcp
+    summary = run_match(cfg, progress=lambda b: None)
+    boards = read_journal(tmp_path / "journal.jsonl").boards
+    assert summary["boards"] == 2 and [b.board for b in boards] == [1, 2]
+    played = 0
+    for b in boards:
+        for room in b.rooms:
+            assert set(room.seats) == {cfg.us, cfg.them}
+            if final_contract(Player.find(b.dealer), [parse_call(c) for c in room.auction]):
+                played += 1
+                assert len(room.play) == 52 and room.tricks is not None
+    assert played >= 2
