@@ -43,7 +43,7 @@ from tournament.deals import BoardDeal, ensure_dd, load_deals, pbn_to_owners
 from tournament.formats import THEM, US, seatings
 from tournament.journal import read_journal
 from tournament.match import MatchConfig, run_match
-from tournament.rooms import ExternalSeat
+from tournament.rooms import ExternalSeat, Network
 from tournament.schedule import Entrant, Pairing, TournamentError, next_matches, schedule
 from tournament.standings import (
     PlayedMatch,
@@ -160,6 +160,8 @@ def match_config(cfg: TournamentConfig, pairing: Pairing, deals_file: Path) -> M
     home, away = by_name[pairing.home], by_name[pairing.away]
     external = (*_external_seats(home, US), *_external_seats(away, THEM))
     out = cfg.out / "matches" / pairing.key
+    # An outside program is told, and recorded, by its entrant name (its team name at the table).
+    net = Network(us_name=home.name, them_name=away.name) if external else Network()
     return MatchConfig(
         us=home.spec or EXTERNAL_STANDIN,
         them=away.spec or EXTERNAL_STANDIN,
@@ -173,6 +175,7 @@ def match_config(cfg: TournamentConfig, pairing: Pairing, deals_file: Path) -> M
         workers=cfg.workers if cfg.backend == "ray" else 1,
         rooms=cfg.rooms,
         external=external,
+        net=net,
         seat_timeout=cfg.seat_timeout,
         backend=cfg.backend,
         ray_address=cfg.ray_address,
