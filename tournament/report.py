@@ -15,6 +15,7 @@ from typing import Any
 from endplay.parsers import pbn
 from endplay.types import Board, Card, Deal, Player
 
+from tournament.doubled import doubled_section
 from tournament.records import BoardResult, RoomResult, parse_call, parse_contract, parse_vul
 from tournament.stats import Summary, running_mean, summarize
 
@@ -161,6 +162,7 @@ def markdown_report(
         label = str(low) if low == high else f"{low} to {high}"
         out.append(f"| {label} | {count} | {'#' * count} |")
     out += ["", "## Running mean", "", "![running mean](running_mean.svg)", ""]
+    out += doubled_section(boards, header["format"], {"us": header["us"], "them": header["them"]})
     passed = [b.board for b in boards if b.passed_out]
     same = [b.board for b in boards if b.same_contract and not b.passed_out]
     out += [
