@@ -116,7 +116,9 @@ def _league_arguments(sub: Any) -> None:
     lg.add_argument("--init", required=True, help="starting policy: model dir (ONNX) or .pt")
     lg.add_argument("--gens", type=int, default=6)
     lg.add_argument("--learner-iters", type=int, default=200, help="learner iterations per gen")
-    lg.add_argument("--mix", default="self=1,selfx=2,init=1,initx=1,snap=1,oracle=1,exploit=2")
+    from models.league import DEFAULT_MIX
+
+    lg.add_argument("--mix", default=DEFAULT_MIX, help="opponent kinds and their weights")
     lg.add_argument("--lr", type=float, default=1e-4)
     lg.add_argument("--explore", type=float, default=0.05, help="X/XX probability floor at gen 0")
     lg.add_argument("--explore-gens", type=int, default=3, help="the floor reaches 0 here")

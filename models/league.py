@@ -10,7 +10,11 @@ training (seeds files 000 and 004 give the base): the learner meets, deal by dea
 - ``snap``: a past generation's snapshot;
 - ``oracle``: its current self with a doubler that sees all four hands and doubles whenever the
   contract goes down double-dummy (training only: an upper bound on punishment, never alone);
-- ``exploit``: an exploiter of an earlier generation.
+- ``exploit``: an exploiter of an earlier generation;
+- ``bfg``, ``bfgx``: the bfg rule bidder, plain and with the layer. Every network above grew from
+  bfg's imitation and sacrifices like our policy; without a sound bidder in the mix the learner
+  learns to double everything (measured: the first generation trained without bfg lost to bfg).
+  bfg runs in Python (about a millisecond a call), so it costs a few seconds per iteration.
 
 Each generation first trains an exploiter of the current learner (RL with a fixed budget against
 the frozen learner, starting from its weights; its only aim is to beat it), then trains the
@@ -41,13 +45,15 @@ import numpy.typing as npt
 import torch
 
 from engine.doubles import apply_doubles, standing_contract
+from engine.features import BIDS, HAND, N_BIDS, OPENING_PASS
+from engine.rules import FIRST_BID
 from models.data import Chooser, IntArray, board_dealer_vul, final_contracts, load_dd
-from models.doubles_fit import observer_seats
+from models.doubles_fit import OPENSPIEL_TO_DATA, observer_seats
 from models.net import PolicyNet, append_jsonl, load_checkpoint, save_checkpoint
 from models.selfplay import Recorder, duplicate_imps, imp_summary, net_chooser, ppo_update
 
-KINDS = ("self", "selfx", "init", "initx", "snap", "oracle", "exploit")
-DEFAULT_MIX = "self=1,selfx=2,init=1,initx=1,snap=1,oracle=1,exploit=2"
+KINDS = ("self", "selfx", "init", "initx", "snap", "oracle", "exploit", "bfg", "bfgx")
+DEFAULT_MIX = "self=1,selfx=2,init=1,initx=1,snap=1,oracle=1,exploit=2,bfg=1.5,bfgx=1.5"
 
 
 class LeagueError(ValueError):
@@ -125,6 +131,52 @@ def learner_chooser(
 ) -> Chooser:
     """The learner: samples its calls, with a probability floor on the legal double/redouble."""
     return net_chooser(net, device, False, gen, rec, floor)
+
+
+def auction_from_observation(x: npt.NDArray[np.float32]) -> list[int]:
+    """The auction so far (ALL_CALLS indices from the dealer's call) from one 480-observation.
+
+    The observation says who made, doubled and redoubled each bid, and who passed before the
+    opening; bids rise, so their order is known, and passes fill the turns between those calls
+    up to the observer's (relative seat 0). This lets a bidder that needs the auction in order
+    (bfg) sit in ``run_auctions``, whose choosers see observations only.
+    """
+    bids = x[BIDS : BIDS + 12 * N_BIDS].reshape(N_BIDS, 3, 4) > 0
+    events = [
+        (int(r), FIRST_BID + b if kind == 0 else kind)
+        for b, kind, r in zip(*np.nonzero(bids), strict=True)
+    ]
+    passes = int(x[OPENING_PASS : OPENING_PASS + 4].sum())
+    seat = ((events[0][0] if events else 0) - passes) % 4
+    calls: list[int] = []
+    for r, c in events:
+        while seat != r:
+            calls.append(0)
+            seat = (seat + 1) % 4
+        calls.append(c)
+        seat = (seat + 1) % 4
+    while seat != 0:
+        calls.append(0)
+        seat = (seat + 1) % 4
+    return calls
+
+
+def bfg_chooser(doubles: bool = False) -> Chooser:
+    """bfg as a chooser (one Python call per row), optionally with the penalty-double layer."""
+    from engine.bfg import BfgBidder
+
+    bidder = BfgBidder()
+    ranks, suits = "AKQJT98765432", "SHDC"
+    names = [ranks[i % 13] + suits[i // 13] for i in OPENSPIEL_TO_DATA]
+
+    def choose(rows: IntArray, x: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_]) -> IntArray:
+        calls = np.zeros(len(rows), dtype=np.int64)
+        for i in range(len(rows)):
+            cards = [names[j] for j in np.flatnonzero(x[i, HAND:] > 0)]
+            calls[i] = bidder.call(cards, auction_from_observation(x[i]))
+        return apply_doubles(calls, x, mask) if doubles else calls
+
+    return choose
 
 
 def oracle_doubles(
@@ -397,6 +449,11 @@ def train_league(cfg: LeagueConfig) -> dict[str, object]:
         pool_snap = [net_of(s) for s in st["snapshots"]]
         pool_ex = [net_of(s) for s in st["exploiters"]]
         init_f = frozen(init)
+        bfgs = (
+            (bfg_chooser(), bfg_chooser(doubles=True))
+            if mix.get("bfg") or mix.get("bfgx")
+            else None
+        )
         last_save = time.perf_counter()
         while st["learner_it"] < cfg.learner_iters:
             it = int(st["learner_it"])
@@ -413,6 +470,8 @@ def train_league(cfg: LeagueConfig) -> dict[str, object]:
                 ("initx", opponent_chooser(init_f, device, "layer")),
                 ("oracle", opponent_chooser(me, device, "oracle", o2, d2)),
             ]
+            if bfgs is not None:
+                table += [("bfg", bfgs[0]), ("bfgx", bfgs[1])]
             if pool_snap:
                 table.append(
                     ("snap", opponent_chooser(pool_snap[rng.integers(len(pool_snap))], device))

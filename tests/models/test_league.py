@@ -154,3 +154,55 @@ def test_league_runs_checkpoints_and_resumes(tmp_path: Path) -> None:
     assert all("ours_doubled_imps" in e["doubled"] for e in learn)
     ex = exploit(str(run / "gen1.pt"), LeagueConfig(**{**base, "out": str(tmp_path / "ex")}))  # type: ignore[arg-type]
     assert (tmp_path / "ex" / "policy.pt").exists() and "imps_per_board" in ex["vs_target"]  # type: ignore[operator]
+
+
+def test_auction_is_recovered_from_the_observation() -> None:
+    """Random legal auctions (passes likely): the decoder gives back every call in order."""
+    from engine.features import encode_arrays, legal_masks_arrays
+    from models.league import auction_from_observation
+
+    rng = np.random.default_rng(0)
+    checked = 0
+    for _ in range(400):
+        calls: list[int] = []
+        for _ in range(int(rng.integers(0, 14))):
+            m = legal_masks_arrays(np.array([[*calls, -1]]))[0]
+            if not m.any():
+                break
+            p = m / m.sum() * 0.4
+            p[0] += 0.6
+            calls.append(int(rng.choice(38, p=p)))
+        a = np.array([[*calls, -1]])
+        if not legal_masks_arrays(a)[0].any():
+            continue
+        x = encode_arrays(
+            np.zeros((1, 52), np.uint8), np.array([len(calls) % 4]), np.zeros(1, bool),
+            np.zeros(1, bool), a,
+        )  # fmt: skip
+        assert auction_from_observation(x[0]) == calls
+        checked += 1
+    assert checked > 200
+
+
+def test_bfg_in_the_league_bids_what_the_bfg_agent_bids() -> None:
+    from endplay.types import Deal
+
+    from engine.agent import BiddingView
+    from engine.agents import make_agent
+    from engine.rules import legal_calls
+    from models.league import bfg_chooser
+    from tournament.deals import owners_to_pbn
+
+    owners, _ = _solved()
+    b = len(owners)
+    dealer = np.zeros(b, np.int64)
+    auctions = np.tile(np.array([[ONE_NT, -1]]), (b, 1))
+    x, mask = observe(owners, dealer, dealer, auctions, np.ones(b, np.int64))
+    got = bfg_chooser()(np.arange(b), x, mask)
+    agent = make_agent("bfg")
+    for i in range(b):
+        deal = Deal(owners_to_pbn(owners[i]))
+        calls = (ALL_CALLS[ONE_NT],)
+        v = BiddingView(Player.east, Player.north, Vul.none, deal[Player.east], calls, 1,
+                        legal_calls(Player.north, calls))  # fmt: skip
+        assert ALL_CALLS[got[i]] == agent.bid(v)
