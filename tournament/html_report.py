@@ -23,8 +23,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-from endplay.types import Deal, Player, Vul
+from endplay.types import Deal, Penalty, Player, Vul
 
+from tournament.doubled import doubled_costs
+from tournament.formats import THEM, US
 from tournament.lin import board_lin
 from tournament.records import BoardResult, RoomResult, parse_contract, parse_vul
 from tournament.report import (
@@ -279,36 +281,28 @@ def histogram_svg(imps: Sequence[int]) -> str:
 
 
 def doubled_html(header: Mapping[str, Any], boards: Sequence[BoardResult]) -> str:
-    """Doubled and redoubled contracts by declaring side: how many, their score for that side,
-    and the IMPs those boards brought us."""
-    us = str(header["us"])
-    rows: dict[str, list[int]] = {"us": [0, 0, 0], "them": [0, 0, 0]}
-    listed: list[str] = []
-    for b in boards:
-        for room in b.rooms:
-            c = parse_contract(room.contract)
-            if c is None or c.penalty.name == "passed":
-                continue
-            seat = c.declarer
-            side = "us" if room.seats[seat.value] == us else "them"
-            score = room.ns_score if seat.value % 2 == 0 else -room.ns_score
-            rows[side][0] += 1
-            rows[side][1] += score
-            rows[side][2] += b.imps
-            listed.append(
-                f'<a href="#board-{b.board}">{b.board}</a> {html.escape(room.room)} '
-                f"{_contract_html(html.escape(room.contract or ''))} ({score:+d})"
-            )
+    """Doubled and redoubled contracts by declaring side, as the Markdown report counts them
+    (:func:`tournament.doubled.doubled_costs`, one definition), and the boards they came from."""
+    costs = doubled_costs(boards, str(header.get("format", "team")))
+    names = {US: str(header.get("us", US)), THEM: str(header.get("them", THEM))}
+    listed = [
+        f'<a href="#board-{b.board}">{b.board}</a> {html.escape(room.room)} '
+        f"{_contract_html(html.escape(room.contract or ''))}"
+        for b in boards
+        for room in b.rooms
+        if (c := parse_contract(room.contract)) is not None and c.penalty is not Penalty.passed
+    ]
     body = "".join(
-        f"<tr><td>{'our side' if side == 'us' else 'their side'}</td><td>{n}</td>"
-        f"<td>{score:+d}</td><td>{imps:+d}</td></tr>"
-        for side, (n, score, imps) in rows.items()
+        f"<tr><td>{html.escape(names[team])}</td><td>{c.declared}</td><td>{c.failed}</td>"
+        f"<td>{c.imps:+d}</td><td>{c.imps_per_board:+.2f}</td></tr>"
+        for team, c in costs.items()
     )
     return (
         "<h2>Doubled contracts</h2>"
-        '<table class="doubled"><tr><th>declaring side</th><th>contracts</th>'
-        "<th>score for that side</th><th>IMPs to us on those boards</th></tr>"
-        f"{body}</table><p>{'; '.join(listed) or 'No doubled contract.'}</p>"
+        '<table class="doubled"><tr><th>declaring side</th><th>doubled contracts declared</th>'
+        "<th>went down</th><th>IMPs on those boards</th><th>per board</th></tr>"
+        f"{body}</table><p>IMPs are the side's own, on boards where it declared a doubled "
+        f"contract that failed. {'; '.join(listed) or 'No doubled contract.'}</p>"
     )
 
 

@@ -57,9 +57,12 @@ def test_doubled_section_counts_by_declaring_side() -> None:
     b = BoardResult(
         1, "N", "None", "N:AKQ.AKQ.AKQ.AKQJ - - -".replace(" - - -", ""), (room, other), 3
     )
-    text = doubled_html({"us": "us"}, [b])
-    assert "<td>their side</td><td>1</td><td>-500</td><td>+3</td>" in text
-    assert "<td>our side</td><td>0</td>" in text
+    text = doubled_html({"us": "ours", "them": "theirs", "format": "team"}, [b])
+    # West of the open room is their side: one doubled contract, down, and the board's +3 to us
+    # is -3 to them; the Markdown report counts the same (tournament.doubled)
+    assert "<td>theirs</td><td>1</td><td>1</td><td>-3</td><td>-3.00</td>" in text
+    assert "<td>ours</td><td>0</td><td>0</td><td>+0</td>" in text
+    assert 'href="#board-1"' in text
 
 
 def test_empty_match_page() -> None:
