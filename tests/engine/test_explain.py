@@ -96,13 +96,13 @@ def test_opening_ranges_cover_fresh_hands(call: str) -> None:
 @pytest.mark.parametrize(
     ("prefix", "call"),
     [
-        (["1NT", "Pass"], "Pass"),
         (["1D", "Pass"], "1H"),
+        (["1D", "Pass"], "1S"),
         (["1H", "Pass"], "1S"),
-        (["1S", "Pass"], "1NT"),
         (["2D", "X"], "Pass"),
         (["Pass", "1H"], "1S"),
-        (["1H", "1S"], "2H"),
+        (["Pass", "1H"], "Pass"),
+        (["Pass", "1H"], "2D"),
     ],
 )
 def test_response_ranges_cover_fresh_hands(prefix: list[str], call: str) -> None:
@@ -132,14 +132,14 @@ def test_never_made_call_says_so_and_is_not_guessed() -> None:
 def test_artificial_raise_alert_in_protocol_vocabulary() -> None:
     ex = Explainer(_policy(), target=200, max_hands=8192)
     auction = [Bid("1S"), Bid("Pass")]
-    text = ex.alert(Player.north, Vul.none, auction, Bid("3S"))
+    text = ex.alert(Player.north, Vul.none, auction, Bid("2S"))
     assert text is not None
     assert re.fullmatch(r"\d+ to \d+ total points(, [^,]+)*\.", text), text
     assert "3+ cards in spades" in text
     assert ex.alert(Player.north, Vul.none, [Bid("1C"), Bid("Pass")], Bid("1H")) is None
     assert ex.alert(Player.north, Vul.none, [], Bid("1NT")) is None  # notrump: never alerted
     # Cached: the same question costs nothing the second time and answers the same.
-    assert ex.alert(Player.north, Vul.none, auction, Bid("3S")) == text
+    assert ex.alert(Player.north, Vul.none, auction, Bid("2S")) == text
 
 
 def test_illegal_auction_names_the_call() -> None:

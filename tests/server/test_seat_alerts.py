@@ -4,11 +4,11 @@ Our real seat client sits South with the shipped ``default`` agent and the learn
 (``engine.explain``); North, East and West are scripted peers over real TCP on 127.0.0.1, each
 asserting every line the table manager sends it, in order. Only the auction is scripted.
 
-- 1S (North) Pass 3S: the policy's 3S is a limit raise that fewer than half of its hands make
+- 1S (North) Pass 2S: the policy's 2S is a single raise that fewer than half of its hands make
   with four spades (artificial by our definition): East and West, the opponents, get ``Alert.``
   with the meaning; North, the partner, gets the bare call (the relay rule).
 - 1C (North) Pass 1H: a natural 1H (four hearts or more): nobody gets an alert.
-- ``--no-alerts`` (no alerter): the same 3S goes out bare.
+- ``--no-alerts`` (no alerter): the same 2S goes out bare.
 """
 
 from __future__ import annotations
@@ -26,15 +26,15 @@ from server.seat import SeatClient, TableConnectionError
 from server.testing import ScriptedSeat
 from server.tm import TableManager
 
-RAISE_DEAL = "N:KQ92.Q.KQT62.AKT 864.AK84.753.J74 AT3.J62.A84.Q863 J75.T9753.J9.952"
+RAISE_DEAL = "N:KQ92.Q.KQT62.AKT A63.A64.A9753.54 T84.KJ985.J4.Q73 J75.T732.8.J9862"
 NATURAL_DEAL = "N:AQ54.Q3.9632.AQ6 T87.A8.AQT4.9754 KJ93.JT95.K7.JT8 62.K7642.J85.K32"
-ALERTED_3S = "South bids 3S Alert. 8 to 13 total points, 3+ cards in spades."
+ALERTED_2S = "South bids 2S Alert. 2 to 10 total points, 3+ cards in spades."
 
 CARDS = {
     RAISE_DEAL: {
         "North": "North's cards : S K Q 9 2. H Q. D K Q T 6 2. C A K T.",
-        "East": "East's cards : S 8 6 4. H A K 8 4. D 7 5 3. C J 7 4.",
-        "West": "West's cards : S J 7 5. H T 9 7 5 3. D J 9. C 9 5 2.",
+        "East": "East's cards : S A 6 3. H A 6 4. D A 9 7 5 3. C 5 4.",
+        "West": "West's cards : S J 7 5. H T 7 3 2. D 8. C J 9 8 6 2.",
     },
     NATURAL_DEAL: {
         "North": "North's cards : S A Q 5 4. H Q 3. D 9 6 3 2. C A Q 6.",
@@ -124,7 +124,7 @@ async def _auction(tmp_path: Path, deal: str, scripts: dict[str, list], alerts: 
 
 
 async def test_artificial_raise_alerted_to_opponents_only(tmp_path: Path) -> None:
-    scripts = _scripts(RAISE_DEAL, "1S", "South bids 3S", ALERTED_3S)
+    scripts = _scripts(RAISE_DEAL, "1S", "South bids 2S", ALERTED_2S)
     await _auction(tmp_path, RAISE_DEAL, scripts, alerts=True)
 
 
@@ -134,7 +134,7 @@ async def test_natural_response_not_alerted(tmp_path: Path) -> None:
 
 
 async def test_alerts_off(tmp_path: Path) -> None:
-    scripts = _scripts(RAISE_DEAL, "1S", "South bids 3S", "South bids 3S")
+    scripts = _scripts(RAISE_DEAL, "1S", "South bids 2S", "South bids 2S")
     await _auction(tmp_path, RAISE_DEAL, scripts, alerts=False)
 
 
