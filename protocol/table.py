@@ -497,16 +497,7 @@ class TableMachine:
                 )
             return
         if isinstance(msg, PlayMsg) and self.phase is Phase.PLAY:
-            n = len(self._plays)
-            if n >= 52:
-                raise RemoteProtocolError("all 52 cards have been played", seat=seat)
-            p = self._player_of(n)
-            c = self._controller(p)
-            if seat != c:
-                raise RemoteProtocolError(
-                    f"{_name(c)} is to play {_name(p)}'s card, not {_name(seat)}",
-                    seat=seat, line=repr(msg),
-                )  # fmt: skip
+            self._card_due(seat, msg)
             return
         raise RemoteProtocolError(
             f"{what} from {_name(seat)} in the {self.phase.value} phase", seat=seat, line=repr(msg)
@@ -753,7 +744,9 @@ class TableMachine:
             return self._on_card(seat, msg, out)
         return False  # pragma: no cover - TRANSITIONS admits nothing else here
 
-    def _on_card(self, seat: Player, msg: PlayMsg, out: list[Out]) -> bool:
+    def _card_due(self, seat: Player, msg: PlayMsg) -> tuple[int, Player]:
+        """The number of cards played and the player whose card is due; raise unless ``seat``
+        controls that card."""
         n = len(self._plays)
         if n >= 52:
             raise RemoteProtocolError("all 52 cards have been played", seat=seat)
@@ -761,8 +754,13 @@ class TableMachine:
         c = self._controller(p)
         if seat != c:
             raise RemoteProtocolError(
-                f"{_name(c)} is to play {_name(p)}'s card, not {_name(seat)}", seat=seat
-            )
+                f"{_name(c)} is to play {_name(p)}'s card, not {_name(seat)}",
+                seat=seat, line=repr(msg),
+            )  # fmt: skip
+        return n, p
+
+    def _on_card(self, seat: Player, msg: PlayMsg, out: list[Out]) -> bool:
+        n, p = self._card_due(seat, msg)
         named = msg.seat if msg.seat is not None else self._dummy
         if named != p:
             raise RemoteProtocolError(

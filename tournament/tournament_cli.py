@@ -58,7 +58,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     src = p.add_mutually_exclusive_group()
     src.add_argument(
-        "--deals", type=Path, help="deal file: PBN, or a double-dummy .npz as in ../shared/data"
+        "--deals",
+        type=Path,
+        help="deal file: PBN, LIN, or a double-dummy .npz as `bridgebot ddgen` writes",
     )
     src.add_argument("--seed", type=int, help="generate random deals from this seed (default 1)")
     p.add_argument("--scoring", choices=("dd", "play"), default="dd", help="default: dd")
