@@ -77,9 +77,25 @@ def make_agent(spec: str | AgentSpec, seed: int = 0) -> Agent:
         )
     if "seed" in parsed.options:
         seed = _int_option(parsed, "seed")
+    if "doubles" in parsed.options:
+        return _with_doubles(parsed, seed)
     module_name, _, func_name = target.partition(":")
     factory: Factory = getattr(importlib.import_module(module_name), func_name)
     return factory(parsed, seed)
+
+
+def _with_doubles(spec: AgentSpec, seed: int) -> Agent:
+    """``NAME,...,doubles=on``: the agent without the option, wrapped in the penalty-double layer."""
+    value = spec.options["doubles"].lower()
+    rest = {k: v for k, v in spec.options.items() if k != "doubles"}
+    inner = make_agent(AgentSpec(spec.name, spec.path, rest), seed)
+    if value in ("off", "0", "no", "false"):
+        return inner
+    if value not in ("on", "1", "yes", "true"):
+        raise AgentSpecError(f"agent {spec}: option doubles must be 'on' or 'off', not {value!r}")
+    from engine.doubles import DoublingAgent
+
+    return DoublingAgent(inner, name=str(spec))
 
 
 def _int_option(spec: AgentSpec, key: str) -> int:

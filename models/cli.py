@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+from typing import Any
 
 HELP = "train the bidding policy (imitation, self-play) or export it to ONNX"
 EXAMPLES = """examples:
@@ -73,6 +74,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sp.add_argument("--seed", type=int, default=1)
     sp.add_argument("--threads", type=int, default=1, help="1 is fastest on a busy machine")
     sp.add_argument("--max-minutes", type=float, default=0.0)
+    _league_arguments(sub)
     from models import ddnet  # issue 5: the learned double-dummy estimator (no torch at import)
 
     dd = sub.add_parser(
@@ -91,6 +93,70 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     belief.add_arguments(bel)
+
+
+def _league_arguments(sub: Any) -> None:
+    """``train league``, ``train exploit`` (issue 12) and ``train doubles``."""
+    from models import doubles_fit
+
+    dbl = sub.add_parser("doubles", help=doubles_fit.HELP, epilog=doubles_fit.EXAMPLES,
+                         formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    doubles_fit.add_arguments(dbl)
+    lg = sub.add_parser(
+        "league",
+        help="league PPO: the learner meets punishing opponents, snapshots and exploiters",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    ex = sub.add_parser(
+        "exploit",
+        help="train an exploiter of a frozen policy (the league's exploiter budget and settings)",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    ex.add_argument("--target", required=True, help="policy to beat: model dir or .pt")
+    lg.add_argument("--init", required=True, help="starting policy: model dir (ONNX) or .pt")
+    lg.add_argument("--gens", type=int, default=6)
+    lg.add_argument("--learner-iters", type=int, default=200, help="learner iterations per gen")
+    from models.league import DEFAULT_MIX
+
+    lg.add_argument("--mix", default=DEFAULT_MIX, help="opponent kinds and their weights")
+    lg.add_argument("--lr", type=float, default=1e-4)
+    lg.add_argument("--explore", type=float, default=0.05, help="X/XX probability floor at gen 0")
+    lg.add_argument("--explore-gens", type=int, default=3, help="the floor reaches 0 here")
+    lg.add_argument("--snapshots", type=int, default=4, help="past generations kept")
+    for p in (lg, ex):
+        p.add_argument("--dd", action="append", required=True,
+                       help="DD deal file (repeat); the last file's last 2,000 deals held out")  # fmt: skip
+        p.add_argument("--out", required=True, help="run directory (resumes from OUT/ckpt.pt)")
+        p.add_argument("--exploiter-iters", type=int, default=100, help="exploiter budget")
+        p.add_argument("--exploiter-lr", type=float, default=2e-4)
+        p.add_argument("--exploiter-explore", type=float, default=0.05)
+        p.add_argument("--deals-per-iter", type=int, default=1024)
+        p.add_argument("--entropy", type=float, default=0.003)
+        p.add_argument("--eval-deals", type=int, default=1000)
+        p.add_argument("--save-minutes", type=float, default=3.0)
+        p.add_argument("--max-minutes", type=float, default=0.0)
+        p.add_argument("--seed", type=int, default=1)
+        p.add_argument("--threads", type=int, default=1)
+
+
+def _run_league(args: argparse.Namespace, command: str) -> dict[str, object]:
+    from models.league import LeagueConfig, exploit, train_league
+
+    common = dict(
+        dd=tuple(args.dd), out=args.out, exploiter_iters=args.exploiter_iters,
+        exploiter_lr=args.exploiter_lr, exploiter_explore=args.exploiter_explore,
+        deals_per_iter=args.deals_per_iter, entropy=args.entropy, eval_deals=args.eval_deals,
+        save_minutes=args.save_minutes, max_minutes=args.max_minutes, seed=args.seed,
+        threads=args.threads, command=command,
+    )  # fmt: skip
+    if args.mode == "exploit":
+        return exploit(args.target, LeagueConfig(init=args.target, **common))  # type: ignore[arg-type]
+    cfg = LeagueConfig(
+        init=args.init, gens=args.gens, learner_iters=args.learner_iters, mix=args.mix, lr=args.lr,
+        explore=args.explore, explore_gens=args.explore_gens, snapshots=args.snapshots,
+        **common,  # type: ignore[arg-type]
+    )  # fmt: skip
+    return train_league(cfg)
 
 
 def _export_arguments(parser: argparse.ArgumentParser) -> None:
@@ -129,10 +195,22 @@ def run(args: argparse.Namespace) -> int:
         from models import belief
 
         return belief.run(args)
+    if args.mode == "doubles":
+        from models import doubles_fit
+
+        return doubles_fit.run(args, command)
     from models.data import DataError
 
     try:
-        if args.mode == "imitation":
+        if args.mode in ("league", "exploit"):
+            from models.league import LeagueError
+
+            try:
+                metrics: dict[str, object] = _run_league(args, command)
+            except LeagueError as e:
+                print(f"train {args.mode} failed: {e}", file=sys.stderr)
+                return 1
+        elif args.mode == "imitation":
             from models.imitation import ImitationConfig, train_imitation
 
             cfg = ImitationConfig(
@@ -150,7 +228,7 @@ def run(args: argparse.Namespace) -> int:
                 max_minutes=args.max_minutes,
                 command=command,
             )
-            metrics: dict[str, object] = train_imitation(cfg)
+            metrics = train_imitation(cfg)
         else:
             from models.selfplay import SelfPlayConfig, train_selfplay
 

@@ -157,3 +157,32 @@ def export(
         file=sys.stderr,
     )
     return sidecar
+
+
+def net_from_onnx(path: str | Path) -> PolicyNet:
+    """The inverse of :func:`onnx_graph`: a model directory's ``policy.onnx`` as a torch network.
+
+    The value head is not exported, so it comes back zero (self-play starts it there anyway).
+    Lets training start from a shipped model whose checkpoint is not in the repository.
+    """
+    import onnx
+    from onnx import numpy_helper
+
+    from models.net import NetConfig
+
+    p = Path(path)
+    model = onnx.load(str(p / "policy.onnx" if p.is_dir() else p))
+    weights = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    n = sum(1 for k in weights if k.startswith("w"))
+    if n < 2 or any(f"w{i}" not in weights or f"b{i}" not in weights for i in range(n)):
+        raise ExportError(f"{p}: not a policy graph written by bridgebot export (w0/b0 ...)")
+    hidden = int(weights["w0"].shape[0])
+    net = PolicyNet(NetConfig(hidden=hidden, layers=n - 1))
+    linears = [m for m in net.trunk if isinstance(m, torch.nn.Linear)] + [net.policy]
+    with torch.no_grad():
+        for i, layer in enumerate(linears):
+            layer.weight.copy_(torch.from_numpy(weights[f"w{i}"].copy()))
+            layer.bias.copy_(torch.from_numpy(weights[f"b{i}"].copy()))
+        net.value.weight.zero_()
+        net.value.bias.zero_()
+    return net

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -62,8 +64,14 @@ def net_chooser(
     greedy: bool,
     generator: torch.Generator | None = None,
     recorder: Recorder | None = None,
+    floor: float = 0.0,
 ) -> Chooser:
-    """A chooser backed by a torch network: greedy argmax or a sample over the legal calls."""
+    """A chooser backed by a torch network: greedy argmax or a sample over the legal calls.
+
+    ``floor`` > 0 samples from ``(1 - floor) * policy + floor * uniform(legal X/XX)`` on rows where
+    a double or redouble is legal (the league keeps them explored); the recorded log-probability
+    is then that behaviour distribution's, which is what PPO's ratio divides by.
+    """
 
     def choose(rows: IntArray, x: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_]) -> IntArray:
         with torch.no_grad():
@@ -75,10 +83,20 @@ def net_chooser(
                 action = logits.argmax(dim=1)
             else:
                 probs = torch.softmax(logits, dim=1)
+                if floor > 0:
+                    u = torch.zeros_like(probs)
+                    u[:, 1:3] = mt[:, 1:3].to(probs.dtype)
+                    k = u.sum(dim=1, keepdim=True)
+                    probs = torch.where(
+                        k > 0, (1 - floor) * probs + floor * u / k.clamp(min=1.0), probs
+                    )
                 action = torch.multinomial(probs.cpu(), 1, generator=generator).squeeze(1)
                 action = action.to(device)
             if recorder is not None:
-                logp = torch.log_softmax(logits, dim=1).gather(1, action[:, None]).squeeze(1)
+                if floor > 0 and not greedy:
+                    logp = torch.log(probs.gather(1, action[:, None]).squeeze(1).clamp(min=1e-12))
+                else:
+                    logp = torch.log_softmax(logits, dim=1).gather(1, action[:, None]).squeeze(1)
                 recorder.rows.append(rows)
                 recorder.x.append(x)
                 recorder.mask.append(mask)
@@ -97,20 +115,26 @@ def duplicate_imps(
     dealer: IntArray,
     vul: IntArray,
     us: Chooser,
-    them: Chooser,
+    them: Chooser | Sequence[Chooser],
+    opponent: IntArray | None = None,
 ) -> tuple[IntArray, IntArray, IntArray]:
     """Bid each deal twice with the pairs swapped; (IMPs for ``us`` per deal, auctions, NS scores).
 
     Rows 0..B-1 of the returned auctions are table 0 (``us`` North-South), rows B..2B-1 table 1.
+    ``them`` may be a list of choosers, ``opponent[b]`` naming the one that meets ``us`` on deal b
+    at both tables (a league's mixture of opponents in one batch).
     """
     b = owners.shape[0]
+    thems = [them] if callable(them) else list(them)
+    opp = np.zeros(b, dtype=np.int64) if opponent is None else np.asarray(opponent, np.int64)
+    opp2 = np.concatenate([opp, opp])[:, None] + 1
     who = np.zeros((2 * b, 4), dtype=np.int64)
-    who[:b, 1::2] = 1  # table 0: them East-West
-    who[b:, 0::2] = 1  # table 1: them North-South
+    who[:b, 1::2] = opp2[:b]  # table 0: them East-West
+    who[b:, 0::2] = opp2[b:]  # table 1: them North-South
     o2 = np.concatenate([owners, owners])
     d2 = np.concatenate([dealer, dealer])
     v2 = np.concatenate([vul, vul])
-    auctions = run_auctions(o2, d2, v2, who, [us, them])
+    auctions = run_auctions(o2, d2, v2, who, [us, *thems])
     ns = ns_scores(auctions, d2, v2, np.concatenate([dd, dd]))
     return imps_array(ns[:b] - ns[b:]), auctions, ns
 
@@ -201,12 +225,27 @@ class SelfPlayConfig:
     command: str = ""
 
 
-def _ppo_update(
+class PPOSettings(Protocol):
+    """The PPO hyper-parameters :func:`ppo_update` reads (self-play's and the league's configs)."""
+
+    @property
+    def ppo_epochs(self) -> int: ...
+    @property
+    def minibatch(self) -> int: ...
+    @property
+    def clip(self) -> float: ...
+    @property
+    def entropy(self) -> float: ...
+    @property
+    def value_coef(self) -> float: ...
+
+
+def ppo_update(
     net: PolicyNet,
     opt: torch.optim.Optimizer,
     rec: Recorder,
     returns_per_row: npt.NDArray[np.float32],
-    cfg: SelfPlayConfig,
+    cfg: PPOSettings,
     device: torch.device,
     rng: np.random.Generator,
 ) -> dict[str, float]:
@@ -342,7 +381,7 @@ def train_selfplay(cfg: SelfPlayConfig) -> dict[str, object]:
         games += 2 * len(deals)
         reward = (imps / 24.0).astype(np.float32)
         returns = np.concatenate([reward, reward])
-        stats = _ppo_update(net, opt, rec, returns, cfg, device, rng)
+        stats = ppo_update(net, opt, rec, returns, cfg, device, rng)
         it += 1
         entry: dict[str, object] = {
             "iter": it,

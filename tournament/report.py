@@ -15,6 +15,7 @@ from typing import Any
 from endplay.parsers import pbn
 from endplay.types import Board, Card, Deal, Player
 
+from tournament.doubled import doubled_section
 from tournament.records import BoardResult, RoomResult, parse_call, parse_contract, parse_vul
 from tournament.stats import Summary, running_mean, summarize
 
@@ -174,6 +175,7 @@ def markdown_report(
     rows += [(f"{_BINS[-1][1] + 1} or more", above)] if above else []
     out += [f"| {label} | {count} | {'#' * count} |" for label, count in rows]
     out += ["", "## Running mean", "", "![running mean](running_mean.svg)", ""]
+    out += doubled_section(boards, header["format"], {"us": header["us"], "them": header["them"]})
     passed = [b.board for b in boards if b.passed_out]
     same = [b.board for b in boards if b.same_contract and not b.passed_out]
     out += [

@@ -1,0 +1,342 @@
+"""The penalty-double layer: option ``doubles=on`` of every bidding agent.
+
+Rule bots and human players double an opponents' contract when their side's defence beats it;
+bfg almost never does, and a policy trained against bfg and itself learned to sacrifice recklessly
+because nobody punished it. This layer makes any bidder punish: when the wrapped agent would pass
+and a double of the opponents' contract is legal, it doubles if the *expected* score gain of
+doubling (for our side) exceeds a margin.
+
+Everything is estimated from what the seat may know: the 480-element observation of
+``engine.features`` (own hand, the auction as who-bid-what, vulnerability). From it
+:func:`observable_features` derives a few bridge quantities (own HCP and quick tricks, trump
+holding, how much partner and each side have bid, the contract); a linear model
+(``penalty_doubles.json`` beside this file, fitted by ``bridgebot train doubles`` on training
+deals with their DD tables) predicts the tricks our side takes in defence, with a normal spread
+around it; the expected gain sums, over the trick counts, the score difference between the
+doubled and the undoubled contract (``engine.scoring.score_array``).
+
+The one decision function works on whole batches of observations (``penalty_doubles``), so the
+same code serves a seat (a batch of one) and self-play (thousands of rows per step).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from endplay.types import Bid, Card
+
+from engine.agent import Agent, BiddingView, PlayView
+from engine.features import BIDS, HAND, N_BIDS, OPENING_PASS, VUL_THEM, encode, legal_mask
+from engine.rules import DOUBLE, is_pass
+from engine.scoring import score_array
+
+FloatArray = npt.NDArray[np.float32]
+IntArray = npt.NDArray[np.int64]
+
+#: The fitted model shipped with the engine.
+DEFAULT_MODEL = Path(__file__).resolve().parent / "penalty_doubles.json"
+
+#: Names of the columns of :func:`observable_features`, in order (stored with the weights).
+FEATURE_NAMES: tuple[str, ...] = (
+    "bias",
+    "own_hcp",
+    "own_aces",
+    "own_kings",
+    "own_quick_tricks",
+    "own_trump_len",
+    "own_trump_hcp",
+    "own_trump_len_ge4",
+    "own_longest_side",
+    "own_short_suits",
+    "nt",
+    "level",
+    "partner_bids",
+    "partner_max_level",
+    "partner_doubled",
+    "partner_opening_pass",
+    "own_bids",
+    "own_max_level",
+    "our_max_level",
+    "our_game",
+    "we_opened",
+    "opp_bids",
+    "opp_opened",
+    "opp_over_our_game",
+    "decl_vul",
+    "partner_bid_trump",
+    "our_max_level_x_nt",
+    "own_hcp_x_our_game",
+)
+
+
+class DoublesModelError(ValueError):
+    """A penalty-double model file that cannot be used; the message names the file."""
+
+
+@dataclass(frozen=True)
+class DoublesModel:
+    """Linear estimate of our defensive tricks, its spread, and the margin (points) to double."""
+
+    weights: npt.NDArray[np.float64]
+    sd: float
+    margin: float
+    meta: dict[str, Any]
+
+    @classmethod
+    def load(cls, path: str | Path = DEFAULT_MODEL) -> DoublesModel:
+        p = Path(path)
+        try:
+            d = json.loads(p.read_text())
+        except (OSError, json.JSONDecodeError) as e:
+            raise DoublesModelError(f"{p}: cannot read the penalty-double model ({e})") from None
+        names = tuple(d.get("features", ()))
+        if names != FEATURE_NAMES:
+            raise DoublesModelError(
+                f"{p}: its features {list(names)[:3]}... are not the ones this build computes"
+            )
+        return cls(
+            weights=np.asarray(d["weights"], dtype=np.float64),
+            sd=float(d["sd"]),
+            margin=float(d["margin"]),
+            meta=dict(d.get("meta", {})),
+        )
+
+    def save(self, path: str | Path) -> None:
+        blob = {
+            "features": list(FEATURE_NAMES),
+            "weights": [round(float(w), 6) for w in self.weights],
+            "sd": self.sd,
+            "margin": self.margin,
+            "meta": self.meta,
+        }
+        Path(path).write_text(json.dumps(blob, indent=1) + "\n")
+
+
+_MODEL: DoublesModel | None = None
+
+
+def default_model() -> DoublesModel:
+    global _MODEL
+    if _MODEL is None:
+        _MODEL = DoublesModel.load()
+    return _MODEL
+
+
+@dataclass(frozen=True)
+class Contract:
+    """The contract standing at an observation, seen from the observer (arrays, one per row)."""
+
+    has: npt.NDArray[np.bool_]
+    level: IntArray
+    strain: IntArray  # 0..4 = C, D, H, S, NT
+    declarer_rel: IntArray  # 0 us, 1 LHO, 2 partner, 3 RHO
+
+
+def standing_contract(x: FloatArray) -> Contract:
+    """The highest bid so far, its strain and the relative seat that would declare it."""
+    made = x[:, BIDS : BIDS + 12 * N_BIDS].reshape(-1, N_BIDS, 3, 4)[:, :, 0, :] > 0
+    any_bid = made.any(axis=2)  # [B, 35]
+    has = any_bid.any(axis=1)
+    top = np.where(has, N_BIDS - 1 - np.argmax(any_bid[:, ::-1], axis=1), 0)
+    rows = np.arange(len(x))
+    bidder = np.argmax(made[rows, top], axis=1)
+    strain = top % 5
+    # Declarer: the first of the bidder's side to name the strain, i.e. the one with the lowest
+    # bid in that strain (bids only go up).
+    of_strain = (np.arange(N_BIDS)[None, :] % 5) == strain[:, None]  # [B, 35]
+    side = np.stack([bidder, (bidder + 2) % 4], axis=1)  # [B, 2]
+    first = np.full((len(x), 2), N_BIDS, dtype=np.int64)
+    for k in range(2):
+        named = made[rows, :, side[:, k]] & of_strain
+        first[:, k] = np.where(named.any(axis=1), np.argmax(named, axis=1), N_BIDS)
+    declarer = side[rows, np.argmin(first, axis=1)]
+    return Contract(has, top // 5 + 1, strain.astype(np.int64), declarer.astype(np.int64))
+
+
+def _quick_tricks(hand: npt.NDArray[np.bool_]) -> FloatArray:
+    """Quick tricks per row (AK 2, AQ 1.5, A 1, KQ 1, Kx 0.5) from hand[B, 13 ranks, 4 suits]."""
+    a, k, q = hand[:, 12, :], hand[:, 11, :], hand[:, 10, :]
+    length = hand.sum(axis=1)
+    qt = np.where(
+        a & k, 2.0, np.where(a & q, 1.5, np.where(a, 1.0, np.where(k & q, 1.0, 0.0)))
+    ) + np.where(~a & k & ~q & (length >= 2), 0.5, 0.0)
+    return np.asarray(qt.sum(axis=1), dtype=np.float32)
+
+
+def observable_features(x: FloatArray) -> tuple[FloatArray, Contract]:
+    """Columns :data:`FEATURE_NAMES` (float32[B, F]) and the standing contract, from observations."""
+    x = np.asarray(x, dtype=np.float32).reshape(-1, 480)
+    b = len(x)
+    rows = np.arange(b)
+    c = standing_contract(x)
+    hand = x[:, HAND:].reshape(b, 13, 4) > 0  # OpenSpiel: rank 2..A, suit C, D, H, S
+    hcp_by_rank = np.zeros(13, dtype=np.float32)
+    hcp_by_rank[9:] = (1, 2, 3, 4)
+    suit_hcp = (hand * hcp_by_rank[None, :, None]).sum(axis=1)  # [B, 4]
+    length = hand.sum(axis=1).astype(np.float32)  # [B, 4]
+    nt = c.strain == 4
+    trump = np.minimum(c.strain, 3)
+    trump_len = np.where(nt, 0.0, length[rows, trump])
+    trump_hcp = np.where(nt, 0.0, suit_hcp[rows, trump])
+    side_len = np.where(np.arange(4)[None, :] == np.where(nt, -1, trump)[:, None], 0.0, length)
+    bids = x[:, BIDS : BIDS + 12 * N_BIDS].reshape(b, N_BIDS, 3, 4) > 0
+    made = bids[:, :, 0, :]  # [B, 35, 4]
+    level_of = (np.arange(N_BIDS) // 5 + 1)[None, :]
+
+    def max_level(seats: Sequence[int]) -> FloatArray:
+        m = made[:, :, list(seats)].any(axis=2)
+        return np.asarray(np.where(m, level_of, 0).max(axis=1), dtype=np.float32)
+
+    def count(seats: Sequence[int]) -> FloatArray:
+        return np.asarray(made[:, :, list(seats)].sum(axis=(1, 2)), dtype=np.float32)
+
+    any_bid = made.any(axis=2)
+    opening = np.argmax(any_bid, axis=1)
+    opener = np.argmax(made[rows, opening], axis=1)
+    has_any = any_bid.any(axis=1)
+    our_top = np.where(made[:, :, [0, 2]].any(axis=2), np.arange(N_BIDS)[None, :], -1).max(axis=1)
+    our_max = max_level([0, 2])
+    # Game: 3NT (index 14), 4H (17), 4S (18), 5C (20) and every bid above 4S except 5C/5D... any
+    # bid from 3NT on that scores game: 3NT, 4H, 4S, 4NT and everything from 5C up.
+    game_bid = np.zeros(N_BIDS + 1, dtype=bool)
+    game_bid[[14, 17, 18, 19]] = True
+    game_bid[20:N_BIDS] = True
+    our_game = game_bid[np.where(our_top >= 0, our_top, N_BIDS)]
+    top = np.where(c.has, (c.level - 1) * 5 + c.strain, -1)
+    cols = [
+        np.ones(b, np.float32),
+        suit_hcp.sum(axis=1),
+        hand[:, 12, :].sum(axis=1),
+        hand[:, 11, :].sum(axis=1),
+        _quick_tricks(hand),
+        trump_len,
+        trump_hcp,
+        (trump_len >= 4).astype(np.float32),
+        side_len.max(axis=1),
+        ((side_len <= 1) & ~nt[:, None]).sum(axis=1),
+        nt.astype(np.float32),
+        c.level.astype(np.float32),
+        count([2]),
+        max_level([2]),
+        bids[:, :, 1, 2].any(axis=1).astype(np.float32),
+        x[:, OPENING_PASS + 2],
+        count([0]),
+        max_level([0]),
+        our_max,
+        our_game.astype(np.float32),
+        (has_any & (opener % 2 == 0)).astype(np.float32),
+        count([1, 3]),
+        (has_any & (opener % 2 == 1)).astype(np.float32),
+        (our_game & (top > our_top)).astype(np.float32),
+        x[:, VUL_THEM + 1],
+        (made[:, :, 2] & ((np.arange(N_BIDS) % 5)[None, :] == c.strain[:, None])).any(axis=1),
+        our_max * nt,
+        suit_hcp.sum(axis=1) * our_game,
+    ]
+    feats = np.stack([np.asarray(col, dtype=np.float32) for col in cols], axis=1)
+    return feats, c
+
+
+def _normal_cdf(z: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Logistic approximation of the standard normal CDF (max error about 0.01)."""
+    return np.asarray(1.0 / (1.0 + np.exp(-1.702 * z)), dtype=np.float64)
+
+
+def expected_gain(
+    feats: FloatArray, contract: Contract, model: DoublesModel
+) -> npt.NDArray[np.float64]:
+    """Expected points our side gains by doubling instead of passing the standing contract."""
+    mu = feats.astype(np.float64) @ model.weights  # our defensive tricks
+    tricks = np.arange(14)[None, :]  # declarer's tricks
+    defence = 13 - tricks
+    hi = _normal_cdf((defence + 0.5 - mu[:, None]) / model.sd)
+    lo = _normal_cdf((defence - 0.5 - mu[:, None]) / model.sd)
+    p = np.where(defence == 13, 1.0 - lo, np.where(defence == 0, hi, hi - lo))
+    p = p / p.sum(axis=1, keepdims=True)
+    lv = np.where(contract.has, contract.level, 1)[:, None]
+    st = contract.strain[:, None]
+    vul = (feats[:, FEATURE_NAMES.index("decl_vul")] > 0)[:, None]
+    plain = score_array(lv, st, 0, vul, tricks)
+    doubled = score_array(lv, st, 1, vul, tricks)
+    gain: npt.NDArray[np.float64] = (p * (plain - doubled)).sum(axis=1)
+    return gain
+
+
+def penalty_doubles(
+    x: FloatArray, mask: npt.NDArray[np.bool_], model: DoublesModel | None = None
+) -> npt.NDArray[np.bool_]:
+    """Rows (observations ``x``[B, 480], legal masks [B, 38]) where the layer would double."""
+    m = model or default_model()
+    x = np.asarray(x, dtype=np.float32).reshape(-1, 480)
+    legal = np.asarray(mask, dtype=np.bool_).reshape(-1, 38)[:, 1]
+    out = np.zeros(len(x), dtype=np.bool_)
+    idx = np.nonzero(legal)[0]
+    if idx.size:
+        feats, contract = observable_features(x[idx])
+        out[idx] = expected_gain(feats, contract, m) > m.margin
+    return out
+
+
+def apply_doubles(
+    calls: npt.NDArray[np.integer],
+    x: FloatArray,
+    mask: npt.NDArray[np.bool_],
+    model: DoublesModel | None = None,
+) -> IntArray:
+    """``calls`` (ALL_CALLS indices) with passes turned into doubles where the layer doubles."""
+    c = np.asarray(calls, dtype=np.int64).copy()
+    passing = np.nonzero(c == 0)[0]
+    if passing.size:
+        dbl = penalty_doubles(np.asarray(x)[passing], np.asarray(mask)[passing], model)
+        c[passing[dbl]] = 1
+    return c
+
+
+class DoublingAgent:
+    """Any agent with the penalty-double layer on top (the spec option ``doubles=on``)."""
+
+    def __init__(self, inner: Agent, name: str, model: DoublesModel | None = None) -> None:
+        self.inner = inner
+        self.name = name
+        self.model = model or default_model()
+        self.doubles = 0
+        if hasattr(inner, "bid_batch"):
+            self.bid_batch = self._bid_batch
+
+    def reset(self, board: int) -> None:
+        self.inner.reset(board)
+
+    def _layer(self, views: Sequence[BiddingView], calls: list[Bid]) -> list[Bid]:
+        idx = [i for i, c in enumerate(calls) if is_pass(c)]
+        if not idx:
+            return calls
+        x = np.stack([encode(views[i]) for i in idx])
+        mask = np.stack([legal_mask(views[i].dealer, views[i].auction) for i in idx])
+        dbl = penalty_doubles(x, mask, self.model)
+        out = list(calls)
+        for i, d in zip(idx, dbl, strict=True):
+            if d:
+                out[i] = DOUBLE
+                self.doubles += 1
+        return out
+
+    def bid(self, view: BiddingView) -> Bid:
+        return self._layer([view], [self.inner.bid(view)])[0]
+
+    def _bid_batch(self, views: Sequence[BiddingView]) -> list[Bid]:
+        calls = list(self.inner.bid_batch(views))  # type: ignore[attr-defined]
+        return self._layer(views, calls)
+
+    def play(self, view: PlayView) -> Card:
+        return self.inner.play(view)
+
+    def close(self) -> None:
+        closer = getattr(self.inner, "close", None)
+        if callable(closer):
+            closer()

@@ -1,0 +1,592 @@
+"""League training: a learner that meets opponents who punish, plus the exploiters that find its holes.
+
+Self-play against itself and its bfg-grown ancestor taught the shipped policy to sacrifice
+recklessly, because none of those opponents doubles for penalty. The remedy of population
+training (seeds files 000 and 004 give the base): the learner meets, deal by deal, a mixture of
+
+- ``self``: its current self (greedy); ``selfx``: the same with the penalty-double layer
+  (``engine.doubles``, the rule every ``doubles=on`` agent uses);
+- ``init``: the model it started from; ``initx``: that model with the layer;
+- ``snap``: a past generation's snapshot;
+- ``oracle``: its current self with a doubler that sees all four hands and doubles whenever the
+  contract goes down double-dummy (training only: an upper bound on punishment, never alone);
+- ``exploit``: an exploiter of an earlier generation;
+- ``bfg``, ``bfgx``: the bfg rule bidder, plain and with the layer. Every network above grew from
+  bfg's imitation and sacrifices like our policy; without a sound bidder in the mix the learner
+  learns to double everything (measured: the first generation trained without bfg lost to bfg).
+  bfg runs in Python (about a millisecond a call), so it costs a few seconds per iteration.
+
+Each generation first trains an exploiter of the current learner (RL with a fixed budget against
+the frozen learner, starting from its weights; its only aim is to beat it), then trains the
+learner for a fixed number of iterations against the mixture, then freezes a snapshot. Doubles and
+redoubles stay explored: the learner samples from its policy mixed with a floor ``explore`` on the
+legal X/XX calls, decaying to zero over ``explore_gens`` generations (PPO's ratio is taken
+against that behaviour distribution). Rewards are duplicate IMPs of DD-scored contracts, doubled
+and redoubled ones scored by ``engine.scoring.score_array``. Per iteration the log records how
+often the learner's contracts were doubled and what the failed ones cost.
+
+``OUT/ckpt.pt`` holds everything (phase, weights, optimisers, pool, history) and is rewritten every
+``save_minutes``; rerunning the same command resumes. ``OUT/gen{g}.pt`` and ``OUT/exploiter{g}.pt``
+are loadable by ``bridgebot export``.
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import torch
+
+from engine.doubles import apply_doubles, standing_contract
+from engine.features import BIDS, HAND, N_BIDS, OPENING_PASS
+from engine.rules import FIRST_BID
+from models.data import Chooser, IntArray, board_dealer_vul, final_contracts, load_dd
+from models.doubles_fit import OPENSPIEL_TO_DATA, observer_seats
+from models.net import PolicyNet, append_jsonl, load_checkpoint, save_checkpoint
+from models.selfplay import Recorder, duplicate_imps, imp_summary, net_chooser, ppo_update
+
+KINDS = ("self", "selfx", "init", "initx", "snap", "oracle", "exploit", "bfg", "bfgx")
+DEFAULT_MIX = "self=1,selfx=2,init=1,initx=1,snap=1,oracle=1,exploit=2,bfg=1.5,bfgx=1.5"
+
+
+class LeagueError(ValueError):
+    """A league option or checkpoint that cannot be used (the message names it)."""
+
+
+@dataclass(frozen=True)
+class LeagueConfig:
+    init: str
+    dd: tuple[str, ...]
+    out: str
+    gens: int = 6
+    learner_iters: int = 200
+    exploiter_iters: int = 100
+    deals_per_iter: int = 1024
+    lr: float = 1e-4
+    exploiter_lr: float = 2e-4
+    ppo_epochs: int = 2
+    minibatch: int = 2048
+    clip: float = 0.2
+    entropy: float = 0.003
+    value_coef: float = 0.5
+    explore: float = 0.05
+    explore_gens: int = 3
+    exploiter_explore: float = 0.05
+    mix: str = DEFAULT_MIX
+    snapshots: int = 4
+    eval_deals: int = 1000
+    save_minutes: float = 3.0
+    max_minutes: float = 0.0
+    seed: int = 1
+    threads: int = 1
+    command: str = ""
+
+
+def parse_mix(text: str) -> dict[str, float]:
+    """``self=1,selfx=2,...`` -> weights; unknown kinds or negative weights are refused."""
+    out: dict[str, float] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        kind, eq, value = part.partition("=")
+        if not eq or kind not in KINDS:
+            raise LeagueError(f"--mix: {part!r} is not KIND=WEIGHT with KIND in {', '.join(KINDS)}")
+        try:
+            w = float(value)
+        except ValueError:
+            raise LeagueError(f"--mix: weight of {kind} must be a number, not {value!r}") from None
+        if w < 0:
+            raise LeagueError(f"--mix: weight of {kind} must be >= 0")
+        out[kind] = w
+    if not out or sum(out.values()) <= 0:
+        raise LeagueError("--mix: needs at least one positive weight")
+    return out
+
+
+def load_policy(path: str) -> PolicyNet:
+    """A network from a training checkpoint (``.pt``) or an exported model directory (ONNX)."""
+    if path.endswith(".pt"):
+        net, _ = load_checkpoint(path)
+        return net
+    from models.export import net_from_onnx
+
+    return net_from_onnx(path)
+
+
+def frozen(net: PolicyNet) -> PolicyNet:
+    """A detached, evaluation-mode copy (an opponent's weights never change under it)."""
+    c = copy.deepcopy(net).eval()
+    for p in c.parameters():
+        p.requires_grad_(False)
+    return c
+
+
+def learner_chooser(
+    net: PolicyNet, device: torch.device, gen: torch.Generator, rec: Recorder, floor: float
+) -> Chooser:
+    """The learner: samples its calls, with a probability floor on the legal double/redouble."""
+    return net_chooser(net, device, False, gen, rec, floor)
+
+
+def auction_from_observation(x: npt.NDArray[np.float32]) -> list[int]:
+    """The auction so far (ALL_CALLS indices from the dealer's call) from one 480-observation.
+
+    The observation says who made, doubled and redoubled each bid, and who passed before the
+    opening; bids rise, so their order is known, and passes fill the turns between those calls
+    up to the observer's (relative seat 0). This lets a bidder that needs the auction in order
+    (bfg) sit in ``run_auctions``, whose choosers see observations only.
+    """
+    bids = x[BIDS : BIDS + 12 * N_BIDS].reshape(N_BIDS, 3, 4) > 0
+    events = [
+        (int(r), FIRST_BID + b if kind == 0 else kind)
+        for b, kind, r in zip(*np.nonzero(bids), strict=True)
+    ]
+    passes = int(x[OPENING_PASS : OPENING_PASS + 4].sum())
+    seat = ((events[0][0] if events else 0) - passes) % 4
+    calls: list[int] = []
+    for r, c in events:
+        while seat != r:
+            calls.append(0)
+            seat = (seat + 1) % 4
+        calls.append(c)
+        seat = (seat + 1) % 4
+    while seat != 0:
+        calls.append(0)
+        seat = (seat + 1) % 4
+    return calls
+
+
+def bfg_chooser(doubles: bool = False) -> Chooser:
+    """bfg as a chooser (one Python call per row), optionally with the penalty-double layer."""
+    from engine.bfg import BfgBidder
+
+    bidder = BfgBidder()
+    ranks, suits = "AKQJT98765432", "SHDC"
+    names = [ranks[i % 13] + suits[i // 13] for i in OPENSPIEL_TO_DATA]
+
+    def choose(rows: IntArray, x: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_]) -> IntArray:
+        calls = np.zeros(len(rows), dtype=np.int64)
+        for i in range(len(rows)):
+            cards = [names[j] for j in np.flatnonzero(x[i, HAND:] > 0)]
+            calls[i] = bidder.call(cards, auction_from_observation(x[i]))
+        return apply_doubles(calls, x, mask) if doubles else calls
+
+    return choose
+
+
+def oracle_doubles(
+    calls: IntArray,
+    rows: IntArray,
+    x: npt.NDArray[np.float32],
+    mask: npt.NDArray[np.bool_],
+    owners: npt.NDArray[np.uint8],
+    dd: npt.NDArray[np.uint8],
+) -> IntArray:
+    """Passes turned into doubles wherever the standing contract goes down double-dummy."""
+    c = np.asarray(calls, dtype=np.int64).copy()
+    idx = np.nonzero((c == 0) & mask[:, 1])[0]
+    if idx.size:
+        con = standing_contract(x[idx])
+        seat = observer_seats(owners[rows[idx]], x[idx])
+        declarer = (seat + con.declarer_rel) % 4
+        tricks = dd[rows[idx], declarer, con.strain].astype(np.int64)
+        c[idx[tricks < con.level + 6]] = 1
+    return c
+
+
+def opponent_chooser(
+    net: PolicyNet,
+    device: torch.device,
+    doubles: str = "none",
+    owners2: npt.NDArray[np.uint8] | None = None,
+    dd2: npt.NDArray[np.uint8] | None = None,
+) -> Chooser:
+    """A greedy frozen network, optionally with the penalty-double layer or the DD oracle.
+
+    ``owners2``/``dd2`` are the deals of the batch as ``run_auctions`` rows see them (both tables),
+    needed by the oracle only.
+    """
+    base = net_chooser(net, device, True)
+
+    def choose(rows: IntArray, x: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_]) -> IntArray:
+        calls = base(rows, x, mask)
+        if doubles == "layer":
+            return apply_doubles(calls, x, mask)
+        if doubles == "oracle":
+            assert owners2 is not None and dd2 is not None
+            return oracle_doubles(calls, rows, x, mask, owners2, dd2)
+        return calls
+
+    return choose
+
+
+def doubled_stats(
+    auctions: IntArray,
+    dealer: IntArray,
+    dd: npt.NDArray[np.uint8],
+    imps: IntArray,
+) -> dict[str, float]:
+    """How often the learner's contracts were doubled, how often they failed, their IMP cost.
+
+    Rows 0..B-1 of ``auctions`` have the learner North-South, rows B..2B-1 East-West (as
+    :func:`models.selfplay.duplicate_imps` bids them). Costs are IMPs per deal of the batch.
+    """
+    b = len(imps)
+    d2 = np.concatenate([dealer, dealer])
+    level, strain, penalty, declarer = final_contracts(auctions, d2)
+    tricks = np.concatenate([dd, dd])[np.arange(2 * b), declarer, strain].astype(np.int64)
+    learner_side = np.concatenate([np.zeros(b, np.int64), np.ones(b, np.int64)])
+    ours = (level > 0) & (declarer % 2 == learner_side)
+    theirs = (level > 0) & ~ours
+    dbl = penalty > 0
+    failed = tricks < level + 6
+    ours_fail = (ours & dbl & failed).reshape(2, b).any(axis=0)
+    theirs_fail = (theirs & dbl & failed).reshape(2, b).any(axis=0)
+    return {
+        "ours_declared": float(ours.sum()),
+        "ours_doubled": float((ours & dbl).sum()),
+        "ours_doubled_failed": float((ours & dbl & failed).sum()),
+        "ours_doubled_imps": float(imps[ours_fail].sum()),
+        "theirs_doubled": float((theirs & dbl).sum()),
+        "theirs_doubled_failed": float((theirs & dbl & failed).sum()),
+        "theirs_doubled_imps": float(-imps[theirs_fail].sum()),
+        "deals": float(b),
+    }
+
+
+@dataclass
+class Trainee:
+    """A network being trained, with its optimiser."""
+
+    net: PolicyNet
+    opt: torch.optim.Optimizer
+
+    @classmethod
+    def start(cls, net: PolicyNet, lr: float, device: torch.device) -> Trainee:
+        n = copy.deepcopy(net).to(device).train()
+        for p in n.parameters():
+            p.requires_grad_(True)
+        return cls(n, torch.optim.Adam(n.parameters(), lr=lr))
+
+
+def rl_iteration(
+    trainee: Trainee,
+    opponents: Sequence[Chooser],
+    weights: npt.NDArray[np.float64],
+    owners: npt.NDArray[np.uint8],
+    dd: npt.NDArray[np.uint8],
+    rng: np.random.Generator,
+    gen: torch.Generator,
+    floor: float,
+    cfg: LeagueConfig,
+    device: torch.device,
+) -> dict[str, Any]:
+    """One PPO iteration of ``trainee`` against the opponents, deal by deal drawn by ``weights``."""
+    b = len(owners)
+    dealer = rng.integers(0, 4, size=b)
+    vul = rng.integers(0, 4, size=b)
+    opp = rng.choice(len(opponents), size=b, p=weights / weights.sum())
+    rec = Recorder()
+    t0 = time.perf_counter()
+    trainee.net.eval()
+    imps, auctions, _ = duplicate_imps(
+        owners, dd, dealer, vul, learner_chooser(trainee.net, device, gen, rec, floor),
+        opponents, opp,
+    )  # fmt: skip
+    trainee.net.train()
+    t1 = time.perf_counter()
+    reward = (imps / 24.0).astype(np.float32)
+    stats = ppo_update(
+        trainee.net, trainee.opt, rec, np.concatenate([reward, reward]), cfg, device, rng
+    )
+    by_opp = {int(k): float(imps[opp == k].mean()) for k in np.unique(opp)}
+    return {
+        "imps": float(imps.mean()),
+        "imps_by_opponent": by_opp,
+        "doubled": doubled_stats(auctions, dealer, dd, imps),
+        "gen_s": t1 - t0,
+        "iter_s": time.perf_counter() - t0,
+        **stats,
+    }
+
+
+def train_exploiter(
+    target: PolicyNet,
+    iters: int,
+    data_owners: npt.NDArray[np.uint8],
+    data_dd: npt.NDArray[np.uint8],
+    train_idx: IntArray,
+    cfg: LeagueConfig,
+    seed: Sequence[int],
+    device: torch.device,
+    state: dict[str, Any] | None = None,
+    on_save: Any = None,
+    log: Any = None,
+) -> Trainee:
+    """RL against the frozen ``target`` for ``iters`` iterations, starting from its own weights.
+
+    ``state`` (``net``/``opt`` state dicts and ``it``) resumes an interrupted run; ``on_save`` is
+    called with such a state every ``cfg.save_minutes``.
+    """
+    tgt = frozen(target).to(device)
+    ex = Trainee.start(target, cfg.exploiter_lr, device)
+    it = 0
+    if state is not None:
+        ex.net.load_state_dict(state["net"])
+        ex.opt.load_state_dict(state["opt"])
+        it = int(state["it"])
+    last_save = time.perf_counter()
+    while it < iters:
+        rng = np.random.default_rng([*seed, it])
+        gen = torch.Generator().manual_seed(int(rng.integers(2**62)))
+        deals = rng.choice(train_idx, size=cfg.deals_per_iter, replace=True)
+        entry = rl_iteration(
+            ex, [opponent_chooser(tgt, device)], np.ones(1), data_owners[deals], data_dd[deals],
+            rng, gen, cfg.exploiter_explore, cfg, device,
+        )  # fmt: skip
+        it += 1
+        if log is not None:
+            log({"phase": "exploit", "it": it, **entry})
+        if on_save is not None and (
+            time.perf_counter() - last_save > cfg.save_minutes * 60 or it == iters
+        ):
+            on_save({"net": ex.net.state_dict(), "opt": ex.opt.state_dict(), "it": it})
+            last_save = time.perf_counter()
+    return ex
+
+
+def train_league(cfg: LeagueConfig) -> dict[str, object]:
+    """Run (or resume) the league; see the module docstring for what ``OUT`` holds."""
+    torch.set_num_threads(cfg.threads)
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    mix = parse_mix(cfg.mix)
+    out = Path(cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    ckpt_path, log_path = out / "ckpt.pt", out / "log.jsonl"
+    owners, dd, train_idx, val_idx = league_data(cfg.dd, cfg.eval_deals)
+    init = load_policy(cfg.init).to(device)
+    st: dict[str, Any]
+    if ckpt_path.exists():
+        st = torch.load(ckpt_path, map_location="cpu", weights_only=False)
+        print(f"league: resuming {ckpt_path} at gen {st['gen']} {st['phase']}", file=sys.stderr)
+    else:
+        st = {
+            "gen": 0,
+            "phase": "exploit",
+            "learner": init.state_dict(),
+            "learner_opt": None,
+            "learner_it": 0,
+            "exploit_state": None,
+            "snapshots": [],
+            "exploiters": [],
+            "history": [],
+            "elapsed": 0.0,
+            "config": asdict(cfg),
+        }
+    start = time.perf_counter() - float(st["elapsed"])
+    learner = Trainee.start(init, cfg.lr, device)
+    learner.net.load_state_dict(st["learner"])
+    if st["learner_opt"] is not None:
+        learner.opt.load_state_dict(st["learner_opt"])
+
+    def net_of(state: dict[str, Any]) -> PolicyNet:
+        n = PolicyNet(init.config)
+        n.load_state_dict(state)
+        return frozen(n).to(device)
+
+    def save() -> None:
+        st["learner"] = learner.net.state_dict()
+        st["learner_opt"] = learner.opt.state_dict()
+        st["elapsed"] = time.perf_counter() - start
+        tmp = ckpt_path.with_suffix(".tmp")
+        torch.save(st, tmp)
+        tmp.replace(ckpt_path)
+
+    def log(entry: dict[str, Any]) -> None:
+        entry = {"gen": st["gen"], "wall_s": round(time.perf_counter() - start, 1), **entry}
+        append_jsonl(log_path, entry)
+        d = entry.get("doubled", {})
+        print(
+            f"league gen {st['gen']} {entry.get('phase')} it {entry.get('it')}: "
+            f"{entry.get('imps', 0):+.2f} IMPs, ours doubled {d.get('ours_doubled', 0):.0f} "
+            f"(cost {d.get('ours_doubled_imps', 0):+.0f}), {entry.get('iter_s', 0):.1f}s",
+            file=sys.stderr,
+        )
+
+    meta = {"kind": "league", "command": cfg.command, "data": list(cfg.dd), "seed": cfg.seed,
+            "init": cfg.init, "config": asdict(cfg)}  # fmt: skip
+    while st["gen"] < cfg.gens:
+        g = int(st["gen"])
+        if cfg.max_minutes and time.perf_counter() - start > cfg.max_minutes * 60:
+            print("league: time budget reached, stopping (rerun to resume)", file=sys.stderr)
+            break
+        if st["phase"] == "exploit":
+            target = frozen(learner.net)
+
+            def keep(state: dict[str, Any]) -> None:
+                st["exploit_state"] = state
+                save()
+
+            ex = train_exploiter(
+                target, cfg.exploiter_iters, owners, dd, train_idx, cfg, [cfg.seed, g, 1], device,
+                st["exploit_state"], keep, log,
+            )  # fmt: skip
+            res = evaluate_pair(ex.net, target, owners, dd, val_idx, device)
+            save_checkpoint(str(out / f"exploiter{g}.pt"), ex.net, {"meta": {**meta, "gen": g,
+                            "role": "exploiter", "vs_target": res}})  # fmt: skip
+            st["exploiters"].append(frozen(ex.net).cpu().state_dict())
+            st["history"].append({"gen": g, "exploiter_vs_learner": res})
+            log({"phase": "exploit-done", "it": cfg.exploiter_iters, "eval": res})
+            st["phase"], st["exploit_state"], st["learner_it"] = "learn", None, 0
+            save()
+            continue
+        # Learn phase.
+        pool_snap = [net_of(s) for s in st["snapshots"]]
+        pool_ex = [net_of(s) for s in st["exploiters"]]
+        init_f = frozen(init)
+        bfgs = (
+            (bfg_chooser(), bfg_chooser(doubles=True))
+            if mix.get("bfg") or mix.get("bfgx")
+            else None
+        )
+        last_save = time.perf_counter()
+        while st["learner_it"] < cfg.learner_iters:
+            it = int(st["learner_it"])
+            rng = np.random.default_rng([cfg.seed, g, 2, it])
+            gen = torch.Generator().manual_seed(int(rng.integers(2**62)))
+            deals = rng.choice(train_idx, size=cfg.deals_per_iter, replace=True)
+            o, d = owners[deals], dd[deals]
+            o2, d2 = np.concatenate([o, o]), np.concatenate([d, d])
+            me = frozen(learner.net)
+            table: list[tuple[str, Chooser]] = [
+                ("self", opponent_chooser(me, device)),
+                ("selfx", opponent_chooser(me, device, "layer")),
+                ("init", opponent_chooser(init_f, device)),
+                ("initx", opponent_chooser(init_f, device, "layer")),
+                ("oracle", opponent_chooser(me, device, "oracle", o2, d2)),
+            ]
+            if bfgs is not None:
+                table += [("bfg", bfgs[0]), ("bfgx", bfgs[1])]
+            if pool_snap:
+                table.append(
+                    ("snap", opponent_chooser(pool_snap[rng.integers(len(pool_snap))], device))
+                )
+            if pool_ex:
+                table.append(
+                    ("exploit", opponent_chooser(pool_ex[rng.integers(len(pool_ex))], device))
+                )
+            table = [(k, c) for k, c in table if mix.get(k, 0) > 0]
+            w = np.array([mix[k] for k, _ in table], dtype=np.float64)
+            floor = cfg.explore * max(0.0, 1.0 - g / max(cfg.explore_gens, 1))
+            entry = rl_iteration(
+                learner, [c for _, c in table], w, o, d, rng, gen, floor, cfg, device
+            )
+            entry["imps_by_opponent"] = {
+                table[k][0]: v for k, v in entry["imps_by_opponent"].items()
+            }
+            st["learner_it"] = it + 1
+            log({"phase": "learn", "it": it + 1, "floor": floor, **entry})
+            if time.perf_counter() - last_save > cfg.save_minutes * 60:
+                save()
+                last_save = time.perf_counter()
+            if cfg.max_minutes and time.perf_counter() - start > cfg.max_minutes * 60:
+                break
+        if st["learner_it"] < cfg.learner_iters:
+            save()
+            print("league: time budget reached, stopping (rerun to resume)", file=sys.stderr)
+            break
+        snap = frozen(learner.net)
+        res = {
+            "vs_init": evaluate_pair(snap, init_f, owners, dd, val_idx, device),
+            "vs_initx": evaluate_pair(snap, init_f, owners, dd, val_idx, device, "layer"),
+        }
+        if pool_ex:
+            res["vs_last_exploiter"] = evaluate_pair(snap, pool_ex[-1], owners, dd, val_idx, device)
+        save_checkpoint(str(out / f"gen{g}.pt"), snap, {"meta": {**meta, "gen": g, "eval": res}})
+        st["snapshots"] = (st["snapshots"] + [snap.cpu().state_dict()])[-cfg.snapshots :]
+        st["history"].append({"gen": g, "learner": res})
+        log({"phase": "learn-done", "it": cfg.learner_iters, "eval": res})
+        st["gen"], st["phase"] = g + 1, "exploit"
+        save()
+    save()
+    save_checkpoint(
+        str(out / "policy.pt"), learner.net, {"meta": {**meta, "history": st["history"]}}
+    )
+    return {"gens_done": st["gen"], "wall_s": time.perf_counter() - start, "history": st["history"]}
+
+
+def league_data(
+    paths: Sequence[str], eval_deals: int
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8], IntArray, IntArray]:
+    """All files concatenated; the last file's last 2,000 deals held out, ``eval_deals`` before
+    them kept for evaluation; (owners, dd, training indices, evaluation indices)."""
+    sets = [load_dd(p) for p in paths]
+    owners = np.concatenate([s.owners for s in sets])
+    dd = np.concatenate([s.dd for s in sets])
+    train, _held = sets[-1].split()
+    n_train = len(owners) - len(sets[-1]) + len(train)
+    return owners, dd, np.arange(n_train - eval_deals), np.arange(n_train - eval_deals, n_train)
+
+
+def evaluate_pair(
+    a: PolicyNet,
+    b: PolicyNet,
+    owners: npt.NDArray[np.uint8],
+    dd: npt.NDArray[np.uint8],
+    idx: IntArray,
+    device: torch.device,
+    b_doubles: str = "none",
+) -> dict[str, float]:
+    """Greedy ``a`` against greedy ``b`` (optionally with the layer) on fixed deals."""
+    dealer, vul = board_dealer_vul(idx + 1)
+    imps, auctions, _ = duplicate_imps(
+        owners[idx], dd[idx], dealer, vul,
+        opponent_chooser(a, device), opponent_chooser(b, device, b_doubles),
+    )  # fmt: skip
+    res = imp_summary(imps)
+    res.update(
+        {f"doubled_{k}": v for k, v in doubled_stats(auctions, dealer, dd[idx], imps).items()}
+    )
+    return res
+
+
+def exploit(target_path: str, cfg: LeagueConfig) -> dict[str, object]:
+    """``bridgebot train exploit``: one exploiter of a frozen policy, with the league's budget.
+
+    The same code and hyper-parameters as a league generation's exploiter phase (so an
+    exploiter of the final model and one of today's model trained this way are comparable);
+    ``cfg.exploiter_iters`` is the budget. Resumes from ``OUT/ckpt.pt``.
+    """
+    torch.set_num_threads(cfg.threads)
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    out = Path(cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    ckpt_path = out / "ckpt.pt"
+    owners, dd, train_idx, val_idx = league_data(cfg.dd, cfg.eval_deals)
+    target = load_policy(target_path).to(device)
+    state = torch.load(ckpt_path, weights_only=False) if ckpt_path.exists() else None
+    t0 = time.perf_counter()
+
+    def keep(s: dict[str, Any]) -> None:
+        tmp = ckpt_path.with_suffix(".tmp")
+        torch.save(s, tmp)
+        tmp.replace(ckpt_path)
+
+    def log(entry: dict[str, Any]) -> None:
+        append_jsonl(out / "log.jsonl", entry)
+        print(f"exploit it {entry['it']}: {entry['imps']:+.2f} IMPs", file=sys.stderr)
+
+    ex = train_exploiter(
+        target, cfg.exploiter_iters, owners, dd, train_idx, cfg, [cfg.seed, 0, 1], device,
+        state, keep, log,
+    )  # fmt: skip
+    res = evaluate_pair(ex.net, frozen(target), owners, dd, val_idx, device)
+    meta = {"kind": "exploiter", "command": cfg.command, "data": list(cfg.dd), "seed": cfg.seed,
+            "init": target_path, "config": asdict(cfg), "metrics": {"vs_target": res}}  # fmt: skip
+    save_checkpoint(str(out / "policy.pt"), ex.net, {"meta": meta})
+    return {"vs_target": res, "wall_s": time.perf_counter() - t0}

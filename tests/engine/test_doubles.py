@@ -1,0 +1,149 @@
+"""The penalty-double layer: what it reads from the observation, when it doubles, the agent option."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from endplay.types import Bid, Deal, Player, Vul
+
+from engine.agent import BiddingView
+from engine.agents import AgentSpecError, make_agent
+from engine.doubles import (
+    FEATURE_NAMES,
+    DoublesModel,
+    DoublesModelError,
+    DoublingAgent,
+    observable_features,
+    penalty_doubles,
+    standing_contract,
+)
+from engine.features import encode, legal_mask
+from engine.rules import PASS, auction_over, is_double, is_pass, legal_calls, to_call
+
+DEAL = Deal("N:AKQJ.AKQ.AK2.A32 5432.5432.543.54 T98.T98.T98.KQJT 76.J76.QJ76.9876")
+
+
+def view(auction: str, dealer: Player = Player.north, deal: Deal = DEAL) -> BiddingView:
+    calls = tuple(Bid(c) for c in auction.split()) if auction else ()
+    seat = to_call(dealer, calls)
+    return BiddingView(
+        seat=seat,
+        dealer=dealer,
+        vul=Vul.none,
+        hand=deal[seat],
+        auction=calls,
+        legal=legal_calls(dealer, calls),
+    )
+
+
+def obs(v: BiddingView) -> tuple[np.ndarray, np.ndarray]:
+    return encode(v)[None, :], legal_mask(v.dealer, v.auction)[None, :]
+
+
+def test_standing_contract_names_the_declarer_first_to_bid_the_strain() -> None:
+    # N 1H, E P, S 2C, W P, N 2H, E P, S 4H: declarer is North, partner of South (to call: W).
+    v = view("1H P 2C P 2H P 4H")
+    assert v.seat is Player.west
+    c = standing_contract(obs(v)[0])
+    assert (int(c.level[0]), int(c.strain[0])) == (4, 2)
+    assert int(c.declarer_rel[0]) == 1  # North is West's left-hand opponent
+    none = standing_contract(obs(view(""))[0])
+    assert not bool(none.has[0])
+
+
+def test_features_read_own_hand_and_partners_calls() -> None:
+    # West holds 76.J76.QJ76.9876; partner East passed throughout.
+    f, _ = observable_features(obs(view("1H P 2C P 2H P 4H"))[0])
+    col = dict(zip(FEATURE_NAMES, f[0], strict=True))
+    assert col["own_hcp"] == 4  # J, Q, J
+    assert col["own_trump_len"] == 3
+    assert col["partner_bids"] == 0 and col["opp_bids"] == 4
+    assert col["level"] == 4 and col["nt"] == 0
+
+
+def test_doubles_a_hopeless_grand_slam_and_not_a_sound_partscore() -> None:
+    # North (the 29-count) is to call after West opened 7NT: a double is worth it.
+    v = view("7NT", dealer=Player.west)
+    assert v.seat is Player.north
+    x, m = obs(v)
+    assert penalty_doubles(x, m)[0]
+    # South opened 1C after two passes; West, 4 HCP and a silent partner, passes.
+    w = view("P P 1C", dealer=Player.north)
+    assert w.seat is Player.west
+    x, m = obs(w)
+    assert not penalty_doubles(x, m)[0]
+
+
+def test_never_doubles_where_a_double_is_illegal() -> None:
+    x, m = obs(view("1NT"))  # East may double, but take the mask away
+    m[0, 1] = False
+    assert not penalty_doubles(x, m)[0]
+
+
+class Passer:
+    """A peer that always passes (the wrapped agent; the layer is what is tested)."""
+
+    name = "passer"
+
+    def reset(self, board: int) -> None:
+        pass
+
+    def bid(self, view: BiddingView) -> Bid:
+        return PASS
+
+    def play(self, view: object) -> object:
+        raise AssertionError("bidding only")
+
+
+def test_agent_batch_path_equals_call_by_call() -> None:
+    agent = make_agent("policy:models/default,doubles=on")
+    assert isinstance(agent, DoublingAgent) and hasattr(agent, "bid_batch")
+    rng = np.random.default_rng(3)
+    views = []
+    for _ in range(40):
+        calls: tuple[Bid, ...] = ()
+        target = int(rng.integers(1, 12))
+        while len(calls) < target and not auction_over(calls):
+            legal = legal_calls(Player.north, calls)
+            calls += (legal[int(rng.integers(len(legal)))],)
+        if auction_over(calls):
+            continue
+        seat = to_call(Player.north, calls)
+        views.append(
+            BiddingView(
+                seat, Player.north, Vul.both, DEAL[seat], calls, 1, legal_calls(Player.north, calls)
+            )
+        )
+    batch = agent.bid_batch(views)
+    single = [agent.bid(v) for v in views]
+    assert [str(c) for c in batch] == [str(c) for c in single]
+
+
+def test_wrapper_turns_only_passes_into_doubles() -> None:
+    agent = DoublingAgent(Passer(), "passer,doubles=on")  # type: ignore[arg-type]
+    assert is_double(agent.bid(view("7NT", dealer=Player.west)))
+    assert is_pass(agent.bid(view("P P 1C")))
+    assert agent.doubles == 1
+
+
+def test_spec_option() -> None:
+    assert isinstance(make_agent("bfg,doubles=on"), DoublingAgent)
+    assert not isinstance(make_agent("bfg,doubles=off"), DoublingAgent)
+    with pytest.raises(AgentSpecError, match="doubles must be 'on' or 'off'"):
+        make_agent("bfg,doubles=maybe")
+    with pytest.raises(AgentSpecError, match="bfg takes no path and no options"):
+        make_agent("bfg,doubles=on,x=1")
+
+
+def test_model_file_with_other_features_is_refused(tmp_path: Path) -> None:
+    p = tmp_path / "m.json"
+    p.write_text(json.dumps({"features": ["bias"], "weights": [1.0], "sd": 1, "margin": 0}))
+    with pytest.raises(DoublesModelError, match=str(p)):
+        DoublesModel.load(p)
+    good = DoublesModel.load()
+    good.save(tmp_path / "copy.json")
+    again = DoublesModel.load(tmp_path / "copy.json")
+    assert np.allclose(again.weights, good.weights) and again.margin == good.margin

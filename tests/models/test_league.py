@@ -1,0 +1,208 @@
+"""League training: opponents that punish, doubled-contract accounting, rewards, resume."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from endplay.types import Penalty, Player, Vul
+
+from engine.policy import Policy
+from engine.rules import ALL_CALLS, final_contract
+from engine.scoring import dd_tricks, ns_score
+from models.data import observe
+from models.doubles_fit import observer_seats
+from models.export import net_from_onnx
+from models.league import (
+    LeagueConfig,
+    LeagueError,
+    doubled_stats,
+    exploit,
+    learner_chooser,
+    oracle_doubles,
+    parse_mix,
+    train_league,
+)
+from models.selfplay import Recorder, duplicate_imps
+from tests.models.test_train import _solved, small_dd
+
+pytestmark = pytest.mark.train
+
+P, X, XX = 0, 1, 2
+ONE_NT, SEVEN_NT = 7, 37
+
+
+def scripted(calls: list[int]):  # type: ignore[no-untyped-def]
+    """A chooser that makes its k-th decision of each row from ``calls`` (then passes)."""
+    seen: dict[int, int] = {}
+
+    def choose(rows, x, mask):  # type: ignore[no-untyped-def]
+        out = []
+        for r in rows:
+            k = seen.get(int(r), 0)
+            seen[int(r)] = k + 1
+            out.append(calls[k] if k < len(calls) else P)
+        return np.array(out, dtype=np.int64)
+
+    return choose
+
+
+def test_onnx_import_computes_what_the_shipped_model_computes() -> None:
+    owners, _ = _solved()
+    net = net_from_onnx("models/default")
+    auctions = np.array([[P, ONE_NT, -1, -1]] * len(owners))
+    x, _ = observe(owners, np.zeros(len(owners), np.int64), np.zeros(len(owners), np.int64),
+                   auctions, np.full(len(owners), 2))  # fmt: skip
+    want = Policy("models/default").logits(x)
+    got = net(torch.from_numpy(x)).detach().numpy()
+    assert np.abs(got - want).max() < 1e-3
+    assert float(net.value.weight.detach().abs().sum()) == 0.0
+
+
+@pytest.mark.parametrize("penalty", [1, 2])
+def test_rewards_score_doubled_and_redoubled_contracts(penalty: int) -> None:
+    """North opens 7NT, East doubles, (North redoubles): the reward equals endplay's score."""
+    owners, dd = _solved()
+    b = len(owners)
+    dealer = np.zeros(b, np.int64)
+    vul = np.full(b, Vul.both.value, np.int64)
+    us = scripted([SEVEN_NT, XX if penalty == 2 else P])
+    them = scripted([X])
+    _, auctions, ns = duplicate_imps(owners, dd, dealer, vul, us, them)
+    for i in range(b):
+        calls = [ALL_CALLS[c] for c in auctions[i] if c >= 0]
+        contract = final_contract(Player.north, calls)
+        assert (
+            contract is not None
+            and contract.penalty == (Penalty.doubled, Penalty.redoubled)[penalty - 1]
+        )
+        assert ns[i] == ns_score(contract, dd_tricks(contract, dd[i]), Vul.both)
+
+
+def test_doubled_stats_count_the_learners_failed_doubled_contracts() -> None:
+    owners, dd = _solved()
+    b = len(owners)
+    # Table 0 (learner N-S): N 7NT, E X, all pass; table 1 (learner E-W): N 1NT, all pass.
+    auctions = np.full((2 * b, 8), -1, np.int64)
+    auctions[:b, :5] = [SEVEN_NT, X, P, P, P]
+    auctions[b:, :4] = [ONE_NT, P, P, P]
+    imps = np.arange(b, dtype=np.int64) - 3
+    s = doubled_stats(auctions, np.zeros(b, np.int64), dd, imps)
+    fails = dd[:, 0, 4] < 13
+    assert s["ours_doubled"] == b and s["ours_doubled_failed"] == fails.sum()
+    assert s["ours_doubled_imps"] == imps[fails].sum()
+    assert s["theirs_doubled"] == 0 and s["ours_declared"] == b
+
+
+def test_oracle_doubles_exactly_the_contracts_that_go_down() -> None:
+    owners, dd = _solved()
+    b = len(owners)
+    # North opened 2S; East to call.
+    auctions = np.tile(np.array([[3 + 5 + 3, -1]]), (b, 1))
+    x, mask = observe(
+        owners, np.zeros(b, np.int64), np.zeros(b, np.int64), auctions, np.ones(b, np.int64)
+    )
+    assert (observer_seats(owners, x) == 1).all()
+    calls = oracle_doubles(np.zeros(b, np.int64), np.arange(b), x, mask, owners, dd)
+    down = dd[:, 0, 3] < 8
+    assert ((calls == X) == down).all() and down.any() and (~down).any()
+
+
+def test_learner_floor_explores_doubles_and_records_behaviour_logp() -> None:
+    owners, _ = _solved()
+    b = len(owners)
+    net = net_from_onnx("models/default")
+    auctions = np.tile(np.array([[ONE_NT, -1]]), (b, 1))
+    x, mask = observe(
+        owners, np.zeros(b, np.int64), np.zeros(b, np.int64), auctions, np.ones(b, np.int64)
+    )
+    rec = Recorder()
+    choose = learner_chooser(net, torch.device("cpu"), torch.Generator().manual_seed(1), rec, 1.0)
+    calls = choose(np.arange(b), x, mask)
+    assert (calls == X).all()
+    assert np.allclose(rec.logp[0], 0.0, atol=1e-5)
+
+
+def test_mix_errors_name_the_option() -> None:
+    assert parse_mix("self=1,oracle=0.5") == {"self": 1.0, "oracle": 0.5}
+    for bad in ("bfg=1", "self=x", "self=-1", "self=0"):
+        with pytest.raises(LeagueError, match="--mix"):
+            parse_mix(bad)
+
+
+def test_league_runs_checkpoints_and_resumes(tmp_path: Path) -> None:
+    dd = str(small_dd(tmp_path / "dd.npz", 2100))
+    base = dict(
+        init="models/default", dd=(dd,), out=str(tmp_path / "run"), learner_iters=2,
+        exploiter_iters=1, deals_per_iter=16, eval_deals=32, minibatch=64,
+    )  # fmt: skip
+    first = train_league(LeagueConfig(gens=1, **base))  # type: ignore[arg-type]
+    assert first["gens_done"] == 1
+    run = tmp_path / "run"
+    assert (run / "gen0.pt").exists() and (run / "exploiter0.pt").exists()
+    again = train_league(LeagueConfig(gens=2, **base))  # type: ignore[arg-type]
+    assert again["gens_done"] == 2 and (run / "gen1.pt").exists()
+    log = [json.loads(line) for line in (run / "log.jsonl").read_text().splitlines()]
+    learn = [e for e in log if e["phase"] == "learn"]
+    assert len(learn) == 4  # two per generation: the resumed run did not redo generation 0
+    assert {"self", "selfx", "init", "initx", "oracle"} <= set().union(
+        *(e["imps_by_opponent"] for e in learn)
+    )
+    assert all("ours_doubled_imps" in e["doubled"] for e in learn)
+    ex = exploit(str(run / "gen1.pt"), LeagueConfig(**{**base, "out": str(tmp_path / "ex")}))  # type: ignore[arg-type]
+    assert (tmp_path / "ex" / "policy.pt").exists() and "imps_per_board" in ex["vs_target"]  # type: ignore[operator]
+
+
+def test_auction_is_recovered_from_the_observation() -> None:
+    """Random legal auctions (passes likely): the decoder gives back every call in order."""
+    from engine.features import encode_arrays, legal_masks_arrays
+    from models.league import auction_from_observation
+
+    rng = np.random.default_rng(0)
+    checked = 0
+    for _ in range(400):
+        calls: list[int] = []
+        for _ in range(int(rng.integers(0, 14))):
+            m = legal_masks_arrays(np.array([[*calls, -1]]))[0]
+            if not m.any():
+                break
+            p = m / m.sum() * 0.4
+            p[0] += 0.6
+            calls.append(int(rng.choice(38, p=p)))
+        a = np.array([[*calls, -1]])
+        if not legal_masks_arrays(a)[0].any():
+            continue
+        x = encode_arrays(
+            np.zeros((1, 52), np.uint8), np.array([len(calls) % 4]), np.zeros(1, bool),
+            np.zeros(1, bool), a,
+        )  # fmt: skip
+        assert auction_from_observation(x[0]) == calls
+        checked += 1
+    assert checked > 200
+
+
+def test_bfg_in_the_league_bids_what_the_bfg_agent_bids() -> None:
+    from endplay.types import Deal
+
+    from engine.agent import BiddingView
+    from engine.agents import make_agent
+    from engine.rules import legal_calls
+    from models.league import bfg_chooser
+    from tournament.deals import owners_to_pbn
+
+    owners, _ = _solved()
+    b = len(owners)
+    dealer = np.zeros(b, np.int64)
+    auctions = np.tile(np.array([[ONE_NT, -1]]), (b, 1))
+    x, mask = observe(owners, dealer, dealer, auctions, np.ones(b, np.int64))
+    got = bfg_chooser()(np.arange(b), x, mask)
+    agent = make_agent("bfg")
+    for i in range(b):
+        deal = Deal(owners_to_pbn(owners[i]))
+        calls = (ALL_CALLS[ONE_NT],)
+        v = BiddingView(Player.east, Player.north, Vul.none, deal[Player.east], calls, 1,
+                        legal_calls(Player.north, calls))  # fmt: skip
+        assert ALL_CALLS[got[i]] == agent.bid(v)
