@@ -124,10 +124,13 @@ class SearchConfig:
     every opponent model's posterior chooses it and, under every model, its mean value beats the
     policy call's by more than ``margin`` standard errors of the paired (same particles)
     difference. 0 asks only that every model agree and the deviation's value be higher."""
-    reweight: bool = True
+    reweight: bool = False
     """With the belief sampler and the filter off: weight each particle by how much more likely
     the opponents' calls are under the opponent model than under our policy (the belief net was
-    trained on our policy's auctions, so this moves its particles towards the model's)."""
+    trained on our policy's auctions, so this moves its particles towards the model's). Off by
+    default: the ratio over a whole auction is so peaked that too few particles survive (on 600
+    validation deals vs bfg the search then fell back to the prior almost always: 40 changed
+    calls of 908, +0.03 IMPs/board)."""
 
 
 @dataclass
@@ -742,7 +745,7 @@ _AGENT_OPTIONS = {"seed", "threads", "dd", "ddnet", "play", "sampler", "belief",
 BFGNET_DIR = Path(__file__).resolve().parent.parent / "models" / "bfgnet"
 #: The ``opponents`` option's default: '+'-separated names, ``self`` (our policy), ``bfgnet`` or
 #: a policy directory.
-DEFAULT_OPPONENTS = "bfgnet"
+DEFAULT_OPPONENTS = "bfgnet+self"
 
 
 def opponent_models(

@@ -472,8 +472,32 @@ def test_search_agent_opponents_option(tmp_path: Path) -> None:
     agent = make_agent(f"{base},opponents=self+{tmp_path / 'o'}", seed=3)
     assert [n for n, _ in agent.search.opponents] == ["self", str(tmp_path / "o")]  # type: ignore[attr-defined]
     shipped = make_agent(base, seed=3)  # the default opponent model is the shipped one
-    assert [n for n, _ in shipped.search.opponents] == ["bfgnet"]  # type: ignore[attr-defined]
+    assert [n for n, _ in shipped.search.opponents] == ["bfgnet", "self"]  # type: ignore[attr-defined]
     with pytest.raises(AgentSpecError, match="opponent model 'nowhere'"):
         make_agent(f"{base},opponents=nowhere")
     with pytest.raises(AgentSpecError, match="empty name"):
         make_agent(f"{base},opponents=self+")
+
+
+def test_particle_weights_under_an_opponent_model(tmp_path: Path) -> None:
+    """East opened 1S. Under the spade-ace model that says East holds the spade ace; our own
+    (blind) policy says nothing. Filter on or reweighting: the weight is ~1 exactly where East
+    holds the ace; neither: every particle weighs 1."""
+    ours = pass_or_grand_policy(tmp_path / "p")
+    ace = spade_ace_policy(tmp_path / "a")
+    view = view_for(full_pbn(YARBOROUGH), Player.south, Player.east, [ONE_S], Vul.none)
+    particles = deal_uniform(2, hand_to_array(view.hand), 64, np.random.default_rng(5))
+    east_ace = particles[:, SPADE_ACE] == Player.east.value
+    assert 0 < east_ace.sum() < 64
+    history = np.array([ONE_S], dtype=np.int64)
+    for cfg, informed in (
+        (SearchConfig(filter=True), True),
+        (SearchConfig(filter=False, reweight=True), True),
+        (SearchConfig(filter=False, reweight=False), False),
+    ):
+        search = BorelSearch(ours, SolverOracle(), cfg, opponents=[("ace", ace)])
+        (w,) = search.model_weights(particles, view, history)
+        if informed:
+            assert np.array_equal(w > 0.5, east_ace) and w[~east_ace].max() < 1e-4
+        else:
+            assert np.all(w == 1.0)
