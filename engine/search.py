@@ -101,10 +101,12 @@ class SearchConfig:
     policy itself finds plausible: on the 2,000 held-out deals the belief search at 1e-3 beat the
     plain policy by 3.3 IMPs/board but lost 0.4 against bfg (it learned to exploit its own model of
     the opponents); at 0.1 it gains 1.1 over the policy and loses nothing against bfg."""
-    particles: int = 512
+    particles: int = 2048
     """Particles dealt before the filter."""
-    rollouts: int = 64
-    """Particles drawn after the filter, each rolled out once per candidate (R_max)."""
+    rollouts: int = 256
+    """Particles drawn after the filter, each rolled out once per candidate (R_max). 2048 x 256
+    with the two opponent models: +0.26 IMPs/board over the policy against bfg on 600 validation
+    deals, against +0.18 at 512 x 64, at a median of 0.15 s a searched call."""
     r_min: float = 8.0
     """Fewer effective rollouts than this and the prior policy decides (R_min)."""
     temperature: float = 100.0
