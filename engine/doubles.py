@@ -140,9 +140,11 @@ class Contract:
 
 def standing_contract(x: FloatArray) -> Contract:
     """The highest bid so far, its strain and the relative seat that would declare it."""
-    made = x[:, BIDS : BIDS + 12 * N_BIDS].reshape(-1, N_BIDS, 3, 4)[:, :, 0, :] > 0
-    any_bid = made.any(axis=2)  # [B, 35]
-    has = any_bid.any(axis=1)
+    made: npt.NDArray[np.bool_] = np.asarray(
+        x[:, BIDS : BIDS + 12 * N_BIDS].reshape(-1, N_BIDS, 3, 4)[:, :, 0, :] > 0
+    )
+    any_bid = np.asarray(made.any(axis=2), dtype=np.bool_)  # [B, 35]
+    has = np.asarray(any_bid.any(axis=1), dtype=np.bool_)
     top = np.where(has, N_BIDS - 1 - np.argmax(any_bid[:, ::-1], axis=1), 0)
     rows = np.arange(len(x))
     bidder = np.argmax(made[rows, top], axis=1)
@@ -185,7 +187,9 @@ def observable_features(x: FloatArray) -> tuple[FloatArray, Contract]:
     trump_len = np.where(nt, 0.0, length[rows, trump])
     trump_hcp = np.where(nt, 0.0, suit_hcp[rows, trump])
     side_len = np.where(np.arange(4)[None, :] == np.where(nt, -1, trump)[:, None], 0.0, length)
-    bids = x[:, BIDS : BIDS + 12 * N_BIDS].reshape(b, N_BIDS, 3, 4) > 0
+    bids: npt.NDArray[np.bool_] = np.asarray(
+        x[:, BIDS : BIDS + 12 * N_BIDS].reshape(b, N_BIDS, 3, 4) > 0
+    )
     made = bids[:, :, 0, :]  # [B, 35, 4]
     level_of = (np.arange(N_BIDS) // 5 + 1)[None, :]
 
@@ -196,7 +200,7 @@ def observable_features(x: FloatArray) -> tuple[FloatArray, Contract]:
     def count(seats: Sequence[int]) -> FloatArray:
         return np.asarray(made[:, :, list(seats)].sum(axis=(1, 2)), dtype=np.float32)
 
-    any_bid = made.any(axis=2)
+    any_bid = np.asarray(made.any(axis=2), dtype=np.bool_)
     opening = np.argmax(any_bid, axis=1)
     opener = np.argmax(made[rows, opening], axis=1)
     has_any = any_bid.any(axis=1)

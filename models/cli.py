@@ -150,11 +150,11 @@ def _run_league(args: argparse.Namespace, command: str) -> dict[str, object]:
         threads=args.threads, command=command,
     )  # fmt: skip
     if args.mode == "exploit":
-        return exploit(args.target, LeagueConfig(init=args.target, **common))  # type: ignore[arg-type]
+        return exploit(args.target, LeagueConfig(init=args.target, **common))
     cfg = LeagueConfig(
         init=args.init, gens=args.gens, learner_iters=args.learner_iters, mix=args.mix, lr=args.lr,
         explore=args.explore, explore_gens=args.explore_gens, snapshots=args.snapshots,
-        **common,  # type: ignore[arg-type]
+        **common,
     )  # fmt: skip
     return train_league(cfg)
 

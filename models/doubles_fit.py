@@ -41,7 +41,8 @@ MARGINS = (-50.0, 0.0, 25.0, 50.0, 75.0, 100.0, 150.0, 200.0, 300.0)
 def observer_seats(owners: npt.NDArray[np.uint8], x: npt.NDArray[np.float32]) -> IntArray:
     """Absolute seat of each observation's player: the owner of a card in its hand."""
     card = OPENSPIEL_TO_DATA[np.argmax(x[:, HAND:] > 0, axis=1)]
-    return owners[np.arange(len(x)), card].astype(np.int64)
+    seats: IntArray = owners[np.arange(len(x)), card].astype(np.int64)
+    return seats
 
 
 def collect(

@@ -47,7 +47,8 @@ import torch
 from engine.doubles import apply_doubles, standing_contract
 from engine.features import BIDS, HAND, N_BIDS, OPENING_PASS
 from engine.rules import FIRST_BID
-from models.data import Chooser, IntArray, board_dealer_vul, final_contracts, load_dd
+from engine.rules import final_contracts_array as final_contracts
+from models.data import Chooser, IntArray, board_dealer_vul, load_dd
 from models.doubles_fit import OPENSPIEL_TO_DATA, observer_seats
 from models.net import PolicyNet, append_jsonl, load_checkpoint, save_checkpoint
 from models.selfplay import Recorder, duplicate_imps, imp_summary, net_chooser, ppo_update
@@ -436,12 +437,12 @@ def train_league(cfg: LeagueConfig) -> dict[str, object]:
                 target, cfg.exploiter_iters, owners, dd, train_idx, cfg, [cfg.seed, g, 1], device,
                 st["exploit_state"], keep, log,
             )  # fmt: skip
-            res = evaluate_pair(ex.net, target, owners, dd, val_idx, device)
+            ex_res = evaluate_pair(ex.net, target, owners, dd, val_idx, device)
             save_checkpoint(str(out / f"exploiter{g}.pt"), ex.net, {"meta": {**meta, "gen": g,
-                            "role": "exploiter", "vs_target": res}})  # fmt: skip
+                            "role": "exploiter", "vs_target": ex_res}})  # fmt: skip
             st["exploiters"].append(frozen(ex.net).cpu().state_dict())
-            st["history"].append({"gen": g, "exploiter_vs_learner": res})
-            log({"phase": "exploit-done", "it": cfg.exploiter_iters, "eval": res})
+            st["history"].append({"gen": g, "exploiter_vs_learner": ex_res})
+            log({"phase": "exploit-done", "it": cfg.exploiter_iters, "eval": ex_res})
             st["phase"], st["exploit_state"], st["learner_it"] = "learn", None, 0
             save()
             continue
@@ -501,7 +502,7 @@ def train_league(cfg: LeagueConfig) -> dict[str, object]:
             print("league: time budget reached, stopping (rerun to resume)", file=sys.stderr)
             break
         snap = frozen(learner.net)
-        res = {
+        res: dict[str, dict[str, float]] = {
             "vs_init": evaluate_pair(snap, init_f, owners, dd, val_idx, device),
             "vs_initx": evaluate_pair(snap, init_f, owners, dd, val_idx, device, "layer"),
         }

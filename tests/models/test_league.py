@@ -128,7 +128,7 @@ def test_learner_floor_explores_doubles_and_records_behaviour_logp() -> None:
 
 def test_mix_errors_name_the_option() -> None:
     assert parse_mix("self=1,oracle=0.5") == {"self": 1.0, "oracle": 0.5}
-    for bad in ("bfg=1", "self=x", "self=-1", "self=0"):
+    for bad in ("wbridge5=1", "self=x", "self=-1", "self=0"):
         with pytest.raises(LeagueError, match="--mix"):
             parse_mix(bad)
 
