@@ -12,6 +12,14 @@ difference of the two is the search gain measured against a third party).
 
     python benchmarks/bench_search.py --model models/default --boards 200 \\
         --budgets "particles=128,rollouts=16;particles=256,rollouts=32" --dd net --vs-bfg
+
+``--opponents`` instead prints the cross-table: for each opponent spec, the plain policy and the
+search agent ``--spec`` against it on the same deals, search minus policy with its paired standard
+error, and the median and p95 seconds per searched call. Chunks of 50 boards are journaled
+(``--journal``); rerunning the same command resumes.
+
+    nice -n 10 python benchmarks/bench_search.py --data ../data/test_9002.npz --boards 2000 \\
+        --opponents "bfg;bfg,doubles=on;policy:../data/models/exploiter3" --spec search
 """
 
 from __future__ import annotations
@@ -59,7 +67,7 @@ def _chunk_match(job: dict[str, Any]) -> dict[str, Any]:
                     if d.searched:
                         searched += 1
                         seconds.append(d.seconds)
-                        changed += int(int(np.argmax(d.prior)) != int(np.argmax(d.posterior)))
+                        changed += int(d.changed)
     decisions = sum(
         len(a.decisions) for r in agents.values() for a in r if isinstance(a, SearchAgent)
     )
@@ -109,6 +117,111 @@ def match(
     return out
 
 
+def journaled_match(
+    us: str,
+    them: str,
+    data: str,
+    first: int,
+    boards: int,
+    workers: int,
+    seed: int,
+    journal: Path,
+    chunk: int = 50,
+) -> dict[str, Any]:
+    """:func:`match` in chunks of ``chunk`` boards, each journaled (one JSON line) when done.
+
+    A rerun with the same journal skips the chunks already there (the key is the match, the
+    deal file, its boards and the seed), so a run of hours survives an interruption.
+    """
+    done: dict[str, dict[str, Any]] = {}
+    if journal.is_file():
+        for line in journal.read_text().splitlines():
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a torn last line: that chunk is played again
+            done[rec["key"]] = rec
+    jobs = []
+    for s in range(0, boards, chunk):
+        job: dict[str, Any] = {"us": us, "them": them, "data": data, "first": first + s,
+               "n": min(chunk, boards - s), "offset": s, "seed": seed}  # fmt: skip
+        job["key"] = json.dumps([us, them, data, job["first"], job["n"], s, seed])
+        if job["key"] not in done:
+            jobs.append(job)
+    if jobs:
+        with (
+            journal.open("a") as out,
+            ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool,
+        ):
+            for job, part in zip(jobs, pool.map(_chunk_match, jobs), strict=True):
+                rec = dict(part, key=job["key"])
+                out.write(json.dumps(rec) + "\n")
+                out.flush()
+                done[job["key"]] = rec
+    keys = [
+        json.dumps([us, them, data, first + s, min(chunk, boards - s), s, seed])
+        for s in range(0, boards, chunk)
+    ]
+    parts = [done[k] for k in keys]
+    imps = [x for p in parts for x in p["imps"]]
+    secs = sorted(x for p in parts for x in p["seconds"])
+    out_: dict[str, Any] = {
+        "us": us, "them": them, "boards": len(imps), "imps": imps,
+        "imps_per_board": float(np.mean(imps)),
+        "stderr": float(np.std(imps, ddof=1) / math.sqrt(len(imps))),
+        "decisions": sum(p["decisions"] for p in parts),
+        "searched": sum(p["searched"] for p in parts),
+        "changed_by_search": sum(p["changed"] for p in parts),
+    }  # fmt: skip
+    if secs:
+        out_["search_s_median"] = statistics.median(secs)
+        out_["search_s_p95"] = secs[min(len(secs) - 1, int(0.95 * len(secs)))]
+    return out_
+
+
+def cross_table(args: argparse.Namespace, search: str, policy: str, first: int) -> None:
+    """Search minus policy against every opponent of ``--opponents``, paired on the same deals."""
+    journal = Path(args.journal)
+    journal.parent.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for them in [o.strip() for o in args.opponents.split(";") if o.strip()]:
+        run = [
+            journaled_match(
+                us,
+                them,
+                args.data,
+                first,
+                args.boards,
+                args.workers,
+                args.seed,
+                journal,
+                args.chunk,
+            )
+            for us in (policy, search)
+        ]
+        diff = np.array(run[1]["imps"]) - np.array(run[0]["imps"])
+        row = {
+            "them": them, "boards": len(diff), "policy": run[0]["imps_per_board"],
+            "policy_se": run[0]["stderr"], "search": run[1]["imps_per_board"],
+            "search_se": run[1]["stderr"], "gain": float(diff.mean()),
+            "gain_se": _paired_se(diff), "searched": run[1]["searched"],
+            "changed": run[1]["changed_by_search"],
+            "median_s": run[1].get("search_s_median", 0.0),
+            "p95_s": run[1].get("search_s_p95", 0.0),
+        }  # fmt: skip
+        rows.append(row)
+        print(
+            f"vs {them:40s} policy {row['policy']:+.3f} +- {row['policy_se']:.3f}, search "
+            f"{row['search']:+.3f} +- {row['search_se']:.3f}; search minus policy "
+            f"{row['gain']:+.3f} +- {row['gain_se']:.3f} IMPs/board (paired, {row['boards']} "
+            f"boards); searched {row['searched']} calls, {row['changed']} changed; median "
+            f"{row['median_s']:.3f} s, p95 {row['p95_s']:.3f} s per searched call",
+            flush=True,
+        )
+    if args.out:
+        Path(args.out).write_text(json.dumps({"search": search, "rows": rows}, indent=1) + "\n")
+
+
 def _paired_se(diff: np.ndarray) -> float:
     """Standard error of the mean of per-board differences (nan for fewer than two boards)."""
     return float(np.std(diff, ddof=1) / math.sqrt(len(diff))) if len(diff) > 1 else math.nan
@@ -128,11 +241,23 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default=None, help="write the JSON results here")
+    ap.add_argument(
+        "--opponents",
+        default="",
+        help="';'-separated opponent specs: the cross-table of search minus policy against each "
+        "(e.g. 'bfg;bfg,doubles=on;policy:DIR'); uses --spec, journals to --journal",
+    )
+    ap.add_argument("--spec", default="search", help="the search agent of --opponents")
+    ap.add_argument("--journal", default="out/bench_search/journal.jsonl")
+    ap.add_argument("--chunk", type=int, default=50, help="boards per journaled chunk")
     args = ap.parse_args()
 
     with np.load(args.data) as z:
         first = len(z["owners"]) - args.held_out
     policy = f"policy:{args.model}"
+    if args.opponents:
+        cross_table(args, args.spec, policy, first)
+        return
     results: list[dict[str, Any]] = []
     extra = f",{args.extra}" if args.extra else ""
     budgets = [b.strip() for b in args.budgets.split(";") if b.strip()]

@@ -9,6 +9,8 @@ know the answer the search must find.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -89,13 +91,17 @@ def spade_ace_policy(directory: Path) -> Policy:
     return Policy(write_linear_policy(directory, w, b))
 
 
+def blind_policy(directory: Path, biases: dict[int, float]) -> Policy:
+    """A policy blind to its input: logit ``biases[call]`` for the calls named, -40 for the rest."""
+    b = np.full(N_CALLS, -40.0)
+    for call, bias in biases.items():
+        b[call] = bias
+    return Policy(write_linear_policy(directory, np.zeros((N_CALLS, N_FEATURES)), b))
+
+
 def pass_or_grand_policy(directory: Path) -> Policy:
     """Everyone slightly prefers pass (p ~0.62) to 7NT (p ~0.38); nothing else is ever bid."""
-    w = np.zeros((N_CALLS, N_FEATURES))
-    b = np.full(N_CALLS, -40.0)
-    b[PASS] = 0.5
-    b[SEVEN_NT] = 0.0
-    return Policy(write_linear_policy(directory, w, b))
+    return blind_policy(directory, {PASS: 0.5, SEVEN_NT: 0.0})
 
 
 def view_for(pbn: str, seat: Player, dealer: Player, auction: list[int], vul: Vul) -> BiddingView:
@@ -405,3 +411,93 @@ async def test_searched_call_through_a_real_table_manager(tmp_path: Path) -> Non
     assert result.contract is not None and result.contract.declarer == Player.south
     assert search.last is not None and search.last.searched  # type: ignore[attr-defined]
     assert result.declarer_tricks is not None
+
+
+# -- opponent models and the safety margin ------------------------------------------------------------
+
+
+def grand_opener_policy(directory: Path) -> Policy:
+    """Bids 7NT whenever it is legal, else passes: an opponent model unlike our policy."""
+    return blind_policy(directory, {PASS: 0.0, SEVEN_NT: 1.0})
+
+
+# South holds every top card but the club ace: 7NT makes only when partner has it.
+NEARLY = "S:AKQJ.AKQ.AKQ.KQJ - - -"
+
+
+def test_rollouts_give_the_opponents_seats_to_the_opponent_model(tmp_path: Path) -> None:
+    ours = pass_or_grand_policy(tmp_path / "p")
+    theirs = grand_opener_policy(tmp_path / "o")
+    owners = deal_uniform(
+        2, hand_to_array(Hand(ROCK.split(":")[1].split()[0])), 2, np.random.default_rng(1)
+    )
+    start = np.full((2, 1), -1, dtype=np.int64)
+    n0 = np.zeros(2, dtype=np.int64)
+    alone, n = rollout(ours, owners, 2, 0, start, n0)  # dealer South, everyone passes
+    assert [list(alone[i, : n[i]]) for i in range(2)] == [[PASS] * 4] * 2
+    mixed, n = rollout(ours, owners, 2, 0, start, n0, opponent=theirs, our_seat=0)
+    # South (ours) passes, West (an opponent) bids 7NT, the rest pass.
+    assert [list(mixed[i, : n[i]]) for i in range(2)] == [[PASS, SEVEN_NT, PASS, PASS, PASS]] * 2
+
+
+def test_a_deviation_must_win_under_every_opponent_model(tmp_path: Path) -> None:
+    """Under our own model the opponents pass it out, so 7NT (a third of the time making) beats
+    pass; under the grand opener West (vulnerable) bids 7NT after our pass and goes down 12 or so,
+    so pass is better there. Each model alone picks its best call; together they disagree and the policy's
+    own call (pass) stands."""
+    ours = pass_or_grand_policy(tmp_path / "p")
+    theirs = grand_opener_policy(tmp_path / "o")
+    cfg = SearchConfig(particles=48, rollouts=24, r_min=4)
+    view = view_for(full_pbn(NEARLY), Player.south, Player.south, [], Vul.ew)
+
+    def call(opponents: Sequence[tuple[str, Policy | None]], config: SearchConfig = cfg) -> int:
+        search = BorelSearch(ours, SolverOracle(), config, opponents=opponents)
+        result = search.search(view, np.random.default_rng(0))
+        assert set(result.model_values) == {name for name, _ in opponents}
+        return bid_index(result.call)
+
+    assert call([("self", None)]) == SEVEN_NT
+    assert call([("grand", theirs)]) == PASS
+    assert call([("self", None), ("grand", theirs)]) == PASS
+    # The margin: the 7NT gain under our model is real but noisy (partner has the club ace a third
+    # of the time); asking for 50 standard errors refuses it.
+    assert call([("self", None)], replace(cfg, margin=50.0)) == PASS
+
+
+def test_search_agent_opponents_option(tmp_path: Path) -> None:
+    model = tmp_path / "p"
+    pass_or_grand_policy(model)
+    grand_opener_policy(tmp_path / "o")
+    base = f"search:{model},dd=solver,particles=16,rollouts=8,r_min=2"
+    agent = make_agent(f"{base},opponents=self+{tmp_path / 'o'}", seed=3)
+    assert [n for n, _ in agent.search.opponents] == ["self", str(tmp_path / "o")]  # type: ignore[attr-defined]
+    shipped = make_agent(base, seed=3)  # the default opponent model is the shipped one
+    assert [n for n, _ in shipped.search.opponents] == ["bfgnet", "self"]  # type: ignore[attr-defined]
+    with pytest.raises(AgentSpecError, match="opponent model 'nowhere'"):
+        make_agent(f"{base},opponents=nowhere")
+    with pytest.raises(AgentSpecError, match="empty name"):
+        make_agent(f"{base},opponents=self+")
+
+
+def test_particle_weights_under_an_opponent_model(tmp_path: Path) -> None:
+    """East opened 1S. Under the spade-ace model that says East holds the spade ace; our own
+    (blind) policy says nothing. Filter on or reweighting: the weight is ~1 exactly where East
+    holds the ace; neither: every particle weighs 1."""
+    ours = pass_or_grand_policy(tmp_path / "p")
+    ace = spade_ace_policy(tmp_path / "a")
+    view = view_for(full_pbn(YARBOROUGH), Player.south, Player.east, [ONE_S], Vul.none)
+    particles = deal_uniform(2, hand_to_array(view.hand), 64, np.random.default_rng(5))
+    east_ace = particles[:, SPADE_ACE] == Player.east.value
+    assert 0 < east_ace.sum() < 64
+    history = np.array([ONE_S], dtype=np.int64)
+    for cfg, informed in (
+        (SearchConfig(filter=True), True),
+        (SearchConfig(filter=False, reweight=True), True),
+        (SearchConfig(filter=False, reweight=False), False),
+    ):
+        search = BorelSearch(ours, SolverOracle(), cfg, opponents=[("ace", ace)])
+        (w,) = search.model_weights(particles, view, history)
+        if informed:
+            assert np.array_equal(w > 0.5, east_ace) and w[~east_ace].max() < 1e-4
+        else:
+            assert np.all(w == 1.0)
