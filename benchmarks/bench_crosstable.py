@@ -9,7 +9,7 @@ WORST row on a validation set, never by the bfg row alone.
 Rows are journaled in ``--journal`` (one JSON line per finished row, keyed by candidate, opponent,
 deal file and board range), so a rerun of the same command skips rows already done.
 
-    python benchmarks/bench_crosstable.py --candidate default --deals /work/data/val_9001.npz \\
+    python benchmarks/bench_crosstable.py --candidate default --deals data/val_9001.npz \\
         --opponents "bfg;bfg,doubles=on;policy:models/default;default,doubles=on" \\
         --journal out/xt.jsonl --json out/xt.json
 """

@@ -59,7 +59,7 @@ def solver_tables(owners: np.ndarray) -> np.ndarray:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", default="/work/shared/data/dd_2026.npz")
+    ap.add_argument("--data", default="data/dd_2026.npz")
     ap.add_argument("--held-out", type=int, default=2000)
     ap.add_argument("--model", default=str(DEFAULT_DIR))
     ap.add_argument("--solver-deals", type=int, default=40)

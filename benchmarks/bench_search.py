@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-DATA = "/work/shared/data/dd_2026.npz"
+DATA = "data/dd_2026.npz"
 
 
 def _chunk_match(job: dict[str, Any]) -> dict[str, Any]:
