@@ -27,10 +27,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
-from engine.policy import Policy
-from models.data import HOLDOUT, load_dd, load_teach, observe
-from tournament.ddmatch import run_dd_match
-from tournament.deals import load_npz
+from bridgebot.engine.policy import Policy
+from bridgebot.models.data import HOLDOUT, load_dd, load_teach, observe
+from bridgebot.tournament.ddmatch import run_dd_match
+from bridgebot.tournament.deals import load_npz
 
 
 def teacher_accuracy(model: str, teach_path: str, holdout: int) -> dict[str, float]:

@@ -42,11 +42,18 @@ from endplay.types import Card, Contract, Deal, Penalty, Player
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.agent import PlayView
-from engine.cardplay import LEAD_WORLDS, WORLDS, DDCardPlayer, baseline_card, play_deal, play_state
-from engine.dds import hands_pbn, index_card, solve_positions
-from engine.scoring import STRAIN_ORDER, contract_score, imps, ns_score, side_vulnerable
-from server.boards import dealer_of, vul_of
+from bridgebot.engine.agent import PlayView
+from bridgebot.engine.cardplay import (
+    LEAD_WORLDS,
+    WORLDS,
+    DDCardPlayer,
+    baseline_card,
+    play_deal,
+    play_state,
+)
+from bridgebot.engine.dds import hands_pbn, index_card, solve_positions
+from bridgebot.engine.scoring import STRAIN_ORDER, contract_score, imps, ns_score, side_vulnerable
+from bridgebot.server.boards import dealer_of, vul_of
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "dd_2026.npz"
 HCP = np.array(([4, 3, 2, 1] + [0] * 9) * 4)

@@ -27,9 +27,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
-from tournament.ddmatch import run_dd_match
-from tournament.deals import load_npz
-from tournament.doubled import doubled_costs
+from bridgebot.tournament.ddmatch import run_dd_match
+from bridgebot.tournament.deals import load_npz
+from bridgebot.tournament.doubled import doubled_costs
 
 DEFAULT_OPPONENTS = "bfg;bfg,doubles=on;default;default,doubles=on"
 

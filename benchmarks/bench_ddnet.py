@@ -22,11 +22,10 @@ import statistics
 import time
 
 import numpy as np
+from bridgebot.engine.ddestimate import DEFAULT_DIR, DDEstimator
+from bridgebot.engine.dds import hands_pbn
 from endplay.dds import calc_all_tables
 from endplay.types import Deal
-
-from engine.ddestimate import DEFAULT_DIR, DDEstimator
-from engine.dds import hands_pbn
 
 STRAINS = ["C", "D", "H", "S", "NT"]
 

@@ -80,10 +80,9 @@ def main() -> None:
             f"{cpu / base_cpu:>7.2f}"
         )
 
+    from bridgebot.engine.explain import Explainer
+    from bridgebot.engine.policy import DEFAULT_MODEL_DIR, Policy
     from endplay.types import Bid, Player, Vul
-
-    from engine.explain import Explainer
-    from engine.policy import DEFAULT_MODEL_DIR, Policy
 
     explainer = Explainer(Policy(DEFAULT_MODEL_DIR), max_hands=16384)
     inproc = []

@@ -39,12 +39,11 @@ from endplay.types import Player
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import endplay.parsers.pbn as pbn
-
-from engine.agents import make_agent
-from protocol.codec import Direction, parse
-from protocol.errors import ParseError
-from protocol.messages import CallMsg, Message, PlayMsg
-from server.seat import SeatClient
+from bridgebot.engine.agents import make_agent
+from bridgebot.protocol.codec import Direction, parse
+from bridgebot.protocol.errors import ParseError
+from bridgebot.protocol.messages import CallMsg, Message, PlayMsg
+from bridgebot.server.seat import SeatClient
 
 TEAMS = {Player.north: "NS", Player.south: "NS", Player.east: "EW", Player.west: "EW"}
 

@@ -27,8 +27,8 @@ import structlog
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.agents import make_agent
-from tournament.match import MatchConfig, run_match
+from bridgebot.engine.agents import make_agent
+from bridgebot.tournament.match import MatchConfig, run_match
 
 
 def boards_per_second(**kwargs: object) -> float:
@@ -61,7 +61,7 @@ def main() -> None:
     print(f"tcp rooms      {tcp:9.1f} boards/s  ratio {tcp / base:.3f} ({args.tcp_boards} boards)")
 
     if hasattr(make_agent(args.us, 0), "bid_batch"):
-        import tournament.ddmatch as ddmatch
+        import bridgebot.tournament.ddmatch as ddmatch
 
         original = ddmatch.BatchBidder
         try:

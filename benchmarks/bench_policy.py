@@ -18,13 +18,12 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
+from bridgebot.engine.agent import BiddingView
+from bridgebot.engine.policy import Policy, PolicyAgent
+from bridgebot.engine.rules import ALL_CALLS, legal_calls
+from bridgebot.models.data import board_dealer_vul, load_dd, run_auctions
+from bridgebot.tournament.deals import owners_to_pbn
 from endplay.types import Player, Vul
-
-from engine.agent import BiddingView
-from engine.policy import Policy, PolicyAgent
-from engine.rules import ALL_CALLS, legal_calls
-from models.data import board_dealer_vul, load_dd, run_auctions
-from tournament.deals import owners_to_pbn
 
 
 def collect_states(

@@ -45,10 +45,10 @@ DATA = "data/dd_2026.npz"
 
 def _chunk_match(job: dict[str, Any]) -> dict[str, Any]:
     """Play boards [first, first + n) of the held-out set; return IMPs and decision timings."""
-    from engine.search import SearchAgent
-    from tournament.ddmatch import build_agents, play_dd_boards
-    from tournament.deals import cycle_board, load_npz
-    from tournament.formats import seatings
+    from bridgebot.engine.search import SearchAgent
+    from bridgebot.tournament.ddmatch import build_agents, play_dd_boards
+    from bridgebot.tournament.deals import cycle_board, load_npz
+    from bridgebot.tournament.formats import seatings
 
     # Board k of the held-out set is board k whichever chunk plays it, so that its dealer and
     # vulnerability (and the agents' per-board seeds) do not depend on --workers.

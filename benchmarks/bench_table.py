@@ -27,10 +27,10 @@ from endplay.types import Player
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.agents import make_agent
-from server.boards import generate
-from server.seat import SeatClient
-from server.tm import TableManager
+from bridgebot.engine.agents import make_agent
+from bridgebot.server.boards import generate
+from bridgebot.server.seat import SeatClient
+from bridgebot.server.tm import TableManager
 
 TEAMS = {Player.north: "NS", Player.south: "NS", Player.east: "EW", Player.west: "EW"}
 

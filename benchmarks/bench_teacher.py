@@ -24,14 +24,14 @@ from endplay.types import Hand, Player, Vul
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.agent import BiddingView
-from engine.bfg import BfgAgent
-from engine.dds import dd_tables
-from engine.dds import hands_pbn as pbn
-from engine.features import encode, encode_arrays, hand_to_array, vul_flags
-from engine.random_agent import RandomAgent
-from engine.rules import ALL_CALLS, legal_calls
-from models.teach import CYCLE_DEALER, CYCLE_VUL, random_owners, teach_chunk
+from bridgebot.engine.agent import BiddingView
+from bridgebot.engine.bfg import BfgAgent
+from bridgebot.engine.dds import dd_tables
+from bridgebot.engine.dds import hands_pbn as pbn
+from bridgebot.engine.features import encode, encode_arrays, hand_to_array, vul_flags
+from bridgebot.engine.random_agent import RandomAgent
+from bridgebot.engine.rules import ALL_CALLS, legal_calls
+from bridgebot.models.teach import CYCLE_DEALER, CYCLE_VUL, random_owners, teach_chunk
 
 
 def per_item(fn: object, items: list[object], repeats: int = 3) -> float:

@@ -37,14 +37,13 @@ from pathlib import Path
 from typing import Any
 
 import structlog
+from bridgebot.engine.agents import make_agent
+from bridgebot.server.boards import generate
+from bridgebot.server.guard import Limits
+from bridgebot.server.records import read_journal
+from bridgebot.server.seat import SeatClient
+from bridgebot.server.tm import TableManager, TableOptions
 from endplay.types import Player
-
-from engine.agents import make_agent
-from server.boards import generate
-from server.guard import Limits
-from server.records import read_journal
-from server.seat import SeatClient
-from server.tm import TableManager, TableOptions
 
 TEAMS = {Player.north: "NS", Player.south: "NS", Player.east: "EW", Player.west: "EW"}
 SEATS = ("North", "East", "South", "West", "ANYPL")

@@ -19,7 +19,7 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from server.logs import add_log_format_argument, configure_logging, set_log_format
+from bridgebot.server.logs import add_log_format_argument, configure_logging, set_log_format
 
 
 class UserError(Exception):
@@ -42,14 +42,14 @@ EXTRAS = {"torch": "train", "ray": "distributed"}
 
 #: subcommand -> module implementing it
 COMMANDS: dict[str, str] = {
-    "tm": "server.tm_cli",
-    "seat": "server.seat_cli",
-    "match": "tournament.cli",
-    "tournament": "tournament.tournament_cli",
-    "train": "models.cli",
-    "export": "models.cli",
-    "teach": "models.teach_cli",
-    "ddgen": "models.ddgen",
+    "tm": "bridgebot.server.tm_cli",
+    "seat": "bridgebot.server.seat_cli",
+    "match": "bridgebot.tournament.cli",
+    "tournament": "bridgebot.tournament.tournament_cli",
+    "train": "bridgebot.models.cli",
+    "export": "bridgebot.models.cli",
+    "teach": "bridgebot.models.teach_cli",
+    "ddgen": "bridgebot.models.ddgen",
     "explain": "bridgebot.explain",
 }
 
@@ -109,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def user_error(exc: BaseException) -> str | None:
     """The one line to show for ``exc`` if it is the user's mistake, else None."""
-    from engine.agents import AgentSpecError
+    from bridgebot.engine.agents import AgentSpecError
 
     if isinstance(exc, UserError | AgentSpecError):
         return str(exc)

@@ -51,8 +51,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def policy_dir(agent: str) -> Path:
     """The model directory behind an agent spec; ``ValueError`` for agents without a policy."""
-    from engine.agents import AgentSpec
-    from engine.policy import DEFAULT_MODEL_DIR
+    from bridgebot.engine.agents import AgentSpec
+    from bridgebot.engine.policy import DEFAULT_MODEL_DIR
 
     spec = AgentSpec.parse(agent)
     if spec.name in ("default", "search"):
@@ -120,8 +120,8 @@ def run(args: argparse.Namespace) -> int:
     defer_matplotlib()
     from endplay.types import Player, Vul
 
-    from engine.explain import Explainer
-    from engine.policy import ModelError, Policy
+    from bridgebot.engine.explain import Explainer
+    from bridgebot.engine.policy import ModelError, Policy
 
     try:
         if args.dealer not in ("N", "E", "S", "W"):

@@ -13,7 +13,7 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from engine.agent import Agent
+from bridgebot.engine.agent import Agent
 
 
 class AgentSpecError(ValueError):
@@ -50,11 +50,11 @@ Factory = Callable[[AgentSpec, int], Agent]
 
 #: name -> "module:function"; the function takes (spec, seed) and returns an Agent.
 _REGISTRY: dict[str, str] = {
-    "random": "engine.agents:_make_random",
-    "search": "engine.search:make_search_agent",
-    "bfg": "engine.bfg:make_bfg_agent",
-    "policy": "engine.policy:make_policy_agent",
-    "default": "engine.policy:make_default_agent",
+    "random": "bridgebot.engine.agents:_make_random",
+    "search": "bridgebot.engine.search:make_search_agent",
+    "bfg": "bridgebot.engine.bfg:make_bfg_agent",
+    "policy": "bridgebot.engine.policy:make_policy_agent",
+    "default": "bridgebot.engine.policy:make_default_agent",
 }
 
 
@@ -93,7 +93,7 @@ def _with_doubles(spec: AgentSpec, seed: int) -> Agent:
         return inner
     if value not in ("on", "1", "yes", "true"):
         raise AgentSpecError(f"agent {spec}: option doubles must be 'on' or 'off', not {value!r}")
-    from engine.doubles import DoublingAgent
+    from bridgebot.engine.doubles import DoublingAgent
 
     return DoublingAgent(inner, name=str(spec))
 
@@ -115,7 +115,7 @@ def _float_option(spec: AgentSpec, key: str, default: float) -> float:
 
 
 def _make_random(spec: AgentSpec, seed: int) -> Agent:
-    from engine.random_agent import RandomAgent
+    from bridgebot.engine.random_agent import RandomAgent
 
     unknown = set(spec.options) - {"seed", "pass_bias"}
     if unknown:

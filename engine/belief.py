@@ -26,9 +26,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-
-from engine.features import FEATURE_VERSION as POLICY_FEATURE_VERSION
-from engine.features import N_FEATURES
+from bridgebot.engine.features import FEATURE_VERSION as POLICY_FEATURE_VERSION
+from bridgebot.engine.features import N_FEATURES
 
 #: The output layout this build understands (see the module docstring).
 OUTPUT_VERSION = "belief-rel3x52-v1"

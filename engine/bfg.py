@@ -23,12 +23,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from bridgebot.engine.agent import Agent, BiddingView, PlayView
+from bridgebot.engine.agents import AgentSpec, AgentSpecError
+from bridgebot.engine.features import hand_to_array
+from bridgebot.engine.rules import ALL_CALLS, bid_index, is_legal_call
 from endplay.types import Bid, Card, Hand, Player
-
-from engine.agent import Agent, BiddingView, PlayView
-from engine.agents import AgentSpec, AgentSpecError
-from engine.features import hand_to_array
-from engine.rules import ALL_CALLS, bid_index, is_legal_call
 
 #: Call names bfgbidding reads and writes, in :data:`engine.rules.ALL_CALLS` order.
 CALL_NAMES: tuple[str, ...] = (
@@ -172,7 +171,7 @@ class BfgAgent:
         self._bidder = BfgBidder()
         self.stats = self._bidder.stats
         try:
-            from engine.cardplay import baseline_card
+            from bridgebot.engine.cardplay import baseline_card
         except ImportError:  # pragma: no cover - cardplay ships with the engine
             self._play = lowest_card
         else:

@@ -13,13 +13,12 @@ from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.engine.agent import Agent, BiddingView, PlayView
+from bridgebot.engine.dds import DDSolver, Position, SolverError, card_index
+from bridgebot.engine.rules import legal_cards, trick_winner
+from bridgebot.engine.scoring import PENALTY_ORDER, score_array, side_vulnerable, strain_index
+from bridgebot.engine.worlds import CallModel, Knowledge, policy_auction_likelihood, sample_worlds
 from endplay.types import Bid, Card, Contract, Deal, Denom, Hand, Player, Vul
-
-from engine.agent import Agent, BiddingView, PlayView
-from engine.dds import DDSolver, Position, SolverError, card_index
-from engine.rules import legal_cards, trick_winner
-from engine.scoring import PENALTY_ORDER, score_array, side_vulnerable, strain_index
-from engine.worlds import CallModel, Knowledge, policy_auction_likelihood, sample_worlds
 
 
 def _current_winner(

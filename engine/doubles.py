@@ -29,12 +29,11 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.engine.agent import Agent, BiddingView, PlayView
+from bridgebot.engine.features import BIDS, HAND, N_BIDS, OPENING_PASS, VUL_THEM, encode, legal_mask
+from bridgebot.engine.rules import DOUBLE, is_pass
+from bridgebot.engine.scoring import score_array
 from endplay.types import Bid, Card
-
-from engine.agent import Agent, BiddingView, PlayView
-from engine.features import BIDS, HAND, N_BIDS, OPENING_PASS, VUL_THEM, encode, legal_mask
-from engine.rules import DOUBLE, is_pass
-from engine.scoring import score_array
 
 FloatArray = npt.NDArray[np.float32]
 IntArray = npt.NDArray[np.int64]

@@ -23,7 +23,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from engine.scoring import imps
+from bridgebot.engine.scoring import imps
 
 #: The 20-point scale: a draw is 10-10, a blitz 20-0.
 VP_TOTAL = 20.0

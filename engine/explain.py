@@ -27,11 +27,10 @@ from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.engine.agent import BiddingView
+from bridgebot.engine.features import encode_arrays, is_vulnerable, legal_masks_arrays
+from bridgebot.engine.rules import ALL_CALLS, bid_index, legal_calls, seat_of_call
 from endplay.types import Bid, ContractBid, Denom, Player, Vul
-
-from engine.agent import BiddingView
-from engine.features import encode_arrays, is_vulnerable, legal_masks_arrays
-from engine.rules import ALL_CALLS, bid_index, legal_calls, seat_of_call
 
 #: Suit names in the data-file order (S, H, D, C), as a player says them.
 SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")

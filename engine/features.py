@@ -41,10 +41,9 @@ from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.engine.agent import BiddingView
+from bridgebot.engine.rules import ALL_CALLS, FIRST_BID, bid_index, legal_calls
 from endplay.types import Bid, Card, Hand, Player, Vul
-
-from engine.agent import BiddingView
-from engine.rules import ALL_CALLS, FIRST_BID, bid_index, legal_calls
 
 FEATURE_VERSION = "openspiel480-v1"
 N_FEATURES = 480

@@ -22,12 +22,11 @@ from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.engine.agent import BiddingView, PlayView
+from bridgebot.engine.agents import AgentSpec, AgentSpecError, _float_option, _int_option
+from bridgebot.engine.features import FEATURE_VERSION, N_CALLS, N_FEATURES, encode, legal_mask
+from bridgebot.engine.rules import ALL_CALLS, same_call
 from endplay.types import Bid, Card
-
-from engine.agent import BiddingView, PlayView
-from engine.agents import AgentSpec, AgentSpecError, _float_option, _int_option
-from engine.features import FEATURE_VERSION, N_CALLS, N_FEATURES, encode, legal_mask
-from engine.rules import ALL_CALLS, same_call
 
 #: Feature layouts this build can compute. A model trained on any other is refused.
 KNOWN_FEATURE_VERSIONS: frozenset[str] = frozenset({FEATURE_VERSION})
@@ -165,7 +164,7 @@ class BaselinePlayer:
         return None
 
     def play(self, view: PlayView) -> Card:
-        from engine.cardplay import baseline_card
+        from bridgebot.engine.cardplay import baseline_card
 
         return baseline_card(view)
 
@@ -241,7 +240,7 @@ class _LazyDDPlayer:
 
     def _get(self) -> CardPlayer:
         if self._player is None:
-            from engine.cardplay import LEAD_WORLDS, WORLDS, DDCardPlayer
+            from bridgebot.engine.cardplay import LEAD_WORLDS, WORLDS, DDCardPlayer
 
             self._player = DDCardPlayer(
                 worlds=self.budget.get("worlds", WORLDS),

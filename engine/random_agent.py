@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import random
 
+from bridgebot.engine.agent import BiddingView, PlayView
 from endplay.types import Bid, Card
-
-from engine.agent import BiddingView, PlayView
 
 
 class RandomAgent:

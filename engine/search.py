@@ -39,21 +39,20 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
-from endplay.types import Bid, Card
-
-from engine.agent import BiddingView, PlayView
-from engine.agents import AgentSpec, AgentSpecError, _int_option
-from engine.features import (
+from bridgebot.engine.agent import BiddingView, PlayView
+from bridgebot.engine.agents import AgentSpec, AgentSpecError, _int_option
+from bridgebot.engine.features import (
     encode_arrays,
     hand_to_array,
     legal_masks_arrays,
     vul_flags,
 )
-from engine.rules import ALL_CALLS, bid_index, final_contracts_array, same_call
-from engine.scoring import score_array
+from bridgebot.engine.rules import ALL_CALLS, bid_index, final_contracts_array, same_call
+from bridgebot.engine.scoring import score_array
+from endplay.types import Bid, Card
 
 if TYPE_CHECKING:
-    from engine.policy import CardPlayer
+    from bridgebot.engine.policy import CardPlayer
 
 FloatArray = npt.NDArray[np.float32]
 IntArray = npt.NDArray[np.int64]
@@ -409,7 +408,7 @@ class SolverOracle:
         return entry
 
     def tricks(self, owners: U8Array, declarer: IntArray, strain: IntArray) -> IntArray:
-        from engine.dds import dd_tables  # the one door to the solver (not reentrant)
+        from bridgebot.engine.dds import dd_tables  # the one door to the solver (not reentrant)
 
         owners = np.ascontiguousarray(owners, dtype=np.uint8)
         keys = [owners[i].tobytes() for i in range(owners.shape[0])]
@@ -438,7 +437,7 @@ class EstimatorOracle:
     """Tricks from the learned estimator (:class:`engine.ddestimate.DDEstimator`)."""
 
     def __init__(self, estimator: object) -> None:
-        from engine.ddestimate import DDEstimator
+        from bridgebot.engine.ddestimate import DDEstimator
 
         if not isinstance(estimator, DDEstimator):
             raise TypeError("EstimatorOracle needs an engine.ddestimate.DDEstimator")
@@ -682,7 +681,7 @@ class SearchAgent:
         self.seed = seed
         self._rng = np.random.default_rng([seed, 0])
         if card_player is None:
-            from engine.policy import BaselinePlayer
+            from bridgebot.engine.policy import BaselinePlayer
 
             card_player = BaselinePlayer()
         self.card_player: CardPlayer = card_player
@@ -754,7 +753,7 @@ def opponent_models(
     names: str, threads: int, spec: AgentSpec
 ) -> list[tuple[str, BatchPolicy | None]]:
     """The opponent models named by ``opponents=a+b`` (``self``, ``bfgnet`` or a policy dir)."""
-    from engine.policy import ModelError, Policy
+    from bridgebot.engine.policy import ModelError, Policy
 
     out: list[tuple[str, BatchPolicy | None]] = []
     for name in names.split("+"):
@@ -785,7 +784,7 @@ def make_search_agent(spec: AgentSpec, seed: int) -> SearchAgent:
     the particles: ``self`` (our policy), ``bfgnet`` (the shipped imitation of bfg) or a policy
     directory; a deviation must win under every one of them (``margin``).
     """
-    from engine.policy import DEFAULT_MODEL_DIR, ModelError, Policy, _card_player
+    from bridgebot.engine.policy import DEFAULT_MODEL_DIR, ModelError, Policy, _card_player
 
     known = _AGENT_OPTIONS | {f.name for f in fields(SearchConfig)}
     unknown = set(spec.options) - known
@@ -806,7 +805,7 @@ def make_search_agent(spec: AgentSpec, seed: int) -> SearchAgent:
     if dd == "solver":
         oracle = SolverOracle()
     elif dd == "net":
-        from engine.ddestimate import DEFAULT_DIR, DDEstimator, DDModelError
+        from bridgebot.engine.ddestimate import DEFAULT_DIR, DDEstimator, DDModelError
 
         try:
             oracle = EstimatorOracle(DDEstimator(spec.options.get("ddnet", DEFAULT_DIR), threads))
@@ -819,8 +818,8 @@ def make_search_agent(spec: AgentSpec, seed: int) -> SearchAgent:
     if kind == "belief":
         if "filter" not in spec.options:
             config = replace(config, filter=False)
-        from engine.belief import DEFAULT_DIR as BELIEF_DIR
-        from engine.belief import BeliefModelError, BeliefNet, BeliefSampler
+        from bridgebot.engine.belief import DEFAULT_DIR as BELIEF_DIR
+        from bridgebot.engine.belief import BeliefModelError, BeliefNet, BeliefSampler
 
         try:
             sampler = BeliefSampler(BeliefNet(spec.options.get("belief", BELIEF_DIR), threads))

@@ -32,9 +32,8 @@ from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
-
-from engine.agent import PlayView
-from engine.dds import card_index
+from bridgebot.engine.agent import PlayView
+from bridgebot.engine.dds import card_index
 
 OwnersArray = npt.NDArray[np.uint8]
 AuctionLikelihood = Callable[[OwnersArray], npt.ArrayLike]
@@ -282,8 +281,8 @@ def policy_auction_likelihood(model: CallModel, view: PlayView) -> AuctionLikeli
     the same factor in every world, which the resampling normalises away. Scaled so the likeliest
     world has likelihood 1.
     """
-    from engine.rules import bid_index
-    from engine.search import auction_log_likelihood
+    from bridgebot.engine.rules import bid_index
+    from bridgebot.engine.search import auction_log_likelihood
 
     history = np.array([bid_index(c) for c in view.auction], dtype=np.int64)
     vul = int(view.vul.value)

@@ -30,10 +30,9 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-
-from engine.belief import DEFAULT_DIR, N_OUTPUTS, OUTPUT_VERSION
-from engine.features import FEATURE_VERSION, N_FEATURES
-from models.data import HOLDOUT, board_dealer_vul, load_dd, observe, run_auctions
+from bridgebot.engine.belief import DEFAULT_DIR, N_OUTPUTS, OUTPUT_VERSION
+from bridgebot.engine.features import FEATURE_VERSION, N_FEATURES
+from bridgebot.models.data import HOLDOUT, board_dealer_vul, load_dd, observe, run_auctions
 
 DEFAULT_DATA = "../shared/data/dd_2026.npz"
 DEFAULT_POLICY = "models/default"
@@ -45,8 +44,8 @@ class BeliefConfig:
 
 
 def build_net(config: BeliefConfig) -> Any:
-    from models.ddnet import DDNetConfig
-    from models.ddnet import build_net as build_mlp
+    from bridgebot.models.ddnet import DDNetConfig
+    from bridgebot.models.ddnet import build_net as build_mlp
 
     return build_mlp(DDNetConfig(hidden=config.hidden), N_FEATURES, N_OUTPUTS)
 
@@ -59,7 +58,7 @@ def decision_examples(
     Deal ``i`` is bid as board ``i + 1`` (dealer and vulnerability of the 16-board cycle) by the
     policy in ``policy_dir``, greedily at all four seats.
     """
-    from engine.policy import Policy
+    from bridgebot.engine.policy import Policy
 
     policy = Policy(policy_dir, threads=threads)
 
@@ -96,7 +95,7 @@ def quality(
     ``probs`` [M, 156] sigmoids; per unseen card they are renormalised over the three seats (with
     the sampler's floor), which is the distribution particles are dealt from.
     """
-    from engine.belief import FLOOR
+    from bridgebot.engine.belief import FLOOR
 
     p = np.maximum(np.asarray(probs, dtype=np.float64).reshape(-1, 3, 52), FLOOR)
     p = p / p.sum(axis=1, keepdims=True)
@@ -206,7 +205,7 @@ def export(
     net: Any, out_dir: str | Path, meta: dict[str, Any], parity_x: npt.NDArray[np.uint8]
 ) -> float:
     """Write ``belief.onnx`` + ``model.json``; return the max |onnx - torch| logit gap."""
-    from models.ddnet import write_mlp
+    from bridgebot.models.ddnet import write_mlp
 
     versions = {"feature_version": FEATURE_VERSION, "output_version": OUTPUT_VERSION}
     return write_mlp(net, out_dir, "belief.onnx", parity_x.astype(np.float32), versions, meta)
@@ -222,7 +221,7 @@ EXAMPLES = """examples:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from models.ddnet import add_training_arguments
+    from bridgebot.models.ddnet import add_training_arguments
 
     add_training_arguments(
         parser,
@@ -236,8 +235,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from models.data import DataError
-    from models.provenance import git_commit
+    from bridgebot.models.data import DataError
+    from bridgebot.models.provenance import git_commit
 
     config = BeliefConfig(hidden=tuple(int(h) for h in str(args.hidden).split(",")))
 

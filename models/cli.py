@@ -75,7 +75,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sp.add_argument("--threads", type=int, default=1, help="1 is fastest on a busy machine")
     sp.add_argument("--max-minutes", type=float, default=0.0)
     _league_arguments(sub)
-    from models import ddnet  # issue 5: the learned double-dummy estimator (no torch at import)
+    from bridgebot.models import (
+        ddnet,  # issue 5: the learned double-dummy estimator (no torch at import)
+    )
 
     dd = sub.add_parser(
         "ddnet",
@@ -84,7 +86,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ddnet.add_arguments(dd)
-    from models import belief  # issue 5: the belief network for the search's particles
+    from bridgebot.models import belief  # issue 5: the belief network for the search's particles
 
     bel = sub.add_parser(
         "belief",
@@ -97,7 +99,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _league_arguments(sub: Any) -> None:
     """``train league``, ``train exploit`` (issue 12) and ``train doubles``."""
-    from models import doubles_fit
+    from bridgebot.models import doubles_fit
 
     dbl = sub.add_parser("doubles", help=doubles_fit.HELP, epilog=doubles_fit.EXAMPLES,
                          formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
@@ -116,7 +118,7 @@ def _league_arguments(sub: Any) -> None:
     lg.add_argument("--init", required=True, help="starting policy: model dir (ONNX) or .pt")
     lg.add_argument("--gens", type=int, default=6)
     lg.add_argument("--learner-iters", type=int, default=200, help="learner iterations per gen")
-    from models.league import DEFAULT_MIX
+    from bridgebot.models.league import DEFAULT_MIX
 
     lg.add_argument("--mix", default=DEFAULT_MIX, help="opponent kinds and their weights")
     lg.add_argument("--lr", type=float, default=1e-4)
@@ -140,7 +142,7 @@ def _league_arguments(sub: Any) -> None:
 
 
 def _run_league(args: argparse.Namespace, command: str) -> dict[str, object]:
-    from models.league import LeagueConfig, exploit, train_league
+    from bridgebot.models.league import LeagueConfig, exploit, train_league
 
     common = dict(
         dd=tuple(args.dd), out=args.out, exploiter_iters=args.exploiter_iters,
@@ -175,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
     if args.command == "export":
         import json
 
-        from models.export import ExportError, export
+        from bridgebot.models.export import ExportError, export
 
         extra = None
         if args.metrics:
@@ -188,22 +190,22 @@ def run(args: argparse.Namespace) -> int:
             return 1
         return 0
     if args.mode == "ddnet":
-        from models import ddnet
+        from bridgebot.models import ddnet
 
         return ddnet.run(args)
     if args.mode == "belief":
-        from models import belief
+        from bridgebot.models import belief
 
         return belief.run(args)
     if args.mode == "doubles":
-        from models import doubles_fit
+        from bridgebot.models import doubles_fit
 
         return doubles_fit.run(args, command)
-    from models.data import DataError
+    from bridgebot.models.data import DataError
 
     try:
         if args.mode in ("league", "exploit"):
-            from models.league import LeagueError
+            from bridgebot.models.league import LeagueError
 
             try:
                 metrics: dict[str, object] = _run_league(args, command)
@@ -211,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"train {args.mode} failed: {e}", file=sys.stderr)
                 return 1
         elif args.mode == "imitation":
-            from models.imitation import ImitationConfig, train_imitation
+            from bridgebot.models.imitation import ImitationConfig, train_imitation
 
             cfg = ImitationConfig(
                 data=args.data,
@@ -230,7 +232,7 @@ def run(args: argparse.Namespace) -> int:
             )
             metrics = train_imitation(cfg)
         else:
-            from models.selfplay import SelfPlayConfig, train_selfplay
+            from bridgebot.models.selfplay import SelfPlayConfig, train_selfplay
 
             scfg = SelfPlayConfig(
                 init=args.init,

@@ -15,11 +15,10 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.engine.features import encode_arrays, legal_masks_arrays, vul_flags
+from bridgebot.engine.rules import final_contracts_array as final_contracts
+from bridgebot.engine.scoring import score_array
 from endplay.types import Vul
-
-from engine.features import encode_arrays, legal_masks_arrays, vul_flags
-from engine.rules import final_contracts_array as final_contracts
-from engine.scoring import score_array
 
 IntArray = npt.NDArray[np.int64]
 

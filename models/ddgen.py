@@ -24,8 +24,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-
-from engine.dds import dd_tables
+from bridgebot.engine.dds import dd_tables
 
 DDGEN_VERSION = "ddgen-v1"
 HELP = "generate random deals with full double-dummy tables (the ../shared/data npz format)"
@@ -52,7 +51,7 @@ def _worker_init() -> None:
 
 def dd_chunk(job: tuple[int, int, int]) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
     """Worker: deals ``start .. start+count-1`` of stream ``seed`` and their tables."""
-    from models.teach import random_owners
+    from bridgebot.models.teach import random_owners
 
     seed, start, count = job
     owners = np.stack([random_owners(seed, start + i) for i in range(count)]).astype(np.uint8)
@@ -83,7 +82,7 @@ def generate(
     ``stop_after`` ends the run after that many new deals, leaving the file as an interrupted
     run would at a checkpoint (used by tests).
     """
-    from models.teach import Progress, run_jobs
+    from bridgebot.models.teach import Progress, run_jobs
 
     meta: dict[str, Any] = {"generator": DDGEN_VERSION, "seed": seed}
     owners: list[Any] = []

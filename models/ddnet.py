@@ -22,8 +22,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-
-from engine.ddestimate import (
+from bridgebot.engine.ddestimate import (
     CANONICAL_SUIT_ORDER,
     DEFAULT_DIR,
     FEATURE_VERSION,
@@ -32,8 +31,8 @@ from engine.ddestimate import (
     encode_rows,
     full_table_rows,
 )
-from models.data import load_dd
-from models.provenance import git_commit
+from bridgebot.models.data import load_dd
+from bridgebot.models.provenance import git_commit
 
 HELD_OUT = 2000
 DEFAULT_DATA = "../shared/data/dd_2026.npz"

@@ -22,12 +22,11 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-
-from engine.doubles import FEATURE_NAMES, DoublesModel, expected_gain, observable_features
-from engine.features import DATA_TO_OPENSPIEL, HAND
-from engine.policy import Policy
-from engine.scoring import imps_array, score_array
-from models.data import IntArray, load_dd, run_auctions
+from bridgebot.engine.doubles import FEATURE_NAMES, DoublesModel, expected_gain, observable_features
+from bridgebot.engine.features import DATA_TO_OPENSPIEL, HAND
+from bridgebot.engine.policy import Policy
+from bridgebot.engine.scoring import imps_array, score_array
+from bridgebot.models.data import IntArray, load_dd, run_auctions
 
 HELP = "fit the penalty-double layer (doubles=on) on training deals with DD tables"
 EXAMPLES = """examples:
@@ -151,4 +150,6 @@ def run(args: argparse.Namespace, command: str) -> int:
 if __name__ == "__main__":  # pragma: no cover
     ap = argparse.ArgumentParser()
     add_arguments(ap)
-    raise SystemExit(run(ap.parse_args(), "python -m models.doubles_fit " + " ".join(sys.argv[1:])))
+    raise SystemExit(
+        run(ap.parse_args(), "python -m bridgebot.models.doubles_fit " + " ".join(sys.argv[1:]))
+    )

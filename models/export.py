@@ -19,12 +19,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import torch
-
-from engine.features import FEATURE_VERSION, N_CALLS, N_FEATURES
-from models.data import board_dealer_vul, load_dd, run_auctions
-from models.net import PolicyNet, load_checkpoint
-from models.provenance import git_commit
-from models.selfplay import Recorder, net_chooser
+from bridgebot.engine.features import FEATURE_VERSION, N_CALLS, N_FEATURES
+from bridgebot.models.data import board_dealer_vul, load_dd, run_auctions
+from bridgebot.models.net import PolicyNet, load_checkpoint
+from bridgebot.models.provenance import git_commit
+from bridgebot.models.selfplay import Recorder, net_chooser
 
 INPUT_NAME = "features"
 OUTPUT_NAME = "logits"
@@ -166,9 +165,8 @@ def net_from_onnx(path: str | Path) -> PolicyNet:
     Lets training start from a shipped model whose checkpoint is not in the repository.
     """
     import onnx
+    from bridgebot.models.net import NetConfig
     from onnx import numpy_helper
-
-    from models.net import NetConfig
 
     p = Path(path)
     model = onnx.load(str(p / "policy.onnx" if p.is_dir() else p))

@@ -23,9 +23,8 @@ import numpy as np
 import numpy.typing as npt
 import torch
 import torch.nn.functional as F
-
-from models.data import DataError, TeachSet, load_teach, observe
-from models.net import (
+from bridgebot.models.data import DataError, TeachSet, load_teach, observe
+from bridgebot.models.net import (
     NetConfig,
     PolicyNet,
     append_jsonl,

@@ -43,15 +43,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import torch
-
-from engine.doubles import apply_doubles, standing_contract
-from engine.features import BIDS, HAND, N_BIDS, OPENING_PASS
-from engine.rules import FIRST_BID
-from engine.rules import final_contracts_array as final_contracts
-from models.data import Chooser, IntArray, board_dealer_vul, load_dd
-from models.doubles_fit import OPENSPIEL_TO_DATA, observer_seats
-from models.net import PolicyNet, append_jsonl, load_checkpoint, save_checkpoint
-from models.selfplay import Recorder, duplicate_imps, imp_summary, net_chooser, ppo_update
+from bridgebot.engine.doubles import apply_doubles, standing_contract
+from bridgebot.engine.features import BIDS, HAND, N_BIDS, OPENING_PASS
+from bridgebot.engine.rules import FIRST_BID
+from bridgebot.engine.rules import final_contracts_array as final_contracts
+from bridgebot.models.data import Chooser, IntArray, board_dealer_vul, load_dd
+from bridgebot.models.doubles_fit import OPENSPIEL_TO_DATA, observer_seats
+from bridgebot.models.net import PolicyNet, append_jsonl, load_checkpoint, save_checkpoint
+from bridgebot.models.selfplay import Recorder, duplicate_imps, imp_summary, net_chooser, ppo_update
 
 KINDS = ("self", "selfx", "init", "initx", "snap", "oracle", "exploit", "bfg", "bfgx")
 DEFAULT_MIX = "self=1,selfx=2,init=1,initx=1,snap=1,oracle=1,exploit=2,bfg=1.5,bfgx=1.5"
@@ -114,7 +113,7 @@ def load_policy(path: str) -> PolicyNet:
     if path.endswith(".pt"):
         net, _ = load_checkpoint(path)
         return net
-    from models.export import net_from_onnx
+    from bridgebot.models.export import net_from_onnx
 
     return net_from_onnx(path)
 
@@ -164,7 +163,7 @@ def auction_from_observation(x: npt.NDArray[np.float32]) -> list[int]:
 
 def bfg_chooser(doubles: bool = False) -> Chooser:
     """bfg as a chooser (one Python call per row), optionally with the penalty-double layer."""
-    from engine.bfg import BfgBidder
+    from bridgebot.engine.bfg import BfgBidder
 
     bidder = BfgBidder()
     ranks, suits = "AKQJT98765432", "SHDC"

@@ -27,9 +27,8 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 import torch
-
-from engine.scoring import imps_array
-from models.data import (
+from bridgebot.engine.scoring import imps_array
+from bridgebot.models.data import (
     Chooser,
     IntArray,
     board_dealer_vul,
@@ -37,7 +36,7 @@ from models.data import (
     ns_scores,
     run_auctions,
 )
-from models.net import (
+from bridgebot.models.net import (
     PolicyNet,
     append_jsonl,
     load_checkpoint,
@@ -172,12 +171,11 @@ def evaluate_against_agent(
     import tempfile
 
     import onnx
-
-    from engine.dds import hands_pbn
-    from engine.features import FEATURE_VERSION
-    from models.export import INPUT_NAME, OUTPUT_NAME, onnx_graph
-    from tournament.ddmatch import run_dd_match
-    from tournament.deals import cycle_board
+    from bridgebot.engine.dds import hands_pbn
+    from bridgebot.engine.features import FEATURE_VERSION
+    from bridgebot.models.export import INPUT_NAME, OUTPUT_NAME, onnx_graph
+    from bridgebot.tournament.ddmatch import run_dd_match
+    from bridgebot.tournament.deals import cycle_board
 
     deals = [
         cycle_board(int(b), hands_pbn(o), t) for b, o, t in zip(boards, owners, dd, strict=True)

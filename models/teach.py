@@ -67,7 +67,7 @@ def board_dealer_vul(index: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.uint8
 
 def bid_deal(bidder: Any, owners: npt.NDArray[np.uint8], dealer: int) -> list[int]:
     """A complete auction with ``bidder`` (a :class:`engine.bfg.BfgBidder`) in all four seats."""
-    from engine.bfg import card_names_from_owners
+    from bridgebot.engine.bfg import card_names_from_owners
 
     hands = [card_names_from_owners(owners.tolist(), seat) for seat in range(4)]
     auction: list[int] = []
@@ -90,7 +90,7 @@ class Chunk:
 
 def teach_chunk(job: tuple[int, int, int, npt.NDArray[np.uint8] | None]) -> Chunk:
     """Worker: bid deals ``start .. start+count-1`` (random from ``seed``, or the given owners)."""
-    from engine.bfg import BfgBidder
+    from bridgebot.engine.bfg import BfgBidder
 
     seed, start, count, given = job
     bidder = BfgBidder()
@@ -231,7 +231,7 @@ def generate(
     ``stop_after`` ends the run after that many new deals (a clean stand-in for an interrupted
     run, for tests). The file is rewritten every ``checkpoint_every`` new deals and at the end.
     """
-    from engine.bfg import bfg_version
+    from bridgebot.engine.bfg import bfg_version
 
     source_owners: npt.NDArray[np.uint8] | None = None
     source = "random"

@@ -37,7 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from models.teach import TeachError, generate, load_deal_owners
+    from bridgebot.models.teach import TeachError, generate, load_deal_owners
 
     count = args.count
     try:

@@ -4,7 +4,7 @@ Pure: messages, codec, dialects and framing; no sockets, no asyncio, no clocks. 
 (``protocol.table``) and the seat machine (``protocol.seat``) build on these.
 """
 
-from protocol.codec import (
+from bridgebot.protocol.codec import (
     Direction,
     parse,
     parse_card,
@@ -13,16 +13,16 @@ from protocol.codec import (
     render_card,
     render_hand,
 )
-from protocol.dialect import DEFAULT_DIALECT, Dialect
-from protocol.errors import (
+from bridgebot.protocol.dialect import DEFAULT_DIALECT, Dialect
+from bridgebot.protocol.errors import (
     LineTooLong,
     LocalProtocolError,
     ParseError,
     ProtocolError,
     RemoteProtocolError,
 )
-from protocol.framing import LineBuffer, encode_line
-from protocol.messages import (
+from bridgebot.protocol.framing import LineBuffer, encode_line
+from bridgebot.protocol.messages import (
     CLIENT_MESSAGES,
     SERVER_MESSAGES,
     BoardInfo,

@@ -15,23 +15,10 @@ import enum
 import re
 from collections.abc import Callable
 
-from endplay.types import (
-    Bid,
-    Card,
-    ContractBid,
-    Denom,
-    Hand,
-    Penalty,
-    PenaltyBid,
-    Player,
-    Rank,
-    Vul,
-)
-
-from protocol import wire
-from protocol.dialect import DEFAULT_DIALECT, Dialect
-from protocol.errors import LocalProtocolError, ParseError
-from protocol.messages import (
+from bridgebot.protocol import wire
+from bridgebot.protocol.dialect import DEFAULT_DIALECT, Dialect
+from bridgebot.protocol.errors import LocalProtocolError, ParseError
+from bridgebot.protocol.messages import (
     BoardInfo,
     CallMsg,
     Cards,
@@ -56,6 +43,18 @@ from protocol.messages import (
     Teams,
     Timing,
     ToLead,
+)
+from endplay.types import (
+    Bid,
+    Card,
+    ContractBid,
+    Denom,
+    Hand,
+    Penalty,
+    PenaltyBid,
+    Player,
+    Rank,
+    Vul,
 )
 
 

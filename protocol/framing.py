@@ -8,7 +8,7 @@ blank lines and caps line length so a peer that never sends a terminator cannot 
 
 from __future__ import annotations
 
-from protocol.errors import LineTooLong, LocalProtocolError
+from bridgebot.protocol.errors import LineTooLong, LocalProtocolError
 
 
 class LineBuffer:

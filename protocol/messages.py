@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from endplay.types import Bid, Card, ContractBid, Hand, PenaltyBid, Player, Vul
 
 if TYPE_CHECKING:
-    from protocol.codec import Direction
-    from protocol.dialect import Dialect
+    from bridgebot.protocol.codec import Direction
+    from bridgebot.protocol.dialect import Dialect
 
 
 def _fmt(value: Any) -> str:
@@ -55,16 +55,16 @@ class Message:
 
     def to_line(self, dialect: Dialect | None = None) -> str:
         """The wire text (no terminator), see :func:`protocol.codec.render`."""
-        from protocol.codec import render
-        from protocol.dialect import DEFAULT_DIALECT
+        from bridgebot.protocol.codec import render
+        from bridgebot.protocol.dialect import DEFAULT_DIALECT
 
         return render(self, dialect or DEFAULT_DIALECT)
 
     @classmethod
     def from_line(cls, line: str | bytes, direction: Direction | None = None) -> Any:
         """Parse ``line`` and insist that it is this message type (else ``ParseError``)."""
-        from protocol.codec import Direction, parse
-        from protocol.errors import ParseError
+        from bridgebot.protocol.codec import Direction, parse
+        from bridgebot.protocol.errors import ParseError
 
         directions = (
             [direction] if direction is not None else [Direction(d) for d in cls.DIRECTIONS]

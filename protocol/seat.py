@@ -39,6 +39,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from bridgebot.protocol import messages as m
+from bridgebot.protocol.codec import Direction, parse
+from bridgebot.protocol.dialect import DEFAULT_DIALECT, Dialect
+from bridgebot.protocol.errors import LocalProtocolError, ParseError, RemoteProtocolError
+from bridgebot.protocol.messages import Message
 from endplay.types import (
     Bid,
     Card,
@@ -51,12 +56,6 @@ from endplay.types import (
     Player,
     Vul,
 )
-
-from protocol import messages as m
-from protocol.codec import Direction, parse
-from protocol.dialect import DEFAULT_DIALECT, Dialect
-from protocol.errors import LocalProtocolError, ParseError, RemoteProtocolError
-from protocol.messages import Message
 
 DummyForm = Literal["self", "all", "never"]
 """Which ready messages use ``ready for dummy's card to trick t`` instead of the seat name.

@@ -50,11 +50,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from endplay.types import Bid, Card, Contract, Deal, Denom, Hand, Player, Vul
-
-from protocol.codec import team_name_problem
-from protocol.errors import LocalProtocolError, RemoteProtocolError
-from protocol.messages import (
+from bridgebot.protocol.codec import team_name_problem
+from bridgebot.protocol.errors import LocalProtocolError, RemoteProtocolError
+from bridgebot.protocol.messages import (
     BoardInfo,
     CallMsg,
     Cards,
@@ -79,6 +77,7 @@ from protocol.messages import (
     Timing,
     ToLead,
 )
+from endplay.types import Bid, Card, Contract, Deal, Denom, Hand, Player, Vul
 
 SEATS: tuple[Player, ...] = (Player.north, Player.east, Player.south, Player.west)
 Out = tuple[Player, Message]

@@ -13,10 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import endplay.parsers.pbn as pbn
+from bridgebot.protocol.codec import render_card
+from bridgebot.protocol.table import TableBoard
 from endplay.types import Deal, Player, Vul
-
-from protocol.codec import render_card
-from protocol.table import TableBoard
 
 #: Vulnerability of boards 1..16; the cycle repeats every 16 boards.
 VUL_CYCLE: tuple[Vul, ...] = (

@@ -14,9 +14,8 @@ import json
 import os
 from pathlib import Path
 
+from bridgebot.engine.eventscoring import TableScore, rank_pairs
 from pydantic import BaseModel, ConfigDict
-
-from engine.eventscoring import TableScore, rank_pairs
 
 
 class PairLine(BaseModel):

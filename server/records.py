@@ -15,11 +15,10 @@ from pathlib import Path
 from typing import IO, Any
 
 import endplay.parsers.pbn as pbn
+from bridgebot.engine.scoring import ns_score
+from bridgebot.protocol.codec import render_card
+from bridgebot.protocol.table import BoardResult
 from endplay.types import Bid, Board, Contract, ContractBid, Denom, Penalty, PenaltyBid, Player
-
-from engine.scoring import ns_score
-from protocol.codec import render_card
-from protocol.table import BoardResult
 
 _SEAT_LETTER = {Player.north: "N", Player.east: "E", Player.south: "S", Player.west: "W"}
 _VUL_NAME = {0: "None", 1: "All", 2: "NS", 3: "EW"}

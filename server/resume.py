@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from server.records import SESSION_KEY
+from bridgebot.server.records import SESSION_KEY
 
 _BOARD_TAG = re.compile(r'^\[Board "(\d+)"\]', re.MULTILINE)
 _TABLE_TAG = re.compile(r'^\[Table "(\d+)"\]', re.MULTILINE)

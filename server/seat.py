@@ -21,15 +21,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import structlog
-from endplay.types import Bid, Card, Player
-
-from engine.agent import Agent, BiddingView, PlayView
-from engine.rules import legal_calls, legal_cards, same_call
-from protocol.dialect import DEFAULT_DIALECT, Dialect
-from protocol.errors import LineTooLong, RemoteProtocolError
-from protocol.framing import LineBuffer, encode_line
-from protocol.messages import Message
-from protocol.seat import (
+from bridgebot.engine.agent import Agent, BiddingView, PlayView
+from bridgebot.engine.rules import legal_calls, legal_cards, same_call
+from bridgebot.protocol.dialect import DEFAULT_DIALECT, Dialect
+from bridgebot.protocol.errors import LineTooLong, RemoteProtocolError
+from bridgebot.protocol.framing import LineBuffer, encode_line
+from bridgebot.protocol.messages import Message
+from bridgebot.protocol.seat import (
     BoardFinished,
     BoardStarted,
     DummyForm,
@@ -42,7 +40,8 @@ from protocol.seat import (
     SessionEnded,
     TableError,
 )
-from server.records import call_text
+from bridgebot.server.records import call_text
+from endplay.types import Bid, Card, Player
 
 
 class TableConnectionError(ConnectionError):

@@ -11,11 +11,12 @@ import asyncio
 import sys
 from typing import TYPE_CHECKING
 
+from bridgebot.server.logs import add_log_level_argument, configure_logging
+
 from bridgebot.cli import port_number
-from server.logs import add_log_level_argument, configure_logging
 
 if TYPE_CHECKING:
-    from server.seat import Alerter
+    from bridgebot.server.seat import Alerter
 
 HELP = "sit one bot at a Blue Chip table manager and play until End of session"
 
@@ -100,12 +101,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from bridgebot.engine.agents import AgentSpecError, make_agent
+    from bridgebot.protocol.dialect import Dialect
+    from bridgebot.protocol.errors import ProtocolError
+    from bridgebot.server.seat import AgentError, SeatClient, TableConnectionError
     from endplay.types import Player
-
-    from engine.agents import AgentSpecError, make_agent
-    from protocol.dialect import Dialect
-    from protocol.errors import ProtocolError
-    from server.seat import AgentError, SeatClient, TableConnectionError
 
     if '"' in args.team or not args.team.strip():
         print(
@@ -156,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _alerter(agent: object, hands: int) -> Alerter | None:
     """Alerts from the agent's own learned policy; agents without one (bfg, random) never alert."""
-    from engine.explain import Explainer, agent_policy
+    from bridgebot.engine.explain import Explainer, agent_policy
 
     policy = agent_policy(agent)
     if policy is None:

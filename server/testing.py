@@ -18,10 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from bridgebot.engine.agent import BiddingView, PlayView
+from bridgebot.engine.rules import same_call
 from endplay.types import Bid, Card, Player
-
-from engine.agent import BiddingView, PlayView
-from engine.rules import same_call
 
 # ------------------------------------------------------------------ scripted table manager
 
@@ -199,7 +198,7 @@ def canonical_client_script(steps: Sequence[ScriptStep]) -> list[ScriptStep]:
     details such as ``ANYPL``; parsing their line and rendering it with :mod:`protocol.codec` gives
     the line our client must send in the same situation.
     """
-    from protocol.codec import Direction, parse, render
+    from bridgebot.protocol.codec import Direction, parse, render
 
     out: list[ScriptStep] = []
     for step in steps:
@@ -247,8 +246,8 @@ class ScriptedAgent:
 def agent_script(steps: Iterable[ScriptStep]) -> ScriptedAgent:
     """The calls and cards among ``steps``' expected client lines (raw peer forms are fine), as a
     :class:`ScriptedAgent`; an alert on a call comes back as an alertable ``Bid``."""
-    from protocol.codec import Direction, parse
-    from protocol.messages import CallMsg, PlayMsg
+    from bridgebot.protocol.codec import Direction, parse
+    from bridgebot.protocol.messages import CallMsg, PlayMsg
 
     calls: list[Bid] = []
     cards: list[Card] = []

@@ -34,14 +34,12 @@ from pathlib import Path
 from typing import IO, Any
 
 import structlog
-from endplay.types import Player
-
-from engine import rules
-from protocol.codec import Direction, parse, render
-from protocol.dialect import DEFAULT_DIALECT, Dialect
-from protocol.errors import LineTooLong, ParseError, ProtocolError, RemoteProtocolError
-from protocol.framing import LineBuffer, encode_line
-from protocol.messages import (
+from bridgebot.engine import rules
+from bridgebot.protocol.codec import Direction, parse, render
+from bridgebot.protocol.dialect import DEFAULT_DIALECT, Dialect
+from bridgebot.protocol.errors import LineTooLong, ParseError, ProtocolError, RemoteProtocolError
+from bridgebot.protocol.framing import LineBuffer, encode_line
+from bridgebot.protocol.messages import (
     CallMsg,
     Connect,
     ErrorText,
@@ -51,9 +49,10 @@ from protocol.messages import (
     PlayMsg,
     Teams,
 )
-from protocol.table import SEATS, BoardResult, Phase, SeatState, TableBoard, TableMachine
-from server.guard import DEFAULT_LIMITS, ConnectionGuard, Limits
-from server.records import RecordWriter
+from bridgebot.protocol.table import SEATS, BoardResult, Phase, SeatState, TableBoard, TableMachine
+from bridgebot.server.guard import DEFAULT_LIMITS, ConnectionGuard, Limits
+from bridgebot.server.records import RecordWriter
+from endplay.types import Player
 
 #: What a peer gets when its first line is not a ``Connecting`` line (ComputerBridge's text).
 EXPECTED_CONNECT = "Expected 'Connecting .... as ... using protocol version ..'"

@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from server.logs import add_log_level_argument, configure_logging
+from bridgebot.server.logs import add_log_level_argument, configure_logging
 
 if TYPE_CHECKING:
-    from protocol.table import TableBoard
+    from bridgebot.protocol.table import TableBoard
 
 HELP = "run a Blue Chip table manager: seat four bots per table, play boards, write PBN and journal"
 
@@ -112,7 +112,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="continue the session recorded in --out: boards already in its journal are not "
         "played again (after a crash or a kill; see server/resume.py)",
     )
-    from server.guard import add_limit_arguments
+    from bridgebot.server.guard import add_limit_arguments
 
     add_limit_arguments(parser)
 
@@ -134,11 +134,11 @@ def session_of(args: argparse.Namespace, boards: Sequence[TableBoard]) -> dict[s
 
 def run(args: argparse.Namespace) -> int:
 
-    from protocol.dialect import Dialect
-    from server.boards import BoardFileError, from_pbn_file, generate
-    from server.guard import limits_from_args
-    from server.resume import ResumeError, check_session, prepare, remaining
-    from server.tm import TableManager, TableOptions
+    from bridgebot.protocol.dialect import Dialect
+    from bridgebot.server.boards import BoardFileError, from_pbn_file, generate
+    from bridgebot.server.guard import limits_from_args
+    from bridgebot.server.resume import ResumeError, check_session, prepare, remaining
+    from bridgebot.server.tm import TableManager, TableOptions
 
     configure_logging(args.log_level)
     try:  # every deal is checked here, before any seat is seated (server.boards)
@@ -224,7 +224,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"end of session: {played} boards played, {aborted} aborted, records in {args.out}",
               file=sys.stderr)  # fmt: skip
         if args.tables > 1:  # one deal set at every table: rank them as a pairs event
-            from server.ranking import rank_session, summary_lines
+            from bridgebot.server.ranking import rank_session, summary_lines
 
             print("\n".join(summary_lines(rank_session(args.out))), file=sys.stderr)
         return 0

@@ -6,11 +6,12 @@ import argparse
 import sys
 from pathlib import Path
 
+from bridgebot.server.guard import parse_networks
+from bridgebot.server.logs import add_log_level_argument, configure_logging
+from bridgebot.tournament.formats import seatings
+from bridgebot.tournament.rooms import THEM_NAME, US_NAME, Network
+
 from bridgebot.cli import port_number
-from server.guard import parse_networks
-from server.logs import add_log_level_argument, configure_logging
-from tournament.formats import seatings
-from tournament.rooms import THEM_NAME, US_NAME, Network
 
 HELP = "play a duplicate match between two agents and report IMPs per board"
 EXAMPLES = """examples:
@@ -179,11 +180,11 @@ def network_from_args(args: argparse.Namespace) -> Network:
 def run(args: argparse.Namespace) -> int:
     # Table managers and seat clients log every wire line at debug; a match shows warnings only.
     configure_logging(args.log_level)
-    from engine.agents import AgentSpecError, make_agent
-    from tournament.deals import DealSourceError
-    from tournament.journal import JournalError
-    from tournament.match import MatchConfig, MatchError, run_match
-    from tournament.rooms import ExternalSeat, MatchStopped, RoomError
+    from bridgebot.engine.agents import AgentSpecError, make_agent
+    from bridgebot.tournament.deals import DealSourceError
+    from bridgebot.tournament.journal import JournalError
+    from bridgebot.tournament.match import MatchConfig, MatchError, run_match
+    from bridgebot.tournament.rooms import ExternalSeat, MatchStopped, RoomError
 
     try:
         for who, spec in (("--us", args.us), ("--them", args.them)):

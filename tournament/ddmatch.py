@@ -18,21 +18,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from endplay.types import Bid, Hand, Player
-
-from engine.agent import Agent, BiddingView
-from engine.agents import make_agent
-from engine.rules import auction_over, final_contract, legal_calls, same_call, to_call
-from engine.scoring import dd_tricks, ns_score
-from tournament.deals import BoardDeal
-from tournament.formats import US, Seating, board_imps, seatings
-from tournament.records import (
+from bridgebot.engine.agent import Agent, BiddingView
+from bridgebot.engine.agents import make_agent
+from bridgebot.engine.rules import auction_over, final_contract, legal_calls, same_call, to_call
+from bridgebot.engine.scoring import dd_tricks, ns_score
+from bridgebot.tournament.deals import BoardDeal
+from bridgebot.tournament.formats import US, Seating, board_imps, seatings
+from bridgebot.tournament.records import (
     BoardResult,
     RoomResult,
     auction_texts,
     contract_text,
     vul_text,
 )
+from endplay.types import Bid, Hand, Player
 
 
 @runtime_checkable

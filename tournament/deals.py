@@ -19,10 +19,9 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.engine.dds import dd_tables
+from bridgebot.engine.dds import hands_pbn as owners_to_pbn
 from endplay.types import Deal, Player, Vul
-
-from engine.dds import dd_tables
-from engine.dds import hands_pbn as owners_to_pbn
 
 RANKS = "AKQJT98765432"
 #: Suits in the order of the npz ``owners`` layout (S, H, D, C), as endplay Denom values 0..3.
@@ -157,7 +156,7 @@ def load_deals(
         if deals.suffix == ".npz":
             return load_npz(deals, boards)
         if deals.suffix.lower() == ".lin":
-            from tournament.lin import load_lin_deals
+            from bridgebot.tournament.lin import load_lin_deals
 
             return load_lin_deals(deals, boards)
         return load_pbn(deals, boards)

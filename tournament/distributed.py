@@ -23,9 +23,9 @@ from dataclasses import replace
 from types import ModuleType
 from typing import Any
 
-from tournament.deals import BoardDeal
-from tournament.match import MatchConfig, MatchError
-from tournament.records import BoardResult
+from bridgebot.tournament.deals import BoardDeal
+from bridgebot.tournament.match import MatchConfig, MatchError
+from bridgebot.tournament.records import BoardResult
 
 INSTALL_HINT = "install the distributed extra: pip install -e .[distributed]"
 
@@ -51,12 +51,12 @@ class _Stream:
     """One board stream: agents built once (as in a local worker process), chunks played in turn."""
 
     def __init__(self, us: str, them: str, fmt: str, seed: int) -> None:
-        from tournament.match import _init_worker
+        from bridgebot.tournament.match import _init_worker
 
         _init_worker(us, them, fmt, seed)
 
     def play(self, cfg: MatchConfig, deals: list[BoardDeal]) -> list[BoardResult]:
-        from tournament.match import _play_chunk
+        from bridgebot.tournament.match import _play_chunk
 
         return _play_chunk((cfg, deals))
 

@@ -14,10 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bridgebot.tournament.formats import THEM, US, seatings
+from bridgebot.tournament.records import BoardResult, parse_contract
 from endplay.types import Penalty
-
-from tournament.formats import THEM, US, seatings
-from tournament.records import BoardResult, parse_contract
 
 
 @dataclass(frozen=True)

@@ -23,23 +23,22 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-from endplay.types import Deal, Penalty, Player, Vul
-
-from tournament.doubled import doubled_costs
-from tournament.formats import THEM, US
-from tournament.lin import board_lin
-from tournament.records import BoardResult, RoomResult, parse_contract, parse_vul
-from tournament.report import (
+from bridgebot.tournament.doubled import doubled_costs
+from bridgebot.tournament.formats import THEM, US
+from bridgebot.tournament.lin import board_lin
+from bridgebot.tournament.records import BoardResult, RoomResult, parse_contract, parse_vul
+from bridgebot.tournament.report import (
     _BINS,
     _room_result_text,
     _svg_running_mean,
     largest_swings,
     room_board,
 )
-from tournament.stats import summarize
+from bridgebot.tournament.stats import summarize
+from endplay.types import Deal, Penalty, Player, Vul
 
 if TYPE_CHECKING:
-    from tournament.deals import BoardDeal
+    from bridgebot.tournament.deals import BoardDeal
 
 DDTable = npt.NDArray[np.uint8]
 #: (board, room) -> per call of that room's auction: our explanation, or None (not our call).
@@ -63,7 +62,7 @@ def dd_for_boards(
     out: Path, header: Mapping[str, Any], boards: Sequence[BoardResult]
 ) -> dict[int, DDTable]:
     """DD tables by board number: the npz deal file's, the match's cache, then a few solved."""
-    from tournament.deals import cycle_board, ensure_dd, load_npz
+    from bridgebot.tournament.deals import cycle_board, ensure_dd, load_npz
 
     tables: dict[int, DDTable] = {}
     deals_path = header.get("deals")
@@ -82,8 +81,8 @@ def dd_for_boards(
 
 
 def _from_cache(cache: Path, todo: Sequence[BoardDeal]) -> list[BoardDeal]:
-    from engine.dds import hands_pbn as owners_to_pbn
-    from tournament.deals import pbn_to_owners
+    from bridgebot.engine.dds import hands_pbn as owners_to_pbn
+    from bridgebot.tournament.deals import pbn_to_owners
 
     with np.load(cache) as z:
         known = {
@@ -98,10 +97,9 @@ def explain_boards(
 ) -> dict[tuple[int, str], list[str | None]]:
     """Our policy's explanation of every call our side made in these boards (empty when our
     agent has no learned policy)."""
+    from bridgebot.engine.agents import AgentSpecError, make_agent
+    from bridgebot.engine.explain import Explainer, agent_policy
     from endplay.types import Bid
-
-    from engine.agents import AgentSpecError, make_agent
-    from engine.explain import Explainer, agent_policy
 
     try:
         policy = agent_policy(make_agent(us, 0))

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tournament.records import BoardResult, RecordError
+from bridgebot.tournament.records import BoardResult, RecordError
 
 #: Header keys a resumed match may change: more boards extend the match (deal sets are prefixes).
 EXTENDABLE = frozenset({"type", "boards"})

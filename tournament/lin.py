@@ -20,13 +20,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bridgebot.engine.rules import auction_over, final_contract
 from endplay.parsers import lin
 from endplay.types import Bid, Board, Card, Contract, Deal, Player, Vul
 
-from engine.rules import auction_over, final_contract
-
 if TYPE_CHECKING:
-    from tournament.deals import BoardDeal
+    from bridgebot.tournament.deals import BoardDeal
 
 _SEAT_TAGS = ("North", "East", "South", "West")
 #: Characters with a meaning in LIN (field separator, name separator) and their stand-ins.
@@ -108,7 +107,7 @@ def journal_board(entry: Mapping[str, Any]) -> Board:
 def load_lin_deals(path: Path, boards: int | None = None) -> list[BoardDeal]:
     """The deals of a LIN file for a match (``--deals x.lin``): boards numbered from 1 in file
     order, each record's dealer and vulnerability kept (the 16-board cycle where it has none)."""
-    from tournament.deals import BoardDeal, DealSourceError
+    from bridgebot.tournament.deals import BoardDeal, DealSourceError
 
     try:
         records = loads(path.read_text(encoding="utf-8"))

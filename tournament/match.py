@@ -19,17 +19,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from bridgebot.engine.agent import Agent
+from bridgebot.tournament.ddmatch import build_agents, play_dd_boards
+from bridgebot.tournament.deals import BoardDeal, ensure_dd, load_deals
+from bridgebot.tournament.formats import THEM, US, seatings
+from bridgebot.tournament.journal import Journal
+from bridgebot.tournament.records import BoardResult
+from bridgebot.tournament.report import write_outputs
+from bridgebot.tournament.rooms import ExternalSeat, MatchStopped, Network, play_rooms
+from bridgebot.tournament.stats import mean_stderr
 from endplay.types import Player
-
-from engine.agent import Agent
-from tournament.ddmatch import build_agents, play_dd_boards
-from tournament.deals import BoardDeal, ensure_dd, load_deals
-from tournament.formats import THEM, US, seatings
-from tournament.journal import Journal
-from tournament.records import BoardResult
-from tournament.report import write_outputs
-from tournament.rooms import ExternalSeat, MatchStopped, Network, play_rooms
-from tournament.stats import mean_stderr
 
 SCORINGS = ("dd", "play")
 BACKENDS = ("local", "ray")
@@ -100,7 +99,7 @@ _worker_agents: dict[str, tuple[Agent, Agent, Agent, Agent]] = {}
 
 
 def _init_worker(us: str, them: str, fmt: str, seed: int) -> None:
-    from server.logs import configure_logging
+    from bridgebot.server.logs import configure_logging
 
     # A spawned worker starts with structlog's defaults (every wire line at debug): quiet it,
     # logging in the format the command chose (--log-format reaches it through the environment).
@@ -173,7 +172,7 @@ def run_match(
     if cfg.ray_address is not None and cfg.backend != "ray":
         raise MatchError("--ray-address is for --backend ray")
     if cfg.backend == "ray":
-        from tournament.distributed import import_ray
+        from bridgebot.tournament.distributed import import_ray
 
         import_ray()  # a missing install is reported before any deal is solved or board played
     names = {s.room for s in seatings(cfg.fmt)}  # also validates the format name
@@ -228,7 +227,7 @@ def _play(
 ) -> None:
     seed = 0 if cfg.seed is None else cfg.seed
     if cfg.backend == "ray":
-        from tournament.distributed import play_ray
+        from bridgebot.tournament.distributed import play_ray
 
         play_ray(cfg, _chunks(todo, cfg.chunk), seed, finish)
         return

@@ -13,9 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bridgebot.server.records import call_text
 from endplay.types import Bid, Contract, Denom, Penalty, Player, Vul
-
-from server.records import call_text
 
 _STRAIN_TEXT = {Denom.clubs: "C", Denom.diamonds: "D", Denom.hearts: "H", Denom.spades: "S"}
 _PENALTY_TEXT = {Penalty.passed: "", Penalty.doubled: "x", Penalty.redoubled: "xx"}

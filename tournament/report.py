@@ -12,12 +12,17 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from bridgebot.tournament.doubled import doubled_section
+from bridgebot.tournament.records import (
+    BoardResult,
+    RoomResult,
+    parse_call,
+    parse_contract,
+    parse_vul,
+)
+from bridgebot.tournament.stats import Summary, running_mean, summarize
 from endplay.parsers import pbn
 from endplay.types import Board, Card, Deal, Player
-
-from tournament.doubled import doubled_section
-from tournament.records import BoardResult, RoomResult, parse_call, parse_contract, parse_vul
-from tournament.stats import Summary, running_mean, summarize
 
 _SUIT_SYMBOLS = ("S", "H", "D", "C")
 #: Histogram bins of IMPs per board (inclusive bounds).
@@ -50,7 +55,7 @@ def _finite(x: float) -> float | None:
 
 def room_board(b: BoardResult, room: RoomResult, event: str) -> Board:
     """An endplay Board for one room's play of a board (deal, auction, play, result)."""
-    from engine.rules import final_contract
+    from bridgebot.engine.rules import final_contract
 
     deal = Deal(b.deal)
     dealer = Player.find(b.dealer)
@@ -241,8 +246,8 @@ def write_outputs(
 ) -> dict[str, Any]:
     """Write summary.json, ``room-NAME.pbn`` and ``room-NAME.lin`` per room, report.md and
     report.html; return the summary."""
-    from tournament.html_report import explain_boards, write_html
-    from tournament.lin import write_lin
+    from bridgebot.tournament.html_report import explain_boards, write_html
+    from bridgebot.tournament.lin import write_lin
 
     ordered = sorted(boards, key=lambda b: b.board)
     summary = summary_dict(header, ordered)

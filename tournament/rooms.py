@@ -28,20 +28,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bridgebot.engine.agent import Agent
+from bridgebot.engine.scoring import dd_tricks, ns_score
+from bridgebot.protocol.table import BoardResult as TableResult
+from bridgebot.protocol.table import TableBoard
+from bridgebot.server.guard import Limits
+from bridgebot.server.guard import Network as AddressNetwork
+from bridgebot.server.records import RecordWriter
+from bridgebot.server.seat import SeatClient
+from bridgebot.server.tm import TableManager
+from bridgebot.tournament.deals import BoardDeal
+from bridgebot.tournament.formats import US, Seating, board_imps
+from bridgebot.tournament.records import (
+    BoardResult,
+    RoomResult,
+    auction_texts,
+    contract_text,
+    vul_text,
+)
 from endplay.types import Player
-
-from engine.agent import Agent
-from engine.scoring import dd_tricks, ns_score
-from protocol.table import BoardResult as TableResult
-from protocol.table import TableBoard
-from server.guard import Limits
-from server.guard import Network as AddressNetwork
-from server.records import RecordWriter
-from server.seat import SeatClient
-from server.tm import TableManager
-from tournament.deals import BoardDeal
-from tournament.formats import US, Seating, board_imps
-from tournament.records import BoardResult, RoomResult, auction_texts, contract_text, vul_text
 
 #: Wire team names of our two sides by default (``--us-name``/``--them-name`` change them).
 US_NAME, THEM_NAME = "bridgebot", "opponents"

@@ -22,12 +22,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from bridgebot.engine.eventscoring import TableScore, rank_pairs, victory_points
+from bridgebot.tournament.formats import US, seatings
+from bridgebot.tournament.records import BoardResult
+from bridgebot.tournament.stats import mean_stderr
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
-from engine.eventscoring import TableScore, rank_pairs, victory_points
-from tournament.formats import US, seatings
-from tournament.records import BoardResult
-from tournament.stats import mean_stderr
 
 SCHEMA = 1
 

@@ -36,22 +36,21 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from endplay.parsers import pbn
-from endplay.types import Board, Deal, Player
-
-from tournament.deals import BoardDeal, ensure_dd, load_deals, pbn_to_owners
-from tournament.formats import THEM, US, seatings
-from tournament.journal import read_journal
-from tournament.match import MatchConfig, run_match
-from tournament.rooms import ExternalSeat, Network
-from tournament.schedule import Entrant, Pairing, TournamentError, next_matches, schedule
-from tournament.standings import (
+from bridgebot.tournament.deals import BoardDeal, ensure_dd, load_deals, pbn_to_owners
+from bridgebot.tournament.formats import THEM, US, seatings
+from bridgebot.tournament.journal import read_journal
+from bridgebot.tournament.match import MatchConfig, run_match
+from bridgebot.tournament.rooms import ExternalSeat, Network
+from bridgebot.tournament.schedule import Entrant, Pairing, TournamentError, next_matches, schedule
+from bridgebot.tournament.standings import (
     PlayedMatch,
     Standings,
     build_standings,
     markdown_standings,
     write_standings,
 )
+from endplay.parsers import pbn
+from endplay.types import Board, Deal, Player
 
 #: The agent built (and never asked) at seats an outside program takes: the cheapest there is.
 EXTERNAL_STANDIN = "random"
@@ -318,7 +317,7 @@ def _run(
     """Run ``todo`` in order: in parallel processes, or here (one worker, or Ray)."""
     if cfg.backend == "ray":
         # One cluster for the whole tournament (each match would otherwise start its own).
-        from tournament.distributed import _connect, import_ray
+        from bridgebot.tournament.distributed import _connect, import_ray
 
         ray = import_ray()
         started = _connect(ray, cfg.ray_address)
@@ -357,7 +356,7 @@ def _run(
 
 def _claim(cfg: TournamentConfig) -> None:
     """Write ``OUT/tournament.json``, or check it is this tournament when resuming."""
-    path = cfg.out / "tournament.json"
+    path = cfg.out / "bridgebot.tournament.json"
     header = cfg.header()
     if path.exists():
         try:

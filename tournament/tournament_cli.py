@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from server.logs import add_log_level_argument, configure_logging
+from bridgebot.server.logs import add_log_level_argument, configure_logging
 
 HELP = "play a round robin or gauntlet of team matches between agents and rank them by VPs"
 EXAMPLES = """examples:
@@ -93,14 +93,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     configure_logging(args.log_level)
-    from engine.agents import AgentSpecError, make_agent
-    from tournament.deals import DealSourceError
-    from tournament.journal import JournalError
-    from tournament.match import MatchError
-    from tournament.rooms import RoomError
-    from tournament.schedule import Entrant
-    from tournament.standings import markdown_standings
-    from tournament.tournament import TournamentConfig, run_tournament
+    from bridgebot.engine.agents import AgentSpecError, make_agent
+    from bridgebot.tournament.deals import DealSourceError
+    from bridgebot.tournament.journal import JournalError
+    from bridgebot.tournament.match import MatchError
+    from bridgebot.tournament.rooms import RoomError
+    from bridgebot.tournament.schedule import Entrant
+    from bridgebot.tournament.standings import markdown_standings
+    from bridgebot.tournament.tournament import TournamentConfig, run_tournament
 
     try:
         entrants = [Entrant.parse(e) for e in args.entrant]

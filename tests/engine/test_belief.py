@@ -9,13 +9,8 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
-from endplay.types import Player, Vul
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from onnx import TensorProto, helper, numpy_helper
-
-from engine.agents import AgentSpecError, make_agent
-from engine.belief import (
+from bridgebot.engine.agents import AgentSpecError, make_agent
+from bridgebot.engine.belief import (
     DEFAULT_DIR,
     N_OUTPUTS,
     OUTPUT_VERSION,
@@ -25,9 +20,14 @@ from engine.belief import (
     owner_distribution,
     sample_owners,
 )
-from engine.features import FEATURE_VERSION, N_FEATURES, hand_to_array
-from engine.rules import bid_index, legal_calls
-from engine.search import BorelSearch
+from bridgebot.engine.features import FEATURE_VERSION, N_FEATURES, hand_to_array
+from bridgebot.engine.rules import bid_index, legal_calls
+from bridgebot.engine.search import BorelSearch
+from endplay.types import Player, Vul
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from onnx import TensorProto, helper, numpy_helper
+
 from tests.engine.test_search import (
     ROCK,
     SEVEN_NT,

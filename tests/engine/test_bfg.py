@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from bridgebot.engine.agent import Agent, BiddingView, PlayView
+from bridgebot.engine.agents import AgentSpecError, make_agent
+from bridgebot.engine.bfg import CALL_NAMES, BfgAgent, BfgBidder, card_names, lowest_card
+from bridgebot.engine.rules import ALL_CALLS, auction_over, bid_index, legal_calls, legal_cards
 from endplay.types import Bid, Contract, Denom, Hand, Penalty, Player, Vul
-
-from engine.agent import Agent, BiddingView, PlayView
-from engine.agents import AgentSpecError, make_agent
-from engine.bfg import CALL_NAMES, BfgAgent, BfgBidder, card_names, lowest_card
-from engine.rules import ALL_CALLS, auction_over, bid_index, legal_calls, legal_cards
 
 
 def names(auction: list[str]) -> list[int]:

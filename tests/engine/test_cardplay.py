@@ -7,10 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from endplay.types import Bid, Card, Contract, ContractBid, Deal, Denom, Hand, Player, Vul
-
-from engine.agent import BiddingView, PlayView
-from engine.cardplay import (
+from bridgebot.engine.agent import BiddingView, PlayView
+from bridgebot.engine.cardplay import (
     DDCardPlayer,
     baseline_card,
     equivalence_classes,
@@ -18,13 +16,14 @@ from engine.cardplay import (
     play_state,
     with_card_player,
 )
-from engine.dds import Position, card_index, solve_positions
-from engine.random_agent import RandomAgent
-from engine.rules import PASS, legal_cards
-from engine.worlds import Knowledge
-from protocol.table import TableBoard
-from server.seat import SeatClient
-from server.tm import TableManager
+from bridgebot.engine.dds import Position, card_index, solve_positions
+from bridgebot.engine.random_agent import RandomAgent
+from bridgebot.engine.rules import PASS, legal_cards
+from bridgebot.engine.worlds import Knowledge
+from bridgebot.protocol.table import TableBoard
+from bridgebot.server.seat import SeatClient
+from bridgebot.server.tm import TableManager
+from endplay.types import Bid, Card, Contract, ContractBid, Deal, Denom, Hand, Player, Vul
 
 
 def view_of(

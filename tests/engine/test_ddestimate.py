@@ -12,10 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from endplay.dds import calc_all_tables
-from endplay.types import Deal
-
-from engine.ddestimate import (
+from bridgebot.engine.ddestimate import (
     CANONICAL_SUIT_ORDER,
     DEFAULT_DIR,
     DDEstimator,
@@ -23,7 +20,9 @@ from engine.ddestimate import (
     encode_rows,
     full_table_rows,
 )
-from engine.dds import hands_pbn
+from bridgebot.engine.dds import hands_pbn
+from endplay.dds import calc_all_tables
+from endplay.types import Deal
 
 
 def random_owners(n: int, seed: int) -> np.ndarray:

@@ -10,9 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from endplay.types import Card, Deal, Denom, Player
-
-from engine.dds import (
+from bridgebot.engine.dds import (
     DDSolver,
     Position,
     SolverError,
@@ -22,7 +20,8 @@ from engine.dds import (
     index_card,
     solve_positions,
 )
-from engine.scoring import STRAIN_ORDER
+from bridgebot.engine.scoring import STRAIN_ORDER
+from endplay.types import Card, Deal, Denom, Player
 
 # Three deals of ../shared/data/dd_2026.npz with their tables (DDS 2.9 via endplay), copied here
 # so the test runs without the data: tricks for declarer N, E, S, W x strains C, D, H, S, NT.
@@ -158,7 +157,7 @@ def test_dd_tables_match_the_golden_tables_whole_and_by_strain() -> None:
 _HAMMER = """
 import threading, numpy as np
 from endplay.types import Deal, Player
-from engine.dds import Position, card_index, dd_tables, solve_positions
+from bridgebot.engine.dds import Position, card_index, dd_tables, solve_positions
 deals = {deals!r}
 owners = []
 for pbn in deals:

@@ -7,11 +7,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from endplay.types import Bid, Deal, Player, Vul
-
-from engine.agent import BiddingView
-from engine.agents import AgentSpecError, make_agent
-from engine.doubles import (
+from bridgebot.engine.agent import BiddingView
+from bridgebot.engine.agents import AgentSpecError, make_agent
+from bridgebot.engine.doubles import (
     FEATURE_NAMES,
     DoublesModel,
     DoublesModelError,
@@ -20,8 +18,9 @@ from engine.doubles import (
     penalty_doubles,
     standing_contract,
 )
-from engine.features import encode, legal_mask
-from engine.rules import PASS, auction_over, is_double, is_pass, legal_calls, to_call
+from bridgebot.engine.features import encode, legal_mask
+from bridgebot.engine.rules import PASS, auction_over, is_double, is_pass, legal_calls, to_call
+from endplay.types import Bid, Deal, Player, Vul
 
 DEAL = Deal("N:AKQJ.AKQ.AK2.A32 5432.5432.543.54 T98.T98.T98.KQJT 76.J76.QJ76.9876")
 

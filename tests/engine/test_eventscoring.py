@@ -5,8 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-
-from engine.eventscoring import (
+from bridgebot.engine.eventscoring import (
     TableScore,
     board_matchpoints,
     butler_datum,

@@ -12,10 +12,7 @@ from functools import cache
 import numpy as np
 import numpy.typing as npt
 import pytest
-from endplay.types import Bid, Player, Vul
-
-from bridgebot.cli import main
-from engine.explain import (
+from bridgebot.engine.explain import (
     MAX_WIDTH,
     OPEN_FROM,
     Explainer,
@@ -26,9 +23,12 @@ from engine.explain import (
     random_hands,
     suit_lengths,
 )
-from engine.features import encode_arrays
-from engine.policy import DEFAULT_MODEL_DIR, Policy
-from engine.rules import bid_index
+from bridgebot.engine.features import encode_arrays
+from bridgebot.engine.policy import DEFAULT_MODEL_DIR, Policy
+from bridgebot.engine.rules import bid_index
+from endplay.types import Bid, Player, Vul
+
+from bridgebot.cli import main
 
 N_DEALS = 8000
 
@@ -58,7 +58,7 @@ def _fresh_auctions() -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
             np.zeros(N_DEALS, bool),
             prefix,
         )
-        from engine.features import legal_masks_arrays
+        from bridgebot.engine.features import legal_masks_arrays
 
         z = np.where(legal_masks_arrays(prefix), policy.logits(x), -np.inf)
         calls[:, t] = z.argmax(axis=1)

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from endplay.types import Bid, Hand, Player, Vul
-
-from engine.agent import BiddingView
-from engine.features import (
+from bridgebot.engine.agent import BiddingView
+from bridgebot.engine.features import (
     DATA_TO_OPENSPIEL,
     FEATURE_VERSION,
     N_CALLS,
@@ -20,7 +18,8 @@ from engine.features import (
     legal_masks_arrays,
     vul_flags,
 )
-from engine.rules import ALL_CALLS, auction_over, bid_index, legal_calls
+from bridgebot.engine.rules import ALL_CALLS, auction_over, bid_index, legal_calls
+from endplay.types import Bid, Hand, Player, Vul
 
 P, X, XX = ALL_CALLS[0], ALL_CALLS[1], ALL_CALLS[2]
 

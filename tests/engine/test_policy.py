@@ -13,12 +13,11 @@ from pathlib import Path
 import endplay.parsers.pbn as pbn
 import numpy as np
 import pytest
+from bridgebot.engine.agent import BiddingView
+from bridgebot.engine.agents import AgentSpecError, make_agent
+from bridgebot.engine.policy import DEFAULT_MODEL_DIR, ModelError, ModelInfo, Policy, PolicyAgent
+from bridgebot.engine.rules import auction_over, is_legal_call, legal_calls, same_call, to_call
 from endplay.types import Deal, Player, Vul
-
-from engine.agent import BiddingView
-from engine.agents import AgentSpecError, make_agent
-from engine.policy import DEFAULT_MODEL_DIR, ModelError, ModelInfo, Policy, PolicyAgent
-from engine.rules import auction_over, is_legal_call, legal_calls, same_call, to_call
 
 RANKS = "AKQJT98765432"
 
@@ -157,9 +156,9 @@ async def test_default_agent_bids_through_a_real_table_manager(
 ) -> None:
     """Four ``default`` seats (baseline play, for speed) over TCP: the auctions the table
     manager records are exactly the ones the policy bids offline on the same boards."""
-    from server.boards import generate
-    from server.seat import SeatClient
-    from server.tm import TableManager
+    from bridgebot.server.boards import generate
+    from bridgebot.server.seat import SeatClient
+    from bridgebot.server.tm import TableManager
 
     boards = generate(31, 3)
     tm = TableManager(boards, tmp_path)

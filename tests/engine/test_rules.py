@@ -5,9 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from endplay.types import Bid, Card, Contract, Denom, Hand, Penalty, Player
-
-from engine.rules import (
+from bridgebot.engine.rules import (
     ALL_CALLS,
     DOUBLE,
     PASS,
@@ -23,6 +21,7 @@ from engine.rules import (
     to_call,
     trick_winner,
 )
+from endplay.types import Bid, Card, Contract, Denom, Hand, Penalty, Player
 
 
 def calls(text: str) -> list[Bid]:

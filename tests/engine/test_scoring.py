@@ -10,9 +10,7 @@ import itertools
 
 import numpy as np
 import pytest
-from endplay.types import Contract, Denom, Penalty, Player, Vul
-
-from engine.scoring import (
+from bridgebot.engine.scoring import (
     PENALTY_ORDER,
     STRAIN_ORDER,
     contract_score,
@@ -23,6 +21,7 @@ from engine.scoring import (
     score_array,
     side_vulnerable,
 )
+from endplay.types import Contract, Denom, Penalty, Player, Vul
 
 # Law 78B: (lowest difference, highest difference, IMPs).
 WBF_SCALE = [

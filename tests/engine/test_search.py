@@ -16,15 +16,10 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
-from endplay.types import Deal, Hand, Player, Vul
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from onnx import TensorProto, helper, numpy_helper
-
-from engine.agent import BiddingView
-from engine.agents import AgentSpecError, make_agent
-from engine.dds import hands_pbn
-from engine.features import (
+from bridgebot.engine.agent import BiddingView
+from bridgebot.engine.agents import AgentSpecError, make_agent
+from bridgebot.engine.dds import hands_pbn
+from bridgebot.engine.features import (
     DATA_TO_OPENSPIEL,
     FEATURE_VERSION,
     HAND,
@@ -32,10 +27,10 @@ from engine.features import (
     N_FEATURES,
     hand_to_array,
 )
-from engine.policy import Policy
-from engine.rules import ALL_CALLS, bid_index, final_contract, legal_calls
-from engine.scoring import PENALTY_ORDER
-from engine.search import (
+from bridgebot.engine.policy import Policy
+from bridgebot.engine.rules import ALL_CALLS, bid_index, final_contract, legal_calls
+from bridgebot.engine.scoring import PENALTY_ORDER
+from bridgebot.engine.search import (
     BorelSearch,
     SearchConfig,
     SolverOracle,
@@ -49,6 +44,10 @@ from engine.search import (
     rollout,
     score_for_side,
 )
+from endplay.types import Deal, Hand, Player, Vul
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from onnx import TensorProto, helper, numpy_helper
 
 SPADE_ACE = 0  # data-file card index of the spade ace
 PASS, ONE_S, SEVEN_NT = 0, bid_index(ALL_CALLS[3 + 3]), N_CALLS - 1
@@ -252,7 +251,7 @@ def test_rollout_finishes_auctions_with_the_policy(tmp_path: Path) -> None:
 
 
 def test_scores_are_from_our_side() -> None:
-    from engine.search import Contracts
+    from bridgebot.engine.search import Contracts
 
     c = Contracts(
         level=np.array([4, 4, 0]),
@@ -389,9 +388,9 @@ async def test_searched_call_through_a_real_table_manager(tmp_path: Path) -> Non
     (which would pass it out): the table records South's 7NT, the call only the search finds."""
     import asyncio
 
-    from protocol.table import TableBoard
-    from server.seat import SeatClient
-    from server.tm import TableManager, TableOptions
+    from bridgebot.protocol.table import TableBoard
+    from bridgebot.server.seat import SeatClient
+    from bridgebot.server.tm import TableManager, TableOptions
 
     model = tmp_path / "p"
     pass_or_grand_policy(model)

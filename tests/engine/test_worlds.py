@@ -9,20 +9,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from endplay.types import Card, Contract, ContractBid, Deal, Denom, Player, Vul
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from engine.agent import PlayView
-from engine.cardplay import play_deal
-from engine.dds import card_index, hands_pbn
-from engine.rules import PASS
-from engine.worlds import (
+from bridgebot.engine.agent import PlayView
+from bridgebot.engine.cardplay import play_deal
+from bridgebot.engine.dds import card_index, hands_pbn
+from bridgebot.engine.rules import PASS
+from bridgebot.engine.worlds import (
     InconsistentViewError,
     Knowledge,
     policy_auction_likelihood,
     sample_worlds,
 )
+from endplay.types import Card, Contract, ContractBid, Deal, Denom, Player, Vul
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 STRAINS = ("C", "D", "H", "S", "NT")
 
@@ -230,7 +229,7 @@ def test_a_bidding_policy_places_the_cards_its_auction_shows(tmp_path: Path) -> 
     for w in posterior.owners:
         check_world(w, view, knowledge)
     # The card player takes the model and still plays a legal card.
-    from engine.cardplay import DDCardPlayer
+    from bridgebot.engine.cardplay import DDCardPlayer
 
     player = DDCardPlayer(lead_worlds=2, auction_model=policy)
     assert player.play(view) in view.legal

@@ -7,10 +7,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from engine.belief import BeliefNet
-from engine.policy import DEFAULT_MODEL_DIR
-from models import belief
+from bridgebot.engine.belief import BeliefNet
+from bridgebot.engine.policy import DEFAULT_MODEL_DIR
+from bridgebot.models import belief
 
 pytestmark = pytest.mark.train
 

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bridgebot.engine.dds import dd_tables
+from bridgebot.engine.dds import hands_pbn as pbn
+from bridgebot.models.ddgen import DDGenError, generate
+from bridgebot.models.teach import random_owners
 from endplay.dds import calc_dd_table
 from endplay.types import Deal, Denom, Player
 
 from bridgebot.cli import main
-from engine.dds import dd_tables
-from engine.dds import hands_pbn as pbn
-from models.ddgen import DDGenError, generate
-from models.teach import random_owners
 
 STRAINS = (Denom.clubs, Denom.diamonds, Denom.hearts, Denom.spades, Denom.nt)
 

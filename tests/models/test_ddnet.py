@@ -6,14 +6,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from engine.ddestimate import (
+from bridgebot.engine.ddestimate import (
     CANONICAL_SUIT_ORDER,
     DDEstimator,
     encode_rows,
     full_table_rows,
 )
-from models import ddnet
+from bridgebot.models import ddnet
 
 pytestmark = pytest.mark.train
 
@@ -103,7 +102,7 @@ def tiny_dd_file(path: Path) -> Path:
 
 
 def test_tiny_file_round_trips_to_pbn(tmp_path: Path) -> None:
-    from engine.dds import hands_pbn
+    from bridgebot.engine.dds import hands_pbn
 
     z = np.load(tiny_dd_file(tmp_path / "dd.npz"))
     assert [hands_pbn(o) for o in z["owners"]] == [pbn for pbn, _ in DEALS]

@@ -8,17 +8,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from bridgebot.engine.agents import make_agent
+from bridgebot.engine.features import FEATURE_VERSION
+from bridgebot.engine.policy import ModelInfo, Policy
+from bridgebot.models.data import MAX_CALLS, board_dealer_vul, load_dd
+from bridgebot.models.export import ExportError, export, real_states
+from bridgebot.models.net import NetConfig, PolicyNet, save_checkpoint
+from bridgebot.models.selfplay import duplicate_imps, net_chooser
+from bridgebot.tournament.ddmatch import run_dd_match
+from bridgebot.tournament.deals import load_npz
 
-from engine.agents import make_agent
-from engine.features import FEATURE_VERSION
-from engine.policy import ModelInfo, Policy
-from models.data import MAX_CALLS, board_dealer_vul, load_dd
-from models.export import ExportError, export, real_states
-from models.net import NetConfig, PolicyNet, save_checkpoint
-from models.selfplay import duplicate_imps, net_chooser
 from tests.models.test_train import small_dd
-from tournament.ddmatch import run_dd_match
-from tournament.deals import load_npz
 
 pytestmark = pytest.mark.train
 
@@ -46,7 +46,7 @@ def test_export_writes_a_model_that_matches_torch(tmp_path: Path, dd_path: Path)
     assert meta["training"]["kind"] == "imitation" and meta["training"]["data"] == "x.npz"
     assert meta["export"]["parity_max_abs_diff"] <= 1e-4
     # Independent check on other real states, through the runtime class the agents use.
-    from models.net import load_checkpoint
+    from bridgebot.models.net import load_checkpoint
 
     net, _ = load_checkpoint(str(ckpt))
     x = real_states(net, str(dd_path), 64, seed=5)
@@ -74,7 +74,7 @@ def test_serving_match_equals_training_evaluation(tmp_path: Path, dd_path: Path)
     result = run_dd_match(
         f"policy:{tmp_path / 'a'}", f"policy:{tmp_path / 'b'}", load_npz(dd_path), boards=boards
     )
-    from models.net import load_checkpoint
+    from bridgebot.models.net import load_checkpoint
 
     net_a, _ = load_checkpoint(str(tmp_path / "a.pt"))
     net_b, _ = load_checkpoint(str(tmp_path / "b.pt"))

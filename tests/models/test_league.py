@@ -8,15 +8,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from endplay.types import Penalty, Player, Vul
-
-from engine.policy import Policy
-from engine.rules import ALL_CALLS, final_contract
-from engine.scoring import dd_tricks, ns_score
-from models.data import observe
-from models.doubles_fit import observer_seats
-from models.export import net_from_onnx
-from models.league import (
+from bridgebot.engine.policy import Policy
+from bridgebot.engine.rules import ALL_CALLS, final_contract
+from bridgebot.engine.scoring import dd_tricks, ns_score
+from bridgebot.models.data import observe
+from bridgebot.models.doubles_fit import observer_seats
+from bridgebot.models.export import net_from_onnx
+from bridgebot.models.league import (
     LeagueConfig,
     LeagueError,
     doubled_stats,
@@ -26,7 +24,9 @@ from models.league import (
     parse_mix,
     train_league,
 )
-from models.selfplay import Recorder, duplicate_imps
+from bridgebot.models.selfplay import Recorder, duplicate_imps
+from endplay.types import Penalty, Player, Vul
+
 from tests.models.test_train import _solved, small_dd
 
 pytestmark = pytest.mark.train
@@ -158,8 +158,8 @@ def test_league_runs_checkpoints_and_resumes(tmp_path: Path) -> None:
 
 def test_auction_is_recovered_from_the_observation() -> None:
     """Random legal auctions (passes likely): the decoder gives back every call in order."""
-    from engine.features import encode_arrays, legal_masks_arrays
-    from models.league import auction_from_observation
+    from bridgebot.engine.features import encode_arrays, legal_masks_arrays
+    from bridgebot.models.league import auction_from_observation
 
     rng = np.random.default_rng(0)
     checked = 0
@@ -185,13 +185,12 @@ def test_auction_is_recovered_from_the_observation() -> None:
 
 
 def test_bfg_in_the_league_bids_what_the_bfg_agent_bids() -> None:
+    from bridgebot.engine.agent import BiddingView
+    from bridgebot.engine.agents import make_agent
+    from bridgebot.engine.rules import legal_calls
+    from bridgebot.models.league import bfg_chooser
+    from bridgebot.tournament.deals import owners_to_pbn
     from endplay.types import Deal
-
-    from engine.agent import BiddingView
-    from engine.agents import make_agent
-    from engine.rules import legal_calls
-    from models.league import bfg_chooser
-    from tournament.deals import owners_to_pbn
 
     owners, _ = _solved()
     b = len(owners)

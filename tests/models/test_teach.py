@@ -7,12 +7,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bridgebot.engine.features import legal_masks_arrays
+from bridgebot.engine.rules import ALL_CALLS, auction_over
+from bridgebot.models.teach import CYCLE_DEALER, CYCLE_VUL, TeachError, generate, random_owners
 from endplay.types import Player
 
 from bridgebot.cli import main
-from engine.features import legal_masks_arrays
-from engine.rules import ALL_CALLS, auction_over
-from models.teach import CYCLE_DEALER, CYCLE_VUL, TeachError, generate, random_owners
 
 FIELDS = ("owners", "dealer", "vul", "auctions", "deal_index", "seed", "generator", "bfg_version")
 

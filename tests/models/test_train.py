@@ -8,12 +8,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from endplay.dds import calc_all_tables
-from endplay.types import Deal, Player, Vul
-
-from engine.rules import ALL_CALLS, final_contract
-from engine.scoring import PENALTY_ORDER, dd_tricks, ns_score
-from models.data import (
+from bridgebot.engine.rules import ALL_CALLS, final_contract
+from bridgebot.engine.scoring import PENALTY_ORDER, dd_tricks, ns_score
+from bridgebot.models.data import (
     DDSet,
     board_dealer_vul,
     final_contracts,
@@ -23,10 +20,12 @@ from models.data import (
     observe,
     run_auctions,
 )
-from models.imitation import ImitationConfig, encode_decisions, train_imitation
-from models.net import load_checkpoint
-from models.selfplay import SelfPlayConfig, duplicate_imps, train_selfplay
-from tournament.deals import owners_to_pbn
+from bridgebot.models.imitation import ImitationConfig, encode_decisions, train_imitation
+from bridgebot.models.net import load_checkpoint
+from bridgebot.models.selfplay import SelfPlayConfig, duplicate_imps, train_selfplay
+from bridgebot.tournament.deals import owners_to_pbn
+from endplay.dds import calc_all_tables
+from endplay.types import Deal, Player, Vul
 
 pytestmark = pytest.mark.train
 

@@ -10,21 +10,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from endplay.types import (
-    Bid,
-    Card,
-    ContractBid,
-    Denom,
-    Hand,
-    Penalty,
-    PenaltyBid,
-    Player,
-    Rank,
-    Vul,
-)
-
-import protocol
-from protocol import (
+from bridgebot.protocol import (
     DEFAULT_DIALECT,
     BoardInfo,
     CallMsg,
@@ -53,6 +39,20 @@ from protocol import (
     Timing,
     ToLead,
 )
+from endplay.types import (
+    Bid,
+    Card,
+    ContractBid,
+    Denom,
+    Hand,
+    Penalty,
+    PenaltyBid,
+    Player,
+    Rank,
+    Vul,
+)
+
+from bridgebot import protocol
 
 N, E, S, W = Player.north, Player.east, Player.south, Player.west
 TO = (Direction.TO_TM,)

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from endplay.types import ContractBid, Denom, Hand, Penalty, PenaltyBid, Player, Vul
-
-import protocol
-from protocol import (
+from bridgebot.protocol import (
     CLIENT_MESSAGES,
     SERVER_MESSAGES,
     BoardInfo,
@@ -28,6 +25,9 @@ from protocol import (
     render,
     wire,
 )
+from endplay.types import ContractBid, Denom, Hand, Penalty, PenaltyBid, Player, Vul
+
+from bridgebot import protocol
 from tests.protocol.cases import CASES, NORTH_HAND, REPR_NAMESPACE, Case, card
 
 N, E, S, W = Player.north, Player.east, Player.south, Player.west
@@ -89,7 +89,7 @@ def test_playing_suffix_can_be_switched_off() -> None:
 
 
 def test_named_dialects() -> None:
-    from protocol.dialect import BRIDGE_PLAYER_DIALECT, OPENSPIEL_DIALECT, ZBRIDGE_DIALECT
+    from bridgebot.protocol.dialect import BRIDGE_PLAYER_DIALECT, OPENSPIEL_DIALECT, ZBRIDGE_DIALECT
 
     assert render(Seated(E, "Bots"), BRIDGE_PLAYER_DIALECT) == 'East "Bots" seated'
     assert render(Teams("a", "b"), OPENSPIEL_DIALECT) == 'Teams: N/S "a" E/W "b"'

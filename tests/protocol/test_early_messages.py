@@ -8,10 +8,10 @@ and the seat's queue goes on. Each case below once jammed the table or dropped a
 from __future__ import annotations
 
 import pytest
+from bridgebot.protocol.errors import RemoteProtocolError
+from bridgebot.protocol.table import Phase
 from endplay.types import Player
 
-from protocol.errors import RemoteProtocolError
-from protocol.table import Phase
 from tests.protocol.test_table import (
     GOLDEN_BOARD,
     SEATS,

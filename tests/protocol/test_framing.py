@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from protocol import LineBuffer, LineTooLong, LocalProtocolError, encode_line
+from bridgebot.protocol import LineBuffer, LineTooLong, LocalProtocolError, encode_line
 
 
 @pytest.mark.parametrize(

@@ -22,12 +22,19 @@ import codecs
 from pathlib import Path
 
 import pytest
+from bridgebot.protocol import (
+    Direction,
+    LineBuffer,
+    LineTooLong,
+    Message,
+    ParseError,
+    parse,
+    render,
+)
+from bridgebot.protocol.codec import team_name_problem
+from bridgebot.protocol.messages import Connect
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from protocol import Direction, LineBuffer, LineTooLong, Message, ParseError, parse, render
-from protocol.codec import team_name_problem
-from protocol.messages import Connect
 
 SEEDS = Path(__file__).parents[1] / "fuzz_seeds"
 PEERS = Path(__file__).parents[1] / "peers"

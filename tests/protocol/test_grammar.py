@@ -8,9 +8,7 @@ tests fail (CI installs both with ``npm install --prefix tests/grammar``); they 
 
 from __future__ import annotations
 
-from endplay.types import Player, Vul
-
-from protocol import (
+from bridgebot.protocol import (
     DEFAULT_DIALECT,
     BoardInfo,
     CallMsg,
@@ -24,7 +22,9 @@ from protocol import (
     render,
     render_card,
 )
-from protocol.dialect import BRIDGE_PLAYER_DIALECT
+from bridgebot.protocol.dialect import BRIDGE_PLAYER_DIALECT
+from endplay.types import Player, Vul
+
 from tests.grammar_check import (
     KNOWN_MISREAD,
     KNOWN_REJECTED,
@@ -62,7 +62,7 @@ def test_bridge_player_seated_dialects_parse() -> None:
 
 
 def test_bridge_player_dialect_seated_line_parses() -> None:
-    from protocol import Seated, Teams
+    from bridgebot.protocol import Seated, Teams
 
     lines = [
         render(Seated(Player.east, "Bots"), BRIDGE_PLAYER_DIALECT),

@@ -11,11 +11,7 @@ from __future__ import annotations
 import re
 import string
 
-from endplay.types import Card, ContractBid, Denom, Hand, Penalty, PenaltyBid, Player, Vul
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from protocol import (
+from bridgebot.protocol import (
     BoardInfo,
     CallMsg,
     Cards,
@@ -48,6 +44,10 @@ from protocol import (
     parse,
     render,
 )
+from endplay.types import Card, ContractBid, Denom, Hand, Penalty, PenaltyBid, Player, Vul
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from tests.protocol.cases import ALL_CARDS, CASES, REPR_NAMESPACE, Case
 
 SETTINGS = settings(max_examples=300, deadline=None)

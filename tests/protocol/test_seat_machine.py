@@ -7,13 +7,11 @@ tests is ``1S P 4S P P P``: North declares 4S, South is dummy, East leads.
 from __future__ import annotations
 
 import pytest
-from endplay.types import Bid, Player
-
-from protocol.codec import parse_call, parse_card, render
-from protocol.dialect import Dialect
-from protocol.errors import LocalProtocolError, RemoteProtocolError
-from protocol.messages import ReadyForCard
-from protocol.seat import (
+from bridgebot.protocol.codec import parse_call, parse_card, render
+from bridgebot.protocol.dialect import Dialect
+from bridgebot.protocol.errors import LocalProtocolError, RemoteProtocolError
+from bridgebot.protocol.messages import ReadyForCard
+from bridgebot.protocol.seat import (
     BoardFinished,
     BoardStarted,
     Event,
@@ -25,6 +23,7 @@ from protocol.seat import (
     Send,
     SessionEnded,
 )
+from endplay.types import Bid, Player
 
 HANDS = {
     Player.north: "S A T 4 3. H T 8 5 3. D K T. C K T 6.",
@@ -546,7 +545,7 @@ def test_a_rejected_message_leaves_the_machine_unchanged_at_every_step() -> None
     probe the machine rejects leaves phase, request and board exactly as they were."""
     from pathlib import Path
 
-    from server.testing import agent_script, seat_script
+    from bridgebot.server.testing import agent_script, seat_script
 
     steps = seat_script(
         Path(__file__).resolve().parent.parent / "peers" / "transcript_6_1.txt", Player.south

@@ -10,14 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from bridgebot.engine import rules
+from bridgebot.protocol.codec import Direction, parse, render
+from bridgebot.protocol.errors import RemoteProtocolError
+from bridgebot.protocol.messages import Connect, Message
+from bridgebot.protocol.table import Phase, TableBoard, TableMachine
+from bridgebot.server.testing import seat_script
 from endplay.types import Deal, Player, Vul
-
-from engine import rules
-from protocol.codec import Direction, parse, render
-from protocol.errors import RemoteProtocolError
-from protocol.messages import Connect, Message
-from protocol.table import Phase, TableBoard, TableMachine
-from server.testing import seat_script
 
 TRANSCRIPT = Path(__file__).parents[1] / "peers" / "transcript_6_1.txt"
 GOLDEN_DEAL = "N:AT43.T853.KT.KT6 J7.Q76.Q85.QJ873 K985.A.AJ76.9542 Q62.KJ942.9432.A"

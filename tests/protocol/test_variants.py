@@ -8,9 +8,7 @@ fails as surely as one that rejects.
 from __future__ import annotations
 
 import pytest
-from endplay.types import Hand, Player, Vul
-
-from protocol import (
+from bridgebot.protocol import (
     BoardInfo,
     CallMsg,
     Cards,
@@ -39,6 +37,8 @@ from protocol import (
     parse,
     render,
 )
+from endplay.types import Hand, Player, Vul
+
 from tests.protocol.cases import DOUBLE, PASS, REDOUBLE, bid, card
 
 N, E, S, W = Player.north, Player.east, Player.south, Player.west

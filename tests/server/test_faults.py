@@ -20,20 +20,19 @@ from typing import Any
 
 import endplay.parsers.pbn as pbn
 import pytest
+from bridgebot.engine.agents import make_agent
+from bridgebot.protocol.codec import Direction, parse
+from bridgebot.protocol.errors import ParseError
+from bridgebot.protocol.messages import CallMsg, Message, PlayMsg, ToLead
+from bridgebot.server.boards import generate
+from bridgebot.server.guard import Limits
+from bridgebot.server.records import RecordWriter, read_journal
+from bridgebot.server.resume import ResumeError, prepare
+from bridgebot.server.seat import SeatClient
+from bridgebot.server.testing import LineProxy
+from bridgebot.server.tm import TableManager
 from endplay.types import Player
 from structlog.testing import capture_logs
-
-from engine.agents import make_agent
-from protocol.codec import Direction, parse
-from protocol.errors import ParseError
-from protocol.messages import CallMsg, Message, PlayMsg, ToLead
-from server.boards import generate
-from server.guard import Limits
-from server.records import RecordWriter, read_journal
-from server.resume import ResumeError, prepare
-from server.seat import SeatClient
-from server.testing import LineProxy
-from server.tm import TableManager
 
 TEAMS = {Player.north: "NS", Player.south: "NS", Player.east: "EW", Player.west: "EW"}
 BRIDGEBOT = [sys.executable, "-m", "bridgebot"]
@@ -227,7 +226,7 @@ async def test_a_killed_table_manager_resumes_from_its_journal(tmp_path: Path) -
 
 
 def test_resume_repairs_a_torn_journal_line_and_an_unjournaled_pbn_record(tmp_path: Path) -> None:
-    from protocol.table import BoardResult
+    from bridgebot.protocol.table import BoardResult
 
     boards = generate(2, 3)
     writer = RecordWriter(tmp_path)

@@ -32,14 +32,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from endplay.types import Bid, Card, Deal, Hand, Player
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from engine import rules
-from protocol.codec import Direction, parse
-from protocol.errors import RemoteProtocolError
-from protocol.messages import (
+from bridgebot.engine import rules
+from bridgebot.protocol.codec import Direction, parse
+from bridgebot.protocol.errors import RemoteProtocolError
+from bridgebot.protocol.messages import (
     CallMsg,
     Connect,
     Message,
@@ -53,9 +49,12 @@ from protocol.messages import (
     ReadyToStart,
     ReceivedDummy,
 )
-from protocol.seat import NeedCall, NeedCard, SeatMachine, Send
-from protocol.table import BoardResult, Phase, TableBoard, TableMachine
-from server.boards import generate
+from bridgebot.protocol.seat import NeedCall, NeedCard, SeatMachine, Send
+from bridgebot.protocol.table import BoardResult, Phase, TableBoard, TableMachine
+from bridgebot.server.boards import generate
+from endplay.types import Bid, Card, Deal, Hand, Player
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 SEEDS_FILE = Path(__file__).parents[1] / "fuzz_seeds" / "table.json"
 TEAMS = {Player.north: "NS", Player.south: "NS", Player.east: "EW", Player.west: "EW"}

@@ -19,17 +19,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bridgebot.engine.agents import make_agent
+from bridgebot.protocol.codec import Direction, parse
+from bridgebot.protocol.errors import ParseError
+from bridgebot.protocol.messages import CallMsg
+from bridgebot.server.boards import generate
+from bridgebot.server.guard import ConnectionGuard, Limits, parse_networks
+from bridgebot.server.seat import SeatClient, TableConnectionError
+from bridgebot.server.tm import TableManager, TableOptions, _Conn
 from endplay.types import Player
 from structlog.testing import capture_logs
-
-from engine.agents import make_agent
-from protocol.codec import Direction, parse
-from protocol.errors import ParseError
-from protocol.messages import CallMsg
-from server.boards import generate
-from server.guard import ConnectionGuard, Limits, parse_networks
-from server.seat import SeatClient, TableConnectionError
-from server.tm import TableManager, TableOptions, _Conn
 
 TEAMS = {Player.north: "NS", Player.south: "NS", Player.east: "EW", Player.west: "EW"}
 CONNECT = {p: f'Connecting "{TEAMS[p]}" as {p.name.capitalize()} using protocol version 18\r\n'
@@ -374,7 +373,7 @@ def test_bad_limit_options_exit_2_with_the_reason(
 ) -> None:
     import argparse
 
-    from server import tm_cli
+    from bridgebot.server import tm_cli
 
     parser = argparse.ArgumentParser()
     tm_cli.add_arguments(parser)

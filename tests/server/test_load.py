@@ -11,13 +11,12 @@ import json
 from pathlib import Path
 
 import endplay.parsers.pbn as pbn
+from bridgebot.engine.agents import make_agent
+from bridgebot.server.boards import generate
+from bridgebot.server.seat import SeatClient
+from bridgebot.server.tm import TableManager
 from endplay.types import Player
 from structlog.testing import capture_logs
-
-from engine.agents import make_agent
-from server.boards import generate
-from server.seat import SeatClient
-from server.tm import TableManager
 
 TEAMS = {Player.north: "NS", Player.south: "NS", Player.east: "EW", Player.west: "EW"}
 TABLES, BOARDS = 8, 4

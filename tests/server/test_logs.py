@@ -7,9 +7,9 @@ import json
 import socket
 
 import pytest
+from bridgebot.server.logs import FORMAT_ENV
 
 from bridgebot.cli import _take_log_format, main
-from server.logs import FORMAT_ENV
 
 
 def _closed_port() -> int:

@@ -8,13 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from bridgebot.engine.agents import make_agent
+from bridgebot.engine.eventscoring import butler_imps, matchpoints
+from bridgebot.server.ranking import SessionRanking, pair_name, rank_session, session_scores
+from bridgebot.server.records import read_journal
+from bridgebot.server.seat import SeatClient
 from endplay.types import Player
-
-from engine.agents import make_agent
-from engine.eventscoring import butler_imps, matchpoints
-from server.ranking import SessionRanking, pair_name, rank_session, session_scores
-from server.records import read_journal
-from server.seat import SeatClient
 
 BRIDGEBOT = [sys.executable, "-m", "bridgebot"]
 

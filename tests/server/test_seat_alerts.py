@@ -17,14 +17,13 @@ import asyncio
 import contextlib
 from pathlib import Path
 
+from bridgebot.engine.agents import make_agent
+from bridgebot.engine.explain import Explainer, agent_policy
+from bridgebot.protocol.table import TableBoard
+from bridgebot.server.seat import SeatClient, TableConnectionError
+from bridgebot.server.testing import ScriptedSeat
+from bridgebot.server.tm import TableManager
 from endplay.types import Deal, Player, Vul
-
-from engine.agents import make_agent
-from engine.explain import Explainer, agent_policy
-from protocol.table import TableBoard
-from server.seat import SeatClient, TableConnectionError
-from server.testing import ScriptedSeat
-from server.tm import TableManager
 
 RAISE_DEAL = "N:KQ92.Q.KQT62.AKT A63.A64.A9753.54 T84.KJ985.J4.Q73 J75.T732.8.J9862"
 NATURAL_DEAL = "N:AQ54.Q3.9632.AQ6 T87.A8.AQT4.9754 KJ93.JT95.K7.JT8 62.K7642.J85.K32"
@@ -139,7 +138,7 @@ async def test_alerts_off(tmp_path: Path) -> None:
 
 
 def test_alerts_come_from_learned_policies_only() -> None:
-    from server.seat_cli import _alerter
+    from bridgebot.server.seat_cli import _alerter
 
     assert _alerter(make_agent("random"), 8192) is None
     assert _alerter(make_agent("bfg"), 8192) is None

@@ -7,7 +7,7 @@ import socket
 import subprocess
 import sys
 
-from server.testing import ScriptedTableManager, ScriptStep
+from bridgebot.server.testing import ScriptedTableManager, ScriptStep
 
 
 async def _seat(*args: str) -> tuple[int, str, str]:

@@ -9,14 +9,13 @@ import threading
 
 import pytest
 import structlog
+from bridgebot.engine.agent import BiddingView, PlayView
+from bridgebot.engine.rules import PASS, same_call
+from bridgebot.protocol.codec import parse_call
+from bridgebot.protocol.errors import RemoteProtocolError
+from bridgebot.server.seat import AgentError, SeatClient, TableConnectionError
+from bridgebot.server.testing import ScriptedAgent, ScriptedTableManager, ScriptStep
 from endplay.types import Bid, Card, Player
-
-from engine.agent import BiddingView, PlayView
-from engine.rules import PASS, same_call
-from protocol.codec import parse_call
-from protocol.errors import RemoteProtocolError
-from server.seat import AgentError, SeatClient, TableConnectionError
-from server.testing import ScriptedAgent, ScriptedTableManager, ScriptStep
 
 NORTH_HAND = "S A T 4 3. H T 8 5 3. D K T. C K T 6."
 

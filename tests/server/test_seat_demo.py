@@ -6,8 +6,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from server.records import read_journal
+from bridgebot.server.records import read_journal
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -10,16 +10,12 @@ from __future__ import annotations
 
 from collections import deque
 
-from endplay.types import Player
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from engine import rules
-from engine.agents import make_agent
-from protocol.codec import Direction, parse, render
-from protocol.dialect import Dialect
-from protocol.messages import Message
-from protocol.seat import (
+from bridgebot.engine import rules
+from bridgebot.engine.agents import make_agent
+from bridgebot.protocol.codec import Direction, parse, render
+from bridgebot.protocol.dialect import Dialect
+from bridgebot.protocol.messages import Message
+from bridgebot.protocol.seat import (
     BoardFinished,
     Event,
     NeedCall,
@@ -27,9 +23,12 @@ from protocol.seat import (
     SeatMachine,
     Send,
 )
-from protocol.table import Phase, TableMachine
-from server.boards import generate
-from server.seat import decide
+from bridgebot.protocol.table import Phase, TableMachine
+from bridgebot.server.boards import generate
+from bridgebot.server.seat import decide
+from endplay.types import Player
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 SEATS = (Player.north, Player.east, Player.south, Player.west)
 TEAM = {Player.north: "NS", Player.south: "NS", Player.east: "EW", Player.west: "EW"}

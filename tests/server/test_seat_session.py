@@ -8,15 +8,15 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from bridgebot.engine.agents import make_agent
+from bridgebot.protocol.dialect import Dialect
+from bridgebot.protocol.seat import DummyForm
+from bridgebot.server.boards import generate
+from bridgebot.server.seat import SeatClient
+from bridgebot.server.tm import TableManager
 from endplay.types import Player
 from structlog.testing import capture_logs
 
-from engine.agents import make_agent
-from protocol.dialect import Dialect
-from protocol.seat import DummyForm
-from server.boards import generate
-from server.seat import SeatClient
-from server.tm import TableManager
 from tests.grammar_check import known_rejection, unexpected_rejections
 
 

@@ -14,18 +14,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from endplay.types import Player
-
-from protocol.codec import Direction, parse, render_card
-from protocol.messages import Cards, DummyCards, PlayMsg
-from server.seat import SeatClient
-from server.testing import (
+from bridgebot.protocol.codec import Direction, parse, render_card
+from bridgebot.protocol.messages import Cards, DummyCards, PlayMsg
+from bridgebot.server.seat import SeatClient
+from bridgebot.server.testing import (
     ScriptedTableManager,
     ScriptStep,
     agent_script,
     canonical_client_script,
     seat_script,
 )
+from endplay.types import Player
+
 from tests.grammar_check import unexpected_rejections
 
 PEERS = Path(__file__).resolve().parent.parent / "peers"

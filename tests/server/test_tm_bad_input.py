@@ -16,16 +16,16 @@ from typing import Any
 
 import endplay.parsers.pbn as pbn
 import pytest
+from bridgebot.engine.agents import make_agent
+from bridgebot.protocol.codec import Direction, parse, render_card
+from bridgebot.protocol.messages import CallMsg, PlayMsg
+from bridgebot.server.boards import generate
+from bridgebot.server.seat import SeatClient
+from bridgebot.server.testing import LineProxy, ScriptedSeat, seat_script
+from bridgebot.server.tm import EXPECTED_CONNECT, TableManager, TableOptions
 from endplay.types import Player
 from structlog.testing import capture_logs
 
-from engine.agents import make_agent
-from protocol.codec import Direction, parse, render_card
-from protocol.messages import CallMsg, PlayMsg
-from server.boards import generate
-from server.seat import SeatClient
-from server.testing import LineProxy, ScriptedSeat, seat_script
-from server.tm import EXPECTED_CONNECT, TableManager, TableOptions
 from tests.protocol.test_table import GOLDEN_BOARD, TRANSCRIPT, FakeClock
 
 TEAMS = {Player.north: "NS", Player.south: "NS", Player.east: "EW", Player.west: "EW"}

@@ -7,12 +7,18 @@ from pathlib import Path
 
 import endplay.parsers.pbn as pbn
 import pytest
+from bridgebot.engine import rules
+from bridgebot.protocol.table import BoardResult
+from bridgebot.server.boards import (
+    BoardFileError,
+    dealer_of,
+    from_pbn_file,
+    from_pbn_text,
+    generate,
+    vul_of,
+)
+from bridgebot.server.records import RecordWriter
 from endplay.types import Player, Vul
-
-from engine import rules
-from protocol.table import BoardResult
-from server.boards import BoardFileError, dealer_of, from_pbn_file, from_pbn_text, generate, vul_of
-from server.records import RecordWriter
 
 
 def test_the_duplicate_cycle() -> None:

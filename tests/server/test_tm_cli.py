@@ -9,12 +9,12 @@ from pathlib import Path
 
 import endplay.parsers.pbn as pbn
 import pytest
+from bridgebot.engine.agents import make_agent
+from bridgebot.server.records import read_journal
+from bridgebot.server.seat import SeatClient
 from endplay.types import Player
 
 from bridgebot.cli import main
-from engine.agents import make_agent
-from server.records import read_journal
-from server.seat import SeatClient
 
 TEAMS = {Player.north: "NS", Player.south: "NS", Player.east: "EW", Player.west: "EW"}
 BRIDGEBOT = [sys.executable, "-m", "bridgebot"]

@@ -8,12 +8,12 @@ import argparse
 from pathlib import Path
 
 import pytest
+from bridgebot.protocol.table import BoardResult
+from bridgebot.server.boards import generate
+from bridgebot.server.records import RecordWriter
+from bridgebot.server.tm_cli import session_of
 
 from bridgebot.cli import main
-from protocol.table import BoardResult
-from server.boards import generate
-from server.records import RecordWriter
-from server.tm_cli import session_of
 
 GOOD = "AT43.T853.KT.KT6 J7.Q76.Q85.QJ873 K985.A.AJ76.9542 Q62.KJ942.9432.A"
 TWICE = "AT43.T853.KT.KT6 J7.Q76.Q85.QJ873 K985.A.AJ76.9542 Q62.KJ942.9432.K"

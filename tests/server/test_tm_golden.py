@@ -15,10 +15,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import endplay.parsers.pbn as pbn
+from bridgebot.server.testing import ScriptedSeat, ScriptStep, seat_script
+from bridgebot.server.tm import TableManager, TableOptions
 from endplay.types import Player
 
-from server.testing import ScriptedSeat, ScriptStep, seat_script
-from server.tm import TableManager, TableOptions
 from tests.protocol.test_table import GOLDEN_BOARD, TRANSCRIPT, FakeClock
 
 

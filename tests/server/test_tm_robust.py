@@ -11,16 +11,16 @@ from pathlib import Path
 
 import endplay.parsers.pbn as pbn
 import pytest
+from bridgebot.protocol.codec import Direction, parse
+from bridgebot.protocol.errors import ParseError
+from bridgebot.protocol.messages import CallMsg, ReadyForBid, ReadyForCards
+from bridgebot.server.boards import generate
+from bridgebot.server.guard import Limits
+from bridgebot.server.testing import ScriptedSeat
+from bridgebot.server.tm import TableManager, TableOptions
 from endplay.types import Player
 from structlog.testing import capture_logs
 
-from protocol.codec import Direction, parse
-from protocol.errors import ParseError
-from protocol.messages import CallMsg, ReadyForBid, ReadyForCards
-from server.boards import generate
-from server.guard import Limits
-from server.testing import ScriptedSeat
-from server.tm import TableManager, TableOptions
 from tests.server.test_hostile import CONNECT, RawProxy, client, journal
 
 

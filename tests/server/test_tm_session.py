@@ -13,15 +13,15 @@ import json
 from pathlib import Path
 
 import endplay.parsers.pbn as pbn
+from bridgebot.engine import rules
+from bridgebot.engine.agents import make_agent
+from bridgebot.server.boards import generate
+from bridgebot.server.seat import SeatClient
+from bridgebot.server.testing import seat_script
+from bridgebot.server.tm import TableManager, TableOptions
 from endplay.types import Player
 from structlog.testing import capture_logs
 
-from engine import rules
-from engine.agents import make_agent
-from server.boards import generate
-from server.seat import SeatClient
-from server.testing import seat_script
-from server.tm import TableManager, TableOptions
 from tests.grammar_check import unexpected_rejections
 
 TEAMS = {
@@ -104,7 +104,7 @@ async def test_32_boards_random_seats(tmp_path: Path) -> None:
 
 async def test_every_line_we_send_passes_the_third_party_grammar(tmp_path: Path) -> None:
     # bridge-player's dialect: the parser rejects the spec's parenthesised seated line.
-    from protocol.dialect import BRIDGE_PLAYER_DIALECT
+    from bridgebot.protocol.dialect import BRIDGE_PLAYER_DIALECT
 
     await play_session(tmp_path, 4, seed=3, options=TableOptions(dialect=BRIDGE_PLAYER_DIALECT))
     transcript = tmp_path / "transcript-1.txt"
@@ -119,7 +119,7 @@ async def test_every_line_we_send_passes_the_third_party_grammar(tmp_path: Path)
 
 
 async def test_two_tables_in_one_process(tmp_path: Path) -> None:
-    from protocol.dialect import Dialect
+    from bridgebot.protocol.dialect import Dialect
 
     # Each table has its own output dialect (table 2 speaks to bridge-player-like clients).
     options = [TableOptions(), TableOptions(dialect=Dialect(seated="quoted", teams="colonless"))]
@@ -153,8 +153,8 @@ async def test_peer_habits_wbridge5_gib_ben_bridge_player(tmp_path: Path) -> Non
     """North speaks WBridge5's case (through a proxy), East and West use bridge-player's order
     (``ready for dummy`` right after the auction, ``dummy's`` form from everyone), South is plain:
     the table manager must play every board with no warning."""
-    from protocol.dialect import Dialect
-    from server.testing import LineProxy
+    from bridgebot.protocol.dialect import Dialect
+    from bridgebot.server.testing import LineProxy
 
     tm = TableManager(generate(9, 6), tmp_path)
     host, port = await tm.start()

@@ -6,8 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from tournament.deals import generate, pbn_to_owners, solve_dd
+from bridgebot.tournament.deals import generate, pbn_to_owners, solve_dd
 
 
 @pytest.fixture(scope="session")

@@ -6,9 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from endplay.types import Deal, Player, Vul
-
-from tournament.deals import (
+from bridgebot.tournament.deals import (
     DealSourceError,
     ensure_dd,
     generate,
@@ -18,6 +16,7 @@ from tournament.deals import (
     owners_to_pbn,
     pbn_to_owners,
 )
+from endplay.types import Deal, Player, Vul
 
 RANKS = "AKQJT98765432"
 

@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 import ray
+from bridgebot.tournament.distributed import RayClusterError
+from bridgebot.tournament.journal import read_journal
+from bridgebot.tournament.match import MatchConfig, run_match
+from bridgebot.tournament.records import BoardResult
 
 from bridgebot.cli import main
-from tournament.distributed import RayClusterError
-from tournament.journal import read_journal
-from tournament.match import MatchConfig, run_match
-from tournament.records import BoardResult
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -185,8 +185,8 @@ def test_backend_option_errors(
 
 def test_tournament_on_ray_gives_the_local_records(solved_npz: Path, tmp_path: Path) -> None:
     """``bridgebot tournament --backend ray``: every match sharded on the cluster, same boards."""
-    from tournament.schedule import Entrant
-    from tournament.tournament import TournamentConfig, run_tournament
+    from bridgebot.tournament.schedule import Entrant
+    from bridgebot.tournament.tournament import TournamentConfig, run_tournament
 
     entrants = (
         Entrant.parse("random"),

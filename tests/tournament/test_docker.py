@@ -8,9 +8,9 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from bridgebot.engine.agents import AgentSpec, known_agents
 
 from bridgebot.cli import COMMANDS, build_parser
-from engine.agents import AgentSpec, known_agents
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILE = ROOT / "docker" / "Dockerfile"

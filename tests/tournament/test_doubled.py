@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from tournament.doubled import doubled_costs, doubled_section
-from tournament.records import BoardResult, RoomResult
-from tournament.report import markdown_report
+from bridgebot.tournament.doubled import doubled_costs, doubled_section
+from bridgebot.tournament.records import BoardResult, RoomResult
+from bridgebot.tournament.report import markdown_report
 
 DEAL = "N:AKQJ.AKQ.AK2.A32 5432.5432.543.54 T98.T98.T98.KQJT 76.J76.QJ76.9876"
 

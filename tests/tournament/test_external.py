@@ -18,17 +18,17 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
+from bridgebot.engine.agents import make_agent
+from bridgebot.server.guard import parse_networks
+from bridgebot.server.seat import SeatClient
+from bridgebot.tournament.formats import seatings
+from bridgebot.tournament.journal import read_journal
+from bridgebot.tournament.match import MatchConfig, run_match
+from bridgebot.tournament.rooms import ExternalSeat, MatchStopped, Network, wire_teams
 from endplay.parsers import pbn
 from endplay.types import Player
 
 from bridgebot.cli import main
-from engine.agents import make_agent
-from server.guard import parse_networks
-from server.seat import SeatClient
-from tournament.formats import seatings
-from tournament.journal import read_journal
-from tournament.match import MatchConfig, run_match
-from tournament.rooms import ExternalSeat, MatchStopped, Network, wire_teams
 
 THEIR_SEATS = ("open:East", "open:West", "closed:North", "closed:South")
 

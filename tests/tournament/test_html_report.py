@@ -15,10 +15,9 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-
-from tournament.html_report import doubled_html, html_report
-from tournament.match import MatchConfig, run_match
-from tournament.records import BoardResult, RoomResult
+from bridgebot.tournament.html_report import doubled_html, html_report
+from bridgebot.tournament.match import MatchConfig, run_match
+from bridgebot.tournament.records import BoardResult, RoomResult
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"

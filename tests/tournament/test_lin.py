@@ -6,11 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from bridgebot.tournament.lin import board_lin, dumps, journal_board, loads
+from bridgebot.tournament.records import BoardResult, RoomResult
+from bridgebot.tournament.report import room_board
 from endplay.types import Card, Player, Vul
-
-from tournament.lin import board_lin, dumps, journal_board, loads
-from tournament.records import BoardResult, RoomResult
-from tournament.report import room_board
 
 DEAL = "N:KQ92.Q.KQT62.AKT 864.AK84.753.J74 AT3.J62.A84.Q863 J75.T9753.J9.952"
 AUCTION = ("Pass", "1S", "Pass", "3S", "Pass", "4S", "Pass", "Pass", "Pass")
@@ -105,7 +104,7 @@ def test_aborted_in_the_auction_round_trips() -> None:
 
 
 def test_match_deals_from_a_lin_file(tmp_path: Path) -> None:
-    from tournament.deals import DealSourceError, load_deals
+    from bridgebot.tournament.deals import DealSourceError, load_deals
 
     path = tmp_path / "deals.lin"
     path.write_text(

@@ -11,13 +11,13 @@ import time
 from pathlib import Path
 
 import pytest
+from bridgebot.engine.rules import final_contract
+from bridgebot.tournament.journal import JournalError, read_journal
+from bridgebot.tournament.match import MatchConfig, run_match
+from bridgebot.tournament.records import parse_call, parse_contract
 from endplay.parsers import pbn
 
 from bridgebot.cli import main
-from engine.rules import final_contract
-from tournament.journal import JournalError, read_journal
-from tournament.match import MatchConfig, run_match
-from tournament.records import parse_call, parse_contract
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bridgebot.engine.rules import final_contract
+from bridgebot.tournament.journal import read_journal
+from bridgebot.tournament.match import MatchConfig, run_match
+from bridgebot.tournament.records import parse_call
 from endplay.types import Player
-
-from engine.rules import final_contract
-from tournament.journal import read_journal
-from tournament.match import MatchConfig, run_match
-from tournament.records import parse_call
 
 
 def test_eight_default_seats_in_one_process_play_two_boards_over_tcp(tmp_path: Path) -> None:

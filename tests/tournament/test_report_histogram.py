@@ -6,9 +6,9 @@ import dataclasses
 import re
 from pathlib import Path
 
-from tournament.journal import read_journal
-from tournament.match import MatchConfig, run_match
-from tournament.report import markdown_report
+from bridgebot.tournament.journal import read_journal
+from bridgebot.tournament.match import MatchConfig, run_match
+from bridgebot.tournament.report import markdown_report
 
 
 def test_histogram_shows_every_board_beyond_24_imps(solved_npz: Path, tmp_path: Path) -> None:

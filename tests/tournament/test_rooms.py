@@ -9,15 +9,14 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from bridgebot.engine.rules import final_contract, trick_winner
+from bridgebot.engine.scoring import imps, ns_score, strain_index
+from bridgebot.tournament.journal import read_journal
+from bridgebot.tournament.match import MatchConfig, run_match
+from bridgebot.tournament.records import parse_call, parse_vul
+from bridgebot.tournament.rooms import ExternalSeat
 from endplay.parsers import pbn
 from endplay.types import Card, Deal, Player
-
-from engine.rules import final_contract, trick_winner
-from engine.scoring import imps, ns_score, strain_index
-from tournament.journal import read_journal
-from tournament.match import MatchConfig, run_match
-from tournament.records import parse_call, parse_vul
-from tournament.rooms import ExternalSeat
 
 
 def _tricks_from_play(

@@ -16,16 +16,13 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from endplay.types import Player
-
-from bridgebot.cli import main
-from engine.agents import make_agent
-from engine.eventscoring import victory_points
-from server.seat import SeatClient
-from tournament.journal import read_journal
-from tournament.records import BoardResult, RoomResult
-from tournament.schedule import Entrant, Pairing, TournamentError, next_matches, schedule
-from tournament.standings import (
+from bridgebot.engine.agents import make_agent
+from bridgebot.engine.eventscoring import victory_points
+from bridgebot.server.seat import SeatClient
+from bridgebot.tournament.journal import read_journal
+from bridgebot.tournament.records import BoardResult, RoomResult
+from bridgebot.tournament.schedule import Entrant, Pairing, TournamentError, next_matches, schedule
+from bridgebot.tournament.standings import (
     PlayedMatch,
     Standings,
     StandingsError,
@@ -35,7 +32,10 @@ from tournament.standings import (
     markdown_standings,
     write_standings,
 )
-from tournament.tournament import TournamentConfig, match_config, run_tournament
+from bridgebot.tournament.tournament import TournamentConfig, match_config, run_tournament
+from endplay.types import Player
+
+from bridgebot.cli import main
 
 
 def test_round_robin_meets_every_pair_once_per_cycle() -> None:
@@ -281,7 +281,7 @@ def test_play_scored_tournament(tmp_path: Path) -> None:
         for room in boards[0].rooms:
             assert room.contract is None or len(room.play) == 52  # every card was played
     assert standings.scoring == "play" and len(standings.matches) == 3
-    header = json.loads((cfg.out / "tournament.json").read_text())
+    header = json.loads((cfg.out / "bridgebot.tournament.json").read_text())
     assert header["scoring"] == "play"
 
 
@@ -396,7 +396,7 @@ def test_two_tournaments_never_share_a_directory(tmp_path: Path) -> None:
         )
         with pytest.raises(TournamentError, match="another tournament is running there"):
             run_tournament(cfg)
-    assert not (tmp_path / "t" / "tournament.json").exists()
+    assert not (tmp_path / "t" / "bridgebot.tournament.json").exists()
 
 
 @pytest.mark.parametrize(
