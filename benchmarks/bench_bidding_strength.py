@@ -93,7 +93,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--model", default="models/default")
     ap.add_argument("--imitation", required=True, help="exported imitation model directory")
-    ap.add_argument("--dd", default="../shared/data/dd_2026.npz")
+    ap.add_argument("--dd", default="data/dd.npz")
     ap.add_argument("--boards", type=int, default=HOLDOUT)
     ap.add_argument("--them", default="bfg")
     ap.add_argument("--teach", default=None, help="teach file for the accuracy figures")

@@ -1,6 +1,6 @@
 """Card play strength and speed: the double-dummy Monte Carlo player against the baseline.
 
-Deals come from the end of ``../shared/data/dd_2026.npz`` (held out: training reads from the
+Deals come from the end of a DD file (docs/data.md) (held out: training reads from the
 start), each played in one contract: the best double-dummy contract for the side with more high
 card points (the highest-scoring contract that side makes double-dummy, its better declarer;
 the cheapest one-level contract when it makes nothing). Board k takes dealer and vulnerability

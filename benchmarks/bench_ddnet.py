@@ -1,12 +1,12 @@
 """The learned double-dummy estimator against the solver: accuracy and speed, in one run.
 
-Accuracy on the held-out deals (the last 2,000 of ../shared/data/dd_2026.npz, never trained on):
+Accuracy on the held-out deals (the last 2,000 of a development set of random deals, never trained on):
 exact and within one trick, overall and per strain. Speed: full tables per second for the
 estimator (batched through onnxruntime, and one deal at a time as a search would ask) and for
 endplay's solver (``calc_all_tables``, DDS's own threads) on a sample of the same deals, with the
 ratio. The solver's numbers on the sample are also checked against the stored tables.
 
-    python benchmarks/bench_ddnet.py [--data ../shared/data/dd_2026.npz] [--solver-deals 40]
+    python benchmarks/bench_ddnet.py [--data data/dd.npz] [--solver-deals 40]
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ time), with the same two agent specs (random against random by default):
   in-process match with that agent's batch path switched off, to show what batching buys.
 
 Printed as boards/s and as ratios to the baseline, so a change can be judged on any machine.
-Usage: ``python benchmarks/bench_match.py [--deals ../shared/data/dd_2026.npz] [--boards 256]``.
+Usage: ``python benchmarks/bench_match.py [--deals data/dd.npz] [--boards 256]``.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ States are real: positions met while the model itself bids deals of a DD file. P
 p99 per call, and ratios against baselines measured in the same run (per-state cost at batch 1;
 the bare session call under the full ``PolicyAgent.bid`` path).
 
-    python benchmarks/bench_policy.py --model models/default --dd ../shared/data/dd_2026.npz
+    python benchmarks/bench_policy.py --model models/default --dd data/dd.npz
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def summary(t: np.ndarray) -> dict[str, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--model", default="models/default")
-    ap.add_argument("--dd", default="../shared/data/dd_2026.npz")
+    ap.add_argument("--dd", default="data/dd.npz")
     ap.add_argument("--deals", type=int, default=600)
     ap.add_argument("--reps", type=int, default=2000)
     ap.add_argument("--threads", type=int, default=1)

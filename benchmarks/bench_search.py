@@ -2,7 +2,7 @@
 
 Double-dummy-scored team matches (``tournament.ddmatch``: every board bid in two rooms with the
 pairs swapped, the final contracts scored from the board's DD table) on held-out deals (the last
-2,000 of ../shared/data/dd_2026.npz, never trained on), mean IMPs/board with standard error. For
+2,000 of a development set of random deals, never trained on), mean IMPs/board with standard error. For
 each search budget in ``--budgets`` it prints the gain over the plain policy and the seconds per
 searched decision (median, p95), so the table "particles x rollouts -> gain, time" comes from one
 run on one machine. A budget may name any other search option too (``sampler=belief``,

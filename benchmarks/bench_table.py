@@ -3,7 +3,7 @@
 Three figures, all with random agents (``engine.agents.make_agent("random", seed)``):
 
 * ``machine``: the sans-IO :class:`protocol.table.TableMachine` alone, replaying the golden board
-  of PROTOCOL.md 6.1 in process (parse, machine, render; no sockets, no seats): the ceiling.
+  of docs/protocol.md 6.1 in process (parse, machine, render; no sockets, no seats): the ceiling.
 * ``tcp x1``: one table of four of our seat clients against our table manager over TCP on
   127.0.0.1, as ``bridgebot tm`` + four ``bridgebot seat`` would run (in one process here).
 * ``tcp x4``: four such tables served concurrently by one table manager process.

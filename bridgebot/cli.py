@@ -3,7 +3,7 @@
 Each subcommand lives next to the code it drives and exposes ``HELP`` (one line), ``EXAMPLES``
 (text shown under ``--help``), ``add_arguments(parser)`` and ``run(args) -> int``. Modules are
 imported only when their subcommand is chosen or help is asked for, so ``bridgebot seat`` never
-imports torch. The command-line contract is in DESIGN.md; extend it, never break it.
+imports torch. The command-line contract is in docs/design.md; extend it, never break it.
 
 A user's mistake is one line on stderr and exit status 2, never a traceback: a command raises
 :class:`UserError` (or reports and returns non-zero itself), and :func:`main` also turns the

@@ -155,7 +155,7 @@ class DDEstimator:
         return np.asarray(logits.argmax(axis=1), dtype=np.uint8)
 
     def tables(self, owners: npt.NDArray[np.integer]) -> npt.NDArray[np.uint8]:
-        """Full estimated tables, uint8 [N, 4, 5] in the ``../shared/data`` layout."""
+        """Full estimated tables, uint8 [N, 4, 5] in the layout of docs/data.md."""
         owners = np.asarray(owners)
         deal, declarer, strain = full_table_rows(owners)
         return self.tricks(owners[deal], declarer, strain).reshape(-1, 4, 5)

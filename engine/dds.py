@@ -7,7 +7,7 @@ to move in each position with DDS (through endplay), batching boards the way DDS
 :class:`DDSolver` adds worker processes and a deadline: the Monte Carlo player asks for many
 worlds and takes whatever is solved when its time is up.
 
-Card indices follow ``../shared/data``: ``suit * 13 + rank`` with suits S, H, D, C (endplay's
+Card indices follow docs/data.md: ``suit * 13 + rank`` with suits S, H, D, C (endplay's
 ``Denom`` order) and ranks A, K, Q, ..., 2 (0..12).
 """
 
@@ -73,7 +73,7 @@ def dd_tables(
     ``strains`` (indices into C, D, H, S, NT) limits the work to those strains; the other columns
     are then 0. Batched ``calc_all_tables`` calls (DDS shares work across a batch; about 1.1x
     faster than one ``calc_dd_table`` per deal here), each inside :data:`SOLVER_LOCK`. The layout
-    is ``../shared/data``'s ``dd`` array.
+    is the ``dd`` array of docs/data.md.
     """
     from endplay.dds import calc_all_tables
 

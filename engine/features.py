@@ -26,13 +26,13 @@ equals OpenSpiel's for the seat ``k`` places after North, whoever really dealt. 
 position relative to the dealer, the two sides' vulnerability, the auction and the hand matter.
 
 OpenSpiel numbers a card ``rank * 4 + suit`` with suits clubs, diamonds, hearts, spades = 0..3 and
-ranks deuce..ace = 0..12; the project's data files (``../shared/data/README.md``) number it
+ranks deuce..ace = 0..12; the project's data files (``docs/data.md``) number it
 ``suit * 13 + rank`` with suits S, H, D, C and ranks A..2. :data:`DATA_TO_OPENSPIEL` maps one to
 the other; the array API takes hands in the data-file order.
 
 There are two implementations on purpose: :func:`encode` walks one auction call by call the way
 OpenSpiel does (the inference side), :func:`encode_arrays` works on whole batches with numpy (the
-training and self-play side). Tests check that they agree (STYLE.md #15).
+training and self-play side). Tests check that they agree.
 """
 
 from __future__ import annotations

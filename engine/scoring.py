@@ -8,7 +8,7 @@ Two layers, kept equal by tests over every input:
   arithmetic, for rewards over thousands of deals at once and for the double-dummy match.
 
 Integer encodings used by the array functions (the same orders as ``engine.rules.ALL_CALLS`` and the
-double-dummy tables in ``../shared/data``):
+double-dummy tables of docs/data.md):
 
 - ``strain``: 0 clubs, 1 diamonds, 2 hearts, 3 spades, 4 notrump (``STRAIN_ORDER``);
 - ``penalty``: 0 undoubled, 1 doubled, 2 redoubled;
@@ -91,7 +91,7 @@ def ns_score(contract: Contract | None, tricks: int, vul: Vul) -> int:
 def dd_tricks(contract: Contract, dd: npt.NDArray[np.integer]) -> int:
     """Tricks the declarer takes double-dummy, from a ``[4 declarer, 5 strain]`` table.
 
-    The table layout is ``../shared/data``'s: declarer N, E, S, W on the first axis and strains
+    The table layout is docs/data.md's: declarer N, E, S, W on the first axis and strains
     C, D, H, S, NT on the second.
     """
     return int(dd[contract.declarer.value, strain_index(contract.denom)])

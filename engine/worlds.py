@@ -18,7 +18,7 @@ the soft form of the particle filter of the Borel search (seeds file 000, Algori
 keeps a particle with the probability the policy gives to each observed call.
 
 A world is an ``owners`` row of 52 seats (0..3 for N E S W) over the *original* deal, in the card
-order of :mod:`engine.dds` and ``../shared/data``, so a bidding policy can read the hands as they
+order of :mod:`engine.dds` and docs/data.md, so a bidding policy can read the hands as they
 were during the auction.
 """
 

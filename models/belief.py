@@ -6,7 +6,7 @@ card, the probability that the seat holds it (layout in :mod:`engine.belief`). T
 particles from it instead of uniformly.
 
 Training data is what the search will meet: the auctions the shipped policy bids itself (greedy,
-all four seats, :func:`models.data.run_auctions`) on the deals of ``../shared/data/dd_2026.npz``
+all four seats, :func:`models.data.run_auctions`) on the deals of a DD file (docs/data.md)
 minus the last 2,000, which are everyone's held-out evaluation set. Every decision point of every
 auction gives one example (observation -> owners of the hidden cards relative to the observer).
 The loss is binary cross-entropy, as in the paper. The held-out report renormalises the three
@@ -34,7 +34,7 @@ from bridgebot.engine.belief import DEFAULT_DIR, N_OUTPUTS, OUTPUT_VERSION
 from bridgebot.engine.features import FEATURE_VERSION, N_FEATURES
 from bridgebot.models.data import HOLDOUT, board_dealer_vul, load_dd, observe, run_auctions
 
-DEFAULT_DATA = "../shared/data/dd_2026.npz"
+DEFAULT_DATA = "data/dd.npz"
 DEFAULT_POLICY = "models/default"
 
 

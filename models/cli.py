@@ -22,7 +22,7 @@ Training resumes from OUT/ckpt.pt when it exists (delete OUT for a fresh run); a
 torch sees one. Run long jobs under 'nice -n 5' on a shared machine.
 """
 
-DD_DEFAULT = "../shared/data/dd_2026.npz"
+DD_DEFAULT = "data/dd.npz"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

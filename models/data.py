@@ -1,6 +1,6 @@
 """Datasets and array-level bridge arithmetic for training: teacher decisions, deals, contracts, scores.
 
-Everything here works on whole batches of numpy arrays in the formats of ``../shared/data/README.md``
+Everything here works on whole batches of numpy arrays in the formats of ``docs/data.md``
 (deals: ``owners`` uint8[N, 52], ``dd`` uint8[N, 4, 5]) and of ``bridgebot teach`` (auctions as
 int8[N, L] of ``engine.rules.ALL_CALLS`` indices, -1 padded), because self-play and imitation need
 millions of encoded decisions and a Python loop per call would be the bottleneck. Features come

@@ -1,6 +1,6 @@
 """``bridgebot ddgen``: random deals with their full double-dummy tables, in the shared format.
 
-The file has the two arrays of ``../shared/data/README.md`` (``owners`` uint8[N, 52], ``dd``
+The file has the two arrays of ``docs/data.md`` (``owners`` uint8[N, 52], ``dd``
 uint8[N, 4, 5]: tricks for declarer N, E, S, W in strains C, D, H, S, NT), so it concatenates
 with ``dd_2026.npz``, plus one extra scalar ``meta`` (JSON: generator, seed, count) that makes a
 file resumable. Deal k is :func:`models.teach.random_owners` (seed, k), the same stream
@@ -27,13 +27,13 @@ import numpy.typing as npt
 from bridgebot.engine.dds import dd_tables
 
 DDGEN_VERSION = "ddgen-v1"
-HELP = "generate random deals with full double-dummy tables (the ../shared/data npz format)"
+HELP = "generate random deals with full double-dummy tables (the npz format of docs/data.md)"
 EXAMPLES = """examples:
   bridgebot ddgen --deals 100000 --out data/dd_more.npz --seed 7
   bridgebot ddgen --deals 100000 --out data/dd_more.npz --seed 7   # continues an interrupted run
 
 Concatenate with the shared set:
-  a, b = np.load("../shared/data/dd_2026.npz"), np.load("data/dd_more.npz")
+  a, b = np.load("data/dd.npz"), np.load("data/dd_more.npz")
   np.savez("all.npz", owners=np.concatenate([a["owners"], b["owners"]]),
            dd=np.concatenate([a["dd"], b["dd"]]))
 """

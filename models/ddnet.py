@@ -2,7 +2,7 @@
 
 The network is an MLP over :func:`engine.ddestimate.encode_rows` (one row per deal, declarer and
 strain, seen from the declarer's chair with trumps first) with 14 outputs, one per trick count,
-trained by cross-entropy on the double-dummy tables of ``../shared/data/dd_2026.npz`` minus the
+trained by cross-entropy on the double-dummy tables of a DD file (docs/data.md) minus the
 last 2,000 deals, which are everyone's held-out evaluation set and never trained on. Sharing one
 set of weights across the 20 cells of a table and shuffling the three (or four, at notrump)
 non-trump suits each epoch multiplies the data the net sees without a single extra solver call.
@@ -35,7 +35,7 @@ from bridgebot.models.data import load_dd
 from bridgebot.models.provenance import git_commit
 
 HELD_OUT = 2000
-DEFAULT_DATA = "../shared/data/dd_2026.npz"
+DEFAULT_DATA = "data/dd.npz"
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from bridgebot.models.data import IntArray, load_dd, run_auctions
 
 HELP = "fit the penalty-double layer (doubles=on) on training deals with DD tables"
 EXAMPLES = """examples:
-  bridgebot train doubles --dd ../shared/data/dd_2026.npz --deals 20000 --out engine/penalty_doubles.json
+  bridgebot train doubles --dd data/dd.npz --deals 20000 --out engine/penalty_doubles.json
 """
 #: OpenSpiel card index -> data-file card index.
 OPENSPIEL_TO_DATA: IntArray = np.argsort(DATA_TO_OPENSPIEL).astype(np.int64)

@@ -6,7 +6,7 @@ The output is one ``.npz`` that imitation learning reads:
 array              dtype, shape        meaning
 =================  ==================  ======================================================
 ``owners``         uint8 [N, 52]       who holds each card (seat 0..3 = N, E, S, W), the order
-                                       of ``../shared/data/README.md`` (S, H, D, C; A..2)
+                                       of ``docs/data.md`` (S, H, D, C; A..2)
 ``dealer``         uint8 [N]           0..3 = N, E, S, W
 ``vul``            uint8 [N]           endplay ``Vul`` value: 0 none, 1 both, 2 N/S, 3 E/W
 ``auctions``       int8 [N, L]         :data:`engine.rules.ALL_CALLS` indices from the dealer's

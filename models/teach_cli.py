@@ -12,7 +12,7 @@ HELP = "generate teacher auctions: bfg bids all four seats on random deals (or a
 EXAMPLES = """examples:
   bridgebot teach --count 200000 --out data/teach_200k.npz --seed 1
   bridgebot teach --count 200000 --out data/teach_200k.npz --seed 1   # resumes / extends
-  bridgebot teach --deals ../shared/data/dd_2026.npz --out data/teach_dd.npz
+  bridgebot teach --deals data/dd.npz --out data/teach_dd.npz
 
 Deal k is board k+1: dealer and vulnerability follow the 16-board cycle. Random deals depend
 only on --seed and k, so the result does not depend on --workers, and rerunning the same

@@ -1,6 +1,6 @@
 """Parse and render Blue Chip lines.
 
-``parse`` is tolerant in the ways real peers need (PROTOCOL.md sections 2 and 4): keywords and
+``parse`` is tolerant in the ways real peers need (docs/protocol.md sections 2 and 4): keywords and
 seat names in any case, runs of spaces, a trailing full stop, lower-case cards, suit-first cards,
 clubs-first hands and every void notation, the Teams and seated line variants, the Timing line in
 any form. Each tolerance names the peer that needed it. Team names and explanation texts keep their
@@ -287,7 +287,7 @@ def _parse_timing(norm: str, line: str) -> Timing:
     raw = line.strip()
     m = _TIMING_RE.fullmatch(norm)
     if m is None:
-        # Any line starting with Timing is informational (PROTOCOL.md 2.5); keep it verbatim.
+        # Any line starting with Timing is informational (docs/protocol.md 2.5); keep it verbatim.
         return Timing(0, 0, 0, 0, raw=raw)
     a, b, c, d = (_seconds(g) for g in m.groups())
     timing = Timing(a, b, c, d)

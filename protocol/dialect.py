@@ -1,6 +1,6 @@
 """Output dialects: the few lines where no single form satisfies every known peer.
 
-PROTOCOL.md section 2.8 gives the canonical output; section 7 shows why two lines need options:
+docs/protocol.md section 2.8 gives the canonical output; section 7 shows why two lines need options:
 table-master-parser (and so bridge-player) rejects the spec's parenthesised seated line, and Ben
 crashes on the spec's Teams line with a full stop after the N/S name. Everything the table manager
 or seat client may want to vary per peer lives here, so the codec stays one function.

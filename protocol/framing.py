@@ -1,7 +1,7 @@
 """Bytes to lines and back, bounded.
 
 Peers end lines with CR LF (the spec), bare LF (.NET ``WriteLine`` on Linux, OpenSpiel) or CR, and
-several TM lines can arrive in one read or one line across several reads (PROTOCOL.md section 4:
+several TM lines can arrive in one read or one line across several reads (docs/protocol.md section 4:
 "clients must buffer a stream and split it into lines"). ``LineBuffer`` accepts all of that, drops
 blank lines and caps line length so a peer that never sends a terminator cannot grow our memory.
 """

@@ -1,4 +1,4 @@
-"""The seat side of the Blue Chip protocol as a sans-IO state machine (PROTOCOL.md section 3.2).
+"""The seat side of the Blue Chip protocol as a sans-IO state machine (docs/protocol.md section 3.2).
 
 Feed it what the table manager said (:meth:`SeatMachine.receive`, or ``receive_line`` for raw
 text); it returns events: :class:`Send` (a message to write), :class:`NeedCall` /
@@ -61,7 +61,7 @@ DummyForm = Literal["self", "all", "never"]
 """Which ready messages use ``ready for dummy's card to trick t`` instead of the seat name.
 
 ``self`` (default): only dummy itself, and only while dummy is to play: what the ComputerBridge
-clients send, what both ComputerBridge hosts accept, and what PROTOCOL.md section 6.1 shows.
+clients send, what both ComputerBridge hosts accept, and what docs/protocol.md section 6.1 shows.
 ``all``: every seat while dummy is to play (Ben, bridge_env; the bridge_env server demands it).
 ``never``: always the seat name.
 """
@@ -430,7 +430,7 @@ class SeatMachine:
         return [Ignored(msg)]
 
     def _on_start_of_board(self, msg: Message) -> list[Event]:
-        # Mid-board (any phase but WAIT_BOARD) this drops the board: Ben's restart (PROTOCOL.md §4).
+        # Mid-board (any phase but WAIT_BOARD) this drops the board: Ben's restart (docs/protocol.md §4).
         self.board = None
         self.pending = None
         self.phase = Phase.AWAIT_BOARD_INFO

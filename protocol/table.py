@@ -6,7 +6,7 @@ asyncio shell (``server.tm``) owns those and injects the clock (for the Timing l
 of bridge (:class:`Rules`; ``engine.rules`` satisfies it, and ``protocol`` must not import
 ``engine``).
 
-Rules of the machine (PROTOCOL.md sections 2-5; the tables are :data:`PHASE_FLOW`, the phase
+Rules of the machine (docs/protocol.md sections 2-5; the tables are :data:`PHASE_FLOW`, the phase
 graph, and :data:`TRANSITIONS`, what each phase consumes):
 
 1. Phases run SEATING -> TEAMS -> IDLE -> (DEAL -> CARDS -> AUCTION [-> PLAY] -> IDLE)* -> ENDED.

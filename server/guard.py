@@ -33,7 +33,7 @@ limit                         default    what happens when a peer goes past it
 
 Line length and junk-line caps are per table (:class:`server.tm.TableOptions` ``max_line`` and
 ``max_junk``); binding to 127.0.0.1 unless told otherwise is :class:`server.tm.TableManager`'s
-default. Timeouts are policy, kept out of the sans-IO machine (STYLE.md #7).
+default. Timeouts are policy, kept out of the sans-IO machine.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``bridgebot seat``: one bot at one seat of a Blue Chip table manager (DESIGN.md command line).
+"""``bridgebot seat``: one bot at one seat of a Blue Chip table manager (docs/design.md, command line).
 
 Exit 0 after ``End of session``; on a connection or protocol failure, exit 1 with one line on
 stderr naming who broke what (the table manager, the connection, or our own agent).

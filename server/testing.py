@@ -49,7 +49,7 @@ def _who(label: str) -> str:
 
 
 def seat_script(transcript: str | Path, seat: Player) -> list[ScriptStep]:
-    """One seat's side of a transcript in the PROTOCOL.md section 6 format.
+    """One seat's side of a transcript in the docs/protocol.md section 6 format.
 
     Lines ``X -> TM : text`` from ``seat`` become ``expect`` steps (raw text, as that peer wrote
     it); lines ``TM -> X : text`` to ``seat`` become ``send`` steps; comments (``--``), blank

@@ -7,7 +7,7 @@ classic four ports of one table, one per seat. Everything the protocol decides l
 ``engine.rules`` (injected into the machine), keeps time, and writes what happened:
 
 * every line in and out is logged once (structlog, debug, bound ``table`` and ``seat``) and
-  written to ``DIR/transcript-<table>.txt`` in PROTOCOL.md's section 6 format, so a session can be
+  written to ``DIR/transcript-<table>.txt`` in docs/protocol.md's section 6 format, so a session can be
   replayed by the scripted peers of ``server.testing``;
 * each finished board goes to ``DIR/boards.pbn`` and ``DIR/journal.jsonl``
   (:class:`server.records.RecordWriter`, fsynced) before the next board starts.

@@ -1,4 +1,4 @@
-"""``bridgebot tm``: a Blue Chip table manager (DESIGN.md command line).
+"""``bridgebot tm``: a Blue Chip table manager (docs/design.md, command line).
 
 Prints ``listening on HOST:PORT`` (flushed) once it accepts connections, plays the boards, sends
 ``End of session`` and exits 0. Writes ``DIR/boards.pbn``, ``DIR/journal.jsonl`` (one line per

@@ -54,7 +54,7 @@ KNOWN_REJECTED: list[KnownRejection] = [
         "ready to start",
         r"(north|east|south|west) ready to start\.?",
         "North ready to start",
-        "Parser bug: its readyToStart rule omits the word 'ready' (PROTOCOL.md 7). The line is the "
+        "Parser bug: its readyToStart rule omits the word 'ready' (docs/protocol.md 7). The line is the "
         "spec's and every TM expects it; only matters when the parser is used on the TM side.",
     ),
     _k(
@@ -62,14 +62,14 @@ KNOWN_REJECTED: list[KnownRejection] = [
         r'(north|east|south|west) \("[^"]*"\) seated',
         'North ("Bots") seated',
         "The spec's form and the one the ComputerBridge client needs; table-master-parser only "
-        "takes the quoted/bare forms, which is why Dialect.seated exists (PROTOCOL.md 2.1 #2).",
+        "takes the quoted/bare forms, which is why Dialect.seated exists (docs/protocol.md 2.1 #2).",
     ),
     _k(
         "spec Teams (full stop after N/S)",
         r'teams : n/s : "[^"]*"\. e/w : "[^"]*"(\. playing (imp|mp))?',
         'Teams : N/S : "A". E/W : "B"',
         "The v18 spec's literal form (Dialect.teams='spec'); the parser and Ben reject it, so it "
-        "is never our default (PROTOCOL.md 2.1 #4).",
+        "is never our default (docs/protocol.md 2.1 #4).",
     ),
     _k(
         "colonless Teams",
@@ -82,7 +82,7 @@ KNOWN_REJECTED: list[KnownRejection] = [
         r"illegal card\.?",
         "Illegal card",
         "The spec's reply to an illegal card; the grammar has 'Illegal bid' but no 'Illegal card' "
-        "(bridge-player throws on it, PROTOCOL.md 4). A TM still must send it.",
+        "(bridge-player throws on it, docs/protocol.md 4). A TM still must send it.",
     ),
     _k(
         "ANYPL connect",

@@ -17,7 +17,7 @@ HELP = "play a duplicate match between two agents and report IMPs per board"
 EXAMPLES = """examples:
   bridgebot match --out out/match
       our default agent against bfg, 64 seeded boards, double-dummy scoring
-  bridgebot match --us default --them bfg --deals ../shared/data/dd_2026.npz --boards 1000 \\
+  bridgebot match --us default --them bfg --deals data/dd.npz --boards 1000 \\
                   --workers 2 --out out/dd1000
       1000 boards whose double-dummy tables come with the deal file (no solver time)
   bridgebot match --us random --them random --seed 7 --boards 16 --format compatible --out out/c

@@ -1,4 +1,4 @@
-"""Deal sets for a match: a PBN file, a seed, or a double-dummy table file from ``../shared/data``.
+"""Deal sets for a match: a PBN file, a seed, or a double-dummy table file (docs/data.md).
 
 Every source yields :class:`BoardDeal` records numbered from 1, with dealer and vulnerability from
 the 16-board cycle of duplicate events (unless a PBN record sets its own). Double-dummy tables come
@@ -28,7 +28,7 @@ RANKS = "AKQJT98765432"
 _SUITS = (0, 1, 2, 3)
 
 DDTable = npt.NDArray[np.uint8]
-"""Tricks by declarer (N, E, S, W) x strain (C, D, H, S, NT): the ``../shared/data`` layout."""
+"""Tricks by declarer (N, E, S, W) x strain (C, D, H, S, NT): the layout of docs/data.md."""
 
 
 class DealSourceError(ValueError):

@@ -123,7 +123,7 @@ def explain_boards(
 
 
 def par_text(dd: DDTable, vul: Vul, dealer: Player) -> str:
-    """Par score (N/S view) and contracts from a DD table in the ``../shared/data`` layout."""
+    """Par score (N/S view) and contracts from a DD table in the layout of docs/data.md."""
     import endplay._dds as _dds  # endplay builds a DDTable only from this struct
     from endplay.dds import par
     from endplay.dds.ddtable import DDTable as EndplayTable

@@ -30,7 +30,7 @@ _BINS = ((-24, -13), (-12, -7), (-6, -3), (-2, -1), (0, 0), (1, 2), (3, 6), (7, 
 
 
 def summary_dict(header: dict[str, Any], boards: Sequence[BoardResult]) -> dict[str, Any]:
-    """The ``summary.json`` contents (the keys DESIGN.md promises, plus the interval)."""
+    """The ``summary.json`` contents (the keys docs/design.md promises, plus the interval)."""
     s = summarize([b.imps for b in boards])
     return {
         "us": header["us"],

@@ -23,7 +23,7 @@ from bridgebot.engine.dds import (
 from bridgebot.engine.scoring import STRAIN_ORDER
 from endplay.types import Card, Deal, Denom, Player
 
-# Three deals of ../shared/data/dd_2026.npz with their tables (DDS 2.9 via endplay), copied here
+# Three deals of a development set of random deals with their tables (DDS 2.9 via endplay), copied here
 # so the test runs without the data: tricks for declarer N, E, S, W x strains C, D, H, S, NT.
 GOLDEN = [
     (

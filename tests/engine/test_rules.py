@@ -81,7 +81,7 @@ def test_auction_end_and_pass_out() -> None:
 
 
 def test_final_contract_first_namer_declares() -> None:
-    # PROTOCOL.md 6.1: North deals, P P 1C 2H X 3H 3S P P P -> South declares 3S.
+    # docs/protocol.md 6.1: North deals, P P 1C 2H X 3H 3S P P P -> South declares 3S.
     auction = calls("P P 1C 2H X 3H 3S P P P")
     c = final_contract(Player.north, auction)
     assert c is not None

@@ -1,4 +1,4 @@
-"""Golden scores and IMPs, checked on every run (STYLE.md #14).
+"""Golden scores and IMPs, checked on every run.
 
 The IMP table below is the WBF scale of Law 78B as printed in the Laws (difference ranges -> IMPs);
 the hand-computed scores are worked out from the Law 77 scoring table, independently of endplay.

@@ -296,7 +296,7 @@ def test_config_from_options() -> None:
 # -- the solver cache ------------------------------------------------------------------------------
 
 
-#: Four deals of ../shared/data/dd_2026.npz with their DDS 2.9 tables (N, E, S, W x C, D, H, S, NT).
+#: Four deals of a development set of random deals with their DDS 2.9 tables (N, E, S, W x C, D, H, S, NT).
 SOLVED = [
     ("N:Q875.T63.AJ87.T9 AKT3.AKJ2.94.Q84 962.984.KQ6.AKJ7 J4.Q75.T532.6532", [[6, 7, 5, 6, 6], [5, 5, 8, 6, 5], [6, 7, 5, 6, 6], [5, 5, 8, 5, 5]]),
     ("N:Q5.AQ7.KQJT7.K84 K872.KJ83.82.953 J643.65.654.AJ72 AT9.T942.A93.QT6", [[7, 8, 5, 6, 7], [5, 5, 8, 7, 6], [7, 8, 5, 6, 7], [5, 5, 8, 7, 6]]),

@@ -30,7 +30,7 @@ def test_pbn_matches_the_data_readme() -> None:
     assert pbn(owners) == "N:AKQJT98765432... .AKQJT98765432.. ..AKQJT98765432. ...AKQJT98765432"
 
 
-#: The first two deals of ../shared/data/dd_2026.npz (DDS 2.9) with their tables, copied here so
+#: The first two deals of a development set of random deals (DDS 2.9) with their tables, copied here so
 #: the golden check runs without the shared data.
 GOLDEN = [
     (

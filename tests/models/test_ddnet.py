@@ -17,7 +17,7 @@ from bridgebot.models import ddnet
 pytestmark = pytest.mark.train
 
 
-#: The first 16 deals of ../shared/data/dd_2026.npz (training part) with their DDS 2.9 tables
+#: The first 16 deals of a development set of random deals (training part) with their DDS 2.9 tables
 #: (declarer N, E, S, W x strain C, D, H, S, NT), copied here so CI needs neither the file nor
 #: minutes of solver time.
 DEALS = [
@@ -89,7 +89,7 @@ DEALS = [
 
 
 def tiny_dd_file(path: Path) -> Path:
-    """The deals above in the ../shared/data npz format."""
+    """The deals above in the npz format of docs/data.md."""
     owners = np.zeros((len(DEALS), 52), dtype=np.uint8)
     for i, (pbn, _) in enumerate(DEALS):
         for seat, hand in enumerate(pbn[2:].split()):

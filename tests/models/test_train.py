@@ -50,7 +50,7 @@ def _solved() -> tuple[np.ndarray, np.ndarray]:
 
 
 def small_dd(path: Path, n: int) -> Path:
-    """A DD file in the ../shared/data format: ``n`` boards over SOLVED real solved deals."""
+    """A DD file in the format of docs/data.md: ``n`` boards over SOLVED real solved deals."""
     owners, dd = _solved()
     reps = -(-n // SOLVED)
     np.savez(path, owners=np.tile(owners, (reps, 1))[:n], dd=np.tile(dd, (reps, 1, 1))[:n])

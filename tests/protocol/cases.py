@@ -1,4 +1,4 @@
-"""The one table that drives both the parser and the writer tests (STYLE.md #12).
+"""The one table that drives both the parser and the writer tests.
 
 Each row: (message, canonical line, dialect, directions). ``render(message, dialect) == line`` and
 ``parse(line, d) == message`` for each direction ``d``. The wire constants come from
@@ -59,7 +59,7 @@ TO = (Direction.TO_TM,)
 FROM = (Direction.FROM_TM,)
 BOTH = (Direction.TO_TM, Direction.FROM_TM)
 
-#: The hands of board 1 of ComputerBridge's events.log (PROTOCOL.md 6.1).
+#: The hands of board 1 of ComputerBridge's events.log (docs/protocol.md 6.1).
 NORTH_HAND = Hand("AT43.T853.KT.KT6")
 SOUTH_HAND = Hand("K985.A.AJ76.9542")
 VOID_HAND = Hand("AK3..QJT98.76542")  # hearts void

@@ -1,6 +1,6 @@
 """The sans-IO seat machine, step by step: lines in, lines out, requests, errors.
 
-The board is board 1 of PROTOCOL.md 6.1 (dealer North, nobody vulnerable). The auction used in most
+The board is board 1 of docs/protocol.md 6.1 (dealer North, nobody vulnerable). The auction used in most
 tests is ``1S P 4S P P P``: North declares 4S, South is dummy, East leads.
 """
 

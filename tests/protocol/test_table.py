@@ -1,6 +1,6 @@
 """The sans-IO table machine, driven line by line without sockets.
 
-The golden board (PROTOCOL.md section 6.1) is fed in transcript order; every line the machine emits
+The golden board (docs/protocol.md section 6.1) is fed in transcript order; every line the machine emits
 must be the transcript's, per seat, in order, with nothing left over. Smaller cases check the
 tolerances of rules 2-7 in ``protocol/table.py`` one at a time.
 """
@@ -248,7 +248,7 @@ def test_golden_board_in_any_causal_order(seed: int, eager: bool) -> None:
 
 def test_bridge_player_asks_for_dummy_before_the_lead() -> None:
     """bridge-player's declarer and leader's partner send ``ready for dummy`` right after the
-    auction and wait for dummy before their ready for the opening lead (PROTOCOL.md 2.4, 7):
+    auction and wait for dummy before their ready for the opening lead (docs/protocol.md 2.4, 7):
     ``to lead`` must not wait for them, and dummy goes to them right after the lead."""
     d = Driver(make_machine())
     events = transcript_events()

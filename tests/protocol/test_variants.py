@@ -1,4 +1,4 @@
-"""The variant matrix: every input form of PROTOCOL.md sections 2 and 4 that real peers send.
+"""The variant matrix: every input form of docs/protocol.md sections 2 and 4 that real peers send.
 
 One row per variant; the comment names the peer that sends it (or the source that shows it). Each
 row states the message we must read out of the line, so a tolerance that reads the wrong thing
@@ -417,7 +417,7 @@ def test_variant_is_written_back_canonically(
 
 def test_relay_regenerates_canonical_casing() -> None:
     """Ben checks relayed seat names case-sensitively: WBridge5's NORTH PASSES must go out as
-    North passes (PROTOCOL.md 2.3 #3)."""
+    North passes (docs/protocol.md 2.3 #3)."""
     assert render(parse("NORTH PASSES", TO)) == "North passes"
     assert render(parse("WEST plays kd", TO)) == "West plays KD"
 

@@ -10,7 +10,7 @@ hostile messages (any client message, any seat name, any call or card, at any ti
 Properties checked on every step and at the end:
 
 * ``receive`` raises nothing but ``RemoteProtocolError`` and, when it raises, leaves the machine
-  exactly as it was (STYLE.md #2), whatever the message;
+  exactly as it was , whatever the message;
 * without hostile messages every board is played to the end (drops and restarts included) and no
   honest message is ever refused;
 * with hostile messages the session still ends (a board that stalls is aborted, as the server's

@@ -44,7 +44,7 @@ CARDS = {
 
 
 def _start(seat: str, team: str, cards: str) -> list[tuple[str, str]]:
-    """("says" | "hears", line) up to the cards, as PROTOCOL.md section 3 orders them."""
+    """("says" | "hears", line) up to the cards, as docs/protocol.md section 3 orders them."""
     return [
         ("says", f'Connecting "{team}" as {seat} using protocol version 18'),
         ("hears", f'{seat} ("{team}") seated'),

@@ -55,6 +55,6 @@ async def test_every_client_line_passes_the_grammar(
     assert len(sent) > 200  # three whole boards from four seats
     assert unexpected_rejections(sent) == []
     known = {k.name for line in sent if (k := known_rejection(line)) is not None}
-    assert known == {"ready to start"}  # the parser's own bug, PROTOCOL.md 7
+    assert known == {"ready to start"}  # the parser's own bug, docs/protocol.md 7
     if dummy_form != "never":
         assert any("ready for dummy's card" in line for line in sent)

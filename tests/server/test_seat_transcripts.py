@@ -1,6 +1,6 @@
 """Golden transcripts: our real seat client over real TCP against a scripted table manager.
 
-The scripted TM says, line by line, what the table manager said in a PROTOCOL.md section 6
+The scripted TM says, line by line, what the table manager said in a docs/protocol.md section 6
 transcript, and asserts every line our client writes, in order, with nothing left over. Our
 client's wire forms are canonical while the transcripts' clients were WBridge5 (upper-case seats,
 lower-case cards, ``ANYPL``) and ComputerBridge; so the expected lines are the transcript's
@@ -63,7 +63,7 @@ def _unseen_card(steps: list[ScriptStep]) -> str:
 
 
 async def test_wbridge5_east_transcript_6_2() -> None:
-    """PROTOCOL.md 6.2: WBridge5 as East (declarer in 6H, dummy West), connecting as ANYPL.
+    """docs/protocol.md 6.2: WBridge5 as East (declarer in 6H, dummy West), connecting as ANYPL.
 
     The transcript stops at East's last card, before South's; we complete the board with
     South's one unseen card and add a Timing line and End of session (which OpenSpiel's wrapper
@@ -86,7 +86,7 @@ async def test_wbridge5_east_transcript_6_2() -> None:
     "seat", [Player.north, Player.east, Player.south, Player.west], ids=lambda p: p.name
 )
 async def test_computerbridge_board_transcript_6_1(seat: Player) -> None:
-    """PROTOCOL.md 6.1 from each seat: North is dummy, South declares 3S, West leads, East is
+    """docs/protocol.md 6.1 from each seat: North is dummy, South declares 3S, West leads, East is
     the leader's partner. Team names and every line come from the transcript."""
     steps = seat_script(PEERS / "transcript_6_1.txt", seat)
     team = "RoboBridge1" if seat in (Player.north, Player.south) else "RoboBridge2"

@@ -1,4 +1,4 @@
-"""Golden transcript over real TCP: PROTOCOL.md section 6.1 against our table manager.
+"""Golden transcript over real TCP: docs/protocol.md section 6.1 against our table manager.
 
 Four scripted seats replay their side of the transcript line by line on 127.0.0.1; each asserts
 every line our table manager sends it, in order, with nothing left over (the TM must close after

@@ -135,7 +135,7 @@ async def test_two_tables_in_one_process(tmp_path: Path) -> None:
 
 
 def wbridge5_style(line: str) -> list[str]:
-    """Rewrite a line as WBridge5 writes it (PROTOCOL.md 4): upper-case seat names and keywords,
+    """Rewrite a line as WBridge5 writes it (docs/protocol.md 4): upper-case seat names and keywords,
     a double space in ``ready for  X's bid``, lower-case cards; and add GIB's ``received dummy``
     after ``ready for dummy`` plus old Ben's trailing full stop on ready messages."""
     words = line.split(" ")

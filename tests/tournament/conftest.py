@@ -11,7 +11,7 @@ from bridgebot.tournament.deals import generate, pbn_to_owners, solve_dd
 
 @pytest.fixture(scope="session")
 def solved_npz(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Eight seeded deals solved by DDS, in the ../shared/data npz format."""
+    """Eight seeded deals solved by DDS, in the npz format of docs/data.md."""
     deals = generate(seed=11, boards=8)
     path = tmp_path_factory.mktemp("deals") / "dd8.npz"
     owners = np.stack([pbn_to_owners(d.pbn) for d in deals])

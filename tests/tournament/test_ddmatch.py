@@ -13,7 +13,7 @@ from bridgebot.tournament.deals import cycle_board, load_npz, solve_dd
 from bridgebot.tournament.records import parse_contract
 from endplay.types import Bid, Contract, Player, Vul
 
-# Deal 0 of ../shared/data/dd_2026.npz and its table (N, E, S, W x C, D, H, S, NT) as stored there.
+# Deal 0 of a development set of random deals and its table (N, E, S, W x C, D, H, S, NT) as stored there.
 DEAL = "N:98763.83.96.AQT8 AK5.QT95.KT2.K64 Q42.KJ62.753.J93 JT.A74.AQJ84.752"
 DD = np.array(
     [[5, 2, 2, 7, 2], [8, 10, 9, 6, 9], [5, 2, 2, 7, 2], [8, 10, 9, 6, 9]], dtype=np.uint8
