@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from bridgebot.engine import rules
+from bridgebot.laws import calls as rules
 from bridgebot.protocol.codec import Direction, parse, render
 from bridgebot.protocol.errors import RemoteProtocolError
 from bridgebot.protocol.messages import Connect, Message

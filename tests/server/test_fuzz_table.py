@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bridgebot.engine import rules
+from bridgebot.laws import calls as rules
 from bridgebot.protocol.codec import Direction, parse
 from bridgebot.protocol.errors import RemoteProtocolError
 from bridgebot.protocol.messages import (

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections import deque
 
-from bridgebot.engine import rules
 from bridgebot.engine.agents import make_agent
+from bridgebot.laws import calls as rules
 from bridgebot.protocol.codec import Direction, parse, render
 from bridgebot.protocol.dialect import Dialect
 from bridgebot.protocol.messages import Message

@@ -2,7 +2,7 @@
 
 The 32-board test checks that every board completes, that every PBN record reads back with
 endplay, and that its recorded result is what the recorded play gives when the tricks are counted
-again with ``engine.rules``. The grammar test checks every line our table manager emitted in a
+again with ``laws.calls``. The grammar test checks every line our table manager emitted in a
 whole session with table-master-parser (tests/grammar_check.py), apart from its known rejections.
 """
 
@@ -13,8 +13,8 @@ import json
 from pathlib import Path
 
 import endplay.parsers.pbn as pbn
-from bridgebot.engine import rules
 from bridgebot.engine.agents import make_agent
+from bridgebot.laws import calls as rules
 from bridgebot.server.boards import generate
 from bridgebot.server.seat import SeatClient
 from bridgebot.server.testing import seat_script
@@ -59,7 +59,7 @@ async def play_session(
 
 
 def recount(record: pbn.Board) -> int:
-    """Declarer's tricks, counted again from the recorded play with engine.rules."""
+    """Declarer's tricks, counted again from the recorded play with laws.calls."""
     assert record.contract is not None
     leader = record.contract.declarer.lho
     hands = {p: list(record.deal[p]) for p in Player}
