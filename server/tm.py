@@ -56,7 +56,7 @@ from bridgebot.server.records import RecordWriter
 from endplay.types import Player
 
 # The laws the table machine enforces (until the machine reads bridgebot.laws itself).
-_LAWS = SimpleNamespace(
+TABLE_LAWS = SimpleNamespace(
     is_legal_call=calls.is_legal_call,
     auction_over=calls.auction_over,
     final_contract=calls.final_contract,
@@ -156,7 +156,7 @@ class Table:
         self.played = 0
         self.aborted = 0
         self.machine = TableMachine(
-            _LAWS, clock=clock, max_illegal=options.max_illegal, scoring=options.scoring
+            TABLE_LAWS, clock=clock, max_illegal=options.max_illegal, scoring=options.scoring
         )
         self.records = writer
         self.transcript = transcript

@@ -15,6 +15,7 @@ from pathlib import Path
 import endplay.parsers.pbn as pbn
 from bridgebot.engine.agents import make_agent
 from bridgebot.laws import calls as rules
+from bridgebot.laws import play
 from bridgebot.server.boards import generate
 from bridgebot.server.seat import SeatClient
 from bridgebot.server.testing import seat_script
@@ -68,11 +69,11 @@ def recount(record: pbn.Board) -> int:
         trick = record.play[4 * t : 4 * t + 4]
         for i, card in enumerate(trick):  # every card was held by the player in turn
             p = Player((leader.value + i) % 4)
-            legal = rules.legal_cards(record.deal[p], trick[:i])
+            legal = play.legal_cards(record.deal[p], trick[:i])
             assert card in hands[p] and card in legal, (t, p, card)
             hands[p].remove(card)
             record.deal[p].remove(card)
-        leader = rules.trick_winner(leader, trick, record.contract.denom)
+        leader = play.trick_winner(leader, trick, record.contract.denom)
         won += leader.value % 2 == record.contract.declarer.value % 2
     return won
 
