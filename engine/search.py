@@ -753,7 +753,8 @@ def opponent_models(
     names: str, threads: int, spec: AgentSpec
 ) -> list[tuple[str, BatchPolicy | None]]:
     """The opponent models named by ``opponents=a+b`` (``self``, ``bfgnet`` or a policy dir)."""
-    from bridgebot.engine.policy import ModelError, Policy
+    from bridgebot.engine.modelcard import ModelError
+    from bridgebot.engine.policy import Policy
 
     out: list[tuple[str, BatchPolicy | None]] = []
     for name in names.split("+"):
@@ -784,7 +785,8 @@ def make_search_agent(spec: AgentSpec, seed: int) -> SearchAgent:
     the particles: ``self`` (our policy), ``bfgnet`` (the shipped imitation of bfg) or a policy
     directory; a deviation must win under every one of them (``margin``).
     """
-    from bridgebot.engine.policy import DEFAULT_MODEL_DIR, ModelError, Policy, _card_player
+    from bridgebot.engine.modelcard import ModelError
+    from bridgebot.engine.policy import DEFAULT_MODEL_DIR, Policy, _card_player
 
     known = _AGENT_OPTIONS | {f.name for f in fields(SearchConfig)}
     unknown = set(spec.options) - known
@@ -805,11 +807,11 @@ def make_search_agent(spec: AgentSpec, seed: int) -> SearchAgent:
     if dd == "solver":
         oracle = SolverOracle()
     elif dd == "net":
-        from bridgebot.engine.ddestimate import DEFAULT_DIR, DDEstimator, DDModelError
+        from bridgebot.engine.ddestimate import DEFAULT_DIR, DDEstimator
 
         try:
             oracle = EstimatorOracle(DDEstimator(spec.options.get("ddnet", DEFAULT_DIR), threads))
-        except DDModelError as e:
+        except ModelError as e:
             raise AgentSpecError(f"agent {spec}: {e}") from e
     else:
         raise AgentSpecError(f"agent {spec.name}: dd must be 'net' or 'solver', not {dd!r}")
@@ -819,11 +821,11 @@ def make_search_agent(spec: AgentSpec, seed: int) -> SearchAgent:
         if "filter" not in spec.options:
             config = replace(config, filter=False)
         from bridgebot.engine.belief import DEFAULT_DIR as BELIEF_DIR
-        from bridgebot.engine.belief import BeliefModelError, BeliefNet, BeliefSampler
+        from bridgebot.engine.belief import BeliefNet, BeliefSampler
 
         try:
             sampler = BeliefSampler(BeliefNet(spec.options.get("belief", BELIEF_DIR), threads))
-        except BeliefModelError as e:
+        except ModelError as e:
             raise AgentSpecError(f"agent {spec}: {e}") from e
     elif kind != "uniform":
         raise AgentSpecError(
