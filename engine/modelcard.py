@@ -36,7 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, f
 #: The card's file name inside a model directory.
 CARD_FILE = "model.json"
 #: The schema version :class:`ModelCard` reads and writes.
-FORMAT = 2
+FORMAT: Literal[2] = 2
 
 
 class ModelError(ValueError):
@@ -94,7 +94,7 @@ class Training(_Record):
 
 
 class Export(_Record):
-    """The ONNX export and its parity check against torch on real inputs."""
+    """The ONNX export and its parity check against torch on real inputs (``parity_*``)."""
 
     command: str = ""
     checkpoint: str | None = None
@@ -102,7 +102,9 @@ class Export(_Record):
     torch: str | None = None
     onnxruntime: str | None = None
     parity_states: int | None = None
-    parity_max_abs_diff: float
+    parity_max_abs_diff: float | None = Field(
+        default=None, description="largest |onnx - torch| logit gap; null when never checked"
+    )
     parity_same_argmax: float | None = None
     parity_states_from: str | None = None
 

@@ -62,7 +62,7 @@ def write_linear_belief(directory: Path, weight: np.ndarray, bias: np.ndarray) -
         input=Tensor(name="rows", shape=("batch", N_FEATURES)),
         output=Tensor(name="logits", shape=("batch", N_OUTPUTS)),
         training=Training(kind="belief", command="tests: spades with the left-hand opponent"),
-        export=Export(parity_max_abs_diff=0.0),
+        export=Export(),
     ).write(directory)
     return directory
 

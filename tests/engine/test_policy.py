@@ -67,7 +67,8 @@ def test_shipped_model_card_says_how_it_was_made() -> None:
     card = load_model(DEFAULT_MODEL_DIR, POLICY_MODEL).card
     assert card.training.command.startswith("bridgebot train")
     assert card.training.seed is not None and card.training.data
-    assert card.export.git_commit and card.export.parity_max_abs_diff <= 1e-4
+    parity = card.export.parity_max_abs_diff
+    assert card.export.git_commit and parity is not None and parity <= 1e-4
     assert (DEFAULT_MODEL_DIR / "policy.onnx").stat().st_size < 8 * 2**20
 
 

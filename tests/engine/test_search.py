@@ -77,7 +77,7 @@ def write_linear_policy(
         input=Tensor(name="features", shape=("batch", N_FEATURES)),
         output=Tensor(name="logits", shape=("batch", N_CALLS)),
         training=Training(kind="test", command=f"tests: one Gemm layer ({name})"),
-        export=Export(parity_max_abs_diff=0.0),
+        export=Export(),
     ).write(directory)
     return directory
 
