@@ -32,32 +32,11 @@ import structlog
 from bridgebot.engine.belief import N_OUTPUTS, OUTPUT_VERSION
 from bridgebot.engine.features import FEATURE_VERSION, N_FEATURES
 from bridgebot.engine.modelcard import ModelCard, Training
-from bridgebot.models.config import TrainerConfig, add_config_arguments, config_from_args
+from bridgebot.models.config import BeliefConfig, add_config_arguments, config_from_args
 from bridgebot.models.data import HOLDOUT, board_dealer_vul, load_dd, observe, run_auctions
 from bridgebot.models.progress import progress_bar
-from pydantic import Field
 
 log = structlog.get_logger(__name__)
-
-
-class BeliefConfig(TrainerConfig):
-    """``bridgebot train belief``: every setting of a run (recorded in the model card)."""
-
-    data: str = Field(
-        description="DD deal file (its owners), e.g. from 'bridgebot ddgen'; its last 2,000 "
-        "deals are held out"
-    )
-    out: str = Field(description="model directory to write (belief.onnx and model.json)")
-    policy: str = Field(
-        default="models/default", description="policy model directory that bids the auctions"
-    )
-    epochs: int = Field(default=4, description="passes over the training decisions")
-    batch: int = Field(default=1024, description="decisions per step")
-    lr: float = Field(default=2e-3, description="peak learning rate (one-cycle schedule)")
-    hidden: tuple[int, ...] = Field(default=(256, 256, 256), description="hidden layer widths")
-    seed: int = Field(default=0, description="seed of the weights and the order")
-    threads: int = Field(default=1, description="torch and onnxruntime threads")
-    max_deals: int | None = Field(default=None, description="train on at most N deals")
 
 
 def build_net(hidden: tuple[int, ...]) -> Any:

@@ -40,10 +40,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         _export_arguments(parser)
         return
     from bridgebot.models import belief, ddnet, doubles_fit
-    from bridgebot.models.config import add_config_arguments
-    from bridgebot.models.imitation import ImitationConfig
-    from bridgebot.models.league import LEARNER_ONLY, LeagueConfig
-    from bridgebot.models.selfplay import SelfPlayConfig
+    from bridgebot.models.config import (
+        LEARNER_ONLY,
+        ImitationConfig,
+        LeagueConfig,
+        SelfPlayConfig,
+        add_config_arguments,
+    )
 
     sub = parser.add_subparsers(dest="mode", metavar="MODE", required=True)
     trainers: list[tuple[str, str, Any, frozenset[str]]] = [
@@ -81,23 +84,33 @@ def _export_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _train(args: argparse.Namespace, command: str) -> dict[str, object]:
-    from bridgebot.models.config import config_from_args
+    from bridgebot.models.config import (
+        ImitationConfig,
+        LeagueConfig,
+        SelfPlayConfig,
+        config_from_args,
+    )
 
     progress = not args.quiet
     if args.mode == "imitation":
-        from bridgebot.models.imitation import ImitationConfig, train_imitation
+        from bridgebot.models.imitation import train_imitation
 
         return train_imitation(config_from_args(ImitationConfig, args), command, progress)
     if args.mode == "selfplay":
-        from bridgebot.models.selfplay import SelfPlayConfig, train_selfplay
+        from bridgebot.models.selfplay import train_selfplay
 
         return train_selfplay(config_from_args(SelfPlayConfig, args), command, progress)
-    from bridgebot.models.league import LeagueConfig, exploit, train_league
+    from bridgebot.models.league import exploit, train_league
 
     if args.mode == "exploit":
         cfg = config_from_args(LeagueConfig, args, init=args.target)
         return exploit(args.target, cfg, command, progress)
     return train_league(config_from_args(LeagueConfig, args), command, progress)
+
+
+def _failed(mode: str, error: Exception) -> int:
+    print(f"train {mode} failed: {error}", file=sys.stderr)
+    return 1
 
 
 def run(args: argparse.Namespace) -> int:
@@ -118,17 +131,19 @@ def run(args: argparse.Namespace) -> int:
             print(f"export failed: {e}", file=sys.stderr)
             return 1
         return 0
-    from bridgebot.models.league import LeagueError
-
     try:
         if args.mode in ("ddnet", "belief", "doubles"):
             from bridgebot.models import belief, ddnet, doubles_fit
 
             module = {"ddnet": ddnet, "belief": belief, "doubles": doubles_fit}[args.mode]
             return int(module.run(args, command))
-        metrics = _train(args, command)
-    except (DataError, LeagueError, ModelError, FileNotFoundError) as e:
-        print(f"train {args.mode} failed: {e}", file=sys.stderr)
-        return 1
+        from bridgebot.models.league import LeagueError  # the trainers below need torch
+
+        try:
+            metrics = _train(args, command)
+        except LeagueError as e:
+            return _failed(args.mode, e)
+    except (DataError, ModelError, FileNotFoundError) as e:
+        return _failed(args.mode, e)
     print(json.dumps(metrics, indent=2, default=str))
     return 0

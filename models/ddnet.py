@@ -30,32 +30,15 @@ from bridgebot.engine.ddestimate import (
     full_table_rows,
 )
 from bridgebot.engine.modelcard import Export, ModelCard, Tensor, Training
-from bridgebot.models.config import TrainerConfig, add_config_arguments, config_from_args
+from bridgebot.models.config import DDNetConfig, add_config_arguments, config_from_args
 from bridgebot.models.data import load_dd
 from bridgebot.models.progress import progress_bar
 from bridgebot.models.provenance import data_record, git_commit
-from pydantic import Field, JsonValue
+from pydantic import JsonValue
 
 log = structlog.get_logger(__name__)
 
 HELD_OUT = 2000
-
-
-class DDNetConfig(TrainerConfig):
-    """``bridgebot train ddnet``: every setting of a run (recorded in the model card)."""
-
-    data: str = Field(
-        description="DD deal file (owners, dd), e.g. from 'bridgebot ddgen'; its last 2,000 "
-        "deals are held out"
-    )
-    out: str = Field(description="model directory to write (ddnet.onnx and model.json)")
-    epochs: int = Field(default=8, description="passes over the training rows")
-    batch: int = Field(default=1024, description="rows per step")
-    lr: float = Field(default=2e-3, description="peak learning rate (one-cycle schedule)")
-    hidden: tuple[int, ...] = Field(default=(256, 256, 128), description="hidden layer widths")
-    seed: int = Field(default=0, description="seed of the weights, the order and the shuffles")
-    threads: int = Field(default=2, description="torch threads")
-    max_deals: int | None = Field(default=None, description="train on at most N deals")
 
 
 def build_net(hidden: tuple[int, ...], inputs: int = N_FEATURES, outputs: int = N_TRICKS) -> Any:

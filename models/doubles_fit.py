@@ -27,10 +27,9 @@ from bridgebot.engine.features import DATA_TO_OPENSPIEL, HAND
 from bridgebot.engine.modelcard import Training
 from bridgebot.engine.policy import Policy
 from bridgebot.laws.scoring import imps_array, score_array
-from bridgebot.models.config import TrainerConfig, add_config_arguments, config_from_args
+from bridgebot.models.config import DoublesConfig, add_config_arguments, config_from_args
 from bridgebot.models.data import IntArray, load_dd, run_auctions
 from bridgebot.models.provenance import data_record
-from pydantic import Field
 
 HELP = "fit the penalty-double layer (doubles=on) on training deals with DD tables"
 EXAMPLES = """examples:
@@ -40,16 +39,6 @@ EXAMPLES = """examples:
 #: OpenSpiel card index -> data-file card index.
 OPENSPIEL_TO_DATA: IntArray = np.argsort(DATA_TO_OPENSPIEL).astype(np.int64)
 MARGINS = (-50.0, 0.0, 25.0, 50.0, 75.0, 100.0, 150.0, 200.0, 300.0)
-
-
-class DoublesConfig(TrainerConfig):
-    """``bridgebot train doubles``: every setting of a fit (recorded in the written file)."""
-
-    dd: str = Field(description="training deals with DD tables, e.g. from 'bridgebot ddgen' (.npz)")
-    deals: int = Field(default=20000, description="first N deals (the held-out 2,000 excluded)")
-    model: str = Field(default="models/default", description="policy that bids the auctions")
-    out: str = Field(description="model file to write (.json)")
-    seed: int = Field(default=1, description="seed of the dealers, vulnerabilities and samples")
 
 
 def observer_seats(owners: npt.NDArray[np.uint8], x: npt.NDArray[np.float32]) -> IntArray:

@@ -23,7 +23,7 @@ import numpy.typing as npt
 import structlog
 import torch
 import torch.nn.functional as F
-from bridgebot.models.config import TrainerConfig
+from bridgebot.models.config import ImitationConfig
 from bridgebot.models.data import DataError, TeachSet, load_teach, observe
 from bridgebot.models.net import (
     NetConfig,
@@ -35,26 +35,8 @@ from bridgebot.models.net import (
 )
 from bridgebot.models.progress import progress_bar
 from bridgebot.models.provenance import data_record
-from pydantic import Field
 
 log = structlog.get_logger(__name__)
-
-
-class ImitationConfig(TrainerConfig):
-    """``bridgebot train imitation``: every setting of a run (recorded in the model card)."""
-
-    data: str = Field(description="teacher file from 'bridgebot teach' (.npz)")
-    out: str = Field(description="run directory (ckpt.pt, log.jsonl, policy.pt); resumes from it")
-    epochs: float = Field(default=4.0, description="passes over the training decisions")
-    batch: int = Field(default=512, description="decisions per step")
-    lr: float = Field(default=1e-3, description="peak learning rate (cosine decay)")
-    hidden: int = Field(default=512, description="width of the trunk's layers")
-    layers: int = Field(default=3, description="layers of the trunk")
-    holdout: int = Field(default=5000, description="last N deals: accuracy only, never trained on")
-    seed: int = Field(default=1, description="seed of the weights and the minibatch order")
-    threads: int = Field(default=1, description="torch threads (1 is fastest on a busy machine)")
-    save_every: int = Field(default=1000, description="steps between checkpoints")
-    max_minutes: float = Field(default=0.0, description="stop (resumably) after this; 0: no limit")
 
 
 @dataclass

@@ -47,64 +47,21 @@ from bridgebot.engine.doubles import apply_doubles, standing_contract
 from bridgebot.engine.features import BIDS, HAND, N_BIDS, OPENING_PASS
 from bridgebot.laws.calls import FIRST_BID
 from bridgebot.laws.calls import final_contracts_array as final_contracts
-from bridgebot.models.config import TrainerConfig
+from bridgebot.models.config import LeagueConfig
 from bridgebot.models.data import Chooser, IntArray, board_dealer_vul, load_dd
 from bridgebot.models.doubles_fit import OPENSPIEL_TO_DATA, observer_seats
 from bridgebot.models.net import PolicyNet, append_jsonl, load_checkpoint, save_checkpoint
 from bridgebot.models.progress import progress_bar
 from bridgebot.models.provenance import data_records
 from bridgebot.models.selfplay import Recorder, duplicate_imps, imp_summary, net_chooser, ppo_update
-from pydantic import Field
 
 log = structlog.get_logger(__name__)
 
 KINDS = ("self", "selfx", "init", "initx", "snap", "oracle", "exploit", "bfg", "bfgx")
-DEFAULT_MIX = "self=1,selfx=2,init=1,initx=1,snap=1,oracle=1,exploit=2,bfg=1.5,bfgx=1.5"
 
 
 class LeagueError(ValueError):
     """A league option or checkpoint that cannot be used (the message names it)."""
-
-
-class LeagueConfig(TrainerConfig):
-    """``bridgebot train league`` and ``train exploit``: every setting of a run (the card's).
-
-    ``train exploit`` uses the exploiter's fields, ``init`` being the policy to beat.
-    """
-
-    init: str = Field(description="starting policy: model directory (ONNX) or .pt")
-    dd: tuple[str, ...] = Field(
-        description="DD deal file, e.g. from 'bridgebot ddgen'; the last file's last 2,000 deals "
-        "are held out"
-    )
-    out: str = Field(description="run directory (resumes from OUT/ckpt.pt)")
-    gens: int = Field(default=6, description="generations")
-    learner_iters: int = Field(default=200, description="learner iterations per generation")
-    exploiter_iters: int = Field(default=100, description="exploiter budget (iterations)")
-    deals_per_iter: int = Field(default=1024, description="deals bid at both tables per iteration")
-    lr: float = Field(default=1e-4, description="learner learning rate")
-    exploiter_lr: float = Field(default=2e-4, description="exploiter learning rate")
-    ppo_epochs: int = Field(default=2, description="passes over an iteration's decisions")
-    minibatch: int = Field(default=2048, description="decisions per PPO step")
-    clip: float = Field(default=0.2, description="PPO ratio clip")
-    entropy: float = Field(default=0.003, description="entropy bonus weight")
-    value_coef: float = Field(default=0.5, description="value loss weight")
-    explore: float = Field(default=0.05, description="X/XX probability floor at generation 0")
-    explore_gens: int = Field(default=3, description="the floor reaches 0 at this generation")
-    exploiter_explore: float = Field(default=0.05, description="the exploiter's X/XX floor")
-    mix: str = Field(default=DEFAULT_MIX, description="opponent kinds and their weights")
-    snapshots: int = Field(default=4, description="past generations kept as opponents")
-    eval_deals: int = Field(default=1000, description="validation deals just before the held-out")
-    save_minutes: float = Field(default=3.0, description="minutes between checkpoints")
-    max_minutes: float = Field(default=0.0, description="stop (resumably) after this; 0: no limit")
-    seed: int = Field(default=1, description="seed of the deals and samples")
-    threads: int = Field(default=1, description="torch threads")
-
-
-#: The league's fields that ``train exploit`` has no use for.
-LEARNER_ONLY = frozenset(
-    {"init", "gens", "learner_iters", "lr", "explore", "explore_gens", "mix", "snapshots"}
-)
 
 
 def parse_mix(text: str) -> dict[str, float]:

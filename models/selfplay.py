@@ -28,7 +28,7 @@ import numpy.typing as npt
 import structlog
 import torch
 from bridgebot.laws.scoring import imps_array
-from bridgebot.models.config import TrainerConfig
+from bridgebot.models.config import SelfPlayConfig
 from bridgebot.models.data import (
     Chooser,
     IntArray,
@@ -46,7 +46,6 @@ from bridgebot.models.net import (
 )
 from bridgebot.models.progress import progress_bar
 from bridgebot.models.provenance import data_record
-from pydantic import Field
 
 log = structlog.get_logger(__name__)
 
@@ -198,33 +197,6 @@ def imp_summary(imps: npt.NDArray[np.integer]) -> dict[str, float]:
     x = np.asarray(imps, dtype=np.float64)
     se = float(x.std(ddof=1) / np.sqrt(len(x))) if len(x) > 1 else float("nan")
     return {"boards": float(len(x)), "imps_per_board": float(x.mean()), "stderr": se}
-
-
-class SelfPlayConfig(TrainerConfig):
-    """``bridgebot train selfplay``: every setting of a run (recorded in the model card)."""
-
-    init: str = Field(description="starting checkpoint (an imitation policy.pt)")
-    dd: str = Field(
-        description="DD deal file, e.g. from 'bridgebot ddgen'; its last 2,000 deals are held out"
-    )
-    out: str = Field(description="run directory (ckpt.pt, log.jsonl, policy.pt); resumes from it")
-    deals_per_iter: int = Field(default=1024, description="deals bid at both tables per iteration")
-    iters: int = Field(default=300, description="PPO iterations")
-    lr: float = Field(default=3e-5, description="learning rate")
-    ppo_epochs: int = Field(default=2, description="passes over an iteration's decisions")
-    minibatch: int = Field(default=2048, description="decisions per PPO step")
-    clip: float = Field(default=0.2, description="PPO ratio clip")
-    entropy: float = Field(default=0.003, description="entropy bonus weight")
-    value_coef: float = Field(default=0.5, description="value loss weight")
-    eval_every: int = Field(default=10, description="iterations between validation matches")
-    eval_bfg_every: int = Field(
-        default=0, description="match bfg every N iterations (a multiple of --eval-every); 0: never"
-    )
-    eval_bfg_deals: int = Field(default=200, description="validation deals of those matches")
-    eval_deals: int = Field(default=1000, description="validation deals just before the held-out")
-    max_minutes: float = Field(default=0.0, description="stop (resumably) after this; 0: no limit")
-    seed: int = Field(default=1, description="seed of the deals, dealers and samples")
-    threads: int = Field(default=1, description="torch threads (1 is fastest on a busy machine)")
 
 
 class PPOSettings(Protocol):
