@@ -3,8 +3,9 @@
 The file has the two arrays of ``docs/data.md`` (``owners`` uint8[N, 52], ``dd``
 uint8[N, 4, 5]: tricks for declarer N, E, S, W in strains C, D, H, S, NT), so files concatenate
 (docs/data.md, "Joining two files"), plus one extra scalar ``meta`` (JSON: generator, seed,
-count) that makes a file resumable. Deal k is :func:`models.teach.random_owners` (seed, k), the same stream
-``bridgebot teach --seed`` bids, so teacher auctions and DD tables line up deal for deal.
+count) that makes a file resumable. Deal k is :func:`models.teach.random_owners` (seed, k), the
+same stream ``bridgebot teach --seed`` bids, so teacher auctions and DD tables line up deal for
+deal.
 
 Tables come from DDS through endplay's ``calc_all_tables`` in batches, in worker processes (each
 worker asks DDS for one thread, so ``--workers`` is the number of cores used). The file is
