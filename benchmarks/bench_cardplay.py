@@ -55,7 +55,7 @@ from bridgebot.engine.dds import hands_pbn, index_card, solve_positions
 from bridgebot.engine.scoring import STRAIN_ORDER, contract_score, imps, ns_score, side_vulnerable
 from bridgebot.server.boards import dealer_of, vul_of
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "dd_2026.npz"
+DATA = Path("data/dd_2026.npz")  # docs/data.md says how to make it
 HCP = np.array(([4, 3, 2, 1] + [0] * 9) * 4)
 
 Chooser = Callable[[PlayView], Card]

@@ -40,11 +40,10 @@ def boards_per_second(**kwargs: object) -> float:
 
 
 def main() -> None:
-    root = Path(__file__).resolve().parents[1]
     p = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    p.add_argument("--deals", type=Path, default=root.parent / "shared" / "data" / "dd_2026.npz")
+    p.add_argument("--deals", type=Path, default=Path("data/dd_2026.npz"))
     p.add_argument("--boards", type=int, default=256)
     p.add_argument("--tcp-boards", type=int, default=32, help="boards for the (slower) TCP figure")
     p.add_argument("--us", default="random")

@@ -18,8 +18,8 @@ search agent ``--spec`` against it on the same deals, search minus policy with i
 error, and the median and p95 seconds per searched call. Chunks of 50 boards are journaled
 (``--journal``); rerunning the same command resumes.
 
-    nice -n 10 python benchmarks/bench_search.py --data ../data/test_9002.npz --boards 2000 \\
-        --opponents "bfg;bfg,doubles=on;policy:../data/models/exploiter3" --spec search
+    nice -n 10 python benchmarks/bench_search.py --data data/test_9002.npz --boards 2000 \\
+        --opponents "bfg;bfg,doubles=on;policy:data/models/exploiter3" --spec search
 """
 
 from __future__ import annotations

@@ -58,7 +58,7 @@ class DDSet:
 
 
 def load_dd(path: str | Path) -> DDSet:
-    """Load a DD file, checking the arrays the README promises."""
+    """Load a DD file, checking the arrays docs/data.md promises."""
     with np.load(path) as z:
         if "owners" not in z or "dd" not in z:
             raise DataError(f"{path}: expected arrays 'owners' and 'dd', found {sorted(z.files)}")

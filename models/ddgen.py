@@ -1,4 +1,4 @@
-"""``bridgebot ddgen``: random deals with their full double-dummy tables, in the shared format.
+"""``bridgebot ddgen``: random deals with their full double-dummy tables (docs/data.md).
 
 The file has the two arrays of ``docs/data.md`` (``owners`` uint8[N, 52], ``dd``
 uint8[N, 4, 5]: tricks for declarer N, E, S, W in strains C, D, H, S, NT), so it concatenates
@@ -32,7 +32,7 @@ EXAMPLES = """examples:
   bridgebot ddgen --deals 100000 --out data/dd_more.npz --seed 7
   bridgebot ddgen --deals 100000 --out data/dd_more.npz --seed 7   # continues an interrupted run
 
-Concatenate with the shared set:
+Concatenate two files (docs/data.md):
   a, b = np.load("data/dd.npz"), np.load("data/dd_more.npz")
   np.savez("all.npz", owners=np.concatenate([a["owners"], b["owners"]]),
            dd=np.concatenate([a["dd"], b["dd"]]))
