@@ -4,9 +4,11 @@ the one the parsers accept, and docs/data.md's example reads what ``bridgebot dd
 
 from __future__ import annotations
 
+import argparse
 import re
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -120,7 +122,7 @@ def test_the_command_line_in_design_md_is_the_one_the_parsers_accept() -> None:
         if not options:
             continue  # `train` shows its modes only (its parser imports torch)
         parser = build_parser(only=command)
-        (sub,) = (a for a in parser._actions if a.dest == "command")
+        (sub,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
         accepted = {o for a in sub.choices[command]._actions for o in a.option_strings}
         assert sorted(set(options) - accepted) == [], command
 
@@ -129,6 +131,7 @@ def test_the_data_format_example_reads_a_file_ddgen_writes(tmp_path: Path) -> No
     """The snippet of docs/data.md, run on a real ``ddgen`` file, gives the deal and the tricks
     the double-dummy solver gives for it: the axes are the ones the page describes."""
     from bridgebot.models.ddgen import generate
+    from bridgebot.tournament.deals import owners_to_pbn
     from endplay.dds import calc_dd_table
     from endplay.types import Deal, Denom, Player
 
@@ -136,12 +139,13 @@ def test_the_data_format_example_reads_a_file_ddgen_writes(tmp_path: Path) -> No
     generate(path, count=1, seed=5, workers=1, progress=False)
     text = (DOCS / "data.md").read_text()
     (snippet,) = (b for b in text.split("```python")[1:] if "def tricks" in b)
-    scope: dict[str, object] = {}
+    scope: dict[str, Any] = {}
     exec(snippet.split("```")[0].replace('"data/dd.npz"', repr(str(path))), scope)
 
     pbn, tricks = scope["pbn"], scope["tricks"]
-    table = calc_dd_table(Deal(pbn(0)))  # type: ignore[operator]
+    assert pbn(0) == owners_to_pbn(scope["owners"][0])
+    table = calc_dd_table(Deal(pbn(0)))
     strains = {"C": Denom.clubs, "D": Denom.diamonds, "H": Denom.hearts, "S": Denom.spades}
     for declarer, player in zip("NESW", Player, strict=True):
         for strain, denom in {**strains, "NT": Denom.nt}.items():
-            assert tricks(0, declarer, strain) == table[denom, player]  # type: ignore[operator]
+            assert tricks(0, declarer, strain) == table[denom, player]
