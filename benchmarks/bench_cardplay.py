@@ -52,7 +52,8 @@ from bridgebot.engine.cardplay import (
     play_state,
 )
 from bridgebot.engine.dds import hands_pbn, index_card, solve_positions
-from bridgebot.engine.scoring import STRAIN_ORDER, contract_score, imps, ns_score, side_vulnerable
+from bridgebot.laws.boards import side_vulnerable
+from bridgebot.laws.scoring import STRAIN_ORDER, contract_score, imps, ns_score
 from bridgebot.server.boards import dealer_of, vul_of
 
 DATA = Path("data/dd_2026.npz")  # docs/data.md says how to make it

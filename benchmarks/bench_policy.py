@@ -20,7 +20,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 from bridgebot.engine.agent import BiddingView
 from bridgebot.engine.policy import Policy, PolicyAgent
-from bridgebot.engine.rules import ALL_CALLS, legal_calls
+from bridgebot.laws.calls import ALL_CALLS, legal_calls
 from bridgebot.models.data import board_dealer_vul, load_dd, run_auctions
 from bridgebot.tournament.deals import owners_to_pbn
 from endplay.types import Player, Vul
