@@ -130,8 +130,8 @@ def test_the_command_line_in_design_md_is_the_one_the_parsers_accept() -> None:
 def test_the_data_format_example_reads_a_file_ddgen_writes(tmp_path: Path) -> None:
     """The snippet of docs/data.md, run on a real ``ddgen`` file, gives the deal and the tricks
     the double-dummy solver gives for it: the axes are the ones the page describes."""
+    from bridgebot.laws.cards import owners_pbn
     from bridgebot.models.ddgen import generate
-    from bridgebot.tournament.deals import owners_to_pbn
     from endplay.dds import calc_dd_table
     from endplay.types import Deal, Denom, Player
 
@@ -143,7 +143,7 @@ def test_the_data_format_example_reads_a_file_ddgen_writes(tmp_path: Path) -> No
     exec(snippet.split("```")[0].replace('"data/dd.npz"', repr(str(path))), scope)
 
     pbn, tricks = scope["pbn"], scope["tricks"]
-    assert pbn(0) == owners_to_pbn(scope["owners"][0])
+    assert pbn(0) == owners_pbn(scope["owners"][0])
     table = calc_dd_table(Deal(pbn(0)))
     strains = {"C": Denom.clubs, "D": Denom.diamonds, "H": Denom.hearts, "S": Denom.spades}
     for declarer, player in zip("NESW", Player, strict=True):
