@@ -12,19 +12,21 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+THIS = Path(__file__).resolve()
+ROOT = THIS.parents[1]
 DOCS = ROOT / "docs"
 
 
 def tracked_texts() -> dict[str, str]:
-    """Every tracked text file of the repository, by its repository path."""
+    """Every tracked text file of the repository but this one (which spells out the patterns it
+    looks for), by its repository path."""
     names = subprocess.run(
         ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout.split()
     texts = {}
     for name in names:
         path = ROOT / name
-        if path.suffix in {".onnx", ".npz", ".png"} or not path.is_file():
+        if path.suffix in {".onnx", ".npz", ".png"} or not path.is_file() or path == THIS:
             continue
         try:
             texts[name] = path.read_text(encoding="utf-8")
@@ -58,22 +60,35 @@ def test_every_page_the_repository_names_exists(texts: dict[str, str]) -> None:
 
 
 #: "docs/protocol.md 2.8", "docs/protocol.md section 6.1", "docs/protocol.md's section 6",
-#: "docs/protocol.md sections 2-5", "docs/protocol.md §4".
-NUMBERED = re.compile(r"docs/protocol\.md(?:'s)?,? (?:sections? |§ ?)?(\d+(?:\.\d+)?)(?:-(\d+))?")
+#: "docs/protocol.md sections 2-5", "docs/protocol.md §4", "docs/protocol.md 2.1 #2".
+NUMBERED = re.compile(
+    r"docs/protocol\.md(?:'s)?,? (?:sections? |§ ?)?(\d+(?:\.\d+)?)(?:-(\d+)| #(\d+))?"
+)
 #: docs/protocol.md, "the one rule"
 TITLED = re.compile(r'docs/protocol\.md, "([^"]+)"')
 
 
+def protocol_sections() -> dict[str, str]:
+    """Section number ("2", "2.1") -> its text, up to the next heading."""
+    parts = re.split(
+        r"^#{2,3} (\d+(?:\.\d+)?)\.? .*$", (DOCS / "protocol.md").read_text(), flags=re.M
+    )
+    return dict(zip(parts[1::2], parts[2::2], strict=True))
+
+
 def test_every_protocol_section_the_code_cites_exists(texts: dict[str, str]) -> None:
+    sections = protocol_sections()
     titles = headings(DOCS / "protocol.md")
-    numbers = {t.split()[0].rstrip(".") for t in titles if t[:1].isdigit()}
-    assert {"0", "2.8", "3.1", "6.1", "6.2", "7"} <= numbers
+    assert {"2.1", "2.8", "3.1", "6.1", "6.2", "7"} <= set(sections)
     missing: set[tuple[str, str]] = set()
     for name, text in texts.items():
         for m in NUMBERED.finditer(text):
-            first, last = m.group(1), m.group(2)
-            span = range(int(first), int(last) + 1) if last else ()
-            missing |= {(s, name) for s in {first, *map(str, span)} if s not in numbers}
+            first, last, item = m.groups()
+            cited = {first, *map(str, range(int(first), int(last) + 1))} if last else {first}
+            missing |= {(s, name) for s in cited if s not in sections}
+            # "2.1 #2": the second numbered item of section 2.1
+            if item and not re.search(rf"^{item}\. ", sections.get(first, ""), flags=re.M):
+                missing.add((f"{first} #{item}", name))
         for m in TITLED.finditer(text):
             if not any(m.group(1).lower() in title.lower() for title in titles):
                 missing.add((m.group(1), name))
@@ -88,13 +103,7 @@ OUTSIDE = re.compile(
 
 
 def test_no_tracked_file_points_outside_the_repository(texts: dict[str, str]) -> None:
-    this = str(Path(__file__).relative_to(ROOT))
-    hits = [
-        (name, m.group(0))
-        for name, text in texts.items()
-        if name != this
-        for m in OUTSIDE.finditer(text)
-    ]
+    hits = [(name, m.group(0)) for name, text in texts.items() for m in OUTSIDE.finditer(text)]
     assert hits == []
 
 
@@ -128,8 +137,9 @@ def test_the_command_line_in_design_md_is_the_one_the_parsers_accept() -> None:
 
 
 def test_the_data_format_example_reads_a_file_ddgen_writes(tmp_path: Path) -> None:
-    """The snippet of docs/data.md, run on a real ``ddgen`` file, gives the deal and the tricks
-    the double-dummy solver gives for it: the axes are the ones the page describes."""
+    """docs/data.md's reading example, run on a real ``ddgen`` file, gives the deal the project
+    writes, and the table's axes are the ones the page describes (declarer N, E, S, W; strain C,
+    D, H, S, NT): each entry is what the double-dummy solver gives for that deal."""
     from bridgebot.laws.cards import owners_pbn
     from bridgebot.models.ddgen import generate
     from endplay.dds import calc_dd_table
@@ -138,14 +148,14 @@ def test_the_data_format_example_reads_a_file_ddgen_writes(tmp_path: Path) -> No
     path = tmp_path / "dd.npz"
     generate(path, count=1, seed=5, workers=1, progress=False)
     text = (DOCS / "data.md").read_text()
-    (snippet,) = (b for b in text.split("```python")[1:] if "def tricks" in b)
+    (snippet,) = (b for b in text.split("```python")[1:] if "def deal_pbn" in b)
     scope: dict[str, Any] = {}
     exec(snippet.split("```")[0].replace('"data/dd.npz"', repr(str(path))), scope)
 
-    pbn, tricks = scope["pbn"], scope["tricks"]
-    assert pbn(0) == owners_pbn(scope["owners"][0])
-    table = calc_dd_table(Deal(pbn(0)))
-    strains = {"C": Denom.clubs, "D": Denom.diamonds, "H": Denom.hearts, "S": Denom.spades}
-    for declarer, player in zip("NESW", Player, strict=True):
-        for strain, denom in {**strains, "NT": Denom.nt}.items():
-            assert tricks(0, declarer, strain) == table[denom, player]
+    owners, dd, deal_pbn = scope["owners"], scope["dd"], scope["deal_pbn"]
+    assert deal_pbn(0) == owners_pbn(owners[0])
+    table = calc_dd_table(Deal(deal_pbn(0)))
+    strains = (Denom.clubs, Denom.diamonds, Denom.hearts, Denom.spades, Denom.nt)
+    for d, player in enumerate(Player):
+        for s, denom in enumerate(strains):
+            assert dd[0, d, s] == table[denom, player]
