@@ -40,7 +40,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from bridgebot.protocol import messages as m
-from bridgebot.protocol.codec import Direction, parse
+from bridgebot.protocol.codec import Direction, parse, render
 from bridgebot.protocol.dialect import DEFAULT_DIALECT, Dialect
 from bridgebot.protocol.errors import LocalProtocolError, ParseError, RemoteProtocolError
 from bridgebot.protocol.messages import Message
@@ -753,7 +753,7 @@ class SeatMachine:
 
 def _line(msg: Message) -> str:
     try:
-        return msg.to_line()
+        return render(msg)
     except Exception:  # a message the codec cannot render still deserves a readable error
         return repr(msg)
 
