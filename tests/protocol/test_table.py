@@ -89,7 +89,8 @@ def test_golden_board_6_1_line_by_line() -> None:
         # The TM's clock: West thinks 8 s over the opening lead, South 14 s over the last card.
         if text == "West plays AC":
             clock.now += 8
-        if text == "North plays 3S" and d.m.board is not None and len(d.m._plays) == 51:
+        play = d.m.current.play if d.m.current is not None else None
+        if text == "North plays 3S" and play is not None and len(play.plays) == 51:
             clock.now += 14
         d.line(seat, text)
         if d.m.phase is Phase.IDLE and boards:

@@ -49,8 +49,10 @@ from bridgebot.protocol.messages import (
     ReadyToStart,
     ReceivedDummy,
 )
+from bridgebot.protocol.relay import CardPlay, ThinkingTime
 from bridgebot.protocol.seat import NeedCall, NeedCard, SeatMachine, Send
 from bridgebot.protocol.table import BoardResult, Phase, TableBoard, TableMachine
+from bridgebot.protocol.table_board import Board
 from bridgebot.server.boards import generate
 from endplay.types import Bid, Card, Deal, Hand, Player
 from hypothesis import given, settings
@@ -73,11 +75,18 @@ def canon(x: Any) -> Any:
         return bytes(x._data)  # the card bits (to_pbn is too slow for every step)
     if isinstance(x, BoardResult | TableBoard):
         return ("same object", id(x))  # a refused message must not replace a record
+    if isinstance(x, Board | CardPlay | ThinkingTime):  # the board's state, all of it
+        return (type(x).__name__, canon(state(x)))
     return repr(x)
 
 
+def state(x: object) -> dict[str, Any]:
+    """An object's own fields, without the laws and the clock it was given."""
+    return {k: v for k, v in vars(x).items() if k not in ("rules", "laws", "clock", "_clock")}
+
+
 def snapshot(m: TableMachine) -> Any:
-    return canon({k: v for k, v in vars(m).items() if k not in ("rules", "clock")})
+    return canon(state(m))
 
 
 def random_message(rng: random.Random) -> Message:
@@ -197,7 +206,8 @@ class Sim:
         spec = self.inject.pop(0)
         name = spec["seat"]
         if name == "dummy":
-            seat = m._dummy
+            assert m.current is not None and m.current.play is not None
+            seat = m.current.play.dummy
         elif name == "next":
             seat = m.waiting_for()[0].lho
         else:
