@@ -30,7 +30,7 @@ from bridgebot.engine.dds import dd_tables
 from bridgebot.engine.dds import hands_pbn as pbn
 from bridgebot.engine.features import encode, encode_arrays, hand_to_array, vul_flags
 from bridgebot.engine.random_agent import RandomAgent
-from bridgebot.engine.rules import ALL_CALLS, legal_calls
+from bridgebot.laws.calls import ALL_CALLS, legal_calls
 from bridgebot.models.teach import CYCLE_DEALER, CYCLE_VUL, random_owners, teach_chunk
 
 

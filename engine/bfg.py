@@ -26,10 +26,10 @@ import numpy as np
 from bridgebot.engine.agent import Agent, BiddingView, PlayView
 from bridgebot.engine.agents import AgentSpec, AgentSpecError
 from bridgebot.engine.features import hand_to_array
-from bridgebot.engine.rules import ALL_CALLS, bid_index, is_legal_call
+from bridgebot.laws.calls import ALL_CALLS, bid_index, is_legal_call
 from endplay.types import Bid, Card, Hand, Player
 
-#: Call names bfgbidding reads and writes, in :data:`engine.rules.ALL_CALLS` order.
+#: Call names bfgbidding reads and writes, in :data:`laws.calls.ALL_CALLS` order.
 CALL_NAMES: tuple[str, ...] = (
     "P",
     "D",

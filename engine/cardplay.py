@@ -15,9 +15,10 @@ import numpy as np
 import numpy.typing as npt
 from bridgebot.engine.agent import Agent, BiddingView, PlayView
 from bridgebot.engine.dds import DDSolver, Position, SolverError, card_index
-from bridgebot.engine.rules import legal_cards, trick_winner
-from bridgebot.engine.scoring import PENALTY_ORDER, score_array, side_vulnerable, strain_index
 from bridgebot.engine.worlds import CallModel, Knowledge, policy_auction_likelihood, sample_worlds
+from bridgebot.laws.boards import side_vulnerable
+from bridgebot.laws.play import legal_cards, trick_winner
+from bridgebot.laws.scoring import PENALTY_ORDER, score_array, strain_index
 from endplay.types import Bid, Card, Contract, Deal, Denom, Hand, Player, Vul
 
 

@@ -13,7 +13,7 @@ holding, how much partner and each side have bid, the contract); a linear model
 (``penalty_doubles.json`` beside this file, fitted by ``bridgebot train doubles`` on training
 deals with their DD tables) predicts the tricks our side takes in defence, with a normal spread
 around it; the expected gain sums, over the trick counts, the score difference between the
-doubled and the undoubled contract (``engine.scoring.score_array``).
+doubled and the undoubled contract (``laws.scoring.score_array``).
 
 The one decision function works on whole batches of observations (``penalty_doubles``), so the
 same code serves a seat (a batch of one) and self-play (thousands of rows per step).
@@ -31,8 +31,8 @@ import numpy as np
 import numpy.typing as npt
 from bridgebot.engine.agent import Agent, BiddingView, PlayView
 from bridgebot.engine.features import BIDS, HAND, N_BIDS, OPENING_PASS, VUL_THEM, encode, legal_mask
-from bridgebot.engine.rules import DOUBLE, is_pass
-from bridgebot.engine.scoring import score_array
+from bridgebot.laws.calls import DOUBLE, is_pass
+from bridgebot.laws.scoring import score_array
 from endplay.types import Bid, Card
 
 FloatArray = npt.NDArray[np.float32]

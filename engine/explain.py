@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 from bridgebot.engine.agent import BiddingView
 from bridgebot.engine.features import encode_arrays, is_vulnerable, legal_masks_arrays
-from bridgebot.engine.rules import ALL_CALLS, bid_index, legal_calls, seat_of_call
+from bridgebot.laws.calls import ALL_CALLS, bid_index, legal_calls, seat_of_call
 from endplay.types import Bid, ContractBid, Denom, Player, Vul
 
 #: Suit names in the data-file order (S, H, D, C), as a player says them.
@@ -171,7 +171,7 @@ class Explanation:
         return text
 
 
-#: Calls as a player writes them, in the order of :data:`engine.rules.ALL_CALLS`.
+#: Calls as a player writes them, in the order of :data:`laws.calls.ALL_CALLS`.
 CALL_NAMES: tuple[str, ...] = (
     "Pass",
     "X",

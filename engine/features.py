@@ -42,7 +42,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 from bridgebot.engine.agent import BiddingView
-from bridgebot.engine.rules import ALL_CALLS, FIRST_BID, bid_index, legal_calls
+from bridgebot.laws.calls import ALL_CALLS, FIRST_BID, bid_index, legal_calls
 from endplay.types import Bid, Card, Hand, Player, Vul
 
 FEATURE_VERSION = "openspiel480-v1"
@@ -127,7 +127,7 @@ def legal_mask(dealer: Player, auction: Sequence[Bid]) -> BoolArray:
     """bool[38] over :data:`ALL_CALLS`: which calls the player to act may make.
 
     ``dealer`` does not change legality (only who sits where), but is part of the signature so
-    the call reads like :func:`engine.rules.legal_calls`, which this defers to. All False once
+    the call reads like :func:`laws.calls.legal_calls`, which this defers to. All False once
     the auction is over.
     """
     mask = np.zeros(N_CALLS, dtype=np.bool_)

@@ -25,7 +25,7 @@ import numpy.typing as npt
 from bridgebot.engine.agent import BiddingView, PlayView
 from bridgebot.engine.agents import AgentSpec, AgentSpecError, _float_option, _int_option
 from bridgebot.engine.features import FEATURE_VERSION, N_CALLS, N_FEATURES, encode, legal_mask
-from bridgebot.engine.rules import ALL_CALLS, same_call
+from bridgebot.laws.calls import ALL_CALLS, same_call
 from endplay.types import Bid, Card
 
 #: Feature layouts this build can compute. A model trained on any other is refused.
@@ -212,7 +212,7 @@ class PolicyAgent:
         for view, call in zip(views, calls, strict=True):
             if view.legal and not any(same_call(call, c) for c in view.legal):
                 raise ValueError(
-                    f"board {view.board}: the view's legal calls disagree with engine.rules "
+                    f"board {view.board}: the view's legal calls disagree with laws.calls "
                     f"about {call} (view built wrongly?)"
                 )
         return calls

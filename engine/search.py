@@ -47,8 +47,8 @@ from bridgebot.engine.features import (
     legal_masks_arrays,
     vul_flags,
 )
-from bridgebot.engine.rules import ALL_CALLS, bid_index, final_contracts_array, same_call
-from bridgebot.engine.scoring import score_array
+from bridgebot.laws.calls import ALL_CALLS, bid_index, final_contracts_array, same_call
+from bridgebot.laws.scoring import score_array
 from endplay.types import Bid, Card
 
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ class BatchPolicy(Protocol):
     """A bidding policy that scores many observations at once."""
 
     def logits(self, features: FloatArray) -> FloatArray:
-        """Logits float32 [B, 38] over :data:`engine.rules.ALL_CALLS` for features [B, 480]."""
+        """Logits float32 [B, 38] over :data:`laws.calls.ALL_CALLS` for features [B, 480]."""
 
 
 class TrickOracle(Protocol):
@@ -350,7 +350,7 @@ class Contracts:
 
 
 def final_contracts(auctions: IntArray, dealer: int) -> Contracts:
-    """Vectorised :func:`engine.rules.final_contract` over -1-padded rows of ALL_CALLS indices."""
+    """Vectorised :func:`laws.calls.final_contract` over -1-padded rows of ALL_CALLS indices."""
     return Contracts(*final_contracts_array(auctions, dealer))
 
 
@@ -699,7 +699,7 @@ class SearchAgent:
         self.decisions.append(result)
         if view.legal and not any(same_call(result.call, c) for c in view.legal):
             raise ValueError(
-                f"board {view.board}: the view's legal calls disagree with engine.rules "
+                f"board {view.board}: the view's legal calls disagree with laws.calls "
                 f"about {result.call} (view built wrongly?)"
             )
         return result.call

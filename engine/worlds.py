@@ -281,8 +281,8 @@ def policy_auction_likelihood(model: CallModel, view: PlayView) -> AuctionLikeli
     the same factor in every world, which the resampling normalises away. Scaled so the likeliest
     world has likelihood 1.
     """
-    from bridgebot.engine.rules import bid_index
     from bridgebot.engine.search import auction_log_likelihood
+    from bridgebot.laws.calls import bid_index
 
     history = np.array([bid_index(c) for c in view.auction], dtype=np.int64)
     vul = int(view.vul.value)

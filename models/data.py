@@ -2,7 +2,7 @@
 
 Everything here works on whole batches of numpy arrays in the formats of ``docs/data.md``
 (deals: ``owners`` uint8[N, 52], ``dd`` uint8[N, 4, 5]) and of ``bridgebot teach`` (auctions as
-int8[N, L] of ``engine.rules.ALL_CALLS`` indices, -1 padded), because self-play and imitation need
+int8[N, L] of ``laws.calls.ALL_CALLS`` indices, -1 padded), because self-play and imitation need
 millions of encoded decisions and a Python loop per call would be the bottleneck. Features come
 from ``engine.features.encode_arrays``, the training twin of the encoder the runtime uses.
 """
@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 from bridgebot.engine.features import encode_arrays, legal_masks_arrays, vul_flags
-from bridgebot.engine.rules import final_contracts_array as final_contracts
-from bridgebot.engine.scoring import score_array
+from bridgebot.laws.calls import final_contracts_array as final_contracts
+from bridgebot.laws.scoring import score_array
 from endplay.types import Vul
 
 IntArray = npt.NDArray[np.int64]

@@ -25,7 +25,7 @@ import numpy.typing as npt
 from bridgebot.engine.doubles import FEATURE_NAMES, DoublesModel, expected_gain, observable_features
 from bridgebot.engine.features import DATA_TO_OPENSPIEL, HAND
 from bridgebot.engine.policy import Policy
-from bridgebot.engine.scoring import imps_array, score_array
+from bridgebot.laws.scoring import imps_array, score_array
 from bridgebot.models.data import IntArray, load_dd, run_auctions
 
 HELP = "fit the penalty-double layer (doubles=on) on training deals with DD tables"

@@ -124,7 +124,7 @@ def export(
             "feature_version": FEATURE_VERSION,
             "inputs": [{"name": INPUT_NAME, "shape": ["batch", N_FEATURES], "dtype": "float32"}],
             "outputs": [{"name": OUTPUT_NAME, "shape": ["batch", N_CALLS], "dtype": "float32"}],
-            "calls": "engine.rules.ALL_CALLS order: pass, X, XX, 1C, 1D, 1H, 1S, 1NT, ..., 7NT",
+            "calls": "laws.calls.ALL_CALLS order: pass, X, XX, 1C, 1D, 1H, 1S, 1NT, ..., 7NT",
             "network": {"type": "mlp-relu", **net.config.to_dict()},
             "training": {
                 "kind": meta.get("kind"),

@@ -22,7 +22,7 @@ learner for a fixed number of iterations against the mixture, then freezes a sna
 redoubles stay explored: the learner samples from its policy mixed with a floor ``explore`` on the
 legal X/XX calls, decaying to zero over ``explore_gens`` generations (PPO's ratio is taken
 against that behaviour distribution). Rewards are duplicate IMPs of DD-scored contracts, doubled
-and redoubled ones scored by ``engine.scoring.score_array``. Per iteration the log records how
+and redoubled ones scored by ``laws.scoring.score_array``. Per iteration the log records how
 often the learner's contracts were doubled and what the failed ones cost.
 
 ``OUT/ckpt.pt`` holds everything (phase, weights, optimisers, pool, history) and is rewritten every
@@ -45,8 +45,8 @@ import numpy.typing as npt
 import torch
 from bridgebot.engine.doubles import apply_doubles, standing_contract
 from bridgebot.engine.features import BIDS, HAND, N_BIDS, OPENING_PASS
-from bridgebot.engine.rules import FIRST_BID
-from bridgebot.engine.rules import final_contracts_array as final_contracts
+from bridgebot.laws.calls import FIRST_BID
+from bridgebot.laws.calls import final_contracts_array as final_contracts
 from bridgebot.models.data import Chooser, IntArray, board_dealer_vul, load_dd
 from bridgebot.models.doubles_fit import OPENSPIEL_TO_DATA, observer_seats
 from bridgebot.models.net import PolicyNet, append_jsonl, load_checkpoint, save_checkpoint

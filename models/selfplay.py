@@ -27,7 +27,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 import torch
-from bridgebot.engine.scoring import imps_array
+from bridgebot.laws.scoring import imps_array
 from bridgebot.models.data import (
     Chooser,
     IntArray,

@@ -9,7 +9,7 @@ array              dtype, shape        meaning
                                        of ``docs/data.md`` (S, H, D, C; A..2)
 ``dealer``         uint8 [N]           0..3 = N, E, S, W
 ``vul``            uint8 [N]           endplay ``Vul`` value: 0 none, 1 both, 2 N/S, 3 E/W
-``auctions``       int8 [N, L]         :data:`engine.rules.ALL_CALLS` indices from the dealer's
+``auctions``       int8 [N, L]         :data:`laws.calls.ALL_CALLS` indices from the dealer's
                                        call, padded with -1 (every auction is complete)
 ``deal_index``     int64 [N]           which deal: k for random deals, the row of ``--deals``
 ``seed``           int64 scalar        the ``--seed`` (random deals)

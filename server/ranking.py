@@ -5,7 +5,7 @@ event over the tables that finished it: each table's North-South pair against ev
 table's, and the same for East-West. Built from the session's journal alone (the record of
 truth, also after ``--resume``); an aborted board simply counts at fewer tables (Neuberg).
 Writes ``DIR/ranking.json`` (:class:`SessionRanking`) and ``DIR/ranking.md``. The scoring itself
-is :func:`engine.eventscoring.rank_pairs`, shared with ``bridgebot tournament``.
+is :func:`laws.events.rank_pairs`, shared with ``bridgebot tournament``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import json
 import os
 from pathlib import Path
 
-from bridgebot.engine.eventscoring import TableScore, rank_pairs
+from bridgebot.laws.events import TableScore, rank_pairs
 from pydantic import BaseModel, ConfigDict
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import endplay.parsers.pbn as pbn
-from bridgebot.engine.scoring import ns_score
+from bridgebot.laws.scoring import ns_score
 from bridgebot.protocol.codec import render_card
 from bridgebot.protocol.table import BoardResult
 from endplay.types import Bid, Board, Contract, ContractBid, Denom, Penalty, PenaltyBid, Player

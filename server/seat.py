@@ -22,7 +22,8 @@ from typing import Any
 
 import structlog
 from bridgebot.engine.agent import Agent, BiddingView, PlayView
-from bridgebot.engine.rules import legal_calls, legal_cards, same_call
+from bridgebot.laws.calls import legal_calls, same_call
+from bridgebot.laws.play import legal_cards
 from bridgebot.protocol.codec import render
 from bridgebot.protocol.dialect import DEFAULT_DIALECT, Dialect
 from bridgebot.protocol.errors import LineTooLong, RemoteProtocolError
@@ -335,7 +336,7 @@ Alerter = Callable[[BiddingView, Bid], str | None]
 
 
 def alerted(call: Bid, text: str) -> Bid:
-    """A fresh copy of ``call`` marked alertable with ``text`` (calls like ``engine.rules.PASS``
+    """A fresh copy of ``call`` marked alertable with ``text`` (calls like ``laws.calls.PASS``
     are shared constants: never mark those in place)."""
     copy = Bid(call_text(call))
     copy.alertable = True
@@ -344,7 +345,7 @@ def alerted(call: Bid, text: str) -> Bid:
 
 
 def bidding_view(request: NeedCall) -> BiddingView:
-    """The agent's view of a call request; ``legal`` from ``engine.rules`` minus calls the TM
+    """The agent's view of a call request; ``legal`` from ``laws.calls`` minus calls the TM
     already refused this turn."""
     legal = tuple(
         c

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Literal
 
 from bridgebot.engine.agent import BiddingView, PlayView
-from bridgebot.engine.rules import same_call
+from bridgebot.laws.calls import same_call
 from endplay.types import Bid, Card, Player
 
 # ------------------------------------------------------------------ scripted table manager

@@ -20,8 +20,8 @@ from typing import Protocol, runtime_checkable
 
 from bridgebot.engine.agent import Agent, BiddingView
 from bridgebot.engine.agents import make_agent
-from bridgebot.engine.rules import auction_over, final_contract, legal_calls, same_call, to_call
-from bridgebot.engine.scoring import dd_tricks, ns_score
+from bridgebot.laws.calls import auction_over, final_contract, legal_calls, same_call, to_call
+from bridgebot.laws.scoring import dd_tricks, ns_score
 from bridgebot.tournament.deals import BoardDeal
 from bridgebot.tournament.formats import US, Seating, board_imps, seatings
 from bridgebot.tournament.records import (

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from bridgebot.engine.scoring import imps
+from bridgebot.laws.scoring import imps
 
 US, THEM = "us", "them"
 

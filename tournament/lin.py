@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bridgebot.engine.rules import auction_over, final_contract
+from bridgebot.laws.calls import auction_over, final_contract
 from endplay.parsers import lin
 from endplay.types import Bid, Board, Card, Contract, Deal, Player, Vul
 

@@ -55,7 +55,7 @@ def _finite(x: float) -> float | None:
 
 def room_board(b: BoardResult, room: RoomResult, event: str) -> Board:
     """An endplay Board for one room's play of a board (deal, auction, play, result)."""
-    from bridgebot.engine.rules import final_contract
+    from bridgebot.laws.calls import final_contract
 
     deal = Deal(b.deal)
     dealer = Player.find(b.dealer)

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from bridgebot.engine.agent import Agent
-from bridgebot.engine.scoring import dd_tricks, ns_score
+from bridgebot.laws.scoring import dd_tricks, ns_score
 from bridgebot.protocol.table import BoardResult as TableResult
 from bridgebot.protocol.table import TableBoard
 from bridgebot.server.guard import Limits

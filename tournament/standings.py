@@ -3,7 +3,7 @@
 The standings are a function of the finished matches only (each match's own journal), so a
 resumed tournament ranks exactly as an uninterrupted one. Ranking (also in the README):
 
-1. victory points, summed over every match (WBF 2013 continuous scale, :mod:`engine.eventscoring`);
+1. victory points, summed over every match (WBF 2013 continuous scale, :mod:`laws.events`);
 2. among entrants level on VPs: the VPs they scored in the matches between themselves;
 3. then the IMP quotient, IMPs won / IMPs lost over all their matches;
 4. still level: the same rank, listed by name.
@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bridgebot.engine.eventscoring import TableScore, rank_pairs, victory_points
+from bridgebot.laws.events import TableScore, rank_pairs, victory_points
 from bridgebot.tournament.formats import US, seatings
 from bridgebot.tournament.records import BoardResult
 from bridgebot.tournament.stats import mean_stderr

@@ -21,8 +21,8 @@ from bridgebot.engine.belief import (
     sample_owners,
 )
 from bridgebot.engine.features import FEATURE_VERSION, N_FEATURES, hand_to_array
-from bridgebot.engine.rules import bid_index, legal_calls
 from bridgebot.engine.search import BorelSearch
+from bridgebot.laws.calls import bid_index, legal_calls
 from endplay.types import Player, Vul
 from hypothesis import given, settings
 from hypothesis import strategies as st

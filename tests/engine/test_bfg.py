@@ -6,7 +6,8 @@ import pytest
 from bridgebot.engine.agent import Agent, BiddingView, PlayView
 from bridgebot.engine.agents import AgentSpecError, make_agent
 from bridgebot.engine.bfg import CALL_NAMES, BfgAgent, BfgBidder, card_names, lowest_card
-from bridgebot.engine.rules import ALL_CALLS, auction_over, bid_index, legal_calls, legal_cards
+from bridgebot.laws.calls import ALL_CALLS, auction_over, bid_index, legal_calls
+from bridgebot.laws.play import legal_cards
 from endplay.types import Bid, Contract, Denom, Hand, Penalty, Player, Vul
 
 

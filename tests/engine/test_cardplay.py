@@ -18,8 +18,9 @@ from bridgebot.engine.cardplay import (
 )
 from bridgebot.engine.dds import Position, card_index, solve_positions
 from bridgebot.engine.random_agent import RandomAgent
-from bridgebot.engine.rules import PASS, legal_cards
 from bridgebot.engine.worlds import Knowledge
+from bridgebot.laws.calls import PASS
+from bridgebot.laws.play import legal_cards
 from bridgebot.protocol.table import TableBoard
 from bridgebot.server.seat import SeatClient
 from bridgebot.server.tm import TableManager

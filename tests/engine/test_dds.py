@@ -20,7 +20,7 @@ from bridgebot.engine.dds import (
     index_card,
     solve_positions,
 )
-from bridgebot.engine.scoring import STRAIN_ORDER
+from bridgebot.laws.scoring import STRAIN_ORDER
 from endplay.types import Card, Deal, Denom, Player
 
 # Three deals of a development set of random deals with their tables (DDS 2.9 via endplay), copied here

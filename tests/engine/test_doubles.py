@@ -19,7 +19,7 @@ from bridgebot.engine.doubles import (
     standing_contract,
 )
 from bridgebot.engine.features import encode, legal_mask
-from bridgebot.engine.rules import PASS, auction_over, is_double, is_pass, legal_calls, to_call
+from bridgebot.laws.calls import PASS, auction_over, is_double, is_pass, legal_calls, to_call
 from endplay.types import Bid, Deal, Player, Vul
 
 DEAL = Deal("N:AKQJ.AKQ.AK2.A32 5432.5432.543.54 T98.T98.T98.KQJT 76.J76.QJ76.9876")

@@ -25,7 +25,7 @@ from bridgebot.engine.explain import (
 )
 from bridgebot.engine.features import encode_arrays
 from bridgebot.engine.policy import DEFAULT_MODEL_DIR, Policy
-from bridgebot.engine.rules import bid_index
+from bridgebot.laws.calls import bid_index
 from endplay.types import Bid, Player, Vul
 
 from bridgebot.cli import main

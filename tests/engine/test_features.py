@@ -18,7 +18,7 @@ from bridgebot.engine.features import (
     legal_masks_arrays,
     vul_flags,
 )
-from bridgebot.engine.rules import ALL_CALLS, auction_over, bid_index, legal_calls
+from bridgebot.laws.calls import ALL_CALLS, auction_over, bid_index, legal_calls
 from endplay.types import Bid, Hand, Player, Vul
 
 P, X, XX = ALL_CALLS[0], ALL_CALLS[1], ALL_CALLS[2]

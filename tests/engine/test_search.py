@@ -28,8 +28,6 @@ from bridgebot.engine.features import (
     hand_to_array,
 )
 from bridgebot.engine.policy import Policy
-from bridgebot.engine.rules import ALL_CALLS, bid_index, final_contract, legal_calls
-from bridgebot.engine.scoring import PENALTY_ORDER
 from bridgebot.engine.search import (
     BorelSearch,
     SearchConfig,
@@ -44,6 +42,8 @@ from bridgebot.engine.search import (
     rollout,
     score_for_side,
 )
+from bridgebot.laws.calls import ALL_CALLS, bid_index, final_contract, legal_calls
+from bridgebot.laws.scoring import PENALTY_ORDER
 from endplay.types import Deal, Hand, Player, Vul
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -203,7 +203,7 @@ def test_filter_ignores_our_own_calls(tmp_path: Path) -> None:
 
 
 def test_vectorised_final_contracts_agree_with_the_rules(tmp_path: Path) -> None:
-    """Random legal auctions: final_contracts equals engine.rules.final_contract call by call."""
+    """Random legal auctions: final_contracts equals laws.calls.final_contract call by call."""
     rng = np.random.default_rng(11)
     auctions, dealers = [], []
     for _ in range(300):

@@ -12,13 +12,13 @@ import pytest
 from bridgebot.engine.agent import PlayView
 from bridgebot.engine.cardplay import play_deal
 from bridgebot.engine.dds import card_index, hands_pbn
-from bridgebot.engine.rules import PASS
 from bridgebot.engine.worlds import (
     InconsistentViewError,
     Knowledge,
     policy_auction_likelihood,
     sample_worlds,
 )
+from bridgebot.laws.calls import PASS
 from endplay.types import Card, Contract, ContractBid, Deal, Denom, Player, Vul
 from hypothesis import given, settings
 from hypothesis import strategies as st

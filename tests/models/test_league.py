@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import torch
 from bridgebot.engine.policy import Policy
-from bridgebot.engine.rules import ALL_CALLS, final_contract
-from bridgebot.engine.scoring import dd_tricks, ns_score
+from bridgebot.laws.calls import ALL_CALLS, final_contract
+from bridgebot.laws.scoring import dd_tricks, ns_score
 from bridgebot.models.data import observe
 from bridgebot.models.doubles_fit import observer_seats
 from bridgebot.models.export import net_from_onnx
@@ -187,7 +187,7 @@ def test_auction_is_recovered_from_the_observation() -> None:
 def test_bfg_in_the_league_bids_what_the_bfg_agent_bids() -> None:
     from bridgebot.engine.agent import BiddingView
     from bridgebot.engine.agents import make_agent
-    from bridgebot.engine.rules import legal_calls
+    from bridgebot.laws.calls import legal_calls
     from bridgebot.models.league import bfg_chooser
     from bridgebot.tournament.deals import owners_to_pbn
     from endplay.types import Deal

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from bridgebot.engine.features import legal_masks_arrays
-from bridgebot.engine.rules import ALL_CALLS, auction_over
+from bridgebot.laws.calls import ALL_CALLS, auction_over
 from bridgebot.models.teach import CYCLE_DEALER, CYCLE_VUL, TeachError, generate, random_owners
 from endplay.types import Player
 

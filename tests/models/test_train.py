@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from bridgebot.engine.rules import ALL_CALLS, final_contract
-from bridgebot.engine.scoring import PENALTY_ORDER, dd_tricks, ns_score
+from bridgebot.laws.calls import ALL_CALLS, final_contract
+from bridgebot.laws.scoring import PENALTY_ORDER, dd_tricks, ns_score
 from bridgebot.models.data import (
     DDSet,
     board_dealer_vul,
@@ -114,7 +114,7 @@ def teach_file(tmp_path_factory, dd) -> Path:
 
 
 def test_array_contracts_and_scores_equal_the_rule_engine(dd) -> None:
-    """Vectorised final contract and DD score agree with engine.rules / engine.scoring."""
+    """Vectorised final contract and DD score agree with laws.calls / laws.scoring."""
     n = 300
     idx = np.arange(n)
     dealer, vul = board_dealer_vul(idx + 1)

@@ -10,12 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from bridgebot.engine import rules
 from bridgebot.protocol.codec import Direction, parse, render
 from bridgebot.protocol.errors import RemoteProtocolError
 from bridgebot.protocol.messages import Connect, Message
 from bridgebot.protocol.table import Phase, TableBoard, TableMachine
 from bridgebot.server.testing import seat_script
+from bridgebot.server.tm import TABLE_LAWS
 from endplay.types import Deal, Player, Vul
 
 TRANSCRIPT = Path(__file__).parents[1] / "peers" / "transcript_6_1.txt"
@@ -74,7 +74,7 @@ class Driver:
 
 
 def make_machine(clock: FakeClock | None = None, **kw: object) -> TableMachine:
-    return TableMachine(rules, clock=clock or FakeClock(), **kw)  # type: ignore[arg-type]
+    return TableMachine(TABLE_LAWS, clock=clock or FakeClock(), **kw)  # type: ignore[arg-type]
 
 
 def test_golden_board_6_1_line_by_line() -> None:

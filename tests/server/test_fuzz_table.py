@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bridgebot.engine import rules
+from bridgebot.laws import calls as rules
+from bridgebot.laws import play
 from bridgebot.protocol.codec import Direction, parse
 from bridgebot.protocol.errors import RemoteProtocolError
 from bridgebot.protocol.messages import (
@@ -54,6 +55,7 @@ from bridgebot.protocol.seat import NeedCall, NeedCard, SeatMachine, Send
 from bridgebot.protocol.table import BoardResult, Phase, TableBoard, TableMachine
 from bridgebot.protocol.table_board import Board
 from bridgebot.server.boards import generate
+from bridgebot.server.tm import TABLE_LAWS
 from endplay.types import Bid, Card, Deal, Hand, Player
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -128,7 +130,7 @@ class Sim:
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
         self.now = 0.0
-        self.m = TableMachine(rules, clock=lambda: self.now, max_illegal=3)
+        self.m = TableMachine(TABLE_LAWS, clock=lambda: self.now, max_illegal=3)
         self.deals = generate(self.seed, self.boards)
         self.next_board = 0
         self.to_tm: dict[Player, deque[Message]] = {p: deque() for p in Player}
@@ -164,7 +166,7 @@ class Sim:
             elif isinstance(ev, NeedCard):
                 n = len(ev.played)
                 trick = [c for _, c in ev.played[n - n % 4 :]]
-                legal = rules.legal_cards(ev.holding, trick)
+                legal = play.legal_cards(ev.holding, trick)
                 self.seat_events(p, self.seats[p].answer_card(self.rng.choice(legal)))
 
     def deliver_out(self, out: list[tuple[Player, Message]]) -> None:
@@ -279,10 +281,10 @@ def check_lawful(result: BoardResult) -> None:
         trick: list[Card] = []
         for i, (p, card) in enumerate(trick_plays):
             assert p == Player((leader.value + i) % 4)
-            assert card in rules.legal_cards(hands[p], trick)
+            assert card in play.legal_cards(hands[p], trick)
             hands[p].remove(card)
             trick.append(card)
-        leader = rules.trick_winner(trick_plays[0][0], trick, contract.denom)
+        leader = play.trick_winner(trick_plays[0][0], trick, contract.denom)
         won += leader in (contract.declarer, contract.declarer.partner)
     assert result.declarer_tricks == won
 
@@ -336,7 +338,7 @@ def test_a_stale_ready_for_cards_from_before_a_restart_does_not_block_the_seat()
     """Regression found by the drop fuzzer: West's "ready for cards" of the abandoned deal
     arrived after the restart and sat at the head of West's queue, so West's new "ready for
     deal" waited behind it for ever."""
-    m = TableMachine(rules, clock=lambda: 0.0)
+    m = TableMachine(TABLE_LAWS, clock=lambda: 0.0)
     for p in Player:
         m.seat(p, TEAMS[p])
     for msg in (ReadyForTeams, ReadyToStart):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from bridgebot.engine.agents import make_agent
-from bridgebot.engine.eventscoring import butler_imps, matchpoints
+from bridgebot.laws.events import butler_imps, matchpoints
 from bridgebot.server.ranking import SessionRanking, pair_name, rank_session, session_scores
 from bridgebot.server.records import read_journal
 from bridgebot.server.seat import SeatClient

@@ -10,7 +10,7 @@ import threading
 import pytest
 import structlog
 from bridgebot.engine.agent import BiddingView, PlayView
-from bridgebot.engine.rules import PASS, same_call
+from bridgebot.laws.calls import PASS, same_call
 from bridgebot.protocol.codec import parse_call
 from bridgebot.protocol.errors import RemoteProtocolError
 from bridgebot.server.seat import AgentError, SeatClient, TableConnectionError

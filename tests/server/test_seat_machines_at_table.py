@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections import deque
 
-from bridgebot.engine import rules
 from bridgebot.engine.agents import make_agent
 from bridgebot.protocol.codec import Direction, parse, render
 from bridgebot.protocol.dialect import Dialect
@@ -26,6 +25,7 @@ from bridgebot.protocol.seat import (
 from bridgebot.protocol.table import Phase, TableMachine
 from bridgebot.server.boards import generate
 from bridgebot.server.seat import decide
+from bridgebot.server.tm import TABLE_LAWS
 from endplay.types import Player
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -37,7 +37,7 @@ TEAM = {Player.north: "NS", Player.south: "NS", Player.east: "EW", Player.west: 
 def play_session(
     seed: int, boards: int, forms: list[str], early: list[bool]
 ) -> tuple[TableMachine, dict[Player, list[BoardFinished]]]:
-    table = TableMachine(rules, clock=lambda: 0.0)
+    table = TableMachine(TABLE_LAWS, clock=lambda: 0.0)
     seats = {
         p: SeatMachine(
             TEAM[p],

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import endplay.parsers.pbn as pbn
 import pytest
-from bridgebot.engine import rules
+from bridgebot.laws import calls as rules
 from bridgebot.protocol.table import BoardResult
 from bridgebot.server.boards import (
     BoardFileError,

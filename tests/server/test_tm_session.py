@@ -2,7 +2,7 @@
 
 The 32-board test checks that every board completes, that every PBN record reads back with
 endplay, and that its recorded result is what the recorded play gives when the tricks are counted
-again with ``engine.rules``. The grammar test checks every line our table manager emitted in a
+again with ``laws.calls``. The grammar test checks every line our table manager emitted in a
 whole session with table-master-parser (tests/grammar_check.py), apart from its known rejections.
 """
 
@@ -13,8 +13,9 @@ import json
 from pathlib import Path
 
 import endplay.parsers.pbn as pbn
-from bridgebot.engine import rules
 from bridgebot.engine.agents import make_agent
+from bridgebot.laws import calls as rules
+from bridgebot.laws import play
 from bridgebot.server.boards import generate
 from bridgebot.server.seat import SeatClient
 from bridgebot.server.testing import seat_script
@@ -59,7 +60,7 @@ async def play_session(
 
 
 def recount(record: pbn.Board) -> int:
-    """Declarer's tricks, counted again from the recorded play with engine.rules."""
+    """Declarer's tricks, counted again from the recorded play with laws.calls."""
     assert record.contract is not None
     leader = record.contract.declarer.lho
     hands = {p: list(record.deal[p]) for p in Player}
@@ -68,11 +69,11 @@ def recount(record: pbn.Board) -> int:
         trick = record.play[4 * t : 4 * t + 4]
         for i, card in enumerate(trick):  # every card was held by the player in turn
             p = Player((leader.value + i) % 4)
-            legal = rules.legal_cards(record.deal[p], trick[:i])
+            legal = play.legal_cards(record.deal[p], trick[:i])
             assert card in hands[p] and card in legal, (t, p, card)
             hands[p].remove(card)
             record.deal[p].remove(card)
-        leader = rules.trick_winner(leader, trick, record.contract.denom)
+        leader = play.trick_winner(leader, trick, record.contract.denom)
         won += leader.value % 2 == record.contract.declarer.value % 2
     return won
 

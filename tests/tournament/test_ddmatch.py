@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 from bridgebot.engine.agent import Agent, BiddingView, PlayView
-from bridgebot.engine.rules import same_call
+from bridgebot.laws.calls import same_call
 from bridgebot.tournament.ddmatch import IllegalCallError, play_dd_boards, run_dd_match
 from bridgebot.tournament.deals import cycle_board, load_npz, solve_dd
 from bridgebot.tournament.records import parse_contract

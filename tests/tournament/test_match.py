@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from bridgebot.engine.rules import final_contract
+from bridgebot.laws.calls import final_contract
 from bridgebot.tournament.journal import JournalError, read_journal
 from bridgebot.tournament.match import MatchConfig, run_match
 from bridgebot.tournament.records import parse_call, parse_contract

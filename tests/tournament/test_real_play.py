@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bridgebot.engine.rules import final_contract
+from bridgebot.laws.calls import final_contract
 from bridgebot.tournament.journal import read_journal
 from bridgebot.tournament.match import MatchConfig, run_match
 from bridgebot.tournament.records import parse_call

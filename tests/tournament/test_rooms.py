@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from bridgebot.engine.rules import final_contract, trick_winner
-from bridgebot.engine.scoring import imps, ns_score, strain_index
+from bridgebot.laws.calls import final_contract
+from bridgebot.laws.play import trick_winner
+from bridgebot.laws.scoring import imps, ns_score, strain_index
 from bridgebot.tournament.journal import read_journal
 from bridgebot.tournament.match import MatchConfig, run_match
 from bridgebot.tournament.records import parse_call, parse_vul

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from bridgebot.engine.agents import make_agent
-from bridgebot.engine.eventscoring import victory_points
+from bridgebot.laws.events import victory_points
 from bridgebot.server.seat import SeatClient
 from bridgebot.tournament.journal import read_journal
 from bridgebot.tournament.records import BoardResult, RoomResult

@@ -1,6 +1,6 @@
 """How a duplicate event ranks its field: victory points, matchpoints (with Neuberg) and Butler.
 
-Pure functions of numbers, no I/O: they sit beside :mod:`engine.scoring` with the other laws of the
+Pure functions of numbers, no I/O: they sit beside :mod:`laws.scoring` with the other laws of the
 game, so a team tournament, a table manager's session and a benchmark all rank the same way.
 
 - **Victory points** (WBF continuous 20-point scale of 2013): for ``boards`` boards and an IMP
@@ -23,7 +23,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from bridgebot.engine.scoring import imps
+from bridgebot.laws.scoring import imps
 
 #: The 20-point scale: a draw is 10-10, a blitz 20-0.
 VP_TOTAL = 20.0

@@ -7,7 +7,7 @@ Two layers, kept equal by tests over every input:
 - vectorised numpy functions (:func:`score_array`, :func:`imps_array`) written from the Laws'
   arithmetic, for rewards over thousands of deals at once and for the double-dummy match.
 
-Integer encodings used by the array functions (the same orders as ``engine.rules.ALL_CALLS`` and the
+Integer encodings used by the array functions (the same orders as ``laws.calls.ALL_CALLS`` and the
 double-dummy tables of docs/data.md):
 
 - ``strain``: 0 clubs, 1 diamonds, 2 hearts, 3 spades, 4 notrump (``STRAIN_ORDER``);
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.laws.boards import side_vulnerable
 from endplay.types import Contract, Denom, Penalty, Player, Vul
 
 #: Strain index -> endplay Denom, in bidding order (clubs lowest), as in the DD tables.
@@ -48,16 +49,6 @@ IntArray = npt.NDArray[np.int64]
 def strain_index(denom: Denom) -> int:
     """Index of an endplay ``Denom`` in :data:`STRAIN_ORDER` (the DD table's strain axis)."""
     return STRAIN_ORDER.index(denom)
-
-
-def side_vulnerable(vul: Vul, declarer: Player) -> bool:
-    """Whether ``declarer``'s side is vulnerable on a board with vulnerability ``vul``."""
-    if vul == Vul.both:
-        return True
-    if vul == Vul.none:
-        return False
-    ns = declarer in (Player.north, Player.south)
-    return ns if vul == Vul.ns else not ns
 
 
 def contract_score(

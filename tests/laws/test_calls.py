@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from bridgebot.engine.rules import (
+from bridgebot.laws.calls import (
     ALL_CALLS,
     DOUBLE,
     PASS,
@@ -15,12 +15,11 @@ from bridgebot.engine.rules import (
     final_contract,
     is_legal_call,
     legal_calls,
-    legal_cards,
     passed_out,
     same_call,
     to_call,
-    trick_winner,
 )
+from bridgebot.laws.play import legal_cards, trick_winner
 from endplay.types import Bid, Card, Contract, Denom, Hand, Penalty, Player
 
 

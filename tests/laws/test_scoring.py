@@ -10,7 +10,8 @@ import itertools
 
 import numpy as np
 import pytest
-from bridgebot.engine.scoring import (
+from bridgebot.laws.boards import side_vulnerable
+from bridgebot.laws.scoring import (
     PENALTY_ORDER,
     STRAIN_ORDER,
     contract_score,
@@ -19,7 +20,6 @@ from bridgebot.engine.scoring import (
     imps_array,
     ns_score,
     score_array,
-    side_vulnerable,
 )
 from endplay.types import Contract, Denom, Penalty, Player, Vul
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from bridgebot.engine.eventscoring import (
+from bridgebot.laws.events import (
     TableScore,
     board_matchpoints,
     butler_datum,

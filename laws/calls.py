@@ -1,7 +1,9 @@
-"""The laws the table enforces: legal calls, end of auction, final contract, legal cards, tricks.
+"""Calls and auctions: the 38 calls, legal calls, the end of the auction and the final contract.
 
 Pure functions over ``endplay.types``; the table manager, the seat client, the agents and the
-tournament all use these, so there is one definition of legality in the project.
+tournament all use these, so there is one definition of legality in the project. The scalar
+functions are the reference; :func:`final_contracts_array` is their numpy twin over whole batches
+of auctions (tested equal).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
-from endplay.types import Bid, Card, Contract, ContractBid, Denom, Hand, Penalty, PenaltyBid, Player
+from endplay.types import Bid, Contract, ContractBid, Denom, Penalty, PenaltyBid, Player
 
 PASS: Bid = PenaltyBid(Penalty.passed)
 DOUBLE: Bid = PenaltyBid(Penalty.doubled)
@@ -144,30 +146,6 @@ def final_contract(dealer: Player, auction: Sequence[Bid]) -> Contract | None:
         elif is_redouble(c):
             penalty = Penalty.redoubled
     return Contract(level=bid.level, denom=bid.denom, declarer=declarer, penalty=penalty)
-
-
-def legal_cards(hand: Hand, trick: Sequence[Card]) -> tuple[Card, ...]:
-    """Cards ``hand`` may play to a trick whose cards so far are ``trick`` (follow suit if able)."""
-    cards = list(hand)
-    if trick:
-        led = trick[0].suit
-        follow = [c for c in cards if c.suit == led]
-        if follow:
-            cards = follow
-    return tuple(cards)
-
-
-def trick_winner(leader: Player, trick: Sequence[Card], trump: Denom) -> Player:
-    """Winner of a complete trick of four cards led by ``leader``."""
-    best = 0
-    for i in range(1, 4):
-        c, b = trick[i], trick[best]
-        if c.suit == b.suit:
-            if c.rank.value > b.rank.value:
-                best = i
-        elif trump != Denom.nt and c.suit == trump:
-            best = i
-    return Player((leader.value + best) % 4)
 
 
 IntArray = npt.NDArray[np.int64]

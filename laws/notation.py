@@ -1,0 +1,108 @@
+"""Text of calls, cards, contracts and vulnerability in records: written once, read back once.
+
+The forms are PBN's (the journal, the PBN files and the reports share them):
+
+- calls: ``Pass``, ``X``, ``XX``, ``1C`` .. ``7NT`` (ASCII; the Blue Chip wire forms live in
+  ``bridgebot.protocol``);
+- cards: suit then rank, ``SA``, ``HT``, ``C2``;
+- contracts: PBN's Contract tag, ``3NT``, ``4HX``, ``6SXX`` (:func:`contract_text`), and with the
+  declarer after it, ``4HXS``, where one string must say who declares (:func:`contract_declarer_text`).
+  :func:`parse_contract` also reads the lower-case ``x`` of journals written before this module;
+- vulnerability: PBN's ``None``, ``NS``, ``EW``, ``All``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bridgebot.laws.cards import SUITS
+from endplay.types import Bid, Card, Contract, ContractBid, Denom, Penalty, PenaltyBid, Player, Vul
+
+_STRAIN = {
+    Denom.clubs: "C",
+    Denom.diamonds: "D",
+    Denom.hearts: "H",
+    Denom.spades: "S",
+    Denom.nt: "NT",
+}
+_PENALTY_CALL = {Penalty.passed: "Pass", Penalty.doubled: "X", Penalty.redoubled: "XX"}
+_PENALTY_SUFFIX = {Penalty.passed: "", Penalty.doubled: "X", Penalty.redoubled: "XX"}
+_VUL = {Vul.none: "None", Vul.ns: "NS", Vul.ew: "EW", Vul.both: "All"}
+
+
+class NotationError(ValueError):
+    """Text that is not a call, card, contract or vulnerability of these forms."""
+
+
+def call_text(call: Bid) -> str:
+    """``Pass``, ``X``, ``XX`` or ``1NT``-style text of a call."""
+    if isinstance(call, ContractBid):
+        return f"{call.level}{_STRAIN[call.denom]}"
+    if isinstance(call, PenaltyBid):
+        return _PENALTY_CALL[call.penalty]
+    raise NotationError(f"not a call: {call!r}")
+
+
+def auction_texts(auction: Sequence[Bid]) -> tuple[str, ...]:
+    return tuple(call_text(c) for c in auction)
+
+
+def parse_call(text: str) -> Bid:
+    """Inverse of :func:`call_text` (endplay's reader, which also takes ``P``, ``D``, ``R``)."""
+    try:
+        return Bid(text)
+    except (ValueError, KeyError, IndexError) as exc:
+        raise NotationError(f"not a call: {text!r}") from exc
+
+
+def card_text(card: Card) -> str:
+    """``SA``-style text of a card (suit, then rank)."""
+    return SUITS[card.suit.value] + card.rank.abbr
+
+
+def parse_card(text: str) -> Card:
+    try:
+        return Card(text.strip().upper())
+    except (ValueError, KeyError, IndexError) as exc:
+        raise NotationError(f"not a card: {text!r}") from exc
+
+
+def contract_text(contract: Contract) -> str:
+    """PBN's Contract tag: ``3S``, ``4HX``, ``6NTXX`` (no declarer)."""
+    return f"{contract.level}{_STRAIN[contract.denom]}{_PENALTY_SUFFIX[contract.penalty]}"
+
+
+def contract_declarer_text(contract: Contract) -> str:
+    """The contract and its declarer in one string: ``4HXS``, ``3NTN``."""
+    return contract_text(contract) + contract.declarer.abbr
+
+
+def parse_contract(text: str) -> Contract:
+    """Inverse of :func:`contract_declarer_text` (``x`` read like ``X``)."""
+    t = text.strip()
+    try:
+        declarer = Player.find(t[-1])
+        body = t[:-1].upper()
+        penalty = Penalty.passed
+        if body.endswith("XX"):
+            penalty, body = Penalty.redoubled, body[:-2]
+        elif body.endswith("X"):
+            penalty, body = Penalty.doubled, body[:-1]
+        level = int(body[0])
+        denom = Denom.find(body[1:])
+    except (ValueError, KeyError, IndexError) as exc:
+        raise NotationError(f"not a contract with declarer: {text!r}") from exc
+    if not 1 <= level <= 7 or body[1:] not in _STRAIN.values():
+        raise NotationError(f"not a contract with declarer: {text!r}")
+    return Contract(level=level, denom=denom, declarer=declarer, penalty=penalty)
+
+
+def vul_text(vul: Vul) -> str:
+    return _VUL[vul]
+
+
+def parse_vul(text: str) -> Vul:
+    for vul, name in _VUL.items():
+        if name.lower() == text.strip().lower():
+            return vul
+    raise NotationError(f"not a vulnerability (None, NS, EW, All): {text!r}")

@@ -1,0 +1,62 @@
+"""Record notation: every call, card and contract round-trips, and bad text says what it is."""
+
+from __future__ import annotations
+
+import pytest
+from bridgebot.laws.calls import ALL_CALLS, same_call
+from bridgebot.laws.cards import index_card
+from bridgebot.laws.notation import (
+    NotationError,
+    call_text,
+    card_text,
+    contract_declarer_text,
+    contract_text,
+    parse_call,
+    parse_card,
+    parse_contract,
+    parse_vul,
+    vul_text,
+)
+from endplay.types import Contract, Denom, Penalty, Player, Vul
+
+
+def test_calls_round_trip() -> None:
+    texts = [call_text(c) for c in ALL_CALLS]
+    assert texts[:4] == ["Pass", "X", "XX", "1C"] and texts[-1] == "7NT"
+    assert all(same_call(parse_call(t), c) for t, c in zip(texts, ALL_CALLS, strict=True))
+
+
+def test_cards_round_trip() -> None:
+    assert card_text(index_card(0)) == "SA"
+    assert all(parse_card(card_text(index_card(i))) == index_card(i) for i in range(52))
+    with pytest.raises(NotationError):
+        parse_card("Z9")
+
+
+@pytest.mark.parametrize("penalty", list(Penalty))
+@pytest.mark.parametrize("denom", list(Denom))
+def test_contracts_round_trip(denom: Denom, penalty: Penalty) -> None:
+    c = Contract(level=4, denom=denom, declarer=Player.west, penalty=penalty)
+    text = contract_declarer_text(c)
+    assert text == contract_text(c) + "W"
+    back = parse_contract(text)
+    assert (back.level, back.denom, back.declarer, back.penalty) == (4, denom, Player.west, penalty)
+
+
+def test_contract_forms() -> None:
+    c = Contract(level=4, denom=Denom.hearts, declarer=Player.south, penalty=Penalty.doubled)
+    assert contract_text(c) == "4HX"
+    assert contract_declarer_text(c) == "4HXS"
+    assert parse_contract("4HxS").penalty is Penalty.doubled  # journals before notation existed
+    assert parse_contract("3NTN").denom is Denom.nt
+    for bad in ("", "8SN", "4QN", "4HXXXN", "4H"):
+        with pytest.raises(NotationError):
+            parse_contract(bad)
+
+
+def test_vulnerability() -> None:
+    for vul in Vul:
+        assert parse_vul(vul_text(vul)) is vul
+    assert vul_text(Vul.both) == "All"
+    with pytest.raises(NotationError):
+        parse_vul("Both sides")
