@@ -9,22 +9,15 @@ when each seat gets ``<Seat> to lead`` and ``Dummy's cards``. Its cursors count 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Protocol
+from collections.abc import Callable
 
+from bridgebot.laws.play import legal_cards, trick_winner
 from bridgebot.protocol.errors import LocalProtocolError, RemoteProtocolError
 from bridgebot.protocol.messages import DummyCards, Message, PlayMsg, ReadyForCard, ToLead
-from endplay.types import Card, Contract, Deal, Denom, Hand, Player
+from endplay.types import Card, Contract, Deal, Player
 
 SEATS: tuple[Player, ...] = (Player.north, Player.east, Player.south, Player.west)
 Out = tuple[Player, Message]
-
-
-class PlayLaws(Protocol):
-    """The laws of the play the table enforces (``engine.rules`` satisfies this)."""
-
-    def legal_cards(self, hand: Hand, trick: Sequence[Card]) -> tuple[Card, ...]: ...
-    def trick_winner(self, leader: Player, trick: Sequence[Card], trump: Denom) -> Player: ...
 
 
 def side(p: Player) -> int:
@@ -59,10 +52,9 @@ class ThinkingTime:
 class CardPlay:
     """One board's play as the table manager runs it (rules 5-7)."""
 
-    def __init__(self, deal: Deal, contract: Contract, laws: PlayLaws, time: ThinkingTime) -> None:
+    def __init__(self, deal: Deal, contract: Contract, time: ThinkingTime) -> None:
         self.deal = deal
         self.contract = contract
-        self.laws = laws
         self.time = time
         self.declarer = contract.declarer
         self.dummy = contract.declarer.partner
@@ -172,7 +164,7 @@ class CardPlay:
         if n % 4 == 0 and not self._lead_sent:
             return False  # the leader waits for "to lead"; keep the card until then
         trick = [c for _, c in self.plays[n // 4 * 4 :]]
-        if msg.card not in self.laws.legal_cards(self._remaining[p], trick):
+        if msg.card not in legal_cards(self._remaining[p], trick):
             return None
         self.time.stop(seat)
         self._accept_card(p, msg.card, out)
@@ -247,7 +239,7 @@ class CardPlay:
 
     def _end_trick(self, out: list[Out]) -> None:
         trick = [c for _, c in self.plays[-4:]]
-        self.leader = self.laws.trick_winner(self.plays[-4][0], trick, self.contract.denom)
+        self.leader = trick_winner(self.plays[-4][0], trick, self.contract.denom)
         self.declarer_tricks += side(self.leader) == side(self.declarer)
         self._lead_sent = False
         self._maybe_send_lead(out)
@@ -267,4 +259,4 @@ class CardPlay:
 
     def describe(self) -> str:
         n = len(self.plays)
-        return f"trick {n // 4 + 1}, card {n % 4 + 1}"
+        return "all cards played" if n == 52 else f"trick {n // 4 + 1}, card {n % 4 + 1}"

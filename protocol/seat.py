@@ -41,6 +41,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from bridgebot.laws import calls
+from bridgebot.laws.play import legal_cards, trick_winner
 from bridgebot.protocol import messages as m
 from bridgebot.protocol.codec import Direction, parse, render
 from bridgebot.protocol.dialect import DEFAULT_DIALECT, Dialect
@@ -51,9 +53,7 @@ from endplay.types import (
     Card,
     Contract,
     ContractBid,
-    Denom,
     Hand,
-    Penalty,
     PenaltyBid,
     Player,
     Vul,
@@ -237,27 +237,20 @@ class BoardState:
         return None
 
     def revoke(self, holding: Hand, card: Card) -> bool:
-        pos = len(self.played) % 4
-        if pos == 0:
-            return False
-        led = self.played[-pos][1].suit
-        return card.suit != led and any(c.suit == led for c in holding)
+        """Whether playing ``card`` from ``holding`` fails to follow suit to the current trick."""
+        trick = [c for _, c in self.played[len(self.played) // 4 * 4 :]]
+        return card not in legal_cards(holding, trick)
 
     def call_problem(self, call: Bid) -> str | None:
-        """A light sufficiency check (no engine here): a bid must outrank the last bid."""
-        if _auction_over(self.auction):
+        """Why ``call`` may not be made now, or None if it is legal."""
+        if calls.auction_over(self.auction):
             return "the auction is over"
-        if not isinstance(call, ContractBid):
+        if calls.is_legal_call(self.dealer, self.auction, call):
             return None
-        for prev in reversed(self.auction):
-            if isinstance(prev, ContractBid):
-                if (call.level, _strain_rank(call.denom)) <= (
-                    prev.level,
-                    _strain_rank(prev.denom),
-                ):
-                    return f"{call} does not outrank {prev}"
-                break
-        return None
+        last = next((c for c in reversed(self.auction) if isinstance(c, ContractBid)), None)
+        if isinstance(call, ContractBid) and last is not None:
+            return f"{call} does not outrank {last}"
+        return f"{call} is not a legal call after {len(self.auction)} calls"
 
     def copy(self) -> BoardState:
         return replace(
@@ -275,29 +268,6 @@ def _clean_call(call: Bid) -> Bid:
         return ContractBid(call.level, call.denom)
     assert isinstance(call, PenaltyBid)
     return PenaltyBid(call.penalty)
-
-
-def _is_pass(call: Bid) -> bool:
-    return isinstance(call, PenaltyBid) and call.penalty is Penalty.passed
-
-
-def _auction_over(auction: list[Bid]) -> bool:
-    return len(auction) >= 4 and all(_is_pass(c) for c in auction[-3:])
-
-
-def _strain_rank(denom: Denom) -> int:
-    """Bidding order of a strain: clubs lowest, notrump highest (endplay numbers spades 0)."""
-    return {Denom.clubs: 0, Denom.diamonds: 1, Denom.hearts: 2, Denom.spades: 3}.get(denom, 4)
-
-
-def _trick_winner(leader: Player, cards: list[Card], trump: Denom) -> Player:
-    def strength(card: Card) -> tuple[int, int]:
-        if trump != Denom.nt and card.suit == trump:
-            return (2, card.rank.value)
-        return (1 if card.suit == cards[0].suit else 0, card.rank.value)
-
-    best = max(range(4), key=lambda i: strength(cards[i]))
-    return Player((leader.value + best) % 4)
 
 
 @dataclass
@@ -629,7 +599,7 @@ class SeatMachine:
         """Say what comes next after the state changed: a ready message, a request, or the end."""
         me = self.seat
         if self.phase is Phase.AUCTION:
-            if _auction_over(board.auction):
+            if calls.auction_over(board.auction):
                 return self._start_play(board)
             bidder = board.bidder
             if bidder == me:
@@ -661,8 +631,8 @@ class SeatMachine:
         return [Send(m.ReadyForCard(me, named, board.trick))]
 
     def _start_play(self, board: BoardState) -> list[Event]:
-        contract = Contract.from_auction(board.dealer, board.auction)
-        if contract.is_passout():
+        contract = calls.final_contract(board.dealer, board.auction)
+        if contract is None:
             return self._finish_board(board)
         board.contract = contract
         board.leader = Player((contract.declarer.value + 1) % 4)
@@ -692,7 +662,7 @@ class SeatMachine:
             board.awaiting_dummy = True
         if len(board.played) % 4 == 0:
             trick = [c for _, c in board.played[-4:]]
-            board.leader = _trick_winner(board.leader, trick, board.contract.denom)
+            board.leader = trick_winner(board.leader, trick, board.contract.denom)
             if not board.controls(board.leader):
                 board.lead_cue = False  # an early cue was not for us after all
         return events

@@ -2,9 +2,8 @@
 
 Feed it ``(seat, message)`` events with :meth:`TableMachine.receive`; it returns the
 ``(seat, message)`` pairs to send. It never touches a socket, a clock of its own or a logger: the
-asyncio shell (``server.tm``) owns those and injects the clock (for the Timing line) and the laws
-of bridge (:class:`~protocol.table_board.Rules`; ``engine.rules`` satisfies it, and ``protocol``
-must not import ``engine``).
+asyncio shell (``server.tm``) owns those and injects the clock (for the Timing line). The laws of
+bridge are :mod:`bridgebot.laws`'s.
 
 The machine keeps the session (seats, their handshake, their queues of early lines); each board's
 state is a :class:`~protocol.table_board.Board`, made at ``Start of board`` and dropped when the
@@ -32,7 +31,7 @@ handler takes each message in each phase of a board):
 3. A message whose phase is already over is an error at once (state unchanged), except these,
    which are ignored: ``received dummy`` (GIB, bridge-player), a stray ``ready to start`` after the
    first one (Ben re-sends it), and, just after ``Start of board``, leftovers of an abandoned board.
-4. Calls and cards are checked with the injected :class:`Rules`. An illegal one is answered with
+4. Calls and cards are checked with :mod:`bridgebot.laws`. An illegal one is answered with
    ``Illegal bid``/``Illegal card`` to the offender, who may try again; the ``max_illegal``-th
    illegal action of a seat in a board aborts the board (:class:`BoardResult` ``aborted``).
 5. Ready messages for dummy's cards: while dummy is to play either form is accepted from everyone;
@@ -76,7 +75,7 @@ from bridgebot.protocol.messages import (
     Timing,
 )
 from bridgebot.protocol.relay import SEATS, Out, name
-from bridgebot.protocol.table_board import Board, BoardResult, Rules, TableBoard
+from bridgebot.protocol.table_board import Board, BoardResult, TableBoard
 from endplay.types import Player
 
 __all__ = [
@@ -89,7 +88,6 @@ __all__ = [
     "BoardResult",
     "Out",
     "Phase",
-    "Rules",
     "SeatState",
     "TableBoard",
     "TableMachine",
@@ -187,7 +185,6 @@ class TableMachine:
 
     def __init__(
         self,
-        rules: Rules,
         *,
         clock: Callable[[], float],
         max_illegal: int = 3,
@@ -195,7 +192,6 @@ class TableMachine:
     ) -> None:
         if max_illegal < 1:
             raise ValueError("max_illegal must be at least 1")
-        self.rules = rules
         self.clock = clock
         self.max_illegal = max_illegal
         self.scoring = scoring
@@ -324,7 +320,7 @@ class TableMachine:
     def _begin_board(self, board: TableBoard) -> list[Out]:
         for q in self.queues.values():
             q.clear()
-        self.current = Board(board, self.rules, clock=self.clock, max_illegal=self.max_illegal)
+        self.current = Board(board, clock=self.clock, max_illegal=self.max_illegal)
         self._goto(Phase.DEAL)
         return [(p, StartOfBoard()) for p in SEATS]
 

@@ -10,10 +10,10 @@ queues, the early-message rule) is the machine's.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
 
+from bridgebot.laws import calls
 from bridgebot.protocol.errors import LocalProtocolError, RemoteProtocolError
 from bridgebot.protocol.messages import (
     BoardInfo,
@@ -29,19 +29,8 @@ from bridgebot.protocol.messages import (
     ReadyForDeal,
     ReadyForDummy,
 )
-from bridgebot.protocol.relay import SEATS, CardPlay, Out, PlayLaws, ThinkingTime, name
+from bridgebot.protocol.relay import SEATS, CardPlay, Out, ThinkingTime, name
 from endplay.types import Bid, Card, Contract, Deal, Player, Vul
-
-
-class Rules(PlayLaws, Protocol):
-    """The laws the table enforces, injected so that ``protocol`` stays free of ``engine``.
-
-    The module ``engine.rules`` satisfies this protocol as it stands.
-    """
-
-    def is_legal_call(self, dealer: Player, auction: Sequence[Bid], call: Bid) -> bool: ...
-    def auction_over(self, auction: Sequence[Bid]) -> bool: ...
-    def final_contract(self, dealer: Player, auction: Sequence[Bid]) -> Contract | None: ...
 
 
 @dataclass(frozen=True)
@@ -87,11 +76,8 @@ class Board:
     wrong.
     """
 
-    def __init__(
-        self, board: TableBoard, rules: Rules, *, clock: Callable[[], float], max_illegal: int
-    ) -> None:
+    def __init__(self, board: TableBoard, *, clock: Callable[[], float], max_illegal: int) -> None:
         self.board = board
-        self.rules = rules
         self.max_illegal = max_illegal
         self.time = ThinkingTime(clock)
         self.deal_ready: set[Player] = set()
@@ -111,7 +97,7 @@ class Board:
 
     @property
     def auction_over(self) -> bool:
-        return self.rules.auction_over(self.auction)
+        return calls.auction_over(self.auction)
 
     @property
     def ended(self) -> bool:
@@ -222,7 +208,7 @@ class Board:
         self.check_call_turn(seat, msg)
         if msg.seat != seat:
             raise RemoteProtocolError(f"a call in {name(msg.seat)}'s name", seat=seat)
-        if not self.rules.is_legal_call(self.board.dealer, self.auction, msg.call):
+        if not calls.is_legal_call(self.board.dealer, self.auction, msg.call):
             self._illegal_action(seat, out, IllegalBid(), "calls")
             return True
         self.time.stop(seat)
@@ -246,9 +232,9 @@ class Board:
         if not self.auction_over:
             self.time.start()
             return
-        contract = self.rules.final_contract(self.board.dealer, self.auction)
+        contract = calls.final_contract(self.board.dealer, self.auction)
         if contract is not None:
-            self.play = CardPlay(self.board.deal, contract, self.rules, self.time)
+            self.play = CardPlay(self.board.deal, contract, self.time)
 
     # ------------------------------------------------------------------ the play
 

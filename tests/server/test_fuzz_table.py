@@ -55,7 +55,6 @@ from bridgebot.protocol.seat import NeedCall, NeedCard, SeatMachine, Send
 from bridgebot.protocol.table import BoardResult, Phase, TableBoard, TableMachine
 from bridgebot.protocol.table_board import Board
 from bridgebot.server.boards import generate
-from bridgebot.server.tm import TABLE_LAWS
 from endplay.types import Bid, Card, Deal, Hand, Player
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -130,7 +129,7 @@ class Sim:
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
         self.now = 0.0
-        self.m = TableMachine(TABLE_LAWS, clock=lambda: self.now, max_illegal=3)
+        self.m = TableMachine(clock=lambda: self.now, max_illegal=3)
         self.deals = generate(self.seed, self.boards)
         self.next_board = 0
         self.to_tm: dict[Player, deque[Message]] = {p: deque() for p in Player}
@@ -338,7 +337,7 @@ def test_a_stale_ready_for_cards_from_before_a_restart_does_not_block_the_seat()
     """Regression found by the drop fuzzer: West's "ready for cards" of the abandoned deal
     arrived after the restart and sat at the head of West's queue, so West's new "ready for
     deal" waited behind it for ever."""
-    m = TableMachine(TABLE_LAWS, clock=lambda: 0.0)
+    m = TableMachine(clock=lambda: 0.0)
     for p in Player:
         m.seat(p, TEAMS[p])
     for msg in (ReadyForTeams, ReadyToStart):
