@@ -2,7 +2,7 @@
 
 Why: a search that deals the hidden cards uniformly wastes most of its particles on deals that the
 auction has already ruled out, and then spends the filter's likelihood on throwing them away.
-Qiu et al. 2024 (seeds file 004) train a network from the bidding observation to the owners of the
+Qiu et al. 2024 (docs/papers.md) train a network from the bidding observation to the owners of the
 hidden cards (3 x 52 sigmoid outputs) and deal particles from it. This module serves such a net
 (written by ``bridgebot train belief``, ``models/belief.py``) with onnxruntime, no torch.
 

@@ -1,7 +1,7 @@
 """A learned double-dummy estimator: tricks per (declarer, strain) from the four hands, via ONNX.
 
 Why: the search in ``engine.search`` scores every rollout's final contract double-dummy, and the
-solver costs 0.15-0.3 s per full table on this machine (Qiu et al. 2024, seeds file 004, name it
+solver costs 0.15-0.3 s per full table on this machine (Qiu et al. 2024, docs/papers.md, name it
 as the reason their search takes 1-2 minutes a decision). A small network answers a table in tens
 of microseconds, exact on most deals and within one trick on nearly all (see
 ``benchmarks/bench_ddnet.py``), which is what a search averaging over many particles needs.

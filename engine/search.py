@@ -1,7 +1,7 @@
 """Test-time search for bidding: extended Borel search over policy rollouts, vectorised.
 
-The algorithm is Lockhart et al. 2020's extended Borel search (seeds file 000, Algorithms 1-2), with
-the particle sampler of Qiu et al. 2024's belief Monte Carlo search (file 004, Algorithms 3-4) as an
+The algorithm is Lockhart et al. 2020's extended Borel search (Algorithms 1-2; docs/papers.md), with
+the particle sampler of Qiu et al. 2024's belief Monte Carlo search (Algorithms 3-4) as an
 option. Both papers spend 1-2 minutes a decision; this module aims at well under a second on a
 2-core CPU, by doing every step for all particles at once:
 
@@ -16,12 +16,12 @@ option. Both papers spend 1-2 minutes a decision; this module aims at well under
    and counted, since greedy rollouts of one particle always end the same way.
 4. **Rollouts**: each candidate is appended and the auction is finished by the policy for all four
    seats, every (candidate, particle) row advancing together, one policy call per step. Greedy by
-   default, as file 000 does at test time.
+   default, as Lockhart et al. do at test time.
 5. **Values**: the final contract of each row is scored for our side from its double-dummy trick
    count: exact (the solver, each particle solved once per strain the rollouts reached, cached) or
    estimated (the learned estimator of :mod:`engine.ddestimate`, microseconds a table).
-6. **Posterior** (file 000): ``prior x exp(mean value x sqrt(R) / t)`` over the candidates, where
-   ``R`` is the number of rollouts (the effective number when draws repeat); below ``r_min``
+6. **Posterior** (Lockhart et al.): ``prior x exp(mean value x sqrt(R) / t)`` over the candidates,
+   where ``R`` is the number of rollouts (the effective number when draws repeat); below ``r_min``
    rollouts the prior stands. The call is the posterior's most likely one (or a sample).
 
 The rollout policy is any :class:`BatchPolicy` (logits for a batch of 480-feature observations);
@@ -94,12 +94,12 @@ class SearchConfig:
     """The budgets and knobs; every one is settable from the agent spec (``key=value``)."""
 
     k: int = 4
-    """Most candidate calls searched (file 000: 4)."""
+    """Most candidate calls searched (Lockhart et al.: 4)."""
     p_min: float = 0.1
-    """Least prior probability of a candidate (file 000: 1e-4). 0.1 keeps the search to calls the
-    policy itself finds plausible: on the 2,000 held-out deals the belief search at 1e-3 beat the
-    plain policy by 3.3 IMPs/board but lost 0.4 against bfg (it learned to exploit its own model of
-    the opponents); at 0.1 it gains 1.1 over the policy and loses nothing against bfg."""
+    """Least prior probability of a candidate (Lockhart et al.: 1e-4). 0.1 keeps the search to calls
+    the policy itself finds plausible: on the 2,000 held-out deals the belief search at 1e-3 beat
+    the plain policy by 3.3 IMPs/board but lost 0.4 against bfg (it learned to exploit its own model
+    of the opponents); at 0.1 it gains 1.1 over the policy and loses nothing against bfg."""
     particles: int = 2048
     """Particles dealt before the filter."""
     rollouts: int = 256
@@ -109,9 +109,9 @@ class SearchConfig:
     r_min: float = 8.0
     """Fewer effective rollouts than this and the prior policy decides (R_min)."""
     temperature: float = 100.0
-    """t in prior x exp(V / (t sqrt R)); V in duplicate points (file 000 test time: 100)."""
+    """t in prior x exp(V / (t sqrt R)); V in duplicate points (Lockhart et al.: 100)."""
     greedy: bool = True
-    """Greedy rollouts (file 000 at test time); False samples from the policy."""
+    """Greedy rollouts (Lockhart et al. at test time); False samples from the policy."""
     sample_choice: bool = False
     """Sample the call from the posterior instead of taking its most likely call."""
     filter: bool = True
@@ -453,9 +453,9 @@ class EstimatorOracle:
 def posterior(
     prior: FloatArray, candidates: list[int], mean_values: FloatArray, r: float, temperature: float
 ) -> FloatArray:
-    """File 000's posterior over the candidates: prior x exp(V / (t sqrt R)), V = R x mean value.
+    """Lockhart et al.'s posterior over the candidates: prior x exp(V / (t sqrt R)).
 
-    Zero outside the candidates; ``mean_values`` is indexed like ``candidates``.
+    V = R x mean value. Zero outside the candidates; ``mean_values`` is indexed like ``candidates``.
     """
     logp = np.log(np.maximum(prior[candidates].astype(np.float64), 1e-30))
     logp += np.asarray(mean_values, dtype=np.float64) * np.sqrt(r) / temperature

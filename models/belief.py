@@ -1,6 +1,6 @@
 """Train the belief network and export it to ONNX (``bridgebot train belief``).
 
-The belief net (seeds file 004, Qiu et al. 2024) maps the bidding observation of the player to call
+The belief net (Qiu et al. 2024, docs/papers.md) maps the bidding observation of the player to call
 (the policy's 480 features) to 156 sigmoid outputs: for each of the three other seats and each
 card, the probability that the seat holds it (layout in :mod:`engine.belief`). The search deals its
 particles from it instead of uniformly.

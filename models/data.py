@@ -64,7 +64,7 @@ def _require(path: str | Path, make: str) -> None:
 
 
 def load_dd(path: str | Path) -> DDSet:
-    """Load a DD file, checking the arrays the README promises."""
+    """Load a DD file, checking the arrays docs/data.md promises."""
     _require(path, "bridgebot ddgen --deals N --seed S")
     with np.load(path) as z:
         if "owners" not in z or "dd" not in z:

@@ -1,8 +1,8 @@
-"""Imitation learning: cross-entropy on the teacher's calls (seeds file 000, section 3.2).
+"""Imitation learning: cross-entropy on the teacher's calls (Lockhart et al. 2020, section 3.2).
 
 Every call of every teacher auction is one example: the caller's 480-feature observation and the
 call it made. The last ``holdout`` deals of the file are never trained on; accuracy on their
-decisions (argmax over the legal calls equals the teacher's call) is the number file 000 reports
+decisions (argmax over the legal calls equals the teacher's call) is the number the paper reports
 (93.9% against WBridge5). Features are encoded once, bit-packed (60 bytes per decision instead of
 1,920), and unpacked per minibatch, so two million decisions fit comfortably in memory.
 

@@ -2,7 +2,8 @@
 
 Self-play against itself and its bfg-grown ancestor taught the shipped policy to sacrifice
 recklessly, because none of those opponents doubles for penalty. The remedy of population
-training (seeds files 000 and 004 give the base): the learner meets, deal by deal, a mixture of
+training (Lockhart et al. 2020 and Qiu et al. 2024 give the base): the learner meets, deal by deal,
+a mixture of
 
 - ``self``: its current self (greedy); ``selfx``: the same with the penalty-double layer
   (``engine.doubles``, the rule every ``doubles=on`` agent uses);

@@ -1,6 +1,6 @@
 """Self-play policy improvement: PPO on duplicate IMPs against a frozen opponent, DD-scored.
 
-Gong et al. 2019 (seeds file 001) and Qiu et al. 2024 (file 004) improve a bidding policy with
+Gong et al. 2019 and Qiu et al. 2024 (docs/papers.md) improve a bidding policy with
 actor-critic self-play where every deal is bid at two tables with the pairs swapped and the reward
 is the IMP difference of the two double-dummy results, normalised to [-1, 1]. We do the same with a
 vectorised environment: thousands of auctions advance one call at a time as numpy arrays, each

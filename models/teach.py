@@ -19,7 +19,7 @@ array              dtype, shape        meaning
 =================  ==================  ======================================================
 
 Deal k (counting from 0) is board k + 1 and takes its dealer and vulnerability from the standard
-16-board cycle, as the data README prescribes. Random deal k is a function of (seed, k) alone, so
+16-board cycle, as docs/data.md prescribes. Random deal k is a function of (seed, k) alone, so
 a run is reproducible whatever the number of workers, and a run stopped part way and resumed
 (the file is checkpointed as it grows) gives the same file as one uninterrupted run.
 """
