@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Generic, Literal, TypeVar
 
+from endplay.types import Bid, Card
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import ErrorDetails
 
@@ -39,7 +40,6 @@ from bridgebot.engine.cardplay import LEAD_WORLDS, WORLDS
 from bridgebot.engine.ddestimate import DEFAULT_DIR as DDNET_DIR
 from bridgebot.engine.policy import DEFAULT_MODEL_DIR
 from bridgebot.engine.search import BFGNET_DIR, DEFAULT_OPPONENTS, BatchPolicy, SearchConfig
-from endplay.types import Bid, Card
 
 __all__ = [
     "AgentSpec",
@@ -176,9 +176,7 @@ class AgentSpec:
         if kind.path == "none" and path:
             raise AgentSpecError(_no_path(kind, text))
         if kind.path == "required" and not path:
-            raise AgentSpecError(
-                f"agent {name} needs a model path: {name}:DIR or {name}:FILE.onnx"
-            )
+            raise AgentSpecError(f"agent {name} needs a model path: {name}:DIR or {name}:FILE.onnx")
         try:
             options = kind.options.model_validate(written)
         except ValidationError as exc:
@@ -192,7 +190,9 @@ class AgentSpec:
     def without(self, key: str) -> AgentSpec:
         """This spec less option ``key``."""
         written = {k: v for k, v in self.written.items() if k != key}
-        options = self.options.model_copy(update={key: type(self.options).model_fields[key].default})
+        options = self.options.model_copy(
+            update={key: type(self.options).model_fields[key].default}
+        )
         return AgentSpec(self.name, self.path, options, written)
 
 
@@ -206,8 +206,7 @@ def _kind(name: str) -> AgentKind[Any]:
 def _no_path(kind: AgentKind[Any], text: str) -> str:
     if set(kind.options.model_fields) == set(AgentOptions.model_fields):
         return (
-            f"agent {kind.name} takes no path and no options besides seed and doubles, "
-            f"got {text!r}"
+            f"agent {kind.name} takes no path and no options besides seed and doubles, got {text!r}"
         )
     return f"agent {kind.name} takes no path, got {text!r}"
 
@@ -413,9 +412,7 @@ def _search(options: SearchOptions, path: str | None, seed: int, name: str) -> A
             sampler = BeliefSampler(BeliefNet(options.belief, options.threads))
         except BeliefModelError as e:
             raise AgentSpecError(f"agent {name}: {e}") from e
-    search = BorelSearch(
-        policy, oracle, options.config(), sampler, opponent_models(options, name)
-    )
+    search = BorelSearch(policy, oracle, options.config(), sampler, opponent_models(options, name))
     return SearchAgent(search, card_player(options, seed), seed=seed, name=name)
 
 

@@ -54,7 +54,9 @@ class BiddingView:
 
     def __post_init__(self) -> None:
         if not self.legal:
-            raise ValueError(f"board {self.board}: a bidding view for {self.seat.name} with no call")
+            raise ValueError(
+                f"board {self.board}: a bidding view for {self.seat.name} with no call"
+            )
 
 
 @dataclass(frozen=True)
@@ -184,6 +186,7 @@ class Agent(Protocol):
 
     def close(self) -> None:
         """Release what the agent holds (solver processes, model sessions); idempotent."""
+        return None
 
     def __enter__(self) -> Self:
         return self

@@ -253,7 +253,7 @@ def run(args: argparse.Namespace) -> int:
                 threads=args.threads,
                 command=command,
             )
-            metrics = train_selfplay(scfg)
+            metrics = train_selfplay(scfg, make_agent=args.make_agent)
     except (DataError, FileNotFoundError) as e:
         print(f"train {args.mode} failed: {e}", file=sys.stderr)
         return 1

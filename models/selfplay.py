@@ -27,6 +27,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 import torch
+from bridgebot.engine.agent import AgentFactory
 from bridgebot.laws.scoring import imps_array
 from bridgebot.models.data import (
     Chooser,
@@ -156,6 +157,7 @@ def evaluate_nets(
 
 
 def evaluate_against_agent(
+    make_agent: AgentFactory,
     net: PolicyNet,
     them: str,
     owners: npt.NDArray[np.uint8],
@@ -189,7 +191,7 @@ def evaluate_against_agent(
         }
         with open(f"{tmp}/model.json", "w") as f:
             json.dump(sidecar, f)
-        result = run_dd_match(f"policy:{tmp}", them, deals)
+        result = run_dd_match(f"policy:{tmp}", them, deals, make_agent=make_agent)
     return imp_summary(np.array(result.imps))
 
 
@@ -283,8 +285,15 @@ def ppo_update(
     return {key: val / k for key, val in stats.items()}
 
 
-def train_selfplay(cfg: SelfPlayConfig) -> dict[str, object]:
-    """Run (or resume) self-play; writes ``OUT/ckpt.pt``, ``OUT/policy.pt``, ``OUT/log.jsonl``."""
+def train_selfplay(
+    cfg: SelfPlayConfig, make_agent: AgentFactory | None = None
+) -> dict[str, object]:
+    """Run (or resume) self-play; writes ``OUT/ckpt.pt``, ``OUT/policy.pt``, ``OUT/log.jsonl``.
+
+    ``make_agent`` builds the agents of the evaluation against bfg (``cfg.eval_bfg_every``).
+    """
+    if cfg.eval_bfg_every and make_agent is None:
+        raise ValueError("self-play evaluated against bfg needs an agent factory")
     torch.set_num_threads(cfg.threads)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     out = Path(cfg.out)
@@ -395,8 +404,9 @@ def train_selfplay(cfg: SelfPlayConfig) -> dict[str, object]:
             if cfg.eval_bfg_every and it % cfg.eval_bfg_every == 0:
                 net.eval()
                 bfg_idx = val_idx[: cfg.eval_bfg_deals]
+                assert make_agent is not None  # checked on entry
                 entry["val_vs_bfg"] = evaluate_against_agent(
-                    net, "bfg", data.owners[bfg_idx], data.dd[bfg_idx], bfg_idx + 1
+                    make_agent, net, "bfg", data.owners[bfg_idx], data.dd[bfg_idx], bfg_idx + 1
                 )
                 net.train()
             history.append(entry)
