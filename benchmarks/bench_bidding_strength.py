@@ -27,6 +27,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
+from bridgebot.agents import make_agent
 from bridgebot.engine.policy import Policy
 from bridgebot.models.data import HOLDOUT, load_dd, load_teach, observe
 from bridgebot.tournament.ddmatch import run_dd_match
@@ -59,7 +60,7 @@ def match(us: str, them: str, dd_path: str, boards: int) -> dict[str, object]:
     first = len(data) - HOLDOUT
     deals = load_npz(Path(dd_path), boards=boards, first=first)
     t = time.perf_counter()
-    result = run_dd_match(us, them, deals, boards=boards)
+    result = run_dd_match(us, them, deals, boards=boards, make_agent=make_agent)
     wall = time.perf_counter() - t
     imps = np.array(result.imps, dtype=float)
     by_vul = {}

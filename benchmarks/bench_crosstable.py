@@ -27,6 +27,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
+from bridgebot.agents import make_agent
 from bridgebot.tournament.ddmatch import run_dd_match
 from bridgebot.tournament.deals import load_npz
 from bridgebot.tournament.doubled import doubled_costs
@@ -37,7 +38,7 @@ DEFAULT_OPPONENTS = "bfg;bfg,doubles=on;default;default,doubles=on"
 def row(candidate: str, opponent: str, deals: list[Any]) -> dict[str, Any]:
     """One row of the table: the candidate against ``opponent`` on ``deals``."""
     t = time.perf_counter()
-    result = run_dd_match(candidate, opponent, deals)
+    result = run_dd_match(candidate, opponent, deals, make_agent=make_agent)
     imps = np.array(result.imps, dtype=float)
     costs = doubled_costs(result.boards)
     return {

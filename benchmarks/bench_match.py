@@ -27,13 +27,14 @@ import structlog
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bridgebot.engine.agents import make_agent
+from bridgebot.agents import make_agent
+from bridgebot.engine.agent import BatchBidder
 from bridgebot.tournament.match import MatchConfig, run_match
 
 
 def boards_per_second(**kwargs: object) -> float:
     with tempfile.TemporaryDirectory() as tmp:
-        cfg = MatchConfig(out=Path(tmp), **kwargs)  # type: ignore[arg-type]
+        cfg = MatchConfig(make_agent=make_agent, out=Path(tmp), **kwargs)  # type: ignore[arg-type]
         start = time.perf_counter()
         run_match(cfg, progress=lambda b: None)
         return cfg.boards / (time.perf_counter() - start)
@@ -60,7 +61,9 @@ def main() -> None:
     tcp = boards_per_second(boards=args.tcp_boards, rooms="tcp", **common)
     print(f"tcp rooms      {tcp:9.1f} boards/s  ratio {tcp / base:.3f} ({args.tcp_boards} boards)")
 
-    if hasattr(make_agent(args.us, 0), "bid_batch"):
+    with make_agent(args.us, 0) as probe:
+        batching = isinstance(probe, BatchBidder)
+    if batching:
         import bridgebot.tournament.ddmatch as ddmatch
 
         original = ddmatch.BatchBidder

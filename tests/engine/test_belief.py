@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
-from bridgebot.engine.agents import AgentSpecError, make_agent
+from bridgebot.agents import AgentSpecError, make_agent
 from bridgebot.engine.belief import (
     DEFAULT_DIR,
     N_OUTPUTS,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from bridgebot.engine.agent import Agent, BiddingView, PlayView
-from bridgebot.engine.agents import AgentSpecError, make_agent
+from bridgebot.agents import AgentSpecError, make_agent
 from bridgebot.engine.bfg import CALL_NAMES, BfgAgent, BfgBidder, card_names
 from bridgebot.engine.cardplay import baseline_card
 from bridgebot.laws.calls import ALL_CALLS, auction_over, bid_index, legal_calls

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from bridgebot.engine.agent import BiddingView
-from bridgebot.engine.agents import AgentSpecError, make_agent
+from bridgebot.agents import AgentSpecError, make_agent
 from bridgebot.engine.doubles import (
     FEATURE_NAMES,
     DoublesModel,

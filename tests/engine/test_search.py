@@ -17,7 +17,7 @@ import numpy as np
 import onnx
 import pytest
 from bridgebot.engine.agent import BiddingView
-from bridgebot.engine.agents import AgentSpecError, make_agent
+from bridgebot.agents import AgentSpecError, make_agent
 from bridgebot.engine.dds import hands_pbn
 from bridgebot.engine.features import (
     DATA_TO_OPENSPIEL,

@@ -20,7 +20,7 @@ from typing import Any
 
 import endplay.parsers.pbn as pbn
 import pytest
-from bridgebot.engine.agents import make_agent
+from bridgebot.agents import make_agent
 from bridgebot.protocol.codec import Direction, parse
 from bridgebot.protocol.errors import ParseError
 from bridgebot.protocol.messages import CallMsg, Message, PlayMsg, ToLead

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import endplay.parsers.pbn as pbn
-from bridgebot.engine.agents import make_agent
+from bridgebot.agents import make_agent
 from bridgebot.server.boards import generate
 from bridgebot.server.seat import SeatClient
 from bridgebot.server.tm import TableManager

@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 from pathlib import Path
 
-from bridgebot.engine.agents import make_agent
+from bridgebot.agents import make_agent
 from bridgebot.engine.explain import Explainer, agent_policy
 from bridgebot.protocol.table import TableBoard
 from bridgebot.server.seat import SeatClient, TableConnectionError

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from bridgebot.engine.agents import make_agent
+from bridgebot.agents import make_agent
 from bridgebot.protocol.codec import Direction, parse, render
 from bridgebot.protocol.dialect import Dialect
 from bridgebot.protocol.messages import Message

@@ -8,7 +8,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from bridgebot.engine.agents import make_agent
+from bridgebot.agents import make_agent
 from bridgebot.protocol.dialect import Dialect
 from bridgebot.protocol.seat import DummyForm
 from bridgebot.server.boards import generate

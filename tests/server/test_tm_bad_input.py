@@ -16,7 +16,7 @@ from typing import Any
 
 import endplay.parsers.pbn as pbn
 import pytest
-from bridgebot.engine.agents import make_agent
+from bridgebot.agents import make_agent
 from bridgebot.protocol.codec import Direction, parse, render_card
 from bridgebot.protocol.messages import CallMsg, PlayMsg
 from bridgebot.server.boards import generate

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import endplay.parsers.pbn as pbn
 import pytest
-from bridgebot.engine.agents import make_agent
+from bridgebot.agents import make_agent
 from bridgebot.server.records import read_journal
 from bridgebot.server.seat import SeatClient
 from endplay.types import Player

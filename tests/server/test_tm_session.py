@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 import endplay.parsers.pbn as pbn
-from bridgebot.engine.agents import make_agent
+from bridgebot.agents import make_agent
 from bridgebot.laws import calls as rules
 from bridgebot.laws import play
 from bridgebot.server.boards import generate
