@@ -27,11 +27,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
-from bridgebot.agents import make_agent
 from bridgebot.engine.policy import Policy
 from bridgebot.models.data import HOLDOUT, load_dd, load_teach, observe
 from bridgebot.tournament.ddmatch import run_dd_match
 from bridgebot.tournament.deals import load_npz
+
+from bridgebot.agents import make_agent
 
 
 def teacher_accuracy(model: str, teach_path: str, holdout: int) -> dict[str, float]:

@@ -45,11 +45,12 @@ DATA = "data/dd_2026.npz"
 
 def _chunk_match(job: dict[str, Any]) -> dict[str, Any]:
     """Play boards [first, first + n) of the held-out set; return IMPs and decision timings."""
-    from bridgebot.agents import make_agent
     from bridgebot.engine.search import SearchAgent, SearchResult
     from bridgebot.tournament.ddmatch import play_dd_boards, seated_agents
     from bridgebot.tournament.deals import cycle_board, load_npz
     from bridgebot.tournament.formats import seatings
+
+    from bridgebot.agents import make_agent
 
     # Board k of the held-out set is board k whichever chunk plays it, so that its dealer and
     # vulnerability (and the agents' per-board seeds) do not depend on --workers.

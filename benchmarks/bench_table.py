@@ -27,10 +27,11 @@ from endplay.types import Player
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bridgebot.agents import make_agent
 from bridgebot.server.boards import generate
 from bridgebot.server.seat import SeatClient
 from bridgebot.server.tm import TableManager
+
+from bridgebot.agents import make_agent
 
 TEAMS = {Player.north: "NS", Player.south: "NS", Player.east: "EW", Player.west: "EW"}
 

@@ -14,10 +14,11 @@ import endplay.parsers.pbn as pbn
 import numpy as np
 import pytest
 from bridgebot.engine.agent import BiddingView
-from bridgebot.agents import AgentSpecError, make_agent
 from bridgebot.engine.policy import DEFAULT_MODEL_DIR, ModelError, ModelInfo, Policy, PolicyAgent
 from bridgebot.laws.calls import auction_over, is_legal_call, legal_calls, same_call, to_call
 from endplay.types import Deal, Player, Vul
+
+from bridgebot.agents import AgentSpecError, make_agent
 
 RANKS = "AKQJT98765432"
 

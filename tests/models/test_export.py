@@ -8,7 +8,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from bridgebot.agents import make_agent
 from bridgebot.engine.features import FEATURE_VERSION
 from bridgebot.engine.policy import ModelInfo, Policy
 from bridgebot.models.data import MAX_CALLS, board_dealer_vul, load_dd
@@ -18,6 +17,7 @@ from bridgebot.models.selfplay import duplicate_imps, net_chooser
 from bridgebot.tournament.ddmatch import run_dd_match
 from bridgebot.tournament.deals import load_npz
 
+from bridgebot.agents import make_agent
 from tests.models.test_train import small_dd
 
 pytestmark = pytest.mark.train

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections import deque
 
-from bridgebot.agents import make_agent
 from bridgebot.protocol.codec import Direction, parse, render
 from bridgebot.protocol.dialect import Dialect
 from bridgebot.protocol.messages import Message
@@ -29,6 +28,8 @@ from bridgebot.server.tm import TABLE_LAWS
 from endplay.types import Player
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from bridgebot.agents import make_agent
 
 SEATS = (Player.north, Player.east, Player.south, Player.west)
 TEAM = {Player.north: "NS", Player.south: "NS", Player.east: "EW", Player.west: "EW"}

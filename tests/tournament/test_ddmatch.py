@@ -6,13 +6,14 @@ from collections.abc import Sequence
 
 import numpy as np
 import pytest
-from bridgebot.agents import make_agent
 from bridgebot.engine.agent import Agent, BatchBidder, BiddingView, PlayView
 from bridgebot.laws.calls import same_call
 from bridgebot.tournament.ddmatch import IllegalCallError, play_dd_boards, run_dd_match
 from bridgebot.tournament.deals import cycle_board, load_npz, solve_dd
 from bridgebot.tournament.records import parse_contract
 from endplay.types import Bid, Card, Contract, Player, Vul
+
+from bridgebot.agents import make_agent
 
 # Deal 0 of a development set of random deals and its table (N, E, S, W x C, D, H, S, NT) as stored there.
 DEAL = "N:98763.83.96.AQT8 AK5.QT95.KT2.K64 Q42.KJ62.753.J93 JT.A74.AQJ84.752"

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
-from bridgebot.agents import make_agent
 from bridgebot.server.guard import parse_networks
 from bridgebot.server.seat import SeatClient
 from bridgebot.tournament.formats import seatings
@@ -28,6 +27,7 @@ from bridgebot.tournament.rooms import ExternalSeat, MatchStopped, Network, wire
 from endplay.parsers import pbn
 from endplay.types import Player
 
+from bridgebot.agents import make_agent
 from bridgebot.cli import main
 
 THEIR_SEATS = ("open:East", "open:West", "closed:North", "closed:South")

@@ -15,10 +15,11 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from bridgebot.agents import make_agent
 from bridgebot.tournament.html_report import doubled_html, html_report
 from bridgebot.tournament.match import MatchConfig, run_match
 from bridgebot.tournament.records import BoardResult, RoomResult
+
+from bridgebot.agents import make_agent
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -28,7 +29,8 @@ CHROMEDRIVER = "/usr/bin/chromedriver"
 def _match_dir(npz: Path) -> Path:
     out = Path(tempfile.mkdtemp(prefix="html-report-"))
     run_match(
-        MatchConfig(make_agent=make_agent, us="default", them="bfg", out=out, boards=6, deals=npz), progress=lambda b: None
+        MatchConfig(make_agent=make_agent, us="default", them="bfg", out=out, boards=6, deals=npz),
+        progress=lambda b: None,
     )
     return out
 

@@ -11,13 +11,13 @@ import time
 from pathlib import Path
 
 import pytest
-from bridgebot.agents import make_agent
 from bridgebot.laws.calls import final_contract
 from bridgebot.tournament.journal import JournalError, read_journal
 from bridgebot.tournament.match import MatchConfig, run_match
 from bridgebot.tournament.records import parse_call, parse_contract
 from endplay.parsers import pbn
 
+from bridgebot.agents import make_agent
 from bridgebot.cli import main
 
 
@@ -80,7 +80,15 @@ def test_match_writes_every_output(
 
 
 def test_compatible_format_from_a_seed_solves_and_caches(tmp_path: Path) -> None:
-    cfg = MatchConfig(make_agent=make_agent, us="random", them="random", out=tmp_path, boards=2, seed=3, fmt="compatible")
+    cfg = MatchConfig(
+        make_agent=make_agent,
+        us="random",
+        them="random",
+        out=tmp_path,
+        boards=2,
+        seed=3,
+        fmt="compatible",
+    )
     summary = run_match(cfg, progress=lambda b: None)
     assert summary["boards"] == 2 and summary["format"] == "compatible"
     assert sorted(p.name for p in tmp_path.glob("room-*.pbn")) == [
@@ -128,10 +136,14 @@ def test_resume_refuses_a_different_match(solved_npz: Path, tmp_path: Path) -> N
         run_match(MatchConfig(make_agent=make_agent, **base), progress=lambda b: None)  # type: ignore[arg-type]
     with pytest.raises(JournalError, match="them: journal 'random', now 'random,pass_bias=1'"):
         run_match(
-            MatchConfig(make_agent=make_agent, **{**base, "them": "random,pass_bias=1"}, resume=True),  # type: ignore[arg-type]
+            MatchConfig(
+                make_agent=make_agent, **{**base, "them": "random,pass_bias=1"}, resume=True
+            ),  # type: ignore[arg-type]
             progress=lambda b: None,
         )
-    summary = run_match(MatchConfig(make_agent=make_agent, **base, resume=True), progress=lambda b: None)  # type: ignore[arg-type]
+    summary = run_match(
+        MatchConfig(make_agent=make_agent, **base, resume=True), progress=lambda b: None
+    )  # type: ignore[arg-type]
     assert summary["boards"] == 4
     # More boards on resume extend the match; the first four are kept as they were.
     first = (tmp_path / "journal.jsonl").read_bytes()
@@ -144,8 +156,15 @@ def test_resume_refuses_a_different_match(solved_npz: Path, tmp_path: Path) -> N
 
 
 def test_parallel_workers_play_every_board_once(solved_npz: Path, tmp_path: Path) -> None:
-    cfg = MatchConfig(make_agent=make_agent, 
-        us="random", them="random", out=tmp_path, boards=8, deals=solved_npz, workers=2, chunk=2
+    cfg = MatchConfig(
+        make_agent=make_agent,
+        us="random",
+        them="random",
+        out=tmp_path,
+        boards=8,
+        deals=solved_npz,
+        workers=2,
+        chunk=2,
     )
     summary = run_match(cfg, progress=lambda b: None)
     boards = read_journal(tmp_path / "journal.jsonl").boards

@@ -6,10 +6,11 @@ import dataclasses
 import re
 from pathlib import Path
 
-from bridgebot.agents import make_agent
 from bridgebot.tournament.journal import read_journal
 from bridgebot.tournament.match import MatchConfig, run_match
 from bridgebot.tournament.report import markdown_report
+
+from bridgebot.agents import make_agent
 
 
 def test_histogram_shows_every_board_beyond_24_imps(solved_npz: Path, tmp_path: Path) -> None:

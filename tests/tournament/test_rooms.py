@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from bridgebot.agents import make_agent
 from bridgebot.laws.calls import final_contract
 from bridgebot.laws.play import trick_winner
 from bridgebot.laws.scoring import imps, ns_score, strain_index
@@ -19,6 +18,8 @@ from bridgebot.tournament.records import parse_call, parse_vul
 from bridgebot.tournament.rooms import ExternalSeat
 from endplay.parsers import pbn
 from endplay.types import Card, Deal, Player
+
+from bridgebot.agents import make_agent
 
 
 def _tricks_from_play(
