@@ -81,17 +81,7 @@ def test_a_bad_option_is_one_line_naming_agent_and_option(text: str, line: str) 
 def test_the_command_line_reports_a_bad_spec_in_one_line(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    argv = [
-        "seat",
-        "--port",
-        "9",
-        "--seat",
-        "north",
-        "--team",
-        "t",
-        "--agent",
-        "search,particles=x",
-    ]
+    argv = "seat --port 9 --seat north --team t --agent search,particles=x".split()
     assert main(argv) == 2
     err = capsys.readouterr().err.splitlines()
     assert err == [
