@@ -81,8 +81,8 @@ def test_a_bad_option_is_one_line_naming_agent_and_option(text: str, line: str) 
 def test_the_command_line_reports_a_bad_spec_in_one_line(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    argv = "seat --port 9 --seat north --team t --agent search,particles=x".split()
-    assert main(argv) == 2
+    bad = "search,particles=x"
+    assert main(["seat", "--port", "9", "--seat", "north", "--team", "t", "--agent", bad]) == 2
     err = capsys.readouterr().err.splitlines()
     assert err == [
         "bridgebot seat: --agent 'search,particles=x': "
