@@ -32,6 +32,8 @@ from bridgebot.models.data import HOLDOUT, load_dd, load_teach, observe
 from bridgebot.tournament.ddmatch import run_dd_match
 from bridgebot.tournament.deals import load_npz
 
+from bridgebot.agents import make_agent
+
 
 def teacher_accuracy(model: str, teach_path: str, holdout: int) -> dict[str, float]:
     """Share of held-out teacher calls that the model's greedy choice reproduces."""
@@ -59,7 +61,7 @@ def match(us: str, them: str, dd_path: str, boards: int) -> dict[str, object]:
     first = len(data) - HOLDOUT
     deals = load_npz(Path(dd_path), boards=boards, first=first)
     t = time.perf_counter()
-    result = run_dd_match(us, them, deals, boards=boards)
+    result = run_dd_match(us, them, deals, boards=boards, make_agent=make_agent)
     wall = time.perf_counter() - t
     imps = np.array(result.imps, dtype=float)
     by_vul = {}

@@ -31,13 +31,15 @@ from bridgebot.tournament.ddmatch import run_dd_match
 from bridgebot.tournament.deals import load_npz
 from bridgebot.tournament.doubled import doubled_costs
 
+from bridgebot.agents import make_agent
+
 DEFAULT_OPPONENTS = "bfg;bfg,doubles=on;default;default,doubles=on"
 
 
 def row(candidate: str, opponent: str, deals: list[Any]) -> dict[str, Any]:
     """One row of the table: the candidate against ``opponent`` on ``deals``."""
     t = time.perf_counter()
-    result = run_dd_match(candidate, opponent, deals)
+    result = run_dd_match(candidate, opponent, deals, make_agent=make_agent)
     imps = np.array(result.imps, dtype=float)
     costs = doubled_costs(result.boards)
     return {

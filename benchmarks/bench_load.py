@@ -39,11 +39,12 @@ from endplay.types import Player
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import endplay.parsers.pbn as pbn
-from bridgebot.engine.agents import make_agent
 from bridgebot.protocol.codec import Direction, parse
 from bridgebot.protocol.errors import ParseError
 from bridgebot.protocol.messages import CallMsg, Message, PlayMsg
 from bridgebot.server.seat import SeatClient
+
+from bridgebot.agents import make_agent
 
 TEAMS = {Player.north: "NS", Player.south: "NS", Player.east: "EW", Player.west: "EW"}
 

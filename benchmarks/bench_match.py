@@ -7,7 +7,7 @@ time), with the same two agent specs (random against random by default):
 * ``inprocess x2``: the same with two worker processes (board streams).
 * ``tcp rooms``: every board in two real table managers with four seat clients each over TCP on
   127.0.0.1, cards played and then ignored (``--scoring dd``), as ``--rooms tcp`` runs it.
-* ``batch`` (only when ``--us`` names an agent with ``bid_batch``, e.g. ``policy:DIR``): the
+* ``batch`` (only when ``--us`` names a ``BatchBidder``, e.g. ``policy:DIR``): the
   in-process match with that agent's batch path switched off, to show what batching buys.
 
 Printed as boards/s and as ratios to the baseline, so a change can be judged on any machine.
@@ -27,13 +27,15 @@ import structlog
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bridgebot.engine.agents import make_agent
+from bridgebot.engine.agent import BatchBidder
 from bridgebot.tournament.match import MatchConfig, run_match
+
+from bridgebot.agents import make_agent
 
 
 def boards_per_second(**kwargs: object) -> float:
     with tempfile.TemporaryDirectory() as tmp:
-        cfg = MatchConfig(out=Path(tmp), **kwargs)  # type: ignore[arg-type]
+        cfg = MatchConfig(make_agent=make_agent, out=Path(tmp), **kwargs)  # type: ignore[arg-type]
         start = time.perf_counter()
         run_match(cfg, progress=lambda b: None)
         return cfg.boards / (time.perf_counter() - start)
@@ -63,7 +65,9 @@ def main() -> None:
     tcp = boards_per_second(boards=args.tcp_boards, rooms="tcp", **common)
     print(f"tcp rooms      {tcp:9.1f} boards/s  ratio {tcp / base:.3f} ({args.tcp_boards} boards)")
 
-    if hasattr(make_agent(args.us, 0), "bid_batch"):
+    with make_agent(args.us, 0) as probe:
+        batching = isinstance(probe, BatchBidder)
+    if batching:
         import bridgebot.tournament.ddmatch as ddmatch
 
         original = ddmatch.BatchBidder

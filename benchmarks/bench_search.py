@@ -45,10 +45,12 @@ DATA = "data/dd.npz"  # a DD file made by `bridgebot ddgen` (docs/data.md)
 
 def _chunk_match(job: dict[str, Any]) -> dict[str, Any]:
     """Play boards [first, first + n) of the held-out set; return IMPs and decision timings."""
-    from bridgebot.engine.search import SearchAgent
-    from bridgebot.tournament.ddmatch import build_agents, play_dd_boards
+    from bridgebot.engine.search import SearchAgent, SearchResult
+    from bridgebot.tournament.ddmatch import play_dd_boards, seated_agents
     from bridgebot.tournament.deals import cycle_board, load_npz
     from bridgebot.tournament.formats import seatings
+
+    from bridgebot.agents import make_agent
 
     # Board k of the held-out set is board k whichever chunk plays it, so that its dealer and
     # vulnerability (and the agents' per-board seeds) do not depend on --workers.
@@ -56,21 +58,17 @@ def _chunk_match(job: dict[str, Any]) -> dict[str, Any]:
         cycle_board(d.board + job["offset"], d.pbn, d.dd)
         for d in load_npz(Path(job["data"]), boards=job["n"], first=job["first"])
     ]
-    agents = build_agents(job["us"], job["them"], seatings("team"), job["seed"])
     start = time.perf_counter()
-    results = play_dd_boards(deals, "team", job["us"], job["them"], agents)
-    seconds, searched, changed = [], 0, 0
-    for room in agents.values():
-        for agent in room:
-            if isinstance(agent, SearchAgent):
-                for d in agent.decisions:
-                    if d.searched:
-                        searched += 1
-                        seconds.append(d.seconds)
-                        changed += int(d.changed)
-    decisions = sum(
-        len(a.decisions) for r in agents.values() for a in r if isinstance(a, SearchAgent)
-    )
+    results, made = [], []
+    with seated_agents(make_agent, job["us"], job["them"], seatings("team"), job["seed"]) as agents:
+        searchers = [a for room in agents.values() for a in room if isinstance(a, SearchAgent)]
+        for deal in deals:  # a search agent keeps one board's decisions: collect them per board
+            results += play_dd_boards([deal], "team", job["us"], job["them"], agents)
+            made += [d for a in searchers for d in a.decisions]
+    done: list[SearchResult] = [d for d in made if d.searched]
+    seconds = [d.seconds for d in done]
+    searched, changed = len(done), sum(int(d.changed) for d in done)
+    decisions = len(made)
     return {
         "imps": [b.imps for b in results],
         "seconds": seconds,

@@ -1,6 +1,6 @@
 """Boards per second of our table manager, against baselines measured in the same run.
 
-Three figures, all with random agents (``engine.agents.make_agent("random", seed)``):
+Three figures, all with random agents (``bridgebot.agents.make_agent("random", seed)``):
 
 * ``machine``: the sans-IO :class:`protocol.table.TableMachine` alone, replaying the golden board
   of docs/protocol.md 6.1 in process (parse, machine, render; no sockets, no seats): the ceiling.
@@ -27,10 +27,11 @@ from endplay.types import Player
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bridgebot.engine.agents import make_agent
 from bridgebot.server.boards import generate
 from bridgebot.server.seat import SeatClient
 from bridgebot.server.tm import TableManager
+
+from bridgebot.agents import make_agent
 
 TEAMS = {Player.north: "NS", Player.south: "NS", Player.east: "EW", Player.west: "EW"}
 

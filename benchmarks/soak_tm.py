@@ -37,13 +37,14 @@ from pathlib import Path
 from typing import Any
 
 import structlog
-from bridgebot.engine.agents import make_agent
 from bridgebot.server.boards import generate
 from bridgebot.server.guard import Limits
 from bridgebot.server.records import read_journal
 from bridgebot.server.seat import SeatClient
 from bridgebot.server.tm import TableManager, TableOptions
 from endplay.types import Player
+
+from bridgebot.agents import make_agent
 
 TEAMS = {Player.north: "NS", Player.south: "NS", Player.east: "EW", Player.west: "EW"}
 SEATS = ("North", "East", "South", "West", "ANYPL")

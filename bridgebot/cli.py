@@ -5,6 +5,10 @@ Each subcommand lives next to the code it drives and exposes ``HELP`` (one line)
 imported only when their subcommand is chosen or help is asked for, so ``bridgebot seat`` never
 imports torch. The command-line contract is in docs/design.md; extend it, never break it.
 
+The dispatcher is also where the composition root meets the runners: every command finds the agent
+factory (:func:`make_agent`, an :class:`engine.agent.AgentFactory`) in ``args.make_agent``, so
+the seat client, matches and tournaments build agents without importing what they are made of.
+
 A user's mistake is one line on stderr and exit status 2, never a traceback: a command raises
 :class:`UserError` (or reports and returns non-zero itself), and :func:`main` also turns the
 mistakes every command can meet into that line: a file or directory that cannot be read or
@@ -18,8 +22,12 @@ import importlib
 import sys
 from collections.abc import Sequence
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from bridgebot.server.logs import add_log_format_argument, configure_logging, set_log_format
+
+if TYPE_CHECKING:
+    from bridgebot.engine.agent import Agent
 
 
 class UserError(Exception):
@@ -54,6 +62,14 @@ COMMANDS: dict[str, str] = {
 }
 
 
+def make_agent(spec: str, seed: int = 0) -> Agent:
+    """:func:`bridgebot.agents.make_agent`, imported on the first agent (a command that builds
+    none, like ``tm``, never loads the engine)."""
+    from bridgebot.agents import make_agent
+
+    return make_agent(spec, seed)
+
+
 def _load(name: str) -> ModuleType:
     return importlib.import_module(COMMANDS[name])
 
@@ -65,6 +81,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         epilog="Run 'bridgebot COMMAND --help' for a command's options and examples.",
     )
     add_log_format_argument(parser)
+    parser.set_defaults(make_agent=make_agent)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
         if only is not None and name != only:
@@ -109,7 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def user_error(exc: BaseException) -> str | None:
     """The one line to show for ``exc`` if it is the user's mistake, else None."""
-    from bridgebot.engine.agents import AgentSpecError
+    from bridgebot.engine.agent import AgentSpecError
 
     if isinstance(exc, UserError | AgentSpecError):
         return str(exc)

@@ -51,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def policy_dir(agent: str) -> Path:
     """The model directory behind an agent spec; ``ValueError`` for agents without a policy."""
-    from bridgebot.engine.agents import AgentSpec
+    from bridgebot.agents import AgentSpec
     from bridgebot.engine.policy import DEFAULT_MODEL_DIR
 
     spec = AgentSpec.parse(agent)

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 from bridgebot.engine.agent import Agent, BiddingView, PlayView
-from bridgebot.engine.agents import AgentSpec, AgentSpecError
+from bridgebot.engine.cardplay import baseline_card
 from bridgebot.engine.features import hand_to_array
 from bridgebot.laws.calls import ALL_CALLS, bid_index, is_legal_call
 from endplay.types import Bid, Card, Hand, Player
@@ -153,16 +153,11 @@ def _is_legal(auction: Sequence[int], index: int) -> bool:
     return is_legal_call(Player.north, calls, ALL_CALLS[index])
 
 
-def lowest_card(view: PlayView) -> Card:
-    """The lowest legal card (ties: the suit endplay lists last)."""
-    return min(view.legal, key=lambda c: (c.rank.value, -c.suit.value))
-
-
-class BfgAgent:
+class BfgAgent(Agent):
     """Agent ``bfg``: bids with bfgbidding; plays with ``engine.cardplay.baseline_card``.
 
     ``stats`` counts calls, bfg exceptions and illegal answers (each of the latter two became a
-    pass). If ``engine.cardplay`` is missing, play falls back to the lowest legal card.
+    pass).
     """
 
     name = "bfg"
@@ -170,12 +165,6 @@ class BfgAgent:
     def __init__(self) -> None:
         self._bidder = BfgBidder()
         self.stats = self._bidder.stats
-        try:
-            from bridgebot.engine.cardplay import baseline_card
-        except ImportError:  # pragma: no cover - cardplay ships with the engine
-            self._play = lowest_card
-        else:
-            self._play = baseline_card
 
     def reset(self, board: int) -> None:
         """bfg keeps no state between calls."""
@@ -185,12 +174,4 @@ class BfgAgent:
         return ALL_CALLS[index]
 
     def play(self, view: PlayView) -> Card:
-        return self._play(view)
-
-
-def make_bfg_agent(spec: AgentSpec, seed: int) -> Agent:
-    """Factory for the spec ``bfg`` (bfg is deterministic: ``seed`` is accepted and unused)."""
-    unknown = set(spec.options) - {"seed"}
-    if unknown or spec.path:
-        raise AgentSpecError(f"agent bfg takes no path and no options, got {str(spec)!r}")
-    return BfgAgent()
+        return baseline_card(view)

@@ -9,17 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
-from bridgebot.engine.agent import Agent, BiddingView, PlayView
+from bridgebot.engine.agent import PlayView, play_view
 from bridgebot.engine.dds import DDSolver, Position, SolverError, card_index
 from bridgebot.engine.worlds import CallModel, Knowledge, policy_auction_likelihood, sample_worlds
 from bridgebot.laws.boards import side_vulnerable
-from bridgebot.laws.play import legal_cards, trick_winner
+from bridgebot.laws.play import trick_winner
 from bridgebot.laws.scoring import PENALTY_ORDER, score_array, strain_index
-from endplay.types import Bid, Card, Contract, Deal, Denom, Hand, Player, Vul
+from endplay.types import Card, Contract, Deal, Denom, Hand, Player, Vul
 
 
 def _current_winner(
@@ -52,8 +51,6 @@ def _lowest(cards: Sequence[Card], trump: Denom) -> Card:
 def baseline_card(view: PlayView) -> Card:
     """The simple baseline: cheapest winner when partner is not winning, else lowest; lead low
     from the longest suit (ties go to the non-trump suit, then to the lower suit)."""
-    if not view.legal:
-        raise ValueError(f"no legal cards for {view.seat.name} on board {view.board}")
     trump = view.contract.denom
     legal = list(view.legal)
     trick = view.current_trick
@@ -72,6 +69,21 @@ def baseline_card(view: PlayView) -> Card:
         # Cheapest winner: a card of the led suit before a ruff, then the lowest rank.
         return min(winners, key=lambda c: (c.suit != win_card.suit, c.rank.value))
     return _lowest(legal, trump)
+
+
+class BaselinePlayer:
+    """:func:`baseline_card` as a card player: instant, and weak."""
+
+    name = "baseline"
+
+    def reset(self, board: int) -> None:
+        return None
+
+    def play(self, view: PlayView) -> Card:
+        return baseline_card(view)
+
+    def close(self) -> None:
+        return None
 
 
 # -- the double-dummy Monte Carlo player ----------------------------------------------------------
@@ -199,8 +211,6 @@ class DDCardPlayer:
         self.solver.close()
 
     def play(self, view: PlayView) -> Card:
-        if not view.legal:
-            raise ValueError(f"no legal cards for {view.seat.name} on board {view.board}")
         state = play_state(view)
         gone = set(state.gone_before)
         holding = (
@@ -262,41 +272,6 @@ class DDCardPlayer:
         return choice
 
 
-class _CardPlayer(Protocol):
-    def reset(self, board: int) -> None: ...
-    def play(self, view: PlayView) -> Card: ...
-
-
-class WithCardPlayer:
-    """An agent that bids like ``agent`` and plays its cards with ``player``."""
-
-    def __init__(self, agent: Agent, player: _CardPlayer) -> None:
-        self.agent = agent
-        self.player = player
-        self.name = f"{agent.name}+{getattr(player, 'name', type(player).__name__)}"
-
-    def reset(self, board: int) -> None:
-        self.agent.reset(board)
-        self.player.reset(board)
-
-    def bid(self, view: BiddingView) -> Bid:
-        return self.agent.bid(view)
-
-    def play(self, view: PlayView) -> Card:
-        return self.player.play(view)
-
-    def close(self) -> None:
-        for part in (self.player, self.agent):
-            closer = getattr(part, "close", None)
-            if callable(closer):
-                closer()
-
-
-def with_card_player(agent: Agent, player: _CardPlayer) -> WithCardPlayer:
-    """Wrap any agent so its ``play`` uses ``player`` (e.g. a :class:`DDCardPlayer`)."""
-    return WithCardPlayer(agent, player)
-
-
 CardChooser = Callable[[PlayView], Card]
 
 
@@ -324,8 +299,7 @@ def play_deal(
         for k in range(4):
             seat = Player((leader.value + k) % 4)
             controller = declarer if seat == dummy else seat
-            legal = legal_cards(_hand_of(hands[seat]), trick)
-            view = PlayView(
+            view = play_view(
                 seat=seat,
                 controller=controller,
                 dealer=dealer,
@@ -334,12 +308,11 @@ def play_deal(
                 contract=contract,
                 hand=_hand_of(hands[controller]),
                 dummy=_hand_of(hands[dummy]) if played else None,
-                played=tuple(played),
-                legal=legal,
+                played=played,
                 board=board,
             )
             card = choosers[controller.value](view)
-            if card not in legal:
+            if card not in view.legal:
                 raise ValueError(
                     f"{controller.name} chose {card}, not a legal card for {seat.name}"
                 )

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from bridgebot.engine.agent import Agent, BiddingView, PlayView
+from bridgebot.engine.agent import Agent, BatchBidder, BiddingView, PlayView
 from bridgebot.engine.features import BIDS, HAND, N_BIDS, OPENING_PASS, VUL_THEM, encode, legal_mask
 from bridgebot.laws.calls import DOUBLE, is_pass
 from bridgebot.laws.scoring import score_array
@@ -301,16 +301,15 @@ def apply_doubles(
     return c
 
 
-class DoublingAgent:
-    """Any agent with the penalty-double layer on top (the spec option ``doubles=on``)."""
+class DoublingAgent(Agent):
+    """Any agent with the penalty-double layer on top (the spec option ``doubles=on``); closing
+    it closes the agent inside. Wrap a :class:`BatchBidder` in :class:`BatchDoublingAgent`."""
 
     def __init__(self, inner: Agent, name: str, model: DoublesModel | None = None) -> None:
         self.inner = inner
         self.name = name
         self.model = model or default_model()
         self.doubles = 0
-        if hasattr(inner, "bid_batch"):
-            self.bid_batch = self._bid_batch
 
     def reset(self, board: int) -> None:
         self.inner.reset(board)
@@ -332,14 +331,20 @@ class DoublingAgent:
     def bid(self, view: BiddingView) -> Bid:
         return self._layer([view], [self.inner.bid(view)])[0]
 
-    def _bid_batch(self, views: Sequence[BiddingView]) -> list[Bid]:
-        calls = list(self.inner.bid_batch(views))  # type: ignore[attr-defined]
-        return self._layer(views, calls)
-
     def play(self, view: PlayView) -> Card:
         return self.inner.play(view)
 
     def close(self) -> None:
-        closer = getattr(self.inner, "close", None)
-        if callable(closer):
-            closer()
+        self.inner.close()
+
+
+class BatchDoublingAgent(DoublingAgent, BatchBidder):
+    """:class:`DoublingAgent` over a batch bidder, batching too: one layer pass per batch."""
+
+    inner: BatchBidder
+
+    def __init__(self, inner: BatchBidder, name: str, model: DoublesModel | None = None) -> None:
+        super().__init__(inner, name, model)
+
+    def bid_batch(self, views: Sequence[BiddingView]) -> list[Bid]:
+        return self._layer(views, list(self.inner.bid_batch(views)))

@@ -6,8 +6,8 @@ feature version this build does not know (:data:`POLICY_MODEL` says what the pol
 
 :class:`Policy` runs batches of observations; :class:`PolicyAgent` is the ``Agent`` for one seat
 (agents ``policy:PATH`` and ``default``), bidding greedily or by sampling over the legal calls, and
-exposes ``bid_batch`` so that evaluation loops (``tournament.ddmatch``) run one ONNX call for many
-boards. Card play is a separate part passed to the constructor, so the integrator can swap the
+is a :class:`engine.agent.BatchBidder`, so that evaluation loops (``tournament.ddmatch``) run one
+ONNX call for many boards. Card play is a separate part passed to the constructor, so the integrator can swap the
 double-dummy player for the quick baseline.
 """
 
@@ -15,12 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
-from bridgebot.engine.agent import BiddingView, PlayView
-from bridgebot.engine.agents import AgentSpec, AgentSpecError, _float_option, _int_option
+from bridgebot.engine.agent import BatchBidder, BiddingView, CardPlayer, PlayView
+from bridgebot.engine.cardplay import BaselinePlayer
 from bridgebot.engine.features import FEATURE_VERSION, N_CALLS, N_FEATURES, encode, legal_mask
 from bridgebot.engine.modelcard import Expected, ModelError, load_model
 from bridgebot.laws.calls import ALL_CALLS, same_call
@@ -101,28 +100,7 @@ class Policy:
         return np.where(picks >= 0, picks, p.argmax(axis=1)).astype(np.int64)
 
 
-class CardPlayer(Protocol):
-    """The play half of an agent (``engine.cardplay``'s players satisfy it)."""
-
-    def reset(self, board: int) -> None: ...
-    def play(self, view: PlayView) -> Card: ...
-
-
-class BaselinePlayer:
-    """``engine.cardplay.baseline_card`` as a card player: instant, and weak."""
-
-    name = "baseline"
-
-    def reset(self, board: int) -> None:
-        return None
-
-    def play(self, view: PlayView) -> Card:
-        from bridgebot.engine.cardplay import baseline_card
-
-        return baseline_card(view)
-
-
-class PolicyAgent:
+class PolicyAgent(BatchBidder):
     """Bids with a :class:`Policy`, plays with ``card_player``.
 
     Greedy by default (deterministic, the setting of every reported figure); ``greedy=False``
@@ -163,7 +141,7 @@ class PolicyAgent:
         picks = self.policy.choose(x, mask, self.greedy, self._rng, self.temperature)
         calls = [ALL_CALLS[int(i)] for i in picks]
         for view, call in zip(views, calls, strict=True):
-            if view.legal and not any(same_call(call, c) for c in view.legal):
+            if not any(same_call(call, c) for c in view.legal):
                 raise ValueError(
                     f"board {view.board}: the view's legal calls disagree with laws.calls "
                     f"about {call} (view built wrongly?)"
@@ -174,92 +152,4 @@ class PolicyAgent:
         return self.card_player.play(view)
 
     def close(self) -> None:
-        closer = getattr(self.card_player, "close", None)
-        if callable(closer):
-            closer()
-
-
-class _LazyDDPlayer:
-    """``engine.cardplay.DDCardPlayer``, built on the first card (bidding-only use costs nothing)."""
-
-    name = "ddplay"
-
-    def __init__(self, seed: int, budget: dict[str, int] | None = None) -> None:
-        self.seed = seed
-        self.budget = budget or {}
-        """``worlds``/``lead_worlds`` for the player (its defaults when absent)."""
-        self._player: CardPlayer | None = None
-        self._board = 1
-
-    def _get(self) -> CardPlayer:
-        if self._player is None:
-            from bridgebot.engine.cardplay import LEAD_WORLDS, WORLDS, DDCardPlayer
-
-            self._player = DDCardPlayer(
-                worlds=self.budget.get("worlds", WORLDS),
-                lead_worlds=self.budget.get("lead_worlds", LEAD_WORLDS),
-                seed=self.seed,
-            )
-            self._player.reset(self._board)
-        return self._player
-
-    def reset(self, board: int) -> None:
-        self._board = board
-        if self._player is not None:
-            self._player.reset(board)
-
-    def play(self, view: PlayView) -> Card:
-        return self._get().play(view)
-
-    def close(self) -> None:
-        closer = getattr(self._player, "close", None)
-        if callable(closer):
-            closer()
-
-
-_OPTIONS = {"seed", "threads", "greedy", "temperature", "play", "worlds", "lead_worlds"}
-
-
-def _card_player(spec: AgentSpec, seed: int, default: str) -> CardPlayer:
-    play = spec.options.get("play", default)
-    if play == "baseline":
-        return BaselinePlayer()
-    if play == "dd":
-        keys: tuple[str, ...] = ("worlds", "lead_worlds")
-        budget = {k: _int_option(spec, k) for k in keys if k in spec.options}
-        if any(v < 1 for v in budget.values()):
-            raise AgentSpecError(f"agent {spec.name}: worlds and lead_worlds must be >= 1")
-        return _LazyDDPlayer(seed, budget)
-    raise AgentSpecError(f"agent {spec.name}: play must be 'dd' or 'baseline', not {play!r}")
-
-
-def _policy_agent(spec: AgentSpec, seed: int, path: Path, play: str) -> PolicyAgent:
-    unknown = set(spec.options) - _OPTIONS
-    if unknown:
-        raise AgentSpecError(f"agent {spec.name}: unknown options {sorted(unknown)}")
-    threads = _int_option(spec, "threads") if "threads" in spec.options else 1
-    greedy = spec.options.get("greedy", "1").lower() not in ("0", "false", "no")
-    try:
-        policy = Policy(path, threads=threads)
-    except ModelError as e:
-        raise AgentSpecError(f"agent {spec}: {e}") from e
-    return PolicyAgent(
-        policy,
-        card_player=_card_player(spec, seed, play),
-        seed=seed,
-        greedy=greedy,
-        temperature=_float_option(spec, "temperature", 1.0),
-        name=str(spec),
-    )
-
-
-def make_policy_agent(spec: AgentSpec, seed: int) -> PolicyAgent:
-    """``policy:PATH[,threads=N,greedy=0,temperature=T,play=dd|baseline]`` (default play baseline)."""
-    if not spec.path:
-        raise AgentSpecError("agent policy needs a model path: policy:DIR or policy:FILE.onnx")
-    return _policy_agent(spec, seed, Path(spec.path), "baseline")
-
-
-def make_default_agent(spec: AgentSpec, seed: int) -> PolicyAgent:
-    """The shipped model bidding, the double-dummy card player playing (``play=baseline`` to swap)."""
-    return _policy_agent(spec, seed, Path(spec.path) if spec.path else DEFAULT_MODEL_DIR, "dd")
+        self.card_player.close()

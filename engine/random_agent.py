@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import random
 
-from bridgebot.engine.agent import BiddingView, PlayView
+from bridgebot.engine.agent import Agent, BiddingView, PlayView
 from endplay.types import Bid, Card
 
 
-class RandomAgent:
+class RandomAgent(Agent):
     """Picks uniformly among ``view.legal``; deterministic for a given seed and sequence of views.
 
     ``pass_bias`` (0..1) is the probability of passing outright when pass is legal, which keeps
@@ -25,13 +25,9 @@ class RandomAgent:
         return None
 
     def bid(self, view: BiddingView) -> Bid:
-        if not view.legal:
-            raise ValueError("no legal calls in the view")
         if self._rng.random() < self.pass_bias:
             return view.legal[0]  # pass is always first in legal_calls()
         return self._rng.choice(view.legal)
 
     def play(self, view: PlayView) -> Card:
-        if not view.legal:
-            raise ValueError("no legal cards in the view")
         return self._rng.choice(view.legal)

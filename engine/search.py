@@ -33,14 +33,13 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
-from bridgebot.engine.agent import BiddingView, PlayView
-from bridgebot.engine.agents import AgentSpec, AgentSpecError, _int_option
+from bridgebot.engine.agent import Agent, BiddingView, CardPlayer, PlayView
 from bridgebot.engine.features import (
     encode_arrays,
     hand_to_array,
@@ -50,9 +49,6 @@ from bridgebot.engine.features import (
 from bridgebot.laws.calls import ALL_CALLS, bid_index, final_contracts_array, same_call
 from bridgebot.laws.scoring import score_array
 from endplay.types import Bid, Card
-
-if TYPE_CHECKING:
-    from bridgebot.engine.policy import CardPlayer
 
 FloatArray = npt.NDArray[np.float32]
 IntArray = npt.NDArray[np.int64]
@@ -666,38 +662,35 @@ class BorelSearch:
 # -- the agent -------------------------------------------------------------------------------------
 
 
-class SearchAgent:
-    """Bids by :class:`BorelSearch` over a policy; plays cards with a separate card player."""
+class SearchAgent(Agent):
+    """Bids by :class:`BorelSearch` over a policy; plays cards with a separate card player.
+
+    ``decisions`` holds the searches of the current board (emptied by ``reset``), for logs and
+    benchmarks; ``last`` is the latest.
+    """
 
     def __init__(
-        self,
-        search: BorelSearch,
-        seed: int = 0,
-        card_player: CardPlayer | None = None,
-        name: str = "search",
+        self, search: BorelSearch, card_player: CardPlayer, seed: int = 0, name: str = "search"
     ) -> None:
         self.name = name
         self.search = search
         self.seed = seed
         self._rng = np.random.default_rng([seed, 0])
-        if card_player is None:
-            from bridgebot.engine.policy import BaselinePlayer
-
-            card_player = BaselinePlayer()
-        self.card_player: CardPlayer = card_player
+        self.card_player = card_player
         self.last: SearchResult | None = None
         self.decisions: list[SearchResult] = []
 
     def reset(self, board: int) -> None:
         # Reseeded per board so a board's calls do not depend on which boards came before.
         self._rng = np.random.default_rng([self.seed, board])
+        self.decisions = []
         self.card_player.reset(board)
 
     def bid(self, view: BiddingView) -> Bid:
         result = self.search.search(view, self._rng)
         self.last = result
         self.decisions.append(result)
-        if view.legal and not any(same_call(result.call, c) for c in view.legal):
+        if not any(same_call(result.call, c) for c in view.legal):
             raise ValueError(
                 f"board {view.board}: the view's legal calls disagree with laws.calls "
                 f"about {result.call} (view built wrongly?)"
@@ -708,38 +701,8 @@ class SearchAgent:
         return self.card_player.play(view)
 
     def close(self) -> None:
-        closer = getattr(self.card_player, "close", None)
-        if callable(closer):
-            closer()
+        self.card_player.close()
 
-
-def config_from_options(options: dict[str, str]) -> SearchConfig:
-    """A :class:`SearchConfig` from agent-spec options (unknown keys are the caller's to reject)."""
-    kwargs: dict[str, object] = {}
-    for f in fields(SearchConfig):
-        if f.name not in options:
-            continue
-        raw = options[f.name]
-        default = getattr(SearchConfig(), f.name)
-        try:
-            if isinstance(default, bool):
-                if raw.lower() not in ("0", "1", "true", "false", "yes", "no"):
-                    raise ValueError(raw)
-                kwargs[f.name] = raw.lower() in ("1", "true", "yes")
-            elif isinstance(default, int):
-                kwargs[f.name] = int(raw)
-            else:
-                kwargs[f.name] = float(raw)
-        except ValueError:
-            kind = type(default).__name__
-            raise ValueError(f"search option {f.name}={raw!r} is not a {kind}") from None
-    return SearchConfig(**kwargs)  # type: ignore[arg-type]
-
-
-# -- agent spec: search[:MODEL_DIR][,key=value...] -------------------------------------------------
-
-#: Options of the ``search`` agent besides the :class:`SearchConfig` fields.
-_AGENT_OPTIONS = {"seed", "threads", "dd", "ddnet", "play", "sampler", "belief", "opponents"}
 
 #: The shipped opponent model: a small policy trained by imitation of bfg's auctions
 #: (``models/bfgnet/model.json`` holds the commands); bfg's own code never runs inside search.
@@ -747,95 +710,3 @@ BFGNET_DIR = Path(__file__).resolve().parent.parent / "models" / "bfgnet"
 #: The ``opponents`` option's default: '+'-separated names, ``self`` (our policy), ``bfgnet`` or
 #: a policy directory.
 DEFAULT_OPPONENTS = "bfgnet+self"
-
-
-def opponent_models(
-    names: str, threads: int, spec: AgentSpec
-) -> list[tuple[str, BatchPolicy | None]]:
-    """The opponent models named by ``opponents=a+b`` (``self``, ``bfgnet`` or a policy dir)."""
-    from bridgebot.engine.modelcard import ModelError
-    from bridgebot.engine.policy import Policy
-
-    out: list[tuple[str, BatchPolicy | None]] = []
-    for name in names.split("+"):
-        name = name.strip()
-        if not name:
-            raise AgentSpecError(f"agent {spec}: empty name in opponents={names!r}")
-        if name == "self":
-            out.append((name, None))
-            continue
-        path = BFGNET_DIR if name == "bfgnet" else Path(name)
-        try:
-            out.append((name, Policy(path, threads=threads)))
-        except ModelError as e:
-            raise AgentSpecError(f"agent {spec}: opponent model {name!r}: {e}") from e
-    return out
-
-
-def make_search_agent(spec: AgentSpec, seed: int) -> SearchAgent:
-    """``search[:MODEL_DIR][,dd=net|solver,ddnet=DIR,sampler=uniform|belief,belief=DIR,...]``.
-
-    The policy is the model directory (default: the shipped ``models/default``); ``dd=net`` (the
-    default) scores rollouts with the learned estimator in ``models/ddnet`` (or ``ddnet=DIR``),
-    ``dd=solver`` with the exact solver. ``sampler=belief`` (the default) deals the particles from
-    the belief net in ``models/belief`` (or ``belief=DIR``), with the filter off unless
-    ``filter=1`` is given; ``sampler=uniform`` deals them uniformly and filters. Further options:
-    ``threads=N``, ``play=dd|baseline`` and the budgets, the :class:`SearchConfig` fields.
-    ``opponents=a+b`` names the models the opponents' seats bid with in rollouts and that weigh
-    the particles: ``self`` (our policy), ``bfgnet`` (the shipped imitation of bfg) or a policy
-    directory; a deviation must win under every one of them (``margin``).
-    """
-    from bridgebot.engine.modelcard import ModelError
-    from bridgebot.engine.policy import DEFAULT_MODEL_DIR, Policy, _card_player
-
-    known = _AGENT_OPTIONS | {f.name for f in fields(SearchConfig)}
-    unknown = set(spec.options) - known
-    if unknown:
-        raise AgentSpecError(f"agent {spec.name}: unknown options {sorted(unknown)}")
-    try:
-        config = config_from_options(spec.options)
-    except ValueError as e:
-        raise AgentSpecError(f"agent {spec}: {e}") from None
-    threads = _int_option(spec, "threads") if "threads" in spec.options else 1
-    path = Path(spec.path) if spec.path else DEFAULT_MODEL_DIR
-    try:
-        policy = Policy(path, threads=threads)
-    except ModelError as e:
-        raise AgentSpecError(f"agent {spec}: {e}") from e
-    dd = spec.options.get("dd", "net")
-    oracle: TrickOracle
-    if dd == "solver":
-        oracle = SolverOracle()
-    elif dd == "net":
-        from bridgebot.engine.ddestimate import DEFAULT_DIR, DDEstimator
-
-        try:
-            oracle = EstimatorOracle(DDEstimator(spec.options.get("ddnet", DEFAULT_DIR), threads))
-        except ModelError as e:
-            raise AgentSpecError(f"agent {spec}: {e}") from e
-    else:
-        raise AgentSpecError(f"agent {spec.name}: dd must be 'net' or 'solver', not {dd!r}")
-    sampler: ParticleSampler | ObservationSampler = deal_uniform
-    kind = spec.options.get("sampler", "belief")
-    if kind == "belief":
-        if "filter" not in spec.options:
-            config = replace(config, filter=False)
-        from bridgebot.engine.belief import DEFAULT_DIR as BELIEF_DIR
-        from bridgebot.engine.belief import BeliefNet, BeliefSampler
-
-        try:
-            sampler = BeliefSampler(BeliefNet(spec.options.get("belief", BELIEF_DIR), threads))
-        except ModelError as e:
-            raise AgentSpecError(f"agent {spec}: {e}") from e
-    elif kind != "uniform":
-        raise AgentSpecError(
-            f"agent {spec.name}: sampler must be 'uniform' or 'belief', not {kind!r}"
-        )
-    opponents = opponent_models(spec.options.get("opponents", DEFAULT_OPPONENTS), threads, spec)
-    player = _card_player(spec, seed, "baseline")
-    return SearchAgent(
-        BorelSearch(policy, oracle, config, sampler, opponents),
-        seed=seed,
-        card_player=player,
-        name=str(spec),
-    )

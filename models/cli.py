@@ -99,7 +99,9 @@ def _train(args: argparse.Namespace, command: str) -> dict[str, object]:
     if args.mode == "selfplay":
         from bridgebot.models.selfplay import train_selfplay
 
-        return train_selfplay(config_from_args(SelfPlayConfig, args), command, progress)
+        return train_selfplay(
+            config_from_args(SelfPlayConfig, args), command, progress, make_agent=args.make_agent
+        )
     from bridgebot.models.league import exploit, train_league
 
     if args.mode == "exploit":

@@ -27,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 import structlog
 import torch
+from bridgebot.engine.agent import AgentFactory
 from bridgebot.laws.scoring import imps_array
 from bridgebot.models.config import SelfPlayConfig
 from bridgebot.models.data import (
@@ -161,6 +162,7 @@ def evaluate_nets(
 
 
 def evaluate_against_agent(
+    make_agent: AgentFactory,
     net: PolicyNet,
     them: str,
     owners: npt.NDArray[np.uint8],
@@ -188,7 +190,7 @@ def evaluate_against_agent(
         onnx.save(policy_graph(net), f"{tmp}/policy.onnx")
         training = Training(kind="selfplay", command="the network being trained, mid-run")
         policy_card(net, training, {}, Export()).write(tmp)
-        result = run_dd_match(f"policy:{tmp}", them, deals)
+        result = run_dd_match(f"policy:{tmp}", them, deals, make_agent=make_agent)
     return imp_summary(np.array(result.imps))
 
 
@@ -260,12 +262,18 @@ def ppo_update(
 
 
 def train_selfplay(
-    cfg: SelfPlayConfig, command: str = "", progress: bool = True
+    cfg: SelfPlayConfig,
+    command: str = "",
+    progress: bool = True,
+    make_agent: AgentFactory | None = None,
 ) -> dict[str, object]:
     """Run (or resume) self-play; writes ``OUT/ckpt.pt``, ``OUT/policy.pt``, ``OUT/log.jsonl``.
 
-    ``command`` is recorded as the run's command line; ``progress`` shows a bar on a terminal.
+    ``command`` is recorded as the run's command line; ``progress`` shows a bar on a terminal;
+    ``make_agent`` builds the agents of the evaluation against bfg (``cfg.eval_bfg_every``).
     """
+    if cfg.eval_bfg_every and make_agent is None:
+        raise ValueError("self-play evaluated against bfg needs an agent factory")
     torch.set_num_threads(cfg.threads)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     out = Path(cfg.out)
@@ -377,8 +385,9 @@ def train_selfplay(
             if cfg.eval_bfg_every and it % cfg.eval_bfg_every == 0:
                 net.eval()
                 bfg_idx = val_idx[: cfg.eval_bfg_deals]
+                assert make_agent is not None  # checked on entry
                 entry["val_vs_bfg"] = evaluate_against_agent(
-                    net, "bfg", data.owners[bfg_idx], data.dd[bfg_idx], bfg_idx + 1
+                    make_agent, net, "bfg", data.owners[bfg_idx], data.dd[bfg_idx], bfg_idx + 1
                 )
                 net.train()
             history.append(entry)

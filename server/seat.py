@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import structlog
+from bridgebot.engine import agent as views
 from bridgebot.engine.agent import Agent, BiddingView, PlayView
-from bridgebot.laws.calls import legal_calls, same_call
-from bridgebot.laws.play import legal_cards
+from bridgebot.laws.calls import same_call
 from bridgebot.protocol.codec import render
 from bridgebot.protocol.dialect import DEFAULT_DIALECT, Dialect
 from bridgebot.protocol.errors import LineTooLong, RemoteProtocolError
@@ -345,32 +345,16 @@ def alerted(call: Bid, text: str) -> Bid:
 
 
 def bidding_view(request: NeedCall) -> BiddingView:
-    """The agent's view of a call request; ``legal`` from ``laws.calls`` minus calls the TM
-    already refused this turn."""
-    legal = tuple(
-        c
-        for c in legal_calls(request.dealer, request.auction)
-        if not any(same_call(c, r) for r in request.rejected)
-    )
-    return BiddingView(
-        seat=request.seat,
-        dealer=request.dealer,
-        vul=request.vul,
-        hand=request.hand,
-        auction=request.auction,
-        board=request.board,
-        legal=legal,
+    """The agent's view of a call request, less the calls the TM already refused this turn."""
+    return views.bidding_view(
+        request.dealer, request.vul, request.hand, request.auction, request.board, request.rejected
     )
 
 
 def play_view(request: NeedCard) -> PlayView:
-    """The agent's view of a card request (``seat`` is whose card, ``controller`` who decides);
-    ``legal`` follows suit from the holding of the player whose card it is."""
-    trick = request.played[len(request.played) - len(request.played) % 4 :]
-    legal = tuple(
-        c for c in legal_cards(request.holding, [c for _, c in trick]) if c not in request.rejected
-    )
-    return PlayView(
+    """The agent's view of a card request (``seat`` is whose card, ``controller`` who decides),
+    less the cards the TM already refused this turn."""
+    return views.play_view(
         seat=request.player,
         controller=request.controller,
         dealer=request.dealer,
@@ -380,8 +364,8 @@ def play_view(request: NeedCard) -> PlayView:
         hand=request.hand,
         dummy=request.dummy,
         played=request.played,
-        legal=legal,
         board=request.board,
+        refused=request.rejected,
     )
 
 

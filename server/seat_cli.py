@@ -101,7 +101,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bridgebot.engine.agents import AgentSpecError, make_agent
+    """Play a session; ``args.make_agent`` is the agent factory the command line hands down."""
+    from bridgebot.engine.agent import AgentFactory, AgentSpecError
     from bridgebot.protocol.dialect import Dialect
     from bridgebot.protocol.errors import ProtocolError
     from bridgebot.server.seat import AgentError, SeatClient, TableConnectionError
@@ -116,23 +117,24 @@ def run(args: argparse.Namespace) -> int:
     configure_logging(args.log_level)
     seat = None if args.seat == "anypl" else Player.find(args.seat)
     label = args.seat.capitalize() if seat is None else seat.name.capitalize()
+    make_agent: AgentFactory = args.make_agent
     try:
-        agent = make_agent(args.agent, seed=args.seed)
-        alerter = None if args.no_alerts else _alerter(agent, args.alert_hands)
-        client = SeatClient(
-            args.host,
-            args.port,
-            seat,
-            args.team,
-            agent,
-            dialect=Dialect(early_dummy=args.early_dummy),
-            dummy_form=args.dummy_form,
-            connect_retries=max(0, args.retries),
-            retry_delay=args.retry_delay,
-            idle_timeout=args.idle_timeout,
-            alerter=alerter,
-        )
-        summary = asyncio.run(client.run())
+        with make_agent(args.agent, seed=args.seed) as agent:
+            alerter = None if args.no_alerts else _alerter(agent, args.alert_hands)
+            client = SeatClient(
+                args.host,
+                args.port,
+                seat,
+                args.team,
+                agent,
+                dialect=Dialect(early_dummy=args.early_dummy),
+                dummy_form=args.dummy_form,
+                connect_retries=max(0, args.retries),
+                retry_delay=args.retry_delay,
+                idle_timeout=args.idle_timeout,
+                alerter=alerter,
+            )
+            summary = asyncio.run(client.run())
     except AgentSpecError as exc:
         print(f"bridgebot seat: --agent {args.agent!r}: {exc}", file=sys.stderr)
         return 2

@@ -180,16 +180,17 @@ def network_from_args(args: argparse.Namespace) -> Network:
 def run(args: argparse.Namespace) -> int:
     # Table managers and seat clients log every wire line at debug; a match shows warnings only.
     configure_logging(args.log_level)
-    from bridgebot.engine.agents import AgentSpecError, make_agent
+    from bridgebot.engine.agent import AgentFactory, AgentSpecError
     from bridgebot.tournament.deals import DealSourceError
     from bridgebot.tournament.journal import JournalError
     from bridgebot.tournament.match import MatchConfig, MatchError, run_match
     from bridgebot.tournament.rooms import ExternalSeat, MatchStopped, RoomError
 
+    make_agent: AgentFactory = args.make_agent  # handed down by the command line
     try:
         for who, spec in (("--us", args.us), ("--them", args.them)):
             try:
-                make_agent(spec, 0)
+                make_agent(spec, 0).close()  # a spec or model that cannot work stops us here
             except AgentSpecError as exc:
                 raise MatchError(f"{who}: {exc}") from exc
         try:
@@ -217,6 +218,7 @@ def run(args: argparse.Namespace) -> int:
             backend=args.backend,
             ray_address=args.ray_address,
             net=net,
+            make_agent=make_agent,
         )
         summary = run_match(cfg)
     except MatchStopped as exc:

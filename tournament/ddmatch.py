@@ -5,22 +5,24 @@ their specs, and each final contract is scored with the tricks of the board's do
 (the papers' setting). This is what training scripts call to compare two policies quickly; the
 ``match`` command runs the same bidding through real table managers when asked to.
 
-Agents that can decide many positions at once expose ``bid_batch(views) -> list[Bid]`` (one call
-per seat per round, across every board of a room); they must then be stateless across boards, so
-``reset`` is not called for them. Any other :class:`engine.agent.Agent` is driven one board at a
-time, with ``reset(board)`` before each board, as a seat client would.
+Agents are built by the :class:`engine.agent.AgentFactory` the caller hands down, seated with
+:func:`seated_agents`, which closes them all when the match ends, also when a board fails. A room
+whose four agents are all :class:`engine.agent.BatchBidder` is bid in batches (one call per seat
+per round, across every board of the room; such agents keep no bidding state between boards, so
+``reset`` is not called for them). Any other room is driven one board at a time, with
+``reset(board)`` before each board, as a seat client would.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TypeGuard
 
-from bridgebot.engine.agent import Agent, BiddingView
-from bridgebot.engine.agents import make_agent
-from bridgebot.laws.calls import auction_over, final_contract, legal_calls, same_call, to_call
+from bridgebot.engine.agent import Agent, AgentFactory, BatchBidder, BiddingView, bidding_view
+from bridgebot.laws.calls import auction_over, final_contract, same_call, to_call
 from bridgebot.laws.scoring import dd_tricks, ns_score
 from bridgebot.tournament.deals import BoardDeal
 from bridgebot.tournament.formats import US, Seating, board_imps, seatings
@@ -32,13 +34,6 @@ from bridgebot.tournament.records import (
     vul_text,
 )
 from endplay.types import Bid, Hand, Player
-
-
-@runtime_checkable
-class BatchBidder(Protocol):
-    """An agent that answers many bidding views in one call (e.g. one ONNX run per batch)."""
-
-    def bid_batch(self, views: Sequence[BiddingView]) -> list[Bid]: ...
 
 
 class IllegalCallError(RuntimeError):
@@ -75,31 +70,34 @@ def agent_seed(seed: int, room: int, seat: int) -> int:
     return seed * 1009 + room * 4 + seat
 
 
-def build_agents(
-    us: str, them: str, rooms: Sequence[Seating], seed: int
-) -> dict[str, tuple[Agent, Agent, Agent, Agent]]:
-    """One agent per seat per room, built from the team's spec."""
-    out: dict[str, tuple[Agent, Agent, Agent, Agent]] = {}
-    for r, seating in enumerate(rooms):
-        a = [
-            make_agent(us if team == US else them, agent_seed(seed, r, s))
-            for s, team in enumerate(seating.teams)
-        ]
-        out[seating.room] = (a[0], a[1], a[2], a[3])
-    return out
+#: The four agents (N, E, S, W) of each room, by room name.
+RoomAgents = dict[str, tuple[Agent, Agent, Agent, Agent]]
+
+
+@contextmanager
+def seated_agents(
+    make_agent: AgentFactory, us: str, them: str, rooms: Sequence[Seating], seed: int
+) -> Iterator[RoomAgents]:
+    """One agent per seat per room, built from the team's spec, all closed on leaving (also when
+    building one of them or playing a board fails)."""
+    with ExitStack() as stack:
+        out: RoomAgents = {}
+        for r, seating in enumerate(rooms):
+            a = [
+                stack.enter_context(make_agent(us if team == US else them, agent_seed(seed, r, s)))
+                for s, team in enumerate(seating.teams)
+            ]
+            out[seating.room] = (a[0], a[1], a[2], a[3])
+        yield out
 
 
 def _view(deal: BoardDeal, hands: Sequence[Hand], auction: tuple[Bid, ...]) -> BiddingView:
     seat = to_call(deal.dealer, auction)
-    return BiddingView(
-        seat=seat,
-        dealer=deal.dealer,
-        vul=deal.vul,
-        hand=hands[seat.value],
-        auction=auction,
-        board=deal.board,
-        legal=legal_calls(deal.dealer, auction),
-    )
+    return bidding_view(deal.dealer, deal.vul, hands[seat.value], auction, deal.board)
+
+
+def _all_batch(agents: Sequence[Agent]) -> TypeGuard[Sequence[BatchBidder]]:
+    return all(isinstance(a, BatchBidder) for a in agents)
 
 
 def _checked(call: Bid, view: BiddingView, who: str, room: str) -> Bid:
@@ -117,7 +115,7 @@ def bid_room(
     """The auctions of ``deals`` in one room seated by ``agents`` (N, E, S, W)."""
     hands = [[deal[p] for p in Player] for deal in (d.deal() for d in deals)]
     auctions: list[tuple[Bid, ...]] = [() for _ in deals]
-    if all(isinstance(a, BatchBidder) for a in agents):
+    if _all_batch(agents):
         pending = list(range(len(deals)))
         while pending:
             for seat in range(4):
@@ -130,7 +128,7 @@ def bid_room(
                 if not idx:
                     continue
                 views = [_view(deals[i], hands[i], auctions[i]) for i in idx]
-                calls = agents[seat].bid_batch(views)  # type: ignore[attr-defined]
+                calls = agents[seat].bid_batch(views)
                 for i, view, call in zip(idx, views, calls, strict=True):
                     auctions[i] += (_checked(call, view, agents[seat].name, room),)
             pending = [i for i in pending if not auction_over(auctions[i])]
@@ -168,7 +166,7 @@ def play_dd_boards(
     fmt: str,
     us: str,
     them: str,
-    agents: dict[str, tuple[Agent, Agent, Agent, Agent]],
+    agents: RoomAgents,
     on_board: Callable[[BoardResult], None] | None = None,
 ) -> list[BoardResult]:
     """Bid ``deals`` in every room of ``fmt`` and score them double-dummy."""
@@ -201,14 +199,17 @@ def run_dd_match(
     boards: int | None = None,
     seed: int = 0,
     fmt: str = "team",
+    *,
+    make_agent: AgentFactory,
 ) -> MatchResult:
-    """Team (or compatible) match of ``us`` against ``them`` over the first ``boards`` deals.
+    """Team (or compatible) match of ``us`` against ``them`` over the first ``boards`` deals,
+    with agents from ``make_agent``.
 
     ``deals`` must carry DD tables (``tournament.deals.load_npz`` or ``ensure_dd``).
     """
     chosen = list(deals if boards is None else deals[:boards])
     if boards is not None and len(chosen) < boards:
         raise ValueError(f"{boards} boards asked for, {len(chosen)} deals given")
-    agents = build_agents(us, them, seatings(fmt), seed)
-    results = play_dd_boards(chosen, fmt, us, them, agents)
+    with seated_agents(make_agent, us, them, seatings(fmt), seed) as agents:
+        results = play_dd_boards(chosen, fmt, us, them, agents)
     return MatchResult(us=us, them=them, format=fmt, boards=tuple(results))

@@ -23,6 +23,7 @@ from dataclasses import replace
 from types import ModuleType
 from typing import Any
 
+from bridgebot.engine.agent import AgentFactory
 from bridgebot.tournament.deals import BoardDeal
 from bridgebot.tournament.match import MatchConfig, MatchError
 from bridgebot.tournament.records import BoardResult
@@ -50,10 +51,15 @@ def import_ray() -> ModuleType:
 class _Stream:
     """One board stream: agents built once (as in a local worker process), chunks played in turn."""
 
-    def __init__(self, us: str, them: str, fmt: str, seed: int) -> None:
+    def __init__(self, make_agent: AgentFactory, us: str, them: str, fmt: str, seed: int) -> None:
         from bridgebot.tournament.match import _init_worker
 
-        _init_worker(us, them, fmt, seed)
+        _init_worker(make_agent, us, them, fmt, seed)
+
+    def close(self) -> None:
+        from bridgebot.tournament.match import close_worker
+
+        close_worker()
 
     def play(self, cfg: MatchConfig, deals: list[BoardDeal]) -> list[BoardResult]:
         from bridgebot.tournament.match import _play_chunk
@@ -101,7 +107,9 @@ def play_ray(
         # actor does not necessarily run in the driver's working directory.
         remote_cfg = replace(cfg, out=cfg.out.resolve())
         actor = ray.remote(num_cpus=1)(_Stream)
-        pool = [actor.remote(cfg.us, cfg.them, cfg.fmt, seed) for _ in range(streams)]
+        pool = [
+            actor.remote(cfg.make_agent, cfg.us, cfg.them, cfg.fmt, seed) for _ in range(streams)
+        ]
         idle = list(pool)
         running: dict[Any, Any] = {}  # object ref -> the actor playing it
         pending = iter(chunks)
@@ -121,6 +129,8 @@ def play_ray(
                 idle.append(running.pop(ref))
                 for board in ray.get(ref):
                     finish(board)
+        # Each stream closes its agents; after a failure the actors go down with their agents.
+        ray.get([stream.close.remote() for stream in pool])
     finally:
         if started:
             ray.shutdown()

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.engine.agent import AgentFactory
 from bridgebot.tournament.doubled import doubled_costs
 from bridgebot.tournament.formats import THEM, US
 from bridgebot.tournament.lin import board_lin
@@ -93,16 +94,17 @@ def _from_cache(cache: Path, todo: Sequence[BoardDeal]) -> list[BoardDeal]:
 
 
 def explain_boards(
-    us: str, boards: Sequence[BoardResult]
+    make_agent: AgentFactory, us: str, boards: Sequence[BoardResult]
 ) -> dict[tuple[int, str], list[str | None]]:
     """Our policy's explanation of every call our side made in these boards (empty when our
-    agent has no learned policy)."""
-    from bridgebot.engine.agents import AgentSpecError, make_agent
+    agent, built by ``make_agent``, has no learned policy)."""
+    from bridgebot.engine.agent import AgentSpecError
     from bridgebot.engine.explain import Explainer, agent_policy
     from endplay.types import Bid
 
     try:
-        policy = agent_policy(make_agent(us, 0))
+        with make_agent(us, 0) as agent:
+            policy = agent_policy(agent)
     except AgentSpecError:
         policy = None
     if policy is None:

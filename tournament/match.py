@@ -4,23 +4,26 @@ The journal is written (and synced) as each board finishes, before anything else
 outputs are rebuilt from it at the end, so ``resume=True`` after a kill plays only the boards that
 are missing and the final files are the same as for an uninterrupted run.
 
-Board streams run in worker processes (``workers``), each with its own agents built once; boards
-are handed out in small chunks so a batching agent still sees several boards at a time.
+Board streams run in worker processes (``workers``), each with its own agents built once (by the
+config's agent factory) and closed when the stream ends; boards are handed out in small chunks so
+a batching agent still sees several boards at a time.
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import multiprocessing
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bridgebot.engine.agent import Agent
-from bridgebot.tournament.ddmatch import build_agents, play_dd_boards
+from bridgebot.engine.agent import AgentFactory
+from bridgebot.tournament.ddmatch import RoomAgents, play_dd_boards, seated_agents
 from bridgebot.tournament.deals import BoardDeal, ensure_dd, load_deals
 from bridgebot.tournament.formats import THEM, US, seatings
 from bridgebot.tournament.journal import Journal
@@ -63,6 +66,8 @@ class MatchConfig:
     """The Ray cluster to join (``None``: the one already started here, or a new local one)."""
     net: Network = field(default_factory=Network)
     """Where TCP rooms listen, whom they admit, how long they wait for outside seats."""
+    make_agent: AgentFactory = field(kw_only=True)
+    """Builds the agents from ``us`` and ``them`` (the composition root's ``make_agent``)."""
 
     @property
     def use_tcp(self) -> bool:
@@ -96,17 +101,29 @@ class MatchConfig:
         return self.us if side == US else self.them
 
 
-_worker_agents: dict[str, tuple[Agent, Agent, Agent, Agent]] = {}
+_worker_agents: RoomAgents = {}
+_worker_stack = ExitStack()
 
 
-def _init_worker(us: str, them: str, fmt: str, seed: int) -> None:
+def _init_worker(make_agent: AgentFactory, us: str, them: str, fmt: str, seed: int) -> None:
+    """Build a board stream's agents, closed when the stream ends: :func:`close_worker` for a
+    Ray actor, at exit for a worker process (which the pool lets finish, never terminates)."""
     from bridgebot.server.logs import configure_logging
 
     # A spawned worker starts with structlog's defaults (every wire line at debug): quiet it,
     # logging in the format the command chose (--log-format reaches it through the environment).
     configure_logging("warning")
+    close_worker()
+    _worker_agents.update(
+        _worker_stack.enter_context(seated_agents(make_agent, us, them, seatings(fmt), seed))
+    )
+    atexit.register(close_worker)
+
+
+def close_worker() -> None:
+    """Close the board stream's agents (again: nothing)."""
     _worker_agents.clear()
-    _worker_agents.update(build_agents(us, them, seatings(fmt), seed))
+    _worker_stack.close()
 
 
 def _play_chunk(args: tuple[MatchConfig, list[BoardDeal]]) -> list[BoardResult]:
@@ -223,7 +240,7 @@ def run_match(
                 ) from None
     if bar is not None:
         bar.close()
-    return write_outputs(cfg.out, header, results)
+    return write_outputs(cfg.out, header, results, cfg.make_agent)
 
 
 def _play(
@@ -239,21 +256,27 @@ def _play(
         play_ray(cfg, _chunks(todo, cfg.chunk), seed, finish)
         return
     if cfg.workers <= 1:
-        agents = build_agents(cfg.us, cfg.them, seatings(cfg.fmt), seed)
-        if cfg.use_tcp:
-            asyncio.run(_tcp_rooms(cfg, todo, agents, finish, announce or _stderr_line))
-            return
-        for chunk in _chunks(todo, cfg.chunk):
-            play_dd_boards(chunk, cfg.fmt, cfg.us, cfg.them, agents, on_board=finish)
+        with seated_agents(cfg.make_agent, cfg.us, cfg.them, seatings(cfg.fmt), seed) as agents:
+            if cfg.use_tcp:
+                asyncio.run(_tcp_rooms(cfg, todo, agents, finish, announce or _stderr_line))
+                return
+            for chunk in _chunks(todo, cfg.chunk):
+                play_dd_boards(chunk, cfg.fmt, cfg.us, cfg.them, agents, on_board=finish)
         return
     ctx = multiprocessing.get_context("spawn")
     tasks = [(cfg, c) for c in _chunks(todo, cfg.chunk)]
-    with ctx.Pool(
-        cfg.workers, initializer=_init_worker, initargs=(cfg.us, cfg.them, cfg.fmt, seed)
-    ) as pool:
+    init = (cfg.make_agent, cfg.us, cfg.them, cfg.fmt, seed)
+    pool = ctx.Pool(cfg.workers, initializer=_init_worker, initargs=init)
+    try:
         for boards in pool.imap_unordered(_play_chunk, tasks):
             for board in boards:
                 finish(board)
+        pool.close()  # the workers exit in their own time, closing their agents
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
 
 
 def _stderr_line(text: str) -> None:
@@ -267,7 +290,7 @@ def _stdout_line(text: str) -> None:
 async def _tcp_rooms(
     cfg: MatchConfig,
     deals: list[BoardDeal],
-    agents: dict[str, tuple[Agent, Agent, Agent, Agent]],
+    agents: RoomAgents,
     finish: Callable[[BoardResult], None],
     announce: Callable[[str], None],
     stream: str = "",

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from bridgebot.engine.agent import AgentFactory
 from bridgebot.tournament.doubled import doubled_section
 from bridgebot.tournament.records import (
     BoardResult,
@@ -242,10 +243,10 @@ def _room_result_text(room: RoomResult) -> str:
 
 
 def write_outputs(
-    out: Path, header: dict[str, Any], boards: Sequence[BoardResult]
+    out: Path, header: dict[str, Any], boards: Sequence[BoardResult], make_agent: AgentFactory
 ) -> dict[str, Any]:
     """Write summary.json, ``room-NAME.pbn`` and ``room-NAME.lin`` per room, report.md and
-    report.html; return the summary."""
+    report.html (explained by our agent's policy, built by ``make_agent``); return the summary."""
     from bridgebot.tournament.html_report import explain_boards, write_html
     from bridgebot.tournament.lin import write_lin
 
@@ -257,7 +258,7 @@ def write_outputs(
         write_pbn(out / f"room-{room}.pbn", ordered, room, event)
     for room in [r.room for r in ordered[0].rooms] if ordered else []:
         write_lin(out / f"room-{room}.lin", [room_board(b, b.room(room), event) for b in ordered])
-    explanations = explain_boards(header["us"], largest_swings(ordered))
+    explanations = explain_boards(make_agent, header["us"], largest_swings(ordered))
     text, svg = markdown_report(header, ordered, explanations=explanations)
     (out / "report.md").write_text(text, encoding="utf-8")
     (out / "running_mean.svg").write_text(svg, encoding="utf-8")

@@ -31,11 +31,12 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from bridgebot.engine.agent import AgentFactory
 from bridgebot.tournament.deals import BoardDeal, ensure_dd, load_deals, pbn_to_owners
 from bridgebot.tournament.formats import THEM, US, seatings
 from bridgebot.tournament.journal import read_journal
@@ -75,6 +76,8 @@ class TournamentConfig:
     seat_timeout: float | None = None
     solver_workers: int | None = None
     """Processes solving double-dummy tables (default: as many as ``workers``)."""
+    make_agent: AgentFactory = field(kw_only=True)
+    """Builds the entrants' agents (the composition root's ``make_agent``)."""
 
     def header(self) -> dict[str, Any]:
         """What identifies the tournament; ``--resume`` refuses a different one."""
@@ -178,6 +181,7 @@ def match_config(cfg: TournamentConfig, pairing: Pairing, deals_file: Path) -> M
         seat_timeout=cfg.seat_timeout,
         backend=cfg.backend,
         ray_address=cfg.ray_address,
+        make_agent=cfg.make_agent,
     )
 
 

@@ -93,7 +93,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     configure_logging(args.log_level)
-    from bridgebot.engine.agents import AgentSpecError, make_agent
+    from bridgebot.engine.agent import AgentFactory, AgentSpecError
     from bridgebot.tournament.deals import DealSourceError
     from bridgebot.tournament.journal import JournalError
     from bridgebot.tournament.match import MatchError
@@ -102,13 +102,14 @@ def run(args: argparse.Namespace) -> int:
     from bridgebot.tournament.standings import markdown_standings
     from bridgebot.tournament.tournament import TournamentConfig, run_tournament
 
+    make_agent: AgentFactory = args.make_agent  # handed down by the command line
     try:
         entrants = [Entrant.parse(e) for e in args.entrant]
         entrants += [Entrant.parse_external(e) for e in args.external]
         for e in entrants:
             if e.spec is not None:
                 try:
-                    make_agent(e.spec, 0)
+                    make_agent(e.spec, 0).close()  # a spec that cannot work stops us here
                 except AgentSpecError as exc:
                     raise MatchError(f"--entrant {e.name}: {exc}") from exc
         cfg = TournamentConfig(
@@ -125,6 +126,7 @@ def run(args: argparse.Namespace) -> int:
             ray_address=args.ray_address,
             rooms=args.rooms,
             seat_timeout=args.seat_timeout,
+            make_agent=make_agent,
         )
         standings = run_tournament(cfg)
     except (MatchError, DealSourceError, JournalError) as exc:

@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
-from bridgebot.engine.agents import AgentSpecError, make_agent
 from bridgebot.engine.belief import (
     DEFAULT_DIR,
     N_OUTPUTS,
@@ -28,6 +27,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
+from bridgebot.agents import AgentSpecError, make_agent
 from tests.engine.test_search import (
     ROCK,
     SEVEN_NT,

@@ -7,14 +7,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from bridgebot.engine.agent import BiddingView, PlayView
+from bridgebot.engine.agent import Agent, BiddingView, PlayView
 from bridgebot.engine.cardplay import (
     DDCardPlayer,
     baseline_card,
     equivalence_classes,
     play_deal,
     play_state,
-    with_card_player,
 )
 from bridgebot.engine.dds import Position, card_index, solve_positions
 from bridgebot.engine.random_agent import RandomAgent
@@ -25,6 +24,8 @@ from bridgebot.protocol.table import TableBoard
 from bridgebot.server.seat import SeatClient
 from bridgebot.server.tm import TableManager
 from endplay.types import Bid, Card, Contract, ContractBid, Deal, Denom, Hand, Player, Vul
+
+from bridgebot.agents import with_card_player
 
 
 def view_of(
@@ -214,12 +215,16 @@ def test_with_card_player_bids_like_the_agent_and_plays_like_the_player() -> Non
 
         def __init__(self) -> None:
             self.boards: list[int] = []
+            self.closed = False
 
         def reset(self, board: int) -> None:
             self.boards.append(board)
 
         def play(self, view: PlayView) -> Card:
             return view.legal[-1]
+
+        def close(self) -> None:
+            self.closed = True
 
     recorder = Recorder()
     agent = with_card_player(RandomAgent(seed=1, pass_bias=1.0), recorder)
@@ -232,6 +237,7 @@ def test_with_card_player_bids_like_the_agent_and_plays_like_the_player() -> Non
         vul=Vul.none,
         hand=Hand("AK2.Q3.T9.QJ8765"),
         auction=(),
+        board=1,
         legal=(PASS,),
     )
     call: Bid = agent.bid(bview)
@@ -239,9 +245,10 @@ def test_with_card_player_bids_like_the_agent_and_plays_like_the_player() -> Non
     view = view_of("AK2.Q3.T9.QJ8765", [], seat=Player.north)
     assert agent.play(view) == view.legal[-1]
     agent.close()
+    assert recorder.closed
 
 
-class ThreeNotrumpBidder:
+class ThreeNotrumpBidder(Agent):
     """The dealer bids 3NT and everyone passes after it: a fixed auction for a play test."""
 
     name = "3nt"
@@ -278,6 +285,8 @@ async def test_a_whole_board_through_a_real_table_manager(tmp_path: Path) -> Non
     assert result.aborted is None
     assert str(result.contract).startswith("3NTN")
     assert len(result.play) == 52
+    for agent in agents.values():
+        agent.close()
 
     offline = {p: player(p) for p in Player}
     for p in offline.values():

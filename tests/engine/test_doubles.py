@@ -7,8 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from bridgebot.engine.agent import BiddingView
-from bridgebot.engine.agents import AgentSpecError, make_agent
+from bridgebot.engine.agent import Agent, BatchBidder, BiddingView, PlayView
 from bridgebot.engine.doubles import (
     FEATURE_NAMES,
     DoublesModel,
@@ -20,7 +19,9 @@ from bridgebot.engine.doubles import (
 )
 from bridgebot.engine.features import encode, legal_mask
 from bridgebot.laws.calls import PASS, auction_over, is_double, is_pass, legal_calls, to_call
-from endplay.types import Bid, Deal, Player, Vul
+from endplay.types import Bid, Card, Deal, Player, Vul
+
+from bridgebot.agents import AgentSpecError, make_agent
 
 DEAL = Deal("N:AKQJ.AKQ.AK2.A32 5432.5432.543.54 T98.T98.T98.KQJT 76.J76.QJ76.9876")
 
@@ -34,6 +35,7 @@ def view(auction: str, dealer: Player = Player.north, deal: Deal = DEAL) -> Bidd
         vul=Vul.none,
         hand=deal[seat],
         auction=calls,
+        board=1,
         legal=legal_calls(dealer, calls),
     )
 
@@ -82,7 +84,7 @@ def test_never_doubles_where_a_double_is_illegal() -> None:
     assert not penalty_doubles(x, m)[0]
 
 
-class Passer:
+class Passer(Agent):
     """A peer that always passes (the wrapped agent; the layer is what is tested)."""
 
     name = "passer"
@@ -93,13 +95,13 @@ class Passer:
     def bid(self, view: BiddingView) -> Bid:
         return PASS
 
-    def play(self, view: object) -> object:
+    def play(self, view: PlayView) -> Card:
         raise AssertionError("bidding only")
 
 
 def test_agent_batch_path_equals_call_by_call() -> None:
     agent = make_agent("policy:models/default,doubles=on")
-    assert isinstance(agent, DoublingAgent) and hasattr(agent, "bid_batch")
+    assert isinstance(agent, DoublingAgent) and isinstance(agent, BatchBidder)
     rng = np.random.default_rng(3)
     views = []
     for _ in range(40):
@@ -122,7 +124,8 @@ def test_agent_batch_path_equals_call_by_call() -> None:
 
 
 def test_wrapper_turns_only_passes_into_doubles() -> None:
-    agent = DoublingAgent(Passer(), "passer,doubles=on")  # type: ignore[arg-type]
+    agent = DoublingAgent(Passer(), "passer,doubles=on")
+    assert not isinstance(agent, BatchBidder)  # batching only over a batch bidder
     assert is_double(agent.bid(view("7NT", dealer=Player.west)))
     assert is_pass(agent.bid(view("P P 1C")))
     assert agent.doubles == 1

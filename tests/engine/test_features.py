@@ -58,7 +58,9 @@ VUL_TABLE = {
 
 
 def view(seat: Player, dealer: Player, vul: Vul, auction: tuple[Bid, ...], hand: Hand = HAND):
-    return BiddingView(seat=seat, dealer=dealer, vul=vul, hand=hand, auction=auction)
+    # encode reads no legal calls; the encoder tests also encode finished auctions, which have none.
+    legal = legal_calls(dealer, auction) or (P,)
+    return BiddingView(seat, dealer, vul, hand, auction, 1, legal)
 
 
 def test_constants() -> None:

@@ -14,11 +14,12 @@ import endplay.parsers.pbn as pbn
 import numpy as np
 import pytest
 from bridgebot.engine.agent import BiddingView
-from bridgebot.engine.agents import AgentSpecError, make_agent
 from bridgebot.engine.modelcard import ModelError, load_model
 from bridgebot.engine.policy import DEFAULT_MODEL_DIR, POLICY_MODEL, Policy, PolicyAgent
 from bridgebot.laws.calls import auction_over, is_legal_call, legal_calls, same_call, to_call
 from endplay.types import Deal, Player, Vul
+
+from bridgebot.agents import AgentSpecError, make_agent
 
 RANKS = "AKQJT98765432"
 

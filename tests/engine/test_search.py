@@ -16,7 +16,6 @@ import numpy as np
 import onnx
 import pytest
 from bridgebot.engine.agent import BiddingView
-from bridgebot.engine.agents import AgentSpecError, make_agent
 from bridgebot.engine.dds import hands_pbn
 from bridgebot.engine.features import (
     DATA_TO_OPENSPIEL,
@@ -34,7 +33,6 @@ from bridgebot.engine.search import (
     SolverOracle,
     auction_log_likelihood,
     candidates_from_prior,
-    config_from_options,
     deal_uniform,
     final_contracts,
     posterior,
@@ -48,6 +46,8 @@ from endplay.types import Deal, Hand, Player, Vul
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
+
+from bridgebot.agents import AgentSpec, AgentSpecError, SearchOptions, make_agent
 
 SPADE_ACE = 0  # data-file card index of the spade ace
 PASS, ONE_S, SEVEN_NT = 0, bid_index(ALL_CALLS[3 + 3]), N_CALLS - 1
@@ -114,6 +114,7 @@ def view_for(pbn: str, seat: Player, dealer: Player, auction: list[int], vul: Vu
         vul=vul,
         hand=Hand(str(deal[seat])),
         auction=calls,
+        board=1,
         legal=legal_calls(dealer, calls),
     )
 
@@ -289,10 +290,15 @@ def test_candidates_top_k_above_minimum() -> None:
 
 
 def test_config_from_options() -> None:
-    cfg = config_from_options({"rollouts": "32", "temperature": "50", "greedy": "0"})
-    assert (cfg.rollouts, cfg.temperature, cfg.greedy) == (32, 50.0, False)
-    with pytest.raises(ValueError, match="rollouts"):
-        config_from_options({"rollouts": "many"})
+    cfg = SearchOptions.model_validate({"rollouts": "32", "temperature": "50", "greedy": "0"})
+    assert (cfg.config().rollouts, cfg.config().temperature, cfg.config().greedy) == (
+        32,
+        50.0,
+        False,
+    )
+    assert cfg.config().filter is False  # the belief sampler has read the auction already
+    with pytest.raises(AgentSpecError, match="option rollouts must be an integer, not 'many'"):
+        AgentSpec.parse("search,rollouts=many")
 
 
 # -- the solver cache ------------------------------------------------------------------------------

@@ -7,7 +7,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from bridgebot.engine.agents import make_agent
 from bridgebot.engine.features import FEATURE_VERSION
 from bridgebot.engine.modelcard import load_model
 from bridgebot.engine.policy import POLICY_MODEL, Policy
@@ -18,6 +17,7 @@ from bridgebot.models.selfplay import duplicate_imps, net_chooser
 from bridgebot.tournament.ddmatch import run_dd_match
 from bridgebot.tournament.deals import load_npz
 
+from bridgebot.agents import make_agent
 from tests.models.test_train import small_dd
 
 pytestmark = pytest.mark.train
@@ -72,7 +72,11 @@ def test_serving_match_equals_training_evaluation(tmp_path: Path, dd_path: Path)
         export(str(_checkpoint(tmp_path / f"{name}.pt", seed)), str(tmp_path / name), str(dd_path))
     boards = 48
     result = run_dd_match(
-        f"policy:{tmp_path / 'a'}", f"policy:{tmp_path / 'b'}", load_npz(dd_path), boards=boards
+        f"policy:{tmp_path / 'a'}",
+        f"policy:{tmp_path / 'b'}",
+        load_npz(dd_path),
+        boards=boards,
+        make_agent=make_agent,
     )
     from bridgebot.models.net import load_checkpoint
 
@@ -97,9 +101,8 @@ def test_serving_match_equals_training_evaluation(tmp_path: Path, dd_path: Path)
 
 def test_policy_agent_bids_only_legal_calls(tmp_path: Path, dd_path: Path) -> None:
     export(str(_checkpoint(tmp_path / "a.pt", 5)), str(tmp_path / "m"), str(dd_path))
-    agent = make_agent(f"policy:{tmp_path / 'm'},greedy=0,temperature=3")
-    result = run_dd_match(
-        f"policy:{tmp_path / 'm'},greedy=0,temperature=3", "random", load_npz(dd_path), boards=16
-    )
+    spec = f"policy:{tmp_path / 'm'},greedy=0,temperature=3"
+    with make_agent(spec) as agent:
+        assert agent.name.startswith("policy:")
+    result = run_dd_match(spec, "random", load_npz(dd_path), boards=16, make_agent=make_agent)
     assert len(result.boards) == 16  # ddmatch raises IllegalCallError on any illegal call
-    assert agent.name.startswith("policy:")

@@ -186,11 +186,12 @@ def test_auction_is_recovered_from_the_observation() -> None:
 
 def test_bfg_in_the_league_bids_what_the_bfg_agent_bids() -> None:
     from bridgebot.engine.agent import BiddingView
-    from bridgebot.engine.agents import make_agent
     from bridgebot.laws.calls import legal_calls
     from bridgebot.models.league import bfg_chooser
     from bridgebot.tournament.deals import owners_to_pbn
     from endplay.types import Deal
+
+    from bridgebot.agents import make_agent
 
     owners, _ = _solved()
     b = len(owners)

@@ -28,6 +28,8 @@ from bridgebot.tournament.deals import owners_to_pbn
 from endplay.dds import calc_all_tables
 from endplay.types import Deal, Player, Vul
 
+from bridgebot.agents import make_agent
+
 pytestmark = pytest.mark.train
 
 #: Distinct deals solved by the real solver; larger sets repeat them (with other dealers and
@@ -245,10 +247,10 @@ def test_selfplay_runs_checkpoints_and_resumes(
         minibatch=256,
         threads=1,
     )
-    train_selfplay(SelfPlayConfig(**common, iters=2))  # type: ignore[arg-type]
+    train_selfplay(SelfPlayConfig(**common, iters=2), make_agent=make_agent)  # type: ignore[arg-type]
     _, state = load_checkpoint(str(tmp_path / "sp" / "ckpt.pt"))
     assert state["iter"] == 2
-    metrics = train_selfplay(SelfPlayConfig(**common, iters=3))  # type: ignore[arg-type]
+    metrics = train_selfplay(SelfPlayConfig(**common, iters=3), make_agent=make_agent)  # type: ignore[arg-type]
     assert metrics["iters"] == 3 and metrics["games"] == 3 * 2 * 64
     log = [json.loads(s) for s in (tmp_path / "sp" / "log.jsonl").read_text().splitlines()]
     assert [e["iter"] for e in log] == [1, 2, 3]

@@ -20,7 +20,6 @@ from typing import Any
 
 import endplay.parsers.pbn as pbn
 import pytest
-from bridgebot.engine.agents import make_agent
 from bridgebot.protocol.codec import Direction, parse
 from bridgebot.protocol.errors import ParseError
 from bridgebot.protocol.messages import CallMsg, Message, PlayMsg, ToLead
@@ -33,6 +32,8 @@ from bridgebot.server.testing import LineProxy
 from bridgebot.server.tm import TableManager
 from endplay.types import Player
 from structlog.testing import capture_logs
+
+from bridgebot.agents import make_agent
 
 TEAMS = {Player.north: "NS", Player.south: "NS", Player.east: "EW", Player.west: "EW"}
 BRIDGEBOT = [sys.executable, "-m", "bridgebot"]

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bridgebot.engine.agents import make_agent
 from bridgebot.protocol.codec import Direction, parse
 from bridgebot.protocol.errors import ParseError
 from bridgebot.protocol.messages import CallMsg
@@ -29,6 +28,8 @@ from bridgebot.server.seat import SeatClient, TableConnectionError
 from bridgebot.server.tm import TableManager, TableOptions, _Conn
 from endplay.types import Player
 from structlog.testing import capture_logs
+
+from bridgebot.agents import make_agent
 
 TEAMS = {Player.north: "NS", Player.south: "NS", Player.east: "EW", Player.west: "EW"}
 CONNECT = {p: f'Connecting "{TEAMS[p]}" as {p.name.capitalize()} using protocol version 18\r\n'

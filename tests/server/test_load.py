@@ -11,12 +11,13 @@ import json
 from pathlib import Path
 
 import endplay.parsers.pbn as pbn
-from bridgebot.engine.agents import make_agent
 from bridgebot.server.boards import generate
 from bridgebot.server.seat import SeatClient
 from bridgebot.server.tm import TableManager
 from endplay.types import Player
 from structlog.testing import capture_logs
+
+from bridgebot.agents import make_agent
 
 TEAMS = {Player.north: "NS", Player.south: "NS", Player.east: "EW", Player.west: "EW"}
 TABLES, BOARDS = 8, 4

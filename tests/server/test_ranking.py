@@ -8,12 +8,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from bridgebot.engine.agents import make_agent
 from bridgebot.laws.events import butler_imps, matchpoints
 from bridgebot.server.ranking import SessionRanking, pair_name, rank_session, session_scores
 from bridgebot.server.records import read_journal
 from bridgebot.server.seat import SeatClient
 from endplay.types import Player
+
+from bridgebot.agents import make_agent
 
 BRIDGEBOT = [sys.executable, "-m", "bridgebot"]
 

@@ -17,13 +17,14 @@ import asyncio
 import contextlib
 from pathlib import Path
 
-from bridgebot.engine.agents import make_agent
 from bridgebot.engine.explain import Explainer, agent_policy
 from bridgebot.protocol.table import TableBoard
 from bridgebot.server.seat import SeatClient, TableConnectionError
 from bridgebot.server.testing import ScriptedSeat
 from bridgebot.server.tm import TableManager
 from endplay.types import Deal, Player, Vul
+
+from bridgebot.agents import make_agent
 
 RAISE_DEAL = "N:KQ92.Q.KQT62.AKT A63.A64.A9753.54 T84.KJ985.J4.Q73 J75.T732.8.J9862"
 NATURAL_DEAL = "N:AQ54.Q3.9632.AQ6 T87.A8.AQT4.9754 KJ93.JT95.K7.JT8 62.K7642.J85.K32"

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections import deque
 
-from bridgebot.engine.agents import make_agent
 from bridgebot.protocol.codec import Direction, parse, render
 from bridgebot.protocol.dialect import Dialect
 from bridgebot.protocol.messages import Message
@@ -28,6 +27,8 @@ from bridgebot.server.seat import decide
 from endplay.types import Player
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from bridgebot.agents import make_agent
 
 SEATS = (Player.north, Player.east, Player.south, Player.west)
 TEAM = {Player.north: "NS", Player.south: "NS", Player.east: "EW", Player.west: "EW"}

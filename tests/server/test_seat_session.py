@@ -8,7 +8,6 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from bridgebot.engine.agents import make_agent
 from bridgebot.protocol.dialect import Dialect
 from bridgebot.protocol.seat import DummyForm
 from bridgebot.server.boards import generate
@@ -17,6 +16,7 @@ from bridgebot.server.tm import TableManager
 from endplay.types import Player
 from structlog.testing import capture_logs
 
+from bridgebot.agents import make_agent
 from tests.grammar_check import known_rejection, unexpected_rejections
 
 

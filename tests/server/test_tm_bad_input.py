@@ -16,7 +16,6 @@ from typing import Any
 
 import endplay.parsers.pbn as pbn
 import pytest
-from bridgebot.engine.agents import make_agent
 from bridgebot.protocol.codec import Direction, parse, render_card
 from bridgebot.protocol.messages import CallMsg, PlayMsg
 from bridgebot.server.boards import generate
@@ -26,6 +25,7 @@ from bridgebot.server.tm import EXPECTED_CONNECT, TableManager, TableOptions
 from endplay.types import Player
 from structlog.testing import capture_logs
 
+from bridgebot.agents import make_agent
 from tests.protocol.test_table import GOLDEN_BOARD, TRANSCRIPT, FakeClock
 
 TEAMS = {Player.north: "NS", Player.south: "NS", Player.east: "EW", Player.west: "EW"}

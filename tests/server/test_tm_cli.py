@@ -9,11 +9,11 @@ from pathlib import Path
 
 import endplay.parsers.pbn as pbn
 import pytest
-from bridgebot.engine.agents import make_agent
 from bridgebot.server.records import read_journal
 from bridgebot.server.seat import SeatClient
 from endplay.types import Player
 
+from bridgebot.agents import make_agent
 from bridgebot.cli import main
 
 TEAMS = {Player.north: "NS", Player.south: "NS", Player.east: "EW", Player.west: "EW"}

@@ -13,7 +13,6 @@ import json
 from pathlib import Path
 
 import endplay.parsers.pbn as pbn
-from bridgebot.engine.agents import make_agent
 from bridgebot.laws import calls as rules
 from bridgebot.laws import play
 from bridgebot.server.boards import generate
@@ -23,6 +22,7 @@ from bridgebot.server.tm import TableManager, TableOptions
 from endplay.types import Player
 from structlog.testing import capture_logs
 
+from bridgebot.agents import make_agent
 from tests.grammar_check import unexpected_rejections
 
 TEAMS = {

@@ -6,12 +6,14 @@ from collections.abc import Sequence
 
 import numpy as np
 import pytest
-from bridgebot.engine.agent import Agent, BiddingView, PlayView
+from bridgebot.engine.agent import Agent, BatchBidder, BiddingView, PlayView
 from bridgebot.laws.calls import same_call
 from bridgebot.tournament.ddmatch import IllegalCallError, play_dd_boards, run_dd_match
 from bridgebot.tournament.deals import cycle_board, load_npz, solve_dd
 from bridgebot.tournament.records import parse_contract
-from endplay.types import Bid, Contract, Player, Vul
+from endplay.types import Bid, Card, Contract, Player, Vul
+
+from bridgebot.agents import make_agent
 
 # Deal 0 of a development set of random deals and its table (N, E, S, W x C, D, H, S, NT) as stored there.
 DEAL = "N:98763.83.96.AQT8 AK5.QT95.KT2.K64 Q42.KJ62.753.J93 JT.A74.AQJ84.752"
@@ -20,7 +22,7 @@ DD = np.array(
 )
 
 
-class Opener:
+class Opener(Agent):
     """A scripted peer: makes ``call`` at its first turn (if legal), passes otherwise."""
 
     def __init__(self, call: str | None, name: str = "scripted") -> None:
@@ -36,11 +38,11 @@ class Opener:
             return self.call
         return view.legal[0]
 
-    def play(self, view: PlayView) -> object:
+    def play(self, view: PlayView) -> Card:
         raise NotImplementedError("bidding only")
 
 
-class BatchOpener(Opener):
+class BatchOpener(Opener, BatchBidder):
     """The same decisions through the batch interface."""
 
     def __init__(self, call: str | None, name: str = "scripted") -> None:
@@ -117,7 +119,9 @@ def test_scores_agree_with_endplay_for_random_agents(solved_npz: object) -> None
 
     assert isinstance(solved_npz, Path)
     deals = load_npz(solved_npz)
-    result = run_dd_match("random", "random,pass_bias=0.3", deals, boards=8, seed=5)
+    result = run_dd_match(
+        "random", "random,pass_bias=0.3", deals, boards=8, seed=5, make_agent=make_agent
+    )
     assert len(result.boards) == 8
     for b, deal in zip(result.boards, deals, strict=True):
         for room in b.rooms:
@@ -143,7 +147,11 @@ def test_scores_agree_with_endplay_for_random_agents(solved_npz: object) -> None
 def test_compatible_format_with_identical_agents_is_zero() -> None:
     deals = [cycle_board(k, DEAL, DD) for k in range(1, 5)]
     result = run_dd_match(
-        "random,seed=3,pass_bias=1", "random,seed=3,pass_bias=1", deals, fmt="compatible"
+        "random,seed=3,pass_bias=1",
+        "random,seed=3,pass_bias=1",
+        deals,
+        fmt="compatible",
+        make_agent=make_agent,
     )
     assert [r.room for r in result.boards[0].rooms] == ["ref", "N", "E", "S", "W"]
     assert result.imps == [0, 0, 0, 0]

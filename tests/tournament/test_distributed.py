@@ -21,6 +21,7 @@ from bridgebot.tournament.journal import read_journal
 from bridgebot.tournament.match import MatchConfig, run_match
 from bridgebot.tournament.records import BoardResult
 
+from bridgebot.agents import make_agent
 from bridgebot.cli import main
 
 
@@ -41,7 +42,9 @@ def _records(out: Path) -> dict[int, dict[str, Any]]:
 
 
 def _match(out: Path, deals: Path, **kw: Any) -> dict[str, Any]:
-    cfg = MatchConfig(out=out, deals=deals, **{"us": "random", "them": "random", **kw})
+    cfg = MatchConfig(
+        make_agent=make_agent, out=out, deals=deals, **{"us": "random", "them": "random", **kw}
+    )
     return run_match(cfg, progress=lambda b: None)
 
 
@@ -61,7 +64,14 @@ def test_ray_backend_gives_the_local_records(
     common: dict[str, Any] = dict(us=us, them=them, boards=16, chunk=chunk)
     local = _match(tmp_path / "local", big_npz, **common)
     seen: list[BoardResult] = []
-    cfg = MatchConfig(out=tmp_path / "ray", deals=big_npz, backend="ray", workers=workers, **common)
+    cfg = MatchConfig(
+        make_agent=make_agent,
+        out=tmp_path / "ray",
+        deals=big_npz,
+        backend="ray",
+        workers=workers,
+        **common,
+    )
     distributed = run_match(cfg, progress=seen.append)
     assert _records(tmp_path / "ray") == _records(tmp_path / "local")
     assert sorted(b.board for b in seen) == list(range(1, 17))  # the progress bar saw every board
@@ -106,7 +116,9 @@ def test_resume_after_an_interrupted_ray_match(big_npz: Path, tmp_path: Path) ->
         if len(written) == 5:
             raise _Killed
 
-    cfg = MatchConfig(out=out, deals=big_npz, boards=16, chunk=2, backend="ray", **teams)
+    cfg = MatchConfig(
+        make_agent=make_agent, out=out, deals=big_npz, boards=16, chunk=2, backend="ray", **teams
+    )
     with pytest.raises(_Killed):
         run_match(cfg, progress=die_after_five)
     journal = out / "journal.jsonl"
@@ -194,7 +206,7 @@ def test_tournament_on_ray_gives_the_local_records(solved_npz: Path, tmp_path: P
     )  # one match: actors are slow
     runs = {}
     for backend in ("local", "ray"):
-        cfg = TournamentConfig(
+        cfg = TournamentConfig(make_agent=make_agent,
             entrants=entrants, out=tmp_path / backend, boards_per_match=2, deals=solved_npz,
             backend=backend,
         )  # fmt: skip

@@ -8,8 +8,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from bridgebot.engine.agents import AgentSpec, known_agents
 
+from bridgebot.agents import AgentSpec, known_agents
 from bridgebot.cli import COMMANDS, build_parser
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
-from bridgebot.engine.agents import make_agent
 from bridgebot.server.guard import parse_networks
 from bridgebot.server.seat import SeatClient
 from bridgebot.tournament.formats import seatings
@@ -28,6 +27,7 @@ from bridgebot.tournament.rooms import ExternalSeat, MatchStopped, Network, wire
 from endplay.parsers import pbn
 from endplay.types import Player
 
+from bridgebot.agents import make_agent
 from bridgebot.cli import main
 
 THEIR_SEATS = ("open:East", "open:West", "closed:North", "closed:South")
@@ -189,7 +189,7 @@ def test_rooms_bound_to_an_address_admit_only_allowed_addresses(tmp_path: Path) 
 
     net = Network(host="127.0.0.2", allow_addresses=parse_networks(["127.0.0.3"]),
                   remind_every=30, wait_external=60)  # fmt: skip
-    cfg = MatchConfig(us="random", them="random", out=tmp_path, boards=1, seed=2,
+    cfg = MatchConfig(make_agent=make_agent, us="random", them="random", out=tmp_path, boards=1, seed=2,
                       scoring="play", external=(ExternalSeat.parse("open:North"),), net=net)  # fmt: skip
     result: list[Any] = []
     match = threading.Thread(
@@ -218,7 +218,7 @@ def test_outside_seats_that_never_come_end_the_match_with_a_sentence(tmp_path: P
     where it should have connected, and how to continue."""
     said: list[str] = []
     net = Network(wait_external=1.0, remind_every=0.2, them_name="wb5")
-    cfg = MatchConfig(us="random", them="random", out=tmp_path, boards=2, seed=2, scoring="play",
+    cfg = MatchConfig(make_agent=make_agent, us="random", them="random", out=tmp_path, boards=2, seed=2, scoring="play",
                       external=(ExternalSeat.parse("closed:West"),), net=net)  # fmt: skip
     with pytest.raises(MatchStopped) as exc:
         run_match(cfg, progress=lambda b: None, announce=said.append)

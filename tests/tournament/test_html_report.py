@@ -19,6 +19,8 @@ from bridgebot.tournament.html_report import doubled_html, html_report
 from bridgebot.tournament.match import MatchConfig, run_match
 from bridgebot.tournament.records import BoardResult, RoomResult
 
+from bridgebot.agents import make_agent
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 
@@ -27,7 +29,8 @@ CHROMEDRIVER = "/usr/bin/chromedriver"
 def _match_dir(npz: Path) -> Path:
     out = Path(tempfile.mkdtemp(prefix="html-report-"))
     run_match(
-        MatchConfig(us="default", them="bfg", out=out, boards=6, deals=npz), progress=lambda b: None
+        MatchConfig(make_agent=make_agent, us="default", them="bfg", out=out, boards=6, deals=npz),
+        progress=lambda b: None,
     )
     return out
 

@@ -17,6 +17,7 @@ from bridgebot.tournament.match import MatchConfig, run_match
 from bridgebot.tournament.records import parse_call, parse_contract
 from endplay.parsers import pbn
 
+from bridgebot.agents import make_agent
 from bridgebot.cli import main
 
 
@@ -79,7 +80,15 @@ def test_match_writes_every_output(
 
 
 def test_compatible_format_from_a_seed_solves_and_caches(tmp_path: Path) -> None:
-    cfg = MatchConfig(us="random", them="random", out=tmp_path, boards=2, seed=3, fmt="compatible")
+    cfg = MatchConfig(
+        make_agent=make_agent,
+        us="random",
+        them="random",
+        out=tmp_path,
+        boards=2,
+        seed=3,
+        fmt="compatible",
+    )
     summary = run_match(cfg, progress=lambda b: None)
     assert summary["boards"] == 2 and summary["format"] == "compatible"
     assert sorted(p.name for p in tmp_path.glob("room-*.pbn")) == [
@@ -122,20 +131,24 @@ def test_resume_after_a_kill(big_npz: Path, tmp_path: Path) -> None:
 
 def test_resume_refuses_a_different_match(solved_npz: Path, tmp_path: Path) -> None:
     base = dict(us="random", them="random", out=tmp_path, boards=4, deals=solved_npz)
-    run_match(MatchConfig(**base), progress=lambda b: None)  # type: ignore[arg-type]
+    run_match(MatchConfig(make_agent=make_agent, **base), progress=lambda b: None)  # type: ignore[arg-type]
     with pytest.raises(JournalError, match="already there"):
-        run_match(MatchConfig(**base), progress=lambda b: None)  # type: ignore[arg-type]
+        run_match(MatchConfig(make_agent=make_agent, **base), progress=lambda b: None)  # type: ignore[arg-type]
     with pytest.raises(JournalError, match="them: journal 'random', now 'random,pass_bias=1'"):
         run_match(
-            MatchConfig(**{**base, "them": "random,pass_bias=1"}, resume=True),  # type: ignore[arg-type]
+            MatchConfig(
+                make_agent=make_agent, **{**base, "them": "random,pass_bias=1"}, resume=True
+            ),  # type: ignore[arg-type]
             progress=lambda b: None,
         )
-    summary = run_match(MatchConfig(**base, resume=True), progress=lambda b: None)  # type: ignore[arg-type]
+    summary = run_match(
+        MatchConfig(make_agent=make_agent, **base, resume=True), progress=lambda b: None
+    )  # type: ignore[arg-type]
     assert summary["boards"] == 4
     # More boards on resume extend the match; the first four are kept as they were.
     first = (tmp_path / "journal.jsonl").read_bytes()
     summary = run_match(
-        MatchConfig(**{**base, "boards": 6}, resume=True),  # type: ignore[arg-type]
+        MatchConfig(make_agent=make_agent, **{**base, "boards": 6}, resume=True),  # type: ignore[arg-type]
         progress=lambda b: None,
     )
     assert summary["boards"] == 6
@@ -144,7 +157,14 @@ def test_resume_refuses_a_different_match(solved_npz: Path, tmp_path: Path) -> N
 
 def test_parallel_workers_play_every_board_once(solved_npz: Path, tmp_path: Path) -> None:
     cfg = MatchConfig(
-        us="random", them="random", out=tmp_path, boards=8, deals=solved_npz, workers=2, chunk=2
+        make_agent=make_agent,
+        us="random",
+        them="random",
+        out=tmp_path,
+        boards=8,
+        deals=solved_npz,
+        workers=2,
+        chunk=2,
     )
     summary = run_match(cfg, progress=lambda b: None)
     boards = read_journal(tmp_path / "journal.jsonl").boards

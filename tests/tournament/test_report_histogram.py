@@ -10,9 +10,11 @@ from bridgebot.tournament.journal import read_journal
 from bridgebot.tournament.match import MatchConfig, run_match
 from bridgebot.tournament.report import markdown_report
 
+from bridgebot.agents import make_agent
+
 
 def test_histogram_shows_every_board_beyond_24_imps(solved_npz: Path, tmp_path: Path) -> None:
-    cfg = MatchConfig(us="random", them="random", out=tmp_path, boards=4, deals=solved_npz,
+    cfg = MatchConfig(make_agent=make_agent, us="random", them="random", out=tmp_path, boards=4, deals=solved_npz,
                       fmt="compatible")  # fmt: skip
     run_match(cfg, progress=lambda b: None)
     boards = read_journal(tmp_path / "journal.jsonl").boards

@@ -19,6 +19,8 @@ from bridgebot.tournament.rooms import ExternalSeat
 from endplay.parsers import pbn
 from endplay.types import Card, Deal, Player
 
+from bridgebot.agents import make_agent
+
 
 def _tricks_from_play(
     deal: str, dealer: Player, auction: tuple[str, ...], play: tuple[str, ...]
@@ -39,7 +41,7 @@ def _tricks_from_play(
 
 
 def test_play_scored_team_match_over_tcp(tmp_path: Path) -> None:
-    cfg = MatchConfig(us="random", them="random,pass_bias=0.2", out=tmp_path, boards=3, seed=5,
+    cfg = MatchConfig(make_agent=make_agent, us="random", them="random,pass_bias=0.2", out=tmp_path, boards=3, seed=5,
                       scoring="play")  # fmt: skip
     summary = run_match(cfg, progress=lambda b: None)
     boards = read_journal(tmp_path / "journal.jsonl").boards
@@ -68,7 +70,7 @@ def test_play_scored_team_match_over_tcp(tmp_path: Path) -> None:
 
 
 def test_dd_scored_match_over_tcp_uses_the_table(solved_npz: Path, tmp_path: Path) -> None:
-    cfg = MatchConfig(us="random", them="random", out=tmp_path, boards=4, deals=solved_npz,
+    cfg = MatchConfig(make_agent=make_agent, us="random", them="random", out=tmp_path, boards=4, deals=solved_npz,
                       scoring="dd", rooms="tcp")  # fmt: skip
     run_match(cfg, progress=lambda b: None)
     with np.load(solved_npz) as z:
@@ -95,7 +97,7 @@ def test_external_seat_is_announced_and_waited_for(tmp_path: Path) -> None:
                 "--seat", seat, "--team", team, "--agent", "random", "--seed", "9"]  # fmt: skip
         externals.append(subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
 
-    cfg = MatchConfig(us="random", them="random", out=tmp_path, boards=2, seed=2, scoring="play",
+    cfg = MatchConfig(make_agent=make_agent, us="random", them="random", out=tmp_path, boards=2, seed=2, scoring="play",
                       external=(ExternalSeat.parse("open:North"),))  # fmt: skip
     try:
         summary = run_match(cfg, progress=lambda b: None, announce=announce)
@@ -113,7 +115,7 @@ def test_external_seat_is_announced_and_waited_for(tmp_path: Path) -> None:
 
 
 def test_compatible_format_over_tcp_seats_our_bot_once_per_room(tmp_path: Path) -> None:
-    cfg = MatchConfig(us="random,pass_bias=0.9", them="random,pass_bias=0.2", out=tmp_path,
+    cfg = MatchConfig(make_agent=make_agent, us="random,pass_bias=0.9", them="random,pass_bias=0.2", out=tmp_path,
                       boards=1, seed=3, fmt="compatible", scoring="play")  # fmt: skip
     run_match(cfg, progress=lambda b: None)
     (board,) = read_journal(tmp_path / "journal.jsonl").boards

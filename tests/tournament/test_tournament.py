@@ -16,7 +16,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from bridgebot.engine.agents import make_agent
 from bridgebot.laws.events import victory_points
 from bridgebot.server.seat import SeatClient
 from bridgebot.tournament.journal import read_journal
@@ -35,6 +34,7 @@ from bridgebot.tournament.standings import (
 from bridgebot.tournament.tournament import TournamentConfig, match_config, run_tournament
 from endplay.types import Player
 
+from bridgebot.agents import make_agent
 from bridgebot.cli import main
 
 
@@ -82,7 +82,9 @@ def test_entrant_names() -> None:
 
 def test_outside_entrant_takes_all_four_seats_of_its_team(tmp_path: Path) -> None:
     cfg = TournamentConfig(
-        entrants=(Entrant("bot", "random"), Entrant.parse_external("wb")), out=tmp_path
+        make_agent=make_agent,
+        entrants=(Entrant("bot", "random"), Entrant.parse_external("wb")),
+        out=tmp_path,
     )
     home = match_config(cfg, Pairing(1, "wb", "bot"), tmp_path / "r.pbn")
     away = match_config(cfg, Pairing(1, "bot", "wb"), tmp_path / "r.pbn")
@@ -248,7 +250,7 @@ def test_round_robin_dd_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture
 
 
 def test_gauntlet_rows_share_the_boards(tmp_path: Path) -> None:
-    cfg = TournamentConfig(
+    cfg = TournamentConfig(make_agent=make_agent,
         entrants=tuple(Entrant.parse(s) for s in ("hero=random,seed=9", "random", "random,seed=3")),
         out=tmp_path / "g", fmt="gauntlet", boards_per_match=2, seed=4,
     )  # fmt: skip
@@ -270,7 +272,7 @@ def test_gauntlet_rows_share_the_boards(tmp_path: Path) -> None:
 
 def test_play_scored_tournament(tmp_path: Path) -> None:
     """Real play over TCP rooms (table managers and seat clients) with random agents."""
-    cfg = TournamentConfig(
+    cfg = TournamentConfig(make_agent=make_agent,
         entrants=(Entrant.parse("a=random,seed=1"), Entrant.parse("b=random,seed=2"),
                   Entrant.parse("c=random,seed=3")),
         out=tmp_path / "p", scoring="play", boards_per_match=1, seed=2, seat_timeout=20,
@@ -333,7 +335,7 @@ def test_kill_mid_round_then_resume_plays_every_match_once(big_npz: Path, tmp_pa
 def test_outside_entrant_is_seated_through_the_match_flow(solved_npz: Path, tmp_path: Path) -> None:
     """An outside program (here four of our seat clients, connected as a stranger would, from
     the announced ports) plays every seat of its team; the standings name it."""
-    cfg = TournamentConfig(
+    cfg = TournamentConfig(make_agent=make_agent,
         entrants=(Entrant.parse("bot=random,seed=1"), Entrant.parse_external("wb")),
         out=tmp_path / "x", boards_per_match=2, deals=solved_npz, seat_timeout=30,
     )  # fmt: skip
@@ -392,7 +394,9 @@ def test_two_tournaments_never_share_a_directory(tmp_path: Path) -> None:
     with open(tmp_path / "t" / ".lock", "a") as held:
         fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # as a running tournament holds it
         cfg = TournamentConfig(
-            entrants=(Entrant.parse("random"), Entrant.parse("random,seed=2")), out=tmp_path / "t"
+            make_agent=make_agent,
+            entrants=(Entrant.parse("random"), Entrant.parse("random,seed=2")),
+            out=tmp_path / "t",
         )
         with pytest.raises(TournamentError, match="another tournament is running there"):
             run_tournament(cfg)

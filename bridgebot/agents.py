@@ -1,0 +1,452 @@
+"""The composition root of the agents: one spec string names an agent the same way everywhere.
+
+Grammar: ``NAME[:PATH][,key=value,...]``, for example ``random``, ``random,seed=3``, ``bfg``,
+``bfg,doubles=on``, ``default``, ``default,worlds=32,lead_worlds=16``, ``policy:models/default``,
+``search:models/default,particles=64``, ``search,opponents=bfgnet+self``.
+
+Each agent has one options model (:class:`RandomOptions`, :class:`PolicyOptions`, ...): the type,
+range, default and meaning of every key. :meth:`AgentSpec.parse` validates a spec against it before
+anything is built, so a bad value or an unknown key is one :class:`AgentSpecError` line naming the
+agent and the option. Two options belong to every agent: ``seed`` (overrides the seed the runner
+passes) and ``doubles=on`` (the penalty-double layer of :mod:`engine.doubles` on top).
+
+This module is the only one that knows which classes make up an agent: algorithm modules in
+``engine`` import only downwards, and runners below the command line (seat client, matches,
+tournaments) receive :func:`make_agent` as an :class:`engine.agent.AgentFactory` from their
+caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Generic, Literal, TypeVar
+
+from endplay.types import Bid, Card
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_core import ErrorDetails
+
+from bridgebot.engine.agent import (
+    Agent,
+    AgentSpecError,
+    BatchBidder,
+    BiddingView,
+    CardPlayer,
+    PlayView,
+)
+from bridgebot.engine.belief import DEFAULT_DIR as BELIEF_DIR
+from bridgebot.engine.cardplay import LEAD_WORLDS, WORLDS
+from bridgebot.engine.ddestimate import DEFAULT_DIR as DDNET_DIR
+from bridgebot.engine.policy import DEFAULT_MODEL_DIR
+from bridgebot.engine.search import BFGNET_DIR, DEFAULT_OPPONENTS, BatchPolicy, SearchConfig
+
+__all__ = [
+    "AgentSpec",
+    "AgentSpecError",
+    "known_agents",
+    "make_agent",
+    "with_card_player",
+]
+
+# -- options ---------------------------------------------------------------------------------------
+
+
+class AgentOptions(BaseModel):
+    """The options every agent takes."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    seed: int | None = Field(None, description="the agent's seed (default: the runner's)")
+    doubles: bool = Field(False, description="the penalty-double layer on top (on/off)")
+
+
+class RandomOptions(AgentOptions):
+    pass_bias: float = Field(
+        0.6, ge=0.0, le=1.0, description="probability of passing outright when pass is legal"
+    )
+
+
+class BfgOptions(AgentOptions):
+    """bfg is deterministic: ``seed`` is accepted and unused."""
+
+
+class CardPlayOptions(AgentOptions):
+    """How the agent plays its cards: the double-dummy player or the instant baseline."""
+
+    play: Literal["dd", "baseline"] = Field("baseline", description="card player")
+    worlds: int = Field(WORLDS, ge=1, description="worlds solved per card (play=dd)")
+    lead_worlds: int = Field(LEAD_WORLDS, ge=1, description="worlds for the opening lead (play=dd)")
+    threads: int = Field(1, ge=1, description="onnxruntime threads per model")
+
+
+class PolicyOptions(CardPlayOptions):
+    greedy: bool = Field(True, description="the likeliest legal call; off samples from the policy")
+    temperature: float = Field(1.0, gt=0.0, description="softmax temperature when sampling")
+
+
+class DefaultOptions(PolicyOptions):
+    play: Literal["dd", "baseline"] = Field("dd", description="card player")
+
+
+_CONFIG = SearchConfig()
+
+
+class SearchOptions(CardPlayOptions):
+    """The search's own options, then the budgets and knobs of :class:`engine.search.SearchConfig`
+    (whose docstrings say more)."""
+
+    dd: Literal["net", "solver"] = Field("net", description="rollout scoring: estimator or solver")
+    ddnet: Path = Field(DDNET_DIR, description="the trick estimator's model directory (dd=net)")
+    sampler: Literal["belief", "uniform"] = Field("belief", description="how particles are dealt")
+    belief: Path = Field(BELIEF_DIR, description="the belief net's directory (sampler=belief)")
+    opponents: str = Field(
+        DEFAULT_OPPONENTS,
+        description="'+'-separated opponent models: self, bfgnet or a policy directory",
+    )
+    k: int = Field(_CONFIG.k, ge=1, description="most candidate calls searched")
+    p_min: float = Field(_CONFIG.p_min, ge=0.0, le=1.0, description="least prior of a candidate")
+    particles: int = Field(_CONFIG.particles, ge=1, description="particles dealt before the filter")
+    rollouts: int = Field(_CONFIG.rollouts, ge=1, description="particles rolled out per candidate")
+    r_min: float = Field(_CONFIG.r_min, ge=0.0, description="fewer effective rollouts: the prior")
+    temperature: float = Field(_CONFIG.temperature, gt=0.0, description="posterior temperature")
+    greedy: bool = Field(_CONFIG.greedy, description="greedy rollouts; off samples them")
+    sample_choice: bool = Field(_CONFIG.sample_choice, description="sample the posterior")
+    filter: bool | None = Field(
+        None, description="weight particles by the auction (default: on unless sampler=belief)"
+    )
+    max_rollout_calls: int = Field(
+        _CONFIG.max_rollout_calls, ge=1, description="calls a rollout may add"
+    )
+    margin: float = Field(_CONFIG.margin, description="standard errors a deviation must win by")
+    reweight: bool = Field(_CONFIG.reweight, description="reweight belief particles by model")
+
+    def config(self) -> SearchConfig:
+        """The search's :class:`SearchConfig`; the filter defaults to off with the belief
+        sampler, which has read the auction already."""
+        values = {f.name: getattr(self, f.name) for f in fields(SearchConfig)}
+        if values["filter"] is None:
+            values["filter"] = self.sampler != "belief"
+        return SearchConfig(**values)
+
+
+# -- specs -----------------------------------------------------------------------------------------
+
+OptionsT = TypeVar("OptionsT", bound=AgentOptions)
+
+
+@dataclass(frozen=True)
+class AgentKind(Generic[OptionsT]):
+    """One agent of the registry: its options model and how to build it."""
+
+    name: str
+    options: type[OptionsT]
+    build: Callable[[OptionsT, str | None, int, str], Agent]
+    """(options, path, seed, name) -> the agent, without the ``doubles`` layer."""
+    path: Literal["none", "optional", "required"]
+    summary: str
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """A parsed and validated spec: ``str(spec)`` gives the text back as written."""
+
+    name: str
+    path: str | None
+    options: AgentOptions
+    written: dict[str, str] = field(default_factory=dict)
+    """The options as written, in order (for ``str`` and for agent names)."""
+
+    @classmethod
+    def parse(cls, text: str) -> AgentSpec:
+        """Parse and validate ``text``; :class:`AgentSpecError` says what is wrong, in one line."""
+        text = text.strip()
+        if not text:
+            raise AgentSpecError("empty agent spec")
+        head, *opts = text.split(",")
+        name, _, path = (part.strip() for part in head.partition(":"))
+        name = name.lower()
+        written: dict[str, str] = {}
+        for opt in opts:
+            key, eq, value = opt.partition("=")
+            if not eq or not key.strip():
+                raise AgentSpecError(f"agent option {opt!r} in {text!r} is not key=value")
+            written[key.strip()] = value.strip()
+        kind = _kind(name)
+        if kind.path == "none" and path:
+            raise AgentSpecError(_no_path(kind, text))
+        if kind.path == "required" and not path:
+            raise AgentSpecError(f"agent {name} needs a model path: {name}:DIR or {name}:FILE.onnx")
+        try:
+            options = kind.options.model_validate(written)
+        except ValidationError as exc:
+            raise AgentSpecError(_option_problem(kind, text, written, exc.errors())) from None
+        return cls(name, path or None, options, written)
+
+    def __str__(self) -> str:
+        s = self.name + (f":{self.path}" if self.path else "")
+        return s + "".join(f",{k}={v}" for k, v in self.written.items())
+
+    def without(self, key: str) -> AgentSpec:
+        """This spec less option ``key``."""
+        written = {k: v for k, v in self.written.items() if k != key}
+        options = self.options.model_copy(
+            update={key: type(self.options).model_fields[key].default}
+        )
+        return AgentSpec(self.name, self.path, options, written)
+
+
+def _kind(name: str) -> AgentKind[Any]:
+    kind = REGISTRY.get(name)
+    if kind is None:
+        raise AgentSpecError(f"unknown agent {name!r}; known agents: {', '.join(known_agents())}")
+    return kind
+
+
+def _no_path(kind: AgentKind[Any], text: str) -> str:
+    if set(kind.options.model_fields) == set(AgentOptions.model_fields):
+        return (
+            f"agent {kind.name} takes no path and no options besides seed and doubles, got {text!r}"
+        )
+    return f"agent {kind.name} takes no path, got {text!r}"
+
+
+#: What a value must be, by pydantic error type (the rest use pydantic's own words).
+_EXPECTED = {
+    "int_parsing": "an integer",
+    "int_from_float": "an integer",
+    "float_parsing": "a number",
+    "bool_parsing": "'on' or 'off'",
+    "finite_number": "a finite number",
+}
+
+
+def _option_problem(
+    kind: AgentKind[Any], text: str, written: dict[str, str], errors: list[ErrorDetails]
+) -> str:
+    unknown = sorted(str(e["loc"][0]) for e in errors if e["type"] == "extra_forbidden")
+    if unknown:
+        if set(kind.options.model_fields) == set(AgentOptions.model_fields):
+            return _no_path(kind, text)
+        known = ", ".join(kind.options.model_fields)
+        return f"agent {kind.name}: unknown options {unknown}; it takes {known}"
+    error = errors[0]
+    key = str(error["loc"][0])
+    ctx = error.get("ctx", {})
+    bounds = {"ge": ">=", "gt": ">", "le": "<=", "lt": "<"}
+    expected = _EXPECTED.get(error["type"])
+    if error["type"] == "literal_error":
+        expected = str(ctx["expected"])
+    elif expected is None and ctx and set(ctx) <= set(bounds):
+        expected = " and ".join(f"{bounds[b]} {v}" for b, v in ctx.items())
+    if expected is None:
+        expected = error["msg"].removeprefix("Input should be ")
+    return f"agent {kind.name}: option {key} must be {expected}, not {written.get(key)!r}"
+
+
+def known_agents() -> list[str]:
+    return sorted(REGISTRY)
+
+
+def make_agent(spec: str | AgentSpec, seed: int = 0) -> Agent:
+    """Build an agent from its spec. ``seed`` is used unless the spec sets ``seed=``.
+
+    The caller owns the agent: use it as a context manager (or call ``close``) when done.
+    """
+    parsed = spec if isinstance(spec, AgentSpec) else AgentSpec.parse(spec)
+    kind = _kind(parsed.name)
+    if parsed.options.seed is not None:
+        seed = parsed.options.seed
+    if not parsed.options.doubles:
+        return kind.build(parsed.options, parsed.path, seed, str(parsed))
+    from bridgebot.engine.doubles import BatchDoublingAgent, DoublingAgent
+
+    inner_spec = parsed.without("doubles")
+    inner = kind.build(inner_spec.options, parsed.path, seed, str(inner_spec))
+    if isinstance(inner, BatchBidder):
+        return BatchDoublingAgent(inner, name=str(parsed))
+    return DoublingAgent(inner, name=str(parsed))
+
+
+# -- card players ----------------------------------------------------------------------------------
+
+
+class LazyDDPlayer:
+    """``engine.cardplay.DDCardPlayer``, built on the first card (bidding-only use costs nothing:
+    no solver, no worker processes)."""
+
+    name = "ddplay"
+
+    def __init__(self, seed: int, worlds: int = WORLDS, lead_worlds: int = LEAD_WORLDS) -> None:
+        self.seed = seed
+        self.worlds = worlds
+        self.lead_worlds = lead_worlds
+        self.player: CardPlayer | None = None
+        self._board = 1
+
+    def reset(self, board: int) -> None:
+        self._board = board
+        if self.player is not None:
+            self.player.reset(board)
+
+    def play(self, view: PlayView) -> Card:
+        if self.player is None:
+            from bridgebot.engine.cardplay import DDCardPlayer
+
+            self.player = DDCardPlayer(
+                worlds=self.worlds, lead_worlds=self.lead_worlds, seed=self.seed
+            )
+            self.player.reset(self._board)
+        return self.player.play(view)
+
+    def close(self) -> None:
+        if self.player is not None:
+            self.player.close()
+
+
+def card_player(options: CardPlayOptions, seed: int) -> CardPlayer:
+    """The card player ``options`` name; its budget is counted in worlds, never in seconds, so a
+    seeded agent plays the same cards on any machine."""
+    if options.play == "baseline":
+        from bridgebot.engine.cardplay import BaselinePlayer
+
+        return BaselinePlayer()
+    return LazyDDPlayer(seed, options.worlds, options.lead_worlds)
+
+
+class WithCardPlayer(Agent):
+    """An agent that bids like ``agent`` and plays its cards with ``player``; closing it closes
+    both."""
+
+    def __init__(self, agent: Agent, player: CardPlayer) -> None:
+        self.agent = agent
+        self.player = player
+        self.name = f"{agent.name}+{getattr(player, 'name', type(player).__name__)}"
+
+    def reset(self, board: int) -> None:
+        self.agent.reset(board)
+        self.player.reset(board)
+
+    def bid(self, view: BiddingView) -> Bid:
+        return self.agent.bid(view)
+
+    def play(self, view: PlayView) -> Card:
+        return self.player.play(view)
+
+    def close(self) -> None:
+        try:
+            self.player.close()
+        finally:
+            self.agent.close()
+
+
+def with_card_player(agent: Agent, player: CardPlayer) -> WithCardPlayer:
+    """Wrap any agent so its ``play`` uses ``player`` (e.g. a :class:`DDCardPlayer`)."""
+    return WithCardPlayer(agent, player)
+
+
+# -- the factories ---------------------------------------------------------------------------------
+
+
+def _random(options: RandomOptions, path: str | None, seed: int, name: str) -> Agent:
+    from bridgebot.engine.random_agent import RandomAgent
+
+    return RandomAgent(seed=seed, pass_bias=options.pass_bias)
+
+
+def _bfg(options: BfgOptions, path: str | None, seed: int, name: str) -> Agent:
+    from bridgebot.engine.bfg import BfgAgent
+
+    return BfgAgent()
+
+
+def _policy(options: PolicyOptions, path: str | None, seed: int, name: str) -> Agent:
+    from bridgebot.engine.modelcard import ModelError
+    from bridgebot.engine.policy import Policy, PolicyAgent
+
+    try:
+        policy = Policy(Path(path) if path else DEFAULT_MODEL_DIR, threads=options.threads)
+    except ModelError as e:
+        raise AgentSpecError(f"agent {name}: {e}") from e
+    return PolicyAgent(
+        policy,
+        card_player=card_player(options, seed),
+        seed=seed,
+        greedy=options.greedy,
+        temperature=options.temperature,
+        name=name,
+    )
+
+
+def _search(options: SearchOptions, path: str | None, seed: int, name: str) -> Agent:
+    from bridgebot.engine.modelcard import ModelError
+    from bridgebot.engine.policy import Policy
+    from bridgebot.engine.search import (
+        BorelSearch,
+        EstimatorOracle,
+        ObservationSampler,
+        ParticleSampler,
+        SearchAgent,
+        SolverOracle,
+        TrickOracle,
+        deal_uniform,
+    )
+
+    try:
+        policy = Policy(Path(path) if path else DEFAULT_MODEL_DIR, threads=options.threads)
+    except ModelError as e:
+        raise AgentSpecError(f"agent {name}: {e}") from e
+    oracle: TrickOracle
+    if options.dd == "solver":
+        oracle = SolverOracle()
+    else:
+        from bridgebot.engine.ddestimate import DDEstimator
+
+        try:
+            oracle = EstimatorOracle(DDEstimator(options.ddnet, options.threads))
+        except ModelError as e:
+            raise AgentSpecError(f"agent {name}: {e}") from e
+    sampler: ParticleSampler | ObservationSampler = deal_uniform
+    if options.sampler == "belief":
+        from bridgebot.engine.belief import BeliefNet, BeliefSampler
+
+        try:
+            sampler = BeliefSampler(BeliefNet(options.belief, options.threads))
+        except ModelError as e:
+            raise AgentSpecError(f"agent {name}: {e}") from e
+    search = BorelSearch(policy, oracle, options.config(), sampler, opponent_models(options, name))
+    return SearchAgent(search, card_player(options, seed), seed=seed, name=name)
+
+
+def opponent_models(options: SearchOptions, name: str) -> list[tuple[str, BatchPolicy | None]]:
+    """The opponent models named by ``opponents=a+b``: ``self`` (our policy, ``None``),
+    ``bfgnet`` (the shipped imitation of bfg) or a policy directory."""
+    from bridgebot.engine.modelcard import ModelError
+    from bridgebot.engine.policy import Policy
+
+    out: list[tuple[str, BatchPolicy | None]] = []
+    for model in options.opponents.split("+"):
+        model = model.strip()
+        if not model:
+            raise AgentSpecError(f"agent {name}: empty name in opponents={options.opponents!r}")
+        if model == "self":
+            out.append((model, None))
+            continue
+        where = BFGNET_DIR if model == "bfgnet" else Path(model)
+        try:
+            out.append((model, Policy(where, threads=options.threads)))
+        except ModelError as e:
+            raise AgentSpecError(f"agent {name}: opponent model {model!r}: {e}") from e
+    return out
+
+
+REGISTRY: dict[str, AgentKind[Any]] = {
+    kind.name: kind
+    for kind in (
+        AgentKind("random", RandomOptions, _random, "none", "uniformly random legal calls"),
+        AgentKind("bfg", BfgOptions, _bfg, "none", "bfgbidding's Acol, baseline card play"),
+        AgentKind("policy", PolicyOptions, _policy, "required", "a learned policy, greedy"),
+        AgentKind("default", DefaultOptions, _policy, "optional", "the shipped policy, DD play"),
+        AgentKind("search", SearchOptions, _search, "optional", "Borel search over the policy"),
+    )
+}

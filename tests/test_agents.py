@@ -1,0 +1,132 @@
+"""The composition root: spec strings, option validation, the lifecycle of what it builds."""
+
+from __future__ import annotations
+
+import pytest
+from bridgebot.engine.agent import BatchBidder, bidding_view
+from bridgebot.engine.cardplay import LEAD_WORLDS, WORLDS
+from bridgebot.engine.doubles import DoublingAgent
+from bridgebot.engine.policy import PolicyAgent
+from bridgebot.engine.search import SearchAgent
+from endplay.types import Deal, Player, Vul
+
+from bridgebot.agents import (
+    REGISTRY,
+    AgentSpec,
+    AgentSpecError,
+    DefaultOptions,
+    LazyDDPlayer,
+    make_agent,
+)
+from bridgebot.cli import main
+
+#: Spec strings in use in docs, scripts and configs: each must keep meaning what it means.
+SPECS = [
+    "random",
+    "random,seed=3",
+    "random,pass_bias=0.5",
+    "bfg",
+    "bfg,doubles=on",
+    "default",
+    "default,worlds=32,lead_worlds=16",
+    "default,play=baseline",
+    "policy:models/default",
+    "policy:models/default,greedy=0,temperature=2",
+    "search",
+    "search:models/default,particles=64",
+    "search,opponents=bfgnet+self",
+    "search,dd=solver,sampler=uniform,filter=1",
+]
+
+
+@pytest.mark.parametrize("text", SPECS)
+def test_specs_parse_and_read_back(text: str) -> None:
+    spec = AgentSpec.parse(text)
+    assert str(spec) == text
+    assert spec.name in REGISTRY
+
+
+def test_parsing_validates_without_building() -> None:
+    options = AgentSpec.parse("search,particles=64,filter=yes,margin=0.5").options
+    assert (options.particles, options.filter, options.margin) == (64, True, 0.5)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("search,particles=abc", "agent search: option particles must be an integer, not 'abc'"),
+        ("search,samples=3", "agent search: unknown options ['samples']; it takes seed, "),
+        ("search,dd=magic", "agent search: option dd must be 'net' or 'solver', not 'magic'"),
+        ("search,rollouts=0", "agent search: option rollouts must be >= 1, not '0'"),
+        ("random,pass_bias=2", "agent random: option pass_bias must be <= 1.0, not '2'"),
+        ("random,pass_bias=", "agent random: option pass_bias must be a number, not ''"),
+        ("random:somewhere", "agent random takes no path, got 'random:somewhere'"),
+        ("default,worlds=0", "agent default: option worlds must be >= 1, not '0'"),
+        ("default,play=fast", "agent default: option play must be 'dd' or 'baseline', not 'fast'"),
+        ("policy", "agent policy needs a model path: policy:DIR or policy:FILE.onnx"),
+        ("policy:m,greedy=maybe", "agent policy: option greedy must be 'on' or 'off', not 'maybe'"),
+        ("bfg,doubles=maybe", "agent bfg: option doubles must be 'on' or 'off', not 'maybe'"),
+        ("bfg,depth=3", "agent bfg takes no path and no options besides seed and doubles"),
+        ("nobody", "unknown agent 'nobody'; known agents: bfg, default, policy, random, search"),
+        ("random,seed", "agent option 'seed' in 'random,seed' is not key=value"),
+    ],
+)
+def test_a_bad_option_is_one_line_naming_agent_and_option(text: str, line: str) -> None:
+    with pytest.raises(AgentSpecError) as caught:
+        AgentSpec.parse(text)
+    message = str(caught.value)
+    assert message.startswith(line) and "\n" not in message
+
+
+def test_the_command_line_reports_a_bad_spec_in_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    bad = "search,particles=x"
+    assert main(["seat", "--port", "9", "--seat", "north", "--team", "t", "--agent", bad]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        "bridgebot seat: --agent 'search,particles=x': "
+        "agent search: option particles must be an integer, not 'x'"
+    ]
+
+
+def test_the_default_card_player_counts_worlds_not_seconds() -> None:
+    assert not any("time" in key or "second" in key for key in DefaultOptions.model_fields)
+    with make_agent("default") as agent:
+        assert isinstance(agent, PolicyAgent)
+        player = agent.card_player
+        assert isinstance(player, LazyDDPlayer)
+        assert (player.worlds, player.lead_worlds) == (WORLDS, LEAD_WORLDS)
+    with make_agent("default,worlds=8,lead_worlds=4") as agent:
+        assert isinstance(agent, PolicyAgent) and isinstance(agent.card_player, LazyDDPlayer)
+        assert (agent.card_player.worlds, agent.card_player.lead_worlds) == (8, 4)
+
+
+def test_the_doubles_layer_keeps_batching_only_over_a_batch_bidder() -> None:
+    with make_agent("default,doubles=on") as batching, make_agent("bfg,doubles=on") as single:
+        assert isinstance(batching, DoublingAgent) and isinstance(batching, BatchBidder)
+        assert isinstance(single, DoublingAgent) and not isinstance(single, BatchBidder)
+        assert batching.name == "default,doubles=on"
+
+
+def test_a_search_agent_keeps_the_decisions_of_one_board() -> None:
+    deal = Deal("N:AKQ2.J32.K54.Q32 JT9.AK4.QJT9.K54 8765.Q765.A3.AJ6 43.T98.8762.T987")
+    with make_agent("search,particles=32,rollouts=8,r_min=1,p_min=0.01", seed=1) as agent:
+        assert isinstance(agent, SearchAgent)
+        for board in (1, 2):
+            agent.reset(board)
+            view = bidding_view(Player.north, Vul.none, deal[Player.north], (), board)
+            agent.bid(view)
+            agent.bid(view)
+            assert len(agent.decisions) == 2
+        agent.reset(3)
+        assert agent.decisions == []
+
+
+def test_closing_an_agent_closes_its_card_player() -> None:
+    with make_agent("default") as agent:
+        assert isinstance(agent, PolicyAgent) and isinstance(agent.card_player, LazyDDPlayer)
+        player = agent.card_player
+        closed: list[bool] = []
+        player.close = lambda: closed.append(True)  # type: ignore[method-assign]
+    assert closed == [True]
