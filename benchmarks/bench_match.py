@@ -28,7 +28,8 @@ import structlog
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bridgebot.engine.agents import make_agent
-from bridgebot.tournament.match import MatchConfig, run_match
+from bridgebot.tournament.config import MatchConfig
+from bridgebot.tournament.match import run_match
 
 
 def boards_per_second(**kwargs: object) -> float:

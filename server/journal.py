@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -37,10 +37,13 @@ class JournalLines(Generic[T]):
     """Whether an unterminated last line (a kill inside a write) was left out."""
 
 
-def parse_line(adapter: TypeAdapter[T], raw: bytes, path: Path, number: int) -> T:
-    """One journal line as a record; :class:`JournalError` names ``path:number`` and the fault."""
+def parse_line(
+    adapter: TypeAdapter[T], raw: bytes, path: Path, number: int, context: Any = None
+) -> T:
+    """One journal line as a record; :class:`JournalError` names ``path:number`` and the fault.
+    ``context`` goes to the models' validators (pydantic's validation context)."""
     try:
-        return adapter.validate_json(raw)
+        return adapter.validate_json(raw, context=context)
     except ValidationError as exc:
         faults = "; ".join(
             f"{'.'.join(map(str, e['loc'])) or 'line'}: {e['msg']}" for e in exc.errors()[:3]
@@ -48,14 +51,14 @@ def parse_line(adapter: TypeAdapter[T], raw: bytes, path: Path, number: int) -> 
         raise JournalError(f"{path}:{number}: not a journal record ({faults})") from None
 
 
-def read_lines(path: Path, adapter: TypeAdapter[T]) -> JournalLines[T]:
+def read_lines(path: Path, adapter: TypeAdapter[T], context: Any = None) -> JournalLines[T]:
     """Every complete line of ``path`` as a record (blank lines skipped); a missing file is empty."""
     if not path.exists():
         return JournalLines([], 0, torn=False)
     data = path.read_bytes()
     end = data.rfind(b"\n") + 1
     records = [
-        (number, parse_line(adapter, raw, path, number))
+        (number, parse_line(adapter, raw, path, number, context))
         for number, raw in enumerate(data[:end].split(b"\n")[:-1], start=1)
         if raw.strip()
     ]

@@ -104,8 +104,8 @@ class TableRecord(BaseModel):
     deal: DealText
     """The deal in PBN, North's hand first."""
     table: int = Field(default=1, ge=1)
-    room: str | None = None
-    """The match room (``open``, ``closed``); None in a table manager's own journal."""
+    room: str = ""
+    """The match room (``open``, ``closed``); empty in a table manager's own journal."""
     seats: tuple[str, str, str, str] | None = None
     """Who played North, East, South and West in a match (agent specs or outside team names)."""
     ns_team: str | None = None
@@ -300,8 +300,7 @@ def _line_kind(line: Any) -> str:
 
 JOURNAL_LINE: TypeAdapter[SessionLine | TableRecord] = TypeAdapter(
     Annotated[
-        Annotated[SessionLine, Tag("session header")]
-        | Annotated[TableRecord, Tag("board record")],
+        Annotated[SessionLine, Tag("session header")] | Annotated[TableRecord, Tag("board record")],
         Discriminator(_line_kind),
     ]
 )

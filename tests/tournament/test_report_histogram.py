@@ -6,8 +6,9 @@ import dataclasses
 import re
 from pathlib import Path
 
+from bridgebot.tournament.config import MatchConfig
 from bridgebot.tournament.journal import read_journal
-from bridgebot.tournament.match import MatchConfig, run_match
+from bridgebot.tournament.match import run_match
 from bridgebot.tournament.report import markdown_report
 
 
