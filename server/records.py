@@ -77,9 +77,12 @@ def _vul(text: str) -> str:
 
 def _deal(text: str) -> str:
     try:
-        return Deal(text).to_pbn()
+        deal = Deal(text)
     except (ValueError, KeyError, IndexError) as exc:
         raise ValueError(f"not a PBN deal: {text!r}") from exc
+    if any(len(deal[p]) != 13 for p in Player):
+        raise ValueError(f"not a full deal (13 cards a hand): {text!r}")
+    return deal.to_pbn()
 
 
 CallText = Annotated[str, AfterValidator(_call)]
