@@ -211,7 +211,7 @@ def test_rooms_bound_to_an_address_admit_only_allowed_addresses(tmp_path: Path) 
     match.join(timeout=60)
     assert len(refused) == 1 and "127.0.0.1 is not allowed" in refused[0]
     assert seated[-1] == 'North ("bridgebot") seated'
-    assert result and result[0]["boards"] == 1
+    assert result and result[0].boards == 1
 
 
 def test_outside_seats_that_never_come_end_the_match_with_a_sentence(tmp_path: Path) -> None:
