@@ -28,7 +28,8 @@ import structlog
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bridgebot.engine.agent import BatchBidder
-from bridgebot.tournament.match import MatchConfig, run_match
+from bridgebot.tournament.config import MatchConfig
+from bridgebot.tournament.match import run_match
 
 from bridgebot.agents import make_agent
 

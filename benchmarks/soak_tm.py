@@ -163,15 +163,15 @@ async def one_round(
     stop.set()
     await attack
     elapsed = time.monotonic() - start
-    entries = read_journal(out / "journal.jsonl")
-    keys = collections.Counter((e["table"], e["board"]) for e in entries)
+    entries = read_journal(out / "journal.jsonl").records
+    keys = collections.Counter((e.table, e.board) for e in entries)
     want = {(t, b.number) for t in range(1, 5) for b in boards}
     problems = []
     if set(keys) != want or any(v != 1 for v in keys.values()):
         problems.append(f"journal has {sorted(keys.items())}, want each of {sorted(want)} once")
-    aborted = [e for e in entries if e["aborted"] is not None]
+    aborted = [e for e in entries if e.aborted is not None]
     if aborted:
-        problems.append(f"aborted: {[(e['table'], e['board'], e['aborted']) for e in aborted]}")
+        problems.append(f"aborted: {[(e.table, e.board, e.aborted) for e in aborted]}")
     if any(p != args.boards for p in played):
         problems.append(f"seats played {played} boards, want {args.boards} each")
     if problems:

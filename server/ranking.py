@@ -10,11 +10,11 @@ is :func:`laws.events.rank_pairs`, shared with ``bridgebot tournament``.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 from bridgebot.laws.events import TableScore, rank_pairs
+from bridgebot.server.records import read_journal
 from pydantic import BaseModel, ConfigDict
 
 
@@ -52,23 +52,16 @@ def pair_name(table: int, direction: str, team: str | None = None) -> str:
 
 def session_scores(journal: Path) -> list[TableScore]:
     """Every finished (not aborted) board of the session's journal as a table score."""
-    out = []
-    text = journal.read_text(encoding="utf-8") if journal.exists() else ""
-    end = text.rfind("\n") + 1  # a torn last line (a kill mid-write) is not a board
-    for line in text[:end].splitlines():
-        entry = json.loads(line) if line.strip() else {}
-        if "board" not in entry or entry.get("aborted") or entry.get("score_ns") is None:
-            continue
-        table = int(entry.get("table", 1))
-        out.append(
-            TableScore(
-                entry["board"],
-                pair_name(table, "NS", entry.get("ns_team")),
-                pair_name(table, "EW", entry.get("ew_team")),
-                int(entry["score_ns"]),
-            )
+    return [
+        TableScore(
+            r.board,
+            pair_name(r.table, "NS", r.ns_team),
+            pair_name(r.table, "EW", r.ew_team),
+            r.score(),
         )
-    return out
+        for r in read_journal(journal).records
+        if r.aborted is None
+    ]
 
 
 def rank_session(out: str | Path) -> SessionRanking:

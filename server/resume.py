@@ -16,15 +16,14 @@ session start again from zero (they are thinking time of this process, not of th
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from bridgebot.server.records import SESSION_KEY
+from bridgebot.server.journal import JournalError, parse_line
+from bridgebot.server.records import JOURNAL_LINE, SessionHeader, SessionLine
 
 _BOARD_TAG = re.compile(r'^\[Board "(\d+)"\]', re.MULTILINE)
 _TABLE_TAG = re.compile(r'^\[Table "(\d+)"\]', re.MULTILINE)
@@ -44,7 +43,7 @@ class Resumed:
     """Incomplete journal lines dropped (a kill inside a write)."""
     orphan_records: int = 0
     """PBN records without a journal line, or repeated, dropped."""
-    session: dict[str, Any] | None = None
+    session: SessionHeader | None = None
     """The session's parameters from the journal's header line (None: an older journal)."""
 
     @property
@@ -56,35 +55,34 @@ def prepare(out_dir: str | Path) -> Resumed:
     """Repair ``DIR/journal.jsonl`` and ``DIR/boards.pbn`` after a kill; return what is done.
 
     A missing directory or journal means nothing is done yet. A journal line that is complete
-    (ends with a newline) but is not a board entry is not a kill's doing: ``ResumeError``.
+    (ends with a newline) but is not a journal record is not a kill's doing: ``ResumeError``.
     """
     out = Path(out_dir)
     found = Resumed()
     journal = out / "journal.jsonl"
     if not journal.exists():
         return found
-    raw = journal.read_bytes()
     keep: list[bytes] = []
     played: set[tuple[int, int]] = set()
-    lines = raw.split(b"\n")
-    for number, line in enumerate(lines[:-1], start=1):  # lines[-1] has no newline
-        if number == 1 and line.startswith(b'{"' + SESSION_KEY.encode() + b'"'):
-            found.session = json.loads(line)[SESSION_KEY]
-            keep.append(line + b"\n")
-            continue
+    lines = journal.read_bytes().split(b"\n")
+    for number, raw in enumerate(lines[:-1], start=1):  # lines[-1] has no newline
         try:
-            entry = json.loads(line)
-            key = (int(entry["table"]), int(entry["board"]))
-        except (ValueError, KeyError, TypeError) as exc:
-            raise ResumeError(
-                f"{journal}:{number}: not a board entry ({exc}): {line[:80]!r}"
-            ) from None
+            line = parse_line(JOURNAL_LINE, raw, journal, number)
+        except JournalError as exc:
+            raise ResumeError(str(exc)) from None
+        if isinstance(line, SessionLine):
+            if number != 1:
+                raise ResumeError(f"{journal}:{number}: a session header after the first line")
+            found.session = line.session
+            keep.append(raw + b"\n")
+            continue
+        key = (line.table, line.board)
         if key[1] in found.done.get(key[0], set()):
             continue  # a board journaled twice (not written by us); keep the first
         found.done.setdefault(key[0], set()).add(key[1])
-        if entry.get("aborted") is None:
+        if line.aborted is None:
             played.add(key)
-        keep.append(line + b"\n")
+        keep.append(raw + b"\n")
     if lines[-1].strip():
         found.torn_lines = 1
     if found.torn_lines:
@@ -98,15 +96,16 @@ def prepare(out_dir: str | Path) -> Resumed:
     return found
 
 
-def check_session(found: Resumed, session: dict[str, Any], journal: str | Path) -> None:
+def check_session(found: Resumed, session: SessionHeader, journal: str | Path) -> None:
     """Refuse to resume a session with different parameters (it would mix two sessions in one
     journal); ``ResumeError`` names each difference. An older journal without a header passes."""
     if found.session is None:
         return
+    was, now = found.session.model_dump(), session.model_dump()
     diffs = [
-        f"{key} {found.session.get(key)!r} in the journal, {session.get(key)!r} now"
-        for key in sorted(set(found.session) | set(session))
-        if found.session.get(key) != session.get(key)
+        f"{key} {was[key]!r} in the journal, {now[key]!r} now"
+        for key in now
+        if was[key] != now[key]
     ]
     if diffs:
         raise ResumeError(f"{journal}: cannot resume a different session: " + "; ".join(diffs))

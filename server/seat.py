@@ -24,6 +24,7 @@ import structlog
 from bridgebot.engine import agent as views
 from bridgebot.engine.agent import Agent, BiddingView, PlayView
 from bridgebot.laws.calls import same_call
+from bridgebot.laws.notation import call_text
 from bridgebot.protocol.codec import render
 from bridgebot.protocol.dialect import DEFAULT_DIALECT, Dialect
 from bridgebot.protocol.errors import LineTooLong, RemoteProtocolError
@@ -42,7 +43,6 @@ from bridgebot.protocol.seat import (
     SessionEnded,
     TableError,
 )
-from bridgebot.server.records import call_text
 from endplay.types import Bid, Card, Player
 
 

@@ -50,7 +50,7 @@ from bridgebot.protocol.messages import (
 )
 from bridgebot.protocol.table import SEATS, BoardResult, Phase, SeatState, TableBoard, TableMachine
 from bridgebot.server.guard import DEFAULT_LIMITS, ConnectionGuard, Limits
-from bridgebot.server.records import RecordWriter
+from bridgebot.server.records import RecordWriter, SessionHeader
 from endplay.types import Player
 
 #: What a peer gets when its first line is not a ``Connecting`` line (ComputerBridge's text).
@@ -283,15 +283,15 @@ class Table:
             self.send(m.start_board(board))
             await self._play_board()
             result = m.finished[-1]
-            entry = self.records.write(result, self.number)
+            record = self.records.write(result, self.number)
             self.played += result.aborted is None
             self.aborted += result.aborted is not None
             if self.keep_results:
                 self.results.append(result)
             else:  # the journal is the record: hold nothing per board (memory flat, issue 7)
                 del m.finished[:-1]
-            self.log.info("board done", board=board.number, contract=entry["contract"],
-                          declarer=entry["declarer"], tricks=entry["tricks"],
+            self.log.info("board done", board=board.number, contract=record.contract,
+                          declarer=record.declarer, tricks=record.tricks,
                           aborted=result.aborted)  # fmt: skip
         self.send(m.end_session())
         for conn in list(self.conns.values()):
@@ -342,7 +342,7 @@ class TableManager:
         limits: Limits = DEFAULT_LIMITS,
         skip: Mapping[int, Collection[int]] | None = None,
         keep_results: bool = True,
-        session: dict[str, Any] | None = None,
+        session: SessionHeader | None = None,
     ) -> None:
         """``session``: the parameters written as the journal's header (``server.resume``).
         ``skip``: table number -> board numbers already finished (``server.resume``).

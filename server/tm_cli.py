@@ -14,12 +14,13 @@ import hashlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from bridgebot.server.logs import add_log_level_argument, configure_logging
 
 if TYPE_CHECKING:
     from bridgebot.protocol.table import TableBoard
+    from bridgebot.server.records import SessionHeader
 
 HELP = "run a Blue Chip table manager: seat four bots per table, play boards, write PBN and journal"
 
@@ -117,19 +118,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_limit_arguments(parser)
 
 
-def session_of(args: argparse.Namespace, boards: Sequence[TableBoard]) -> dict[str, Any]:
+def session_of(args: argparse.Namespace, boards: Sequence[TableBoard]) -> SessionHeader:
     """What makes two runs the same session: the deals (source and content) and the tables.
     Written as the journal's header; ``--resume`` refuses a run that differs."""
+    from bridgebot.server.records import SessionHeader
+
     digest = hashlib.sha256()
     for b in boards:
         digest.update(f"{b.number} {b.dealer.name} {b.vul.name} {b.deal.to_pbn()}\n".encode())
-    return {
-        "boards_file": Path(args.boards).name if args.boards is not None else None,
-        "seed": args.seed,
-        "count": len(boards),
-        "deals_sha256": digest.hexdigest(),
-        "tables": args.tables,
-    }
+    return SessionHeader(
+        boards_file=Path(args.boards).name if args.boards is not None else None,
+        seed=args.seed,
+        count=len(boards),
+        deals_sha256=digest.hexdigest(),
+        tables=args.tables,
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -181,9 +181,10 @@ def run(args: argparse.Namespace) -> int:
     # Table managers and seat clients log every wire line at debug; a match shows warnings only.
     configure_logging(args.log_level)
     from bridgebot.engine.agent import AgentFactory, AgentSpecError
+    from bridgebot.server.journal import JournalError
+    from bridgebot.tournament.config import MatchConfig, MatchError
     from bridgebot.tournament.deals import DealSourceError
-    from bridgebot.tournament.journal import JournalError
-    from bridgebot.tournament.match import MatchConfig, MatchError, run_match
+    from bridgebot.tournament.match import run_match
     from bridgebot.tournament.rooms import ExternalSeat, MatchStopped, RoomError
 
     make_agent: AgentFactory = args.make_agent  # handed down by the command line
@@ -227,10 +228,11 @@ def run(args: argparse.Namespace) -> int:
     except (MatchError, DealSourceError, JournalError, RoomError) as exc:
         print(f"bridgebot match: {exc}", file=sys.stderr)
         return 2
+    low, high = summary.ci95  # a match has a board at least: only the error may be undefined
     print(
-        f"{summary['us']} v {summary['them']}: {summary['imps_per_board']:+.2f} IMPs/board "
-        f"± {summary['stderr'] or 0:.2f} over {summary['boards']} boards "
-        f"(95% interval {summary['ci95'][0]:+.2f} to {summary['ci95'][1]:+.2f})"
+        f"{summary.us} v {summary.them}: {summary.imps_per_board or 0:+.2f} IMPs/board "
+        f"± {summary.stderr or 0:.2f} over {summary.boards} boards "
+        f"(95% interval {low or 0:+.2f} to {high or 0:+.2f})"
     )
     print(f"report: {args.out / 'report.md'} and {args.out / 'report.html'}")
     return 0

@@ -23,16 +23,12 @@ from typing import TypeGuard
 
 from bridgebot.engine.agent import Agent, AgentFactory, BatchBidder, BiddingView, bidding_view
 from bridgebot.laws.calls import auction_over, final_contract, same_call, to_call
+from bridgebot.laws.notation import auction_texts, contract_text, vul_text
 from bridgebot.laws.scoring import dd_tricks, ns_score
+from bridgebot.server.records import TableRecord
 from bridgebot.tournament.deals import BoardDeal
 from bridgebot.tournament.formats import US, Seating, board_imps, seatings
-from bridgebot.tournament.records import (
-    BoardResult,
-    RoomResult,
-    auction_texts,
-    contract_text,
-    vul_text,
-)
+from bridgebot.tournament.records import BoardResult
 from endplay.types import Bid, Hand, Player
 
 
@@ -145,19 +141,25 @@ def bid_room(
 
 def dd_room_result(
     deal: BoardDeal, seating: Seating, names: Sequence[str], auction: tuple[Bid, ...]
-) -> RoomResult:
+) -> TableRecord:
     """Score one room's auction with the board's double-dummy table."""
     if deal.dd is None:
         raise ValueError(f"board {deal.board} has no double-dummy table")
     contract = final_contract(deal.dealer, auction)
     tricks = None if contract is None else dd_tricks(contract, deal.dd)
-    return RoomResult(
+    return TableRecord(
+        board=deal.board,
+        dealer=deal.dealer.abbr,
+        vul=vul_text(deal.vul),
+        deal=deal.pbn,
         room=seating.room,
         seats=(names[0], names[1], names[2], names[3]),
         auction=auction_texts(auction),
-        contract=contract_text(contract),
+        contract=None if contract is None else contract_text(contract),
+        declarer=None if contract is None else contract.declarer.abbr,
         tricks=tricks,
-        ns_score=0 if contract is None or tricks is None else ns_score(contract, tricks, deal.vul),
+        score_ns=0 if contract is None or tricks is None else ns_score(contract, tricks, deal.vul),
+        passed_out=contract is None,
     )
 
 
@@ -179,12 +181,7 @@ def play_dd_boards(
             for s in rooms
         )
         board = BoardResult(
-            board=deal.board,
-            dealer=deal.dealer.abbr,
-            vul=vul_text(deal.vul),
-            deal=deal.pbn,
-            rooms=results,
-            imps=board_imps(fmt, {r.room: r.ns_score for r in results}),
+            rooms=results, imps=board_imps(fmt, {r.room: r.score() for r in results})
         )
         if on_board is not None:
             on_board(board)

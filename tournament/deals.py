@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 from bridgebot.engine.dds import dd_tables
 from bridgebot.engine.dds import hands_pbn as owners_to_pbn
+from bridgebot.tournament import lin
 from endplay.types import Deal, Player, Vul
 
 RANKS = "AKQJT98765432"
@@ -156,8 +157,6 @@ def load_deals(
         if deals.suffix == ".npz":
             return load_npz(deals, boards)
         if deals.suffix.lower() == ".lin":
-            from bridgebot.tournament.lin import load_lin_deals
-
             return load_lin_deals(deals, boards)
         return load_pbn(deals, boards)
     return generate(1 if seed is None else seed, boards)
@@ -208,3 +207,30 @@ def _write_npz(path: Path, tables: dict[str, DDTable]) -> None:
     tmp = path.with_suffix(".tmp.npz")
     np.savez_compressed(tmp, owners=owners, dd=dd)
     os.replace(tmp, path)
+
+
+def load_lin_deals(path: Path, boards: int | None = None) -> list[BoardDeal]:
+    """The deals of a LIN file for a match (``--deals x.lin``): boards numbered from 1 in file
+    order, each record's dealer and vulnerability kept (the 16-board cycle where it has none)."""
+    try:
+        records = lin.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DealSourceError(f"{path}: cannot read ({exc})") from exc
+    except Exception as exc:  # endplay raises several types for malformed LIN
+        raise DealSourceError(f"{path}: not valid LIN ({exc})") from exc
+    out: list[BoardDeal] = []
+    for i, rec in enumerate(records[:boards] if boards is not None else records):
+        if any(len(rec.deal[p]) != 13 for p in Player):
+            raise DealSourceError(f"{path}: record {i + 1} does not hold a full deal")
+        number = i + 1
+        out.append(
+            BoardDeal(
+                board=number,
+                dealer=rec.dealer if rec.dealer is not None else Player.from_board(number),
+                vul=rec.vul if rec.vul is not None else Vul.from_board(number),
+                pbn=rec.deal.to_pbn(),
+            )
+        )
+    if boards is not None and len(out) < boards:
+        raise DealSourceError(f"{path}: {boards} boards asked for, {len(out)} in the file")
+    return out

@@ -2,8 +2,8 @@
 
 Each board stream is a Ray actor that builds its agents once, exactly as a worker process of the
 local backend does, and plays the chunks of boards it is handed with the same code
-(:func:`tournament.match._play_chunk`). Chunks go to whichever stream is free; their records come
-back to the driver, which writes them to ``DIR/journal.jsonl`` as each chunk finishes, before
+(:mod:`tournament.streams`). Ray's ``ActorPool`` hands chunks to whichever stream is free; their
+records come back to the driver, which writes them to ``DIR/journal.jsonl`` as each chunk finishes, before
 anything else. A match killed at any moment therefore loses at most the chunks still in flight, and
 ``--resume`` (with either backend) plays only the missing boards.
 
@@ -21,12 +21,12 @@ import logging
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from types import ModuleType
-from typing import Any
 
 from bridgebot.engine.agent import AgentFactory
+from bridgebot.tournament.config import MatchConfig, MatchError
 from bridgebot.tournament.deals import BoardDeal
-from bridgebot.tournament.match import MatchConfig, MatchError
 from bridgebot.tournament.records import BoardResult
+from bridgebot.tournament.streams import close_stream, init_stream, play_chunk
 
 INSTALL_HINT = "install the distributed extra: pip install -e .[distributed]"
 
@@ -52,19 +52,13 @@ class _Stream:
     """One board stream: agents built once (as in a local worker process), chunks played in turn."""
 
     def __init__(self, make_agent: AgentFactory, us: str, them: str, fmt: str, seed: int) -> None:
-        from bridgebot.tournament.match import _init_worker
-
-        _init_worker(make_agent, us, them, fmt, seed)
+        init_stream(make_agent, us, them, fmt, seed)
 
     def close(self) -> None:
-        from bridgebot.tournament.match import close_worker
-
-        close_worker()
+        close_stream()
 
     def play(self, cfg: MatchConfig, deals: list[BoardDeal]) -> list[BoardResult]:
-        from bridgebot.tournament.match import _play_chunk
-
-        return _play_chunk((cfg, deals))
+        return play_chunk((cfg, deals))
 
 
 def _connect(ray: ModuleType, address: str | None) -> bool:
@@ -94,6 +88,8 @@ def play_ray(
     ``cfg.ray_address`` (or starts a local cluster) and shuts it down again at the end.
     """
     ray = import_ray()
+    from ray.util import ActorPool
+
     started = _connect(ray, cfg.ray_address)
     try:
         streams = max(cfg.workers, 1)
@@ -107,30 +103,17 @@ def play_ray(
         # actor does not necessarily run in the driver's working directory.
         remote_cfg = replace(cfg, out=cfg.out.resolve())
         actor = ray.remote(num_cpus=1)(_Stream)
-        pool = [
+        actors = [
             actor.remote(cfg.make_agent, cfg.us, cfg.them, cfg.fmt, seed) for _ in range(streams)
         ]
-        idle = list(pool)
-        running: dict[Any, Any] = {}  # object ref -> the actor playing it
-        pending = iter(chunks)
-        exhausted = False
-        while True:
-            while idle and not exhausted:
-                chunk = next(pending, None)
-                if chunk is None:
-                    exhausted = True
-                    break
-                stream = idle.pop(0)
-                running[stream.play.remote(remote_cfg, chunk)] = stream
-            if not running:
-                break
-            ready, _ = ray.wait(list(running), num_returns=1)
-            for ref in ready:
-                idle.append(running.pop(ref))
-                for board in ray.get(ref):
-                    finish(board)
+        pool = ActorPool(actors)
+        # Unordered: a chunk is journaled as soon as it is back, whichever stream played it.
+        play = pool.map_unordered(lambda s, chunk: s.play.remote(remote_cfg, chunk), list(chunks))
+        for boards in play:
+            for board in boards:
+                finish(board)
         # Each stream closes its agents; after a failure the actors go down with their agents.
-        ray.get([stream.close.remote() for stream in pool])
+        ray.get([a.close.remote() for a in actors])
     finally:
         if started:
             ray.shutdown()

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bridgebot.tournament.formats import THEM, US, seatings
-from bridgebot.tournament.records import BoardResult, parse_contract
+from bridgebot.tournament.records import BoardResult
 from endplay.types import Penalty
 
 
@@ -43,7 +43,7 @@ def doubled_costs(boards: Sequence[BoardResult], fmt: str = "team") -> dict[str,
     for b in boards:
         hit: set[str] = set()
         for room in b.rooms:
-            contract = parse_contract(room.contract)
+            contract = room.final_contract()
             if contract is None or contract.penalty is Penalty.passed or room.tricks is None:
                 continue
             team = teams[room.room][contract.declarer.value]

@@ -19,21 +19,23 @@ import urllib.parse
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 from bridgebot.engine.agent import AgentFactory
+from bridgebot.laws.notation import parse_vul
+from bridgebot.server.records import TableRecord
 from bridgebot.tournament.doubled import doubled_costs
 from bridgebot.tournament.formats import THEM, US
 from bridgebot.tournament.lin import board_lin
-from bridgebot.tournament.records import BoardResult, RoomResult, parse_contract, parse_vul
+from bridgebot.tournament.records import BoardResult, MatchHeader
 from bridgebot.tournament.report import (
-    _BINS,
-    _room_result_text,
-    _svg_running_mean,
+    BINS,
     largest_swings,
     room_board,
+    room_result_text,
+    svg_running_mean,
 )
 from bridgebot.tournament.stats import summarize
 from endplay.types import Deal, Penalty, Player, Vul
@@ -60,14 +62,14 @@ BBO_VIEWER = "https://www.bridgebase.com/tools/handviewer.html?lin="
 
 
 def dd_for_boards(
-    out: Path, header: Mapping[str, Any], boards: Sequence[BoardResult]
+    out: Path, header: MatchHeader, boards: Sequence[BoardResult]
 ) -> dict[int, DDTable]:
     """DD tables by board number: the npz deal file's, the match's cache, then a few solved."""
     from bridgebot.tournament.deals import cycle_board, ensure_dd, load_npz
 
     tables: dict[int, DDTable] = {}
-    deals_path = header.get("deals")
-    if deals_path and str(deals_path).endswith(".npz") and Path(deals_path).exists() and boards:
+    deals_path = header.deals
+    if deals_path and deals_path.endswith(".npz") and Path(deals_path).exists() and boards:
         for d in load_npz(Path(deals_path), boards=max(b.board for b in boards)):
             if d.dd is not None:
                 tables[d.board] = d.dd
@@ -100,7 +102,6 @@ def explain_boards(
     agent, built by ``make_agent``, has no learned policy)."""
     from bridgebot.engine.agent import AgentSpecError
     from bridgebot.engine.explain import Explainer, agent_policy
-    from endplay.types import Bid
 
     try:
         with make_agent(us, 0) as agent:
@@ -114,8 +115,8 @@ def explain_boards(
     for b in boards:
         dealer, vul = Player.find(b.dealer), parse_vul(b.vul)
         for room in b.rooms:
-            ours = [p for p, spec in zip(Player, room.seats, strict=True) if spec == us]
-            calls = [Bid(c) for c in room.auction]
+            ours = [p for p, spec in zip(Player, room.seats or (), strict=True) if spec == us]
+            calls = room.calls()
             texts: list[str | None] = [None] * len(calls)
             if ours and calls:
                 for e in explainer.explain(dealer, vul, calls, seats=ours):
@@ -182,7 +183,7 @@ def _call_html(call: str) -> str:
     return html.escape(call)
 
 
-def auction_html(room: RoomResult, dealer: str, notes: Sequence[str | None]) -> str:
+def auction_html(room: TableRecord, dealer: str, notes: Sequence[str | None]) -> str:
     """The auction in four columns (N E S W); our calls carry a numbered explanation below."""
     start = "NESW".index(dealer)
     cells = ["<td></td>"] * start
@@ -220,9 +221,9 @@ def dd_html(dd: DDTable | None, vul: Vul, dealer: Player) -> str:
     )
 
 
-def viewer_html(b: BoardResult, room: RoomResult) -> str:
+def viewer_html(room: TableRecord) -> str:
     """The embedded viewer (inline script steps through the LIN) and a plain link to BBO's."""
-    lin = board_lin(room_board(b, room, ""))
+    lin = board_lin(room_board(room, ""))
     link = BBO_VIEWER + urllib.parse.quote(lin, safe="")
     return (
         f'<div class="viewer" data-lin="{html.escape(lin)}"></div>'
@@ -239,11 +240,13 @@ def board_html(
     vul, dealer = parse_vul(b.vul), Player.find(b.dealer)
     rooms = []
     for room in b.rooms:
-        notes = explanations.get((b.board, room.room), ())
+        name = room.room
+        notes = explanations.get((b.board, name), ())
+        north, east = room.seats[:2] if room.seats else (room.ns_team or "", room.ew_team or "")
         rooms.append(
-            f'<div class="room"><h4>{html.escape(room.room)}: N/S {html.escape(room.seats[0])}, '
-            f"E/W {html.escape(room.seats[1])} &rarr; {_contract_html(_room_result_text(room))}"
-            f"</h4>{auction_html(room, b.dealer, notes)}{viewer_html(b, room)}</div>"
+            f'<div class="room"><h4>{html.escape(name)}: N/S {html.escape(north)}, '
+            f"E/W {html.escape(east)} &rarr; {_contract_html(room_result_text(room))}"
+            f"</h4>{auction_html(room, b.dealer, notes)}{viewer_html(room)}</div>"
         )
     return (
         f'<section class="board" id="{anchor}">'
@@ -255,15 +258,15 @@ def board_html(
 
 def histogram_svg(imps: Sequence[int]) -> str:
     """Boards per IMP bin, as bars (the bins of report.md's table)."""
-    counts = [sum(low <= v <= high for v in imps) for low, high in _BINS]
+    counts = [sum(low <= v <= high for v in imps) for low, high in BINS]
     w, h, pad, top = 520, 240, 30, max([*counts, 1])
-    bar = (w - 2 * pad) / len(_BINS)
+    bar = (w - 2 * pad) / len(BINS)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" class="histogram">',
         f'<rect width="{w}" height="{h}" fill="white"/>',
         f'<text x="{pad}" y="{pad - 12}" font-size="12">boards per IMP result</text>',
     ]
-    for i, ((low, high), n) in enumerate(zip(_BINS, counts, strict=True)):
+    for i, ((low, high), n) in enumerate(zip(BINS, counts, strict=True)):
         x = pad + i * bar
         bh = (h - 3 * pad) * n / top
         label = str(low) if low == high else f"{low}..{high}"
@@ -280,17 +283,17 @@ def histogram_svg(imps: Sequence[int]) -> str:
     return "".join(parts)
 
 
-def doubled_html(header: Mapping[str, Any], boards: Sequence[BoardResult]) -> str:
+def doubled_html(header: MatchHeader, boards: Sequence[BoardResult]) -> str:
     """Doubled and redoubled contracts by declaring side, as the Markdown report counts them
     (:func:`tournament.doubled.doubled_costs`, one definition), and the boards they came from."""
-    costs = doubled_costs(boards, str(header.get("format", "team")))
-    names = {US: str(header.get("us", US)), THEM: str(header.get("them", THEM))}
+    costs = doubled_costs(boards, header.format)
+    names = {US: header.us, THEM: header.them}
     listed = [
         f'<a href="#board-{b.board}">{b.board}</a> {html.escape(room.room)} '
-        f"{_contract_html(html.escape(room.contract or ''))}"
+        f"{_contract_html(html.escape(f'{room.contract}{room.declarer}'))}"
         for b in boards
         for room in b.rooms
-        if (c := parse_contract(room.contract)) is not None and c.penalty is not Penalty.passed
+        if (c := room.final_contract()) is not None and c.penalty is not Penalty.passed
     ]
     body = "".join(
         f"<tr><td>{html.escape(names[team])}</td><td>{c.declared}</td><td>{c.failed}</td>"
@@ -310,7 +313,7 @@ def doubled_html(header: Mapping[str, Any], boards: Sequence[BoardResult]) -> st
 
 
 def html_report(
-    header: Mapping[str, Any],
+    header: MatchHeader,
     boards: Sequence[BoardResult],
     dd: Mapping[int, DDTable] | None = None,
     explanations: Explanations | None = None,
@@ -321,8 +324,8 @@ def html_report(
     explanations = explanations or {}
     imps = [b.imps for b in boards]
     s = summarize(imps)
-    title = f"{header['us']} against {header['them']}"
-    source = f"deals {header['deals']}" if header.get("deals") else f"seed {header.get('seed')}"
+    title = f"{header.us} against {header.them}"
+    source = f"deals {header.deals}" if header.deals else f"seed {header.seed}"
 
     def num(x: float, fmt: str) -> str:
         return "&ndash;" if math.isnan(x) else format(x, fmt)
@@ -331,7 +334,7 @@ def html_report(
     rooms = [r.room for r in boards[0].rooms] if boards else []
     index_rows = "".join(
         f'<tr><td><a href="#board-{b.board}">{b.board}</a></td>'
-        + "".join(f"<td>{_contract_html(_room_result_text(r))}</td>" for r in b.rooms)
+        + "".join(f"<td>{_contract_html(room_result_text(r))}</td>" for r in b.rooms)
         + f"<td>{b.imps:+d}</td></tr>"
         for b in boards
     )
@@ -341,8 +344,8 @@ def html_report(
         '<link rel="icon" href="data:,">',
         f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
-        f"<p>Format {html.escape(str(header['format']))}, scoring "
-        f"{html.escape(str(header['scoring']))}, {s.boards} boards, {html.escape(source)}.</p>",
+        f"<p>Format {html.escape(header.format)}, scoring "
+        f"{html.escape(header.scoring)}, {s.boards} boards, {html.escape(source)}.</p>",
         '<table class="summary"><tr><th>boards</th><th>IMPs/board</th><th>standard error</th>'
         "<th>95% bootstrap interval</th><th>total IMPs</th></tr>"
         f"<tr><td>{s.boards}</td><td>{num(s.imps_per_board, '+.2f')}</td>"
@@ -350,7 +353,7 @@ def html_report(
         f"{num(s.ci_high, '+.2f')}]</td><td>{s.total_imps:+d}</td></tr></table>",
         "<p>Claim only a difference larger than two standard errors.</p>",
         '<div class="plots">',
-        f'<figure class="plot">{_svg_running_mean(imps) if imps else ""}'
+        f'<figure class="plot">{svg_running_mean(imps) if imps else ""}'
         "<figcaption>Running mean with its 95% band</figcaption></figure>",
         f'<figure class="plot">{histogram_svg(imps)}<figcaption>Histogram</figcaption></figure>',
         "</div>",
@@ -371,7 +374,7 @@ def html_report(
 
 def write_html(
     out: Path,
-    header: Mapping[str, Any],
+    header: MatchHeader,
     boards: Sequence[BoardResult],
     explanations: Explanations | None = None,
 ) -> Path:

@@ -16,16 +16,13 @@ LIN layout (``pn|South,West,North,East|``, ``md|<dealer digit 1-4 = S W N E><S h
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from bridgebot.laws.calls import auction_over, final_contract
+from bridgebot.server.records import TableRecord
 from endplay.parsers import lin
-from endplay.types import Bid, Board, Card, Contract, Deal, Player, Vul
-
-if TYPE_CHECKING:
-    from bridgebot.tournament.deals import BoardDeal
+from endplay.types import Board, Card, Contract, Deal
 
 _SEAT_TAGS = ("North", "East", "South", "West")
 #: Characters with a meaning in LIN (field separator, name separator) and their stand-ins.
@@ -76,58 +73,22 @@ def loads(text: str) -> list[Board]:
     return lin.loads(text.replace("\r\n", "").replace("\n", ""))
 
 
-def journal_board(entry: Mapping[str, Any]) -> Board:
-    """The endplay ``Board`` of one table-manager journal line (``server.records``), aborted
-    boards included: their auction may be unfinished and their play stop inside a trick."""
-    dealer = Player.find(str(entry["dealer"]))
-    auction = [Bid(c) for c in entry["auction"]]
-    for index, text in dict(entry.get("alerts") or {}).items():
-        auction[int(index)].alertable = True
-        auction[int(index)].announcement = text or None
-    play = [Card(c[-1] + c[:-1]) for c in entry.get("play", ())]  # "AS" -> "SA"
+def journal_board(record: TableRecord) -> Board:
+    """The endplay ``Board`` of one journal record (``server.records``), aborted boards included:
+    their auction may be unfinished and their play stop inside a trick."""
+    dealer = record.dealer_seat()
+    auction = record.calls()
     contract: Contract | None = None
     if auction_over(auction):
         contract = final_contract(dealer, auction)
-        if contract is not None and entry.get("tricks") is not None:
-            contract.result = int(entry["tricks"]) - contract.level - 6
-    vul = {"None": Vul.none, "NS": Vul.ns, "EW": Vul.ew, "All": Vul.both}.get(
-        str(entry["vul"]), Vul.none
-    )
+        if contract is not None and record.tricks is not None:
+            contract.result = record.tricks - contract.level - 6
     return Board(
-        Deal(str(entry["deal"])),
+        Deal(record.deal),
         auction,
-        play,
-        int(entry["board"]),
-        vul=vul,
+        record.cards(),
+        record.board,
+        vul=record.vulnerability(),
         dealer=dealer,
         contract=contract,
     )
-
-
-def load_lin_deals(path: Path, boards: int | None = None) -> list[BoardDeal]:
-    """The deals of a LIN file for a match (``--deals x.lin``): boards numbered from 1 in file
-    order, each record's dealer and vulnerability kept (the 16-board cycle where it has none)."""
-    from bridgebot.tournament.deals import BoardDeal, DealSourceError
-
-    try:
-        records = loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DealSourceError(f"{path}: cannot read ({exc})") from exc
-    except Exception as exc:  # endplay raises several types for malformed LIN
-        raise DealSourceError(f"{path}: not valid LIN ({exc})") from exc
-    out: list[BoardDeal] = []
-    for i, rec in enumerate(records[:boards] if boards is not None else records):
-        if any(len(rec.deal[p]) != 13 for p in Player):
-            raise DealSourceError(f"{path}: record {i + 1} does not hold a full deal")
-        number = i + 1
-        out.append(
-            BoardDeal(
-                board=number,
-                dealer=rec.dealer if rec.dealer is not None else Player.from_board(number),
-                vul=rec.vul if rec.vul is not None else Vul.from_board(number),
-                pbn=rec.deal.to_pbn(),
-            )
-        )
-    if boards is not None and len(out) < boards:
-        raise DealSourceError(f"{path}: {boards} boards asked for, {len(out)} in the file")
-    return out

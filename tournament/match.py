@@ -4,141 +4,30 @@ The journal is written (and synced) as each board finishes, before anything else
 outputs are rebuilt from it at the end, so ``resume=True`` after a kill plays only the boards that
 are missing and the final files are the same as for an uninterrupted run.
 
-Board streams run in worker processes (``workers``), each with its own agents built once (by the
-config's agent factory) and closed when the stream ends; boards are handed out in small chunks so
-a batching agent still sees several boards at a time.
+Board streams (:mod:`tournament.streams`) run in worker processes (``workers``) or on Ray
+(:mod:`tournament.distributed`), each with its own agents built once; boards are handed out in
+small chunks so a batching agent still sees several boards at a time.
 """
 
 from __future__ import annotations
 
 import asyncio
-import atexit
 import multiprocessing
-import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import ExitStack
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable, Sequence
 
-from bridgebot.engine.agent import AgentFactory
-from bridgebot.tournament.ddmatch import RoomAgents, play_dd_boards, seated_agents
+from bridgebot.tournament.config import BACKENDS, SCORINGS, MatchConfig, MatchError
+from bridgebot.tournament.ddmatch import play_dd_boards, seated_agents
 from bridgebot.tournament.deals import BoardDeal, ensure_dd, load_deals
-from bridgebot.tournament.formats import THEM, US, seatings
+from bridgebot.tournament.distributed import import_ray, play_ray
+from bridgebot.tournament.formats import seatings
 from bridgebot.tournament.journal import Journal
-from bridgebot.tournament.records import BoardResult
-from bridgebot.tournament.report import write_outputs
-from bridgebot.tournament.rooms import ExternalSeat, MatchStopped, Network, play_rooms
+from bridgebot.tournament.outputs import write_outputs
+from bridgebot.tournament.records import BoardResult, MatchSummary
+from bridgebot.tournament.rooms import MatchStopped
 from bridgebot.tournament.stats import mean_stderr
-from endplay.types import Player
+from bridgebot.tournament.streams import chunks, init_stream, play_chunk, stderr_line, tcp_rooms
 from tqdm import tqdm
-
-SCORINGS = ("dd", "play")
-BACKENDS = ("local", "ray")
-
-
-class MatchError(ValueError):
-    """A match that cannot start: bad options, or a scoring mode this build cannot run."""
-
-
-@dataclass(frozen=True)
-class MatchConfig:
-    us: str
-    them: str
-    out: Path
-    boards: int = 64
-    deals: Path | None = None
-    seed: int | None = None
-    fmt: str = "team"
-    scoring: str = "dd"
-    resume: bool = False
-    workers: int = 1
-    chunk: int = 8
-    rooms: str = "auto"
-    """``inprocess`` (bidding only, DD scoring), ``tcp`` (table managers and seat clients), or
-    ``auto``: in-process for DD scoring without external seats, TCP otherwise."""
-    external: tuple[ExternalSeat, ...] = ()
-    seat_timeout: float | None = None
-    backend: str = "local"
-    """``local`` (worker processes on this machine) or ``ray`` (:mod:`tournament.distributed`)."""
-    ray_address: str | None = None
-    """The Ray cluster to join (``None``: the one already started here, or a new local one)."""
-    net: Network = field(default_factory=Network)
-    """Where TCP rooms listen, whom they admit, how long they wait for outside seats."""
-    make_agent: AgentFactory = field(kw_only=True)
-    """Builds the agents from ``us`` and ``them`` (the composition root's ``make_agent``)."""
-
-    @property
-    def use_tcp(self) -> bool:
-        if self.rooms == "auto":
-            return self.scoring == "play" or bool(self.external)
-        return self.rooms == "tcp"
-
-    def header(self) -> dict[str, Any]:
-        """What identifies the match in the journal; ``--resume`` refuses a different one."""
-        return {
-            "us": self.side_name(US),
-            "them": self.side_name(THEM),
-            "format": self.fmt,
-            "scoring": self.scoring,
-            "deals": str(self.deals) if self.deals is not None else None,
-            "seed": self.seed,
-            "boards": self.boards,
-        }
-
-    def side_name(self, side: str) -> str:
-        """How results name a side: its agent spec, or its team name (``--us-name`` or
-        ``--them-name``) when outside programs play every one of its seats."""
-        seats = [
-            ExternalSeat(s.room, Player(i))
-            for s in seatings(self.fmt)
-            for i, team in enumerate(s.teams)
-            if team == side
-        ]
-        if seats and all(e in self.external for e in seats):
-            return self.net.us_name if side == US else self.net.them_name
-        return self.us if side == US else self.them
-
-
-_worker_agents: RoomAgents = {}
-_worker_stack = ExitStack()
-
-
-def _init_worker(make_agent: AgentFactory, us: str, them: str, fmt: str, seed: int) -> None:
-    """Build a board stream's agents, closed when the stream ends: :func:`close_worker` for a
-    Ray actor, at exit for a worker process (which the pool lets finish, never terminates)."""
-    from bridgebot.server.logs import configure_logging
-
-    # A spawned worker starts with structlog's defaults (every wire line at debug): quiet it,
-    # logging in the format the command chose (--log-format reaches it through the environment).
-    configure_logging("warning")
-    close_worker()
-    _worker_agents.update(
-        _worker_stack.enter_context(seated_agents(make_agent, us, them, seatings(fmt), seed))
-    )
-    atexit.register(close_worker)
-
-
-def close_worker() -> None:
-    """Close the board stream's agents (again: nothing)."""
-    _worker_agents.clear()
-    _worker_stack.close()
-
-
-def _play_chunk(args: tuple[MatchConfig, list[BoardDeal]]) -> list[BoardResult]:
-    cfg, deals = args
-    if not cfg.use_tcp:
-        return play_dd_boards(deals, cfg.fmt, cfg.us, cfg.them, _worker_agents)
-    out: list[BoardResult] = []
-    stream = f"-{os.getpid()}"  # each worker's table managers keep their own records
-    asyncio.run(_tcp_rooms(cfg, deals, _worker_agents, out.append, _stderr_line, stream))
-    return out
-
-
-def _chunks(deals: Sequence[BoardDeal], size: int) -> Iterator[list[BoardDeal]]:
-    for i in range(0, len(deals), size):
-        yield list(deals[i : i + size])
 
 
 class Progress:
@@ -174,7 +63,7 @@ def run_match(
     cfg: MatchConfig,
     progress: Callable[[BoardResult], None] | None = None,
     announce: Callable[[str], None] | None = None,
-) -> dict[str, Any]:
+) -> MatchSummary:
     """Play (or finish) the match ``cfg`` describes and write its outputs; return the summary."""
     if cfg.scoring not in SCORINGS:
         raise MatchError(f"unknown scoring {cfg.scoring!r}; known: {', '.join(SCORINGS)}")
@@ -191,8 +80,6 @@ def run_match(
     if cfg.ray_address is not None and cfg.backend != "ray":
         raise MatchError("--ray-address is for --backend ray")
     if cfg.backend == "ray":
-        from bridgebot.tournament.distributed import import_ray
-
         import_ray()  # a missing install is reported before any deal is solved or board played
     names = {s.room for s in seatings(cfg.fmt)}  # also validates the format name
     for ext in cfg.external:
@@ -251,24 +138,22 @@ def _play(
 ) -> None:
     seed = 0 if cfg.seed is None else cfg.seed
     if cfg.backend == "ray":
-        from bridgebot.tournament.distributed import play_ray
-
-        play_ray(cfg, _chunks(todo, cfg.chunk), seed, finish)
+        play_ray(cfg, chunks(todo, cfg.chunk), seed, finish)
         return
     if cfg.workers <= 1:
         with seated_agents(cfg.make_agent, cfg.us, cfg.them, seatings(cfg.fmt), seed) as agents:
             if cfg.use_tcp:
-                asyncio.run(_tcp_rooms(cfg, todo, agents, finish, announce or _stderr_line))
+                asyncio.run(tcp_rooms(cfg, todo, agents, finish, announce or stderr_line))
                 return
-            for chunk in _chunks(todo, cfg.chunk):
+            for chunk in chunks(todo, cfg.chunk):
                 play_dd_boards(chunk, cfg.fmt, cfg.us, cfg.them, agents, on_board=finish)
         return
     ctx = multiprocessing.get_context("spawn")
-    tasks = [(cfg, c) for c in _chunks(todo, cfg.chunk)]
+    tasks = [(cfg, c) for c in chunks(todo, cfg.chunk)]
     init = (cfg.make_agent, cfg.us, cfg.them, cfg.fmt, seed)
-    pool = ctx.Pool(cfg.workers, initializer=_init_worker, initargs=init)
+    pool = ctx.Pool(cfg.workers, initializer=init_stream, initargs=init)
     try:
-        for boards in pool.imap_unordered(_play_chunk, tasks):
+        for boards in pool.imap_unordered(play_chunk, tasks):
             for board in boards:
                 finish(board)
         pool.close()  # the workers exit in their own time, closing their agents
@@ -277,37 +162,3 @@ def _play(
         raise
     finally:
         pool.join()
-
-
-def _stderr_line(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
-
-
-def _stdout_line(text: str) -> None:
-    print(text, flush=True)
-
-
-async def _tcp_rooms(
-    cfg: MatchConfig,
-    deals: list[BoardDeal],
-    agents: RoomAgents,
-    finish: Callable[[BoardResult], None],
-    announce: Callable[[str], None],
-    stream: str = "",
-) -> None:
-    await play_rooms(
-        deals,
-        cfg.fmt,
-        seatings(cfg.fmt),
-        {US: cfg.us, THEM: cfg.them},
-        agents,
-        cfg.scoring,
-        cfg.out / f"rooms{stream}",
-        finish,
-        external=cfg.external,
-        announce=announce,
-        timeout=cfg.seat_timeout,
-        net=cfg.net,
-        announce_json=_stdout_line,
-        kept=None if stream else cfg.out / "rooms-kept.jsonl",  # worker streams never resume
-    )

@@ -1,109 +1,101 @@
-"""What a finished board leaves behind: one record per room, and the IMPs they make together.
+"""What a match writes besides PBN files and reports: its journal's lines and ``summary.json``.
 
-Records are plain frozen dataclasses with a lossless JSON form, because the journal is the single
-source of truth: summaries, PBN files and reports are all rebuilt from journal lines.
-Calls are stored as PBN writes them (``Pass``, ``X``, ``XX``, ``1C`` .. ``7NT``, the table
-manager's own :func:`server.records.call_text`) and contracts
-as ``4SN``, ``3NTxS``, ``2HxxW`` (level, strain, penalty, declarer).
+The journal is the single source of truth: summaries, PBN files and reports are all rebuilt from
+its lines. Its first line is the :class:`MatchHeader`; every later line is a :class:`BoardResult`,
+the table record (:class:`server.records.TableRecord`, the table manager's own journal line) of
+each room and the IMPs they make together::
+
+    {"type": "match", "us": "default", "them": "random", "format": "team", "scoring": "dd", ...}
+    {"type": "board", "rooms": [{"board": 1, "dealer": "N", ..., "room": "open", ...}, ...], "imps": 5}
+
+Match journals written before these models kept the deal once per line, beside the rooms; they are
+read as well, and a resumed match appends lines of the new form after them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Literal
 
-from bridgebot.server.records import call_text
-from endplay.types import Bid, Contract, Denom, Penalty, Player, Vul
+from bridgebot.server.records import TableRecord
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-_STRAIN_TEXT = {Denom.clubs: "C", Denom.diamonds: "D", Denom.hearts: "H", Denom.spades: "S"}
-_PENALTY_TEXT = {Penalty.passed: "", Penalty.doubled: "x", Penalty.redoubled: "xx"}
-
-
-class RecordError(ValueError):
-    """A journal line that does not describe a board (names the line when read from a file)."""
+#: Fields of a table record that belong to the board, the same in every room.
+BOARD_FIELDS = ("board", "dealer", "vul", "deal")
 
 
-def parse_call(text: str) -> Bid:
-    return Bid(text)
+class MatchHeader(BaseModel):
+    """The journal's first line: what identifies the match (``--resume`` refuses another)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    type: Literal["match"] = "match"
+    us: str
+    them: str
+    format: str
+    scoring: str
+    deals: str | None
+    """The deal file, or None for seeded deals."""
+    seed: int | None
+    boards: int = Field(ge=1)
+    """Boards in the match; the one field a resume may change (deal sets are prefixes)."""
+
+    def differences(self, other: MatchHeader) -> dict[str, tuple[Any, Any]]:
+        """Fields other than ``boards`` that differ: name -> (ours, theirs)."""
+        mine, theirs = self.model_dump(), other.model_dump()
+        return {k: (v, theirs[k]) for k, v in mine.items() if k != "boards" and v != theirs[k]}
 
 
-def contract_text(contract: Contract | None) -> str | None:
-    """``4SN``-style text of a contract; ``None`` for a passed-out board."""
-    if contract is None:
-        return None
-    strain = _STRAIN_TEXT.get(contract.denom, "NT")
-    return f"{contract.level}{strain}{_PENALTY_TEXT[contract.penalty]}{contract.declarer.abbr}"
+class BoardResult(BaseModel):
+    """A board as the match saw it: every room's table record, and the IMPs for team ``us``."""
 
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
-def parse_contract(text: str | None) -> Contract | None:
-    if text is None:
-        return None
-    declarer = Player.find(text[-1])
-    body = text[:-1]
-    penalty = Penalty.passed
-    if body.endswith("xx"):
-        penalty, body = Penalty.redoubled, body[:-2]
-    elif body.endswith("x"):
-        penalty, body = Penalty.doubled, body[:-1]
-    denom = Denom.find(body[1:])
-    return Contract(level=int(body[0]), denom=denom, declarer=declarer, penalty=penalty)
-
-
-@dataclass(frozen=True)
-class RoomResult:
-    """One room's play of one board."""
-
-    room: str
-    seats: tuple[str, str, str, str]
-    """Agent spec at North, East, South, West."""
-    auction: tuple[str, ...]
-    contract: str | None
-    tricks: int | None
-    """Tricks taken by declarer (double-dummy or real play); ``None`` when passed out."""
-    ns_score: int
-    play: tuple[str, ...] = ()
-    """Cards in the order played (``SA``, ``H7`` ...), empty when the play was not recorded."""
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "room": self.room,
-            "seats": list(self.seats),
-            "auction": list(self.auction),
-            "contract": self.contract,
-            "tricks": self.tricks,
-            "ns_score": self.ns_score,
-            "play": list(self.play),
-        }
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> RoomResult:
-        seats = tuple(d["seats"])
-        if len(seats) != 4:
-            raise RecordError(f"room {d.get('room')!r}: four seats expected")
-        return cls(
-            room=str(d["room"]),
-            seats=(seats[0], seats[1], seats[2], seats[3]),
-            auction=tuple(d["auction"]),
-            contract=d["contract"],
-            tricks=d["tricks"],
-            ns_score=int(d["ns_score"]),
-            play=tuple(d.get("play", ())),
-        )
-
-
-@dataclass(frozen=True)
-class BoardResult:
-    """A board as the match saw it: the deal, every room, and the IMPs for team ``us``."""
-
-    board: int
-    dealer: str
-    vul: str
-    deal: str
-    rooms: tuple[RoomResult, ...]
+    type: Literal["board"] = "board"
+    rooms: tuple[TableRecord, ...] = Field(min_length=1)
     imps: int
 
-    def room(self, name: str) -> RoomResult:
+    @model_validator(mode="before")
+    @classmethod
+    def _deal_beside_the_rooms(cls, data: Any) -> Any:
+        """A line written before :class:`TableRecord` rooms: the board's fields once, beside rooms
+        that lacked them."""
+        if not isinstance(data, Mapping) or "deal" not in data:
+            return data
+        board = {k: data[k] for k in BOARD_FIELDS if k in data}
+        rooms = [{**board, **r} if isinstance(r, Mapping) else r for r in data.get("rooms", ())]
+        return {k: v for k, v in data.items() if k not in BOARD_FIELDS} | {"rooms": rooms}
+
+    @model_validator(mode="after")
+    def _one_board_scored_in_every_room(self) -> BoardResult:
+        first = self.rooms[0]
+        for r in self.rooms:
+            if any(getattr(r, k) != getattr(first, k) for k in BOARD_FIELDS):
+                raise ValueError(f"room {r.room!r} holds another board than room {first.room!r}")
+            if not r.room or r.score_ns is None:
+                raise ValueError(f"board {r.board}: every room has a name and a score")
+        names = [r.room for r in self.rooms]
+        if len(set(names)) != len(names):
+            raise ValueError(f"board {first.board}: rooms {names} are not all different")
+        return self
+
+    @property
+    def board(self) -> int:
+        return self.rooms[0].board
+
+    @property
+    def dealer(self) -> str:
+        return self.rooms[0].dealer
+
+    @property
+    def vul(self) -> str:
+        return self.rooms[0].vul
+
+    @property
+    def deal(self) -> str:
+        return self.rooms[0].deal
+
+    def room(self, name: str) -> TableRecord:
         for r in self.rooms:
             if r.room == name:
                 return r
@@ -117,41 +109,31 @@ class BoardResult:
     @property
     def same_contract(self) -> bool:
         """Every room reached the same contract by the same declarer."""
-        return len({r.contract for r in self.rooms}) == 1
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "type": "board",
-            "board": self.board,
-            "dealer": self.dealer,
-            "vul": self.vul,
-            "deal": self.deal,
-            "rooms": [r.to_json() for r in self.rooms],
-            "imps": self.imps,
-        }
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> BoardResult:
-        try:
-            return cls(
-                board=int(d["board"]),
-                dealer=str(d["dealer"]),
-                vul=str(d["vul"]),
-                deal=str(d["deal"]),
-                rooms=tuple(RoomResult.from_json(r) for r in d["rooms"]),
-                imps=int(d["imps"]),
-            )
-        except (KeyError, TypeError, ValueError) as exc:
-            raise RecordError(f"not a board record ({exc!r})") from exc
+        return len({(r.contract, r.declarer) for r in self.rooms}) == 1
 
 
-def vul_text(vul: Vul) -> str:
-    return {Vul.none: "None", Vul.ns: "NS", Vul.ew: "EW", Vul.both: "All"}[vul]
+class MatchSummary(BaseModel):
+    """``summary.json``: the match's result (the keys docs/design.md promises, plus the interval).
 
+    ``imps_per_board``, ``stderr`` and the interval are None where they are undefined (no boards;
+    one board for the error).
+    """
 
-def parse_vul(text: str) -> Vul:
-    return {"None": Vul.none, "NS": Vul.ns, "EW": Vul.ew, "All": Vul.both}[text]
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
-
-def auction_texts(auction: Sequence[Bid]) -> tuple[str, ...]:
-    return tuple(call_text(c) for c in auction)
+    us: str
+    them: str
+    format: str
+    scoring: str
+    deals: str | None
+    seed: int | None
+    boards: int
+    imps_per_board: float | None
+    stderr: float | None
+    ci95: tuple[float | None, float | None]
+    """The 95% bootstrap interval of IMPs per board."""
+    total_imps: int
+    passed_out: int
+    """Boards passed out in every room."""
+    same_contract: int
+    """Boards with the same contract and declarer in every room."""

@@ -6,83 +6,67 @@ copied elsewhere, gives the same files as an uninterrupted one.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
-from bridgebot.engine.agent import AgentFactory
+from bridgebot.server.records import TableRecord
 from bridgebot.tournament.doubled import doubled_section
-from bridgebot.tournament.records import (
-    BoardResult,
-    RoomResult,
-    parse_call,
-    parse_contract,
-    parse_vul,
-)
+from bridgebot.tournament.records import BoardResult, MatchHeader, MatchSummary
 from bridgebot.tournament.stats import Summary, running_mean, summarize
 from endplay.parsers import pbn
-from endplay.types import Board, Card, Deal, Player
+from endplay.types import Board, Deal, Player
 
 _SUIT_SYMBOLS = ("S", "H", "D", "C")
 #: Histogram bins of IMPs per board (inclusive bounds).
-_BINS = ((-24, -13), (-12, -7), (-6, -3), (-2, -1), (0, 0), (1, 2), (3, 6), (7, 12), (13, 24))
+BINS = ((-24, -13), (-12, -7), (-6, -3), (-2, -1), (0, 0), (1, 2), (3, 6), (7, 12), (13, 24))
 
 
-def summary_dict(header: dict[str, Any], boards: Sequence[BoardResult]) -> dict[str, Any]:
-    """The ``summary.json`` contents (the keys docs/design.md promises, plus the interval)."""
+def match_summary(header: MatchHeader, boards: Sequence[BoardResult]) -> MatchSummary:
+    """The ``summary.json`` contents."""
     s = summarize([b.imps for b in boards])
-    return {
-        "us": header["us"],
-        "them": header["them"],
-        "format": header["format"],
-        "scoring": header["scoring"],
-        "deals": header.get("deals"),
-        "seed": header.get("seed"),
-        "boards": s.boards,
-        "imps_per_board": _finite(s.imps_per_board),
-        "stderr": _finite(s.stderr),
-        "ci95": [_finite(s.ci_low), _finite(s.ci_high)],
-        "total_imps": s.total_imps,
-        "passed_out": sum(b.passed_out for b in boards),
-        "same_contract": sum(b.same_contract for b in boards),
-    }
+    return MatchSummary(
+        us=header.us,
+        them=header.them,
+        format=header.format,
+        scoring=header.scoring,
+        deals=header.deals,
+        seed=header.seed,
+        boards=s.boards,
+        imps_per_board=_finite(s.imps_per_board),
+        stderr=_finite(s.stderr),
+        ci95=(_finite(s.ci_low), _finite(s.ci_high)),
+        total_imps=s.total_imps,
+        passed_out=sum(b.passed_out for b in boards),
+        same_contract=sum(b.same_contract for b in boards),
+    )
 
 
 def _finite(x: float) -> float | None:
     return None if math.isnan(x) else round(x, 4)
 
 
-def room_board(b: BoardResult, room: RoomResult, event: str) -> Board:
+def room_board(room: TableRecord, event: str) -> Board:
     """An endplay Board for one room's play of a board (deal, auction, play, result)."""
-    from bridgebot.laws.calls import final_contract
-
-    deal = Deal(b.deal)
-    dealer = Player.find(b.dealer)
-    auction = [parse_call(c) for c in room.auction]
-    contract = final_contract(dealer, auction)
-    if contract is not None and room.tricks is not None:
-        contract.result = room.tricks - contract.level - 6
     board = Board(
-        deal,
-        auction,
-        [Card(c) for c in room.play],
-        board_num=b.board,
-        vul=parse_vul(b.vul),
-        dealer=dealer,
-        contract=contract,
+        Deal(room.deal),
+        room.calls(),
+        room.cards(),
+        board_num=room.board,
+        vul=room.vulnerability(),
+        dealer=room.dealer_seat(),
+        contract=room.final_contract(),
     )
     board.info["Event"] = event
     board.info["Scoring"] = "IMP"
     board.info["Room"] = room.room
-    for seat, name in zip("NESW", room.seats, strict=True):
-        board.info[{"N": "North", "E": "East", "S": "South", "W": "West"}[seat]] = name
+    for seat, name in zip(Player, room.seats or (), strict=True):
+        board.info[seat.name.capitalize()] = name
     return board
 
 
 def write_pbn(path: Path, boards: Sequence[BoardResult], room: str, event: str) -> None:
-    records = [room_board(b, b.room(room), event) for b in boards]
+    records = [room_board(b.room(room), event) for b in boards]
     path.write_text(pbn.dumps(records), encoding="utf-8")
 
 
@@ -101,14 +85,14 @@ def hand_diagram(deal_pbn: str) -> list[str]:
     return out
 
 
-def _auction_rows(room: RoomResult, dealer: str) -> list[str]:
+def _auction_rows(room: TableRecord, dealer: str) -> list[str]:
     start = "NESW".index(dealer)
     cells = [""] * start + list(room.auction)
     rows = ["  ".join(f"{c:<4}" for c in cells[i : i + 4]) for i in range(0, len(cells), 4)]
     return ["N     E     S     W", *rows]
 
 
-def _svg_running_mean(imps: Sequence[int]) -> str:
+def svg_running_mean(imps: Sequence[int]) -> str:
     mean, se = running_mean(imps)
     n = len(mean)
     w, h, pad = 600, 240, 30
@@ -143,7 +127,7 @@ def largest_swings(boards: Sequence[BoardResult], n: int = 5) -> list[BoardResul
 
 
 def markdown_report(
-    header: dict[str, Any],
+    header: MatchHeader,
     boards: Sequence[BoardResult],
     swings: int = 5,
     explanations: Mapping[tuple[int, str], Sequence[str | None]] | None = None,
@@ -152,10 +136,10 @@ def markdown_report(
     imps = [b.imps for b in boards]
     s: Summary = summarize(imps)
     out = [
-        f"# {header['us']} against {header['them']}",
+        f"# {header.us} against {header.them}",
         "",
-        f"Format {header['format']}, scoring {header['scoring']}, {s.boards} boards"
-        + (f", deals {header['deals']}" if header.get("deals") else f", seed {header.get('seed')}")
+        f"Format {header.format}, scoring {header.scoring}, {s.boards} boards"
+        + (f", deals {header.deals}" if header.deals else f", seed {header.seed}")
         + ".",
         "",
         "| boards | IMPs/board | standard error | 95% bootstrap interval | total IMPs |",
@@ -172,16 +156,16 @@ def markdown_report(
     ]
     # The compatible format sums four IMP terms (up to +/-96 a board): open-ended end bins, shown
     # when a board falls there, so every board is counted.
-    below = sum(v < _BINS[0][0] for v in imps)
-    above = sum(v > _BINS[-1][1] for v in imps)
-    rows = [(f"{_BINS[0][0] - 1} or less", below)] if below else []
-    for low, high in _BINS:
+    below = sum(v < BINS[0][0] for v in imps)
+    above = sum(v > BINS[-1][1] for v in imps)
+    rows = [(f"{BINS[0][0] - 1} or less", below)] if below else []
+    for low, high in BINS:
         label = str(low) if low == high else f"{low} to {high}"
         rows.append((label, sum(low <= v <= high for v in imps)))
-    rows += [(f"{_BINS[-1][1] + 1} or more", above)] if above else []
+    rows += [(f"{BINS[-1][1] + 1} or more", above)] if above else []
     out += [f"| {label} | {count} | {'#' * count} |" for label, count in rows]
     out += ["", "## Running mean", "", "![running mean](running_mean.svg)", ""]
-    out += doubled_section(boards, header["format"], {"us": header["us"], "them": header["them"]})
+    out += doubled_section(boards, header.format, {"us": header.us, "them": header.them})
     passed = [b.board for b in boards if b.passed_out]
     same = [b.board for b in boards if b.same_contract and not b.passed_out]
     out += [
@@ -205,8 +189,8 @@ def markdown_report(
         ]
         out += hand_diagram(b.deal)
         for room in b.rooms:
-            result = _room_result_text(room)
-            out += ["", f"{room.room}: {' '.join(room.seats)} -> {result}"]
+            result = room_result_text(room)
+            out += ["", f"{room.room}: {' '.join(room.seats or ())} -> {result}"]
             out += _auction_rows(room, b.dealer)
         out += ["```", ""]
         out += _explanation_rows(b, explanations or {})
@@ -214,9 +198,9 @@ def markdown_report(
     out += ["## Every board", "", "| board | " + " | ".join(rooms) + " | IMPs |"]
     out.append("| ---: |" + " :--- |" * len(rooms) + " ---: |")
     for b in boards:
-        cells = [_room_result_text(r) for r in b.rooms]
+        cells = [room_result_text(r) for r in b.rooms]
         out.append(f"| {b.board} | " + " | ".join(cells) + f" | {b.imps:+d} |")
-    return "\n".join(out) + "\n", _svg_running_mean(imps)
+    return "\n".join(out) + "\n", svg_running_mean(imps)
 
 
 def _explanation_rows(
@@ -234,33 +218,8 @@ def _explanation_rows(
     return ["| room | seat | call | explanations |", "| :--- | :---: | :---: | :--- |", *rows, ""]
 
 
-def _room_result_text(room: RoomResult) -> str:
-    contract = parse_contract(room.contract)
-    if contract is None or room.tricks is None:
+def room_result_text(room: TableRecord) -> str:
+    """``4HXS -1 (+100)``, or ``passed out, 0``."""
+    if room.contract is None or room.tricks is None:
         return "passed out, 0"
-    made = room.tricks - contract.level - 6
-    return f"{room.contract} {'=' if made == 0 else f'{made:+d}'} ({room.ns_score:+d})"
-
-
-def write_outputs(
-    out: Path, header: dict[str, Any], boards: Sequence[BoardResult], make_agent: AgentFactory
-) -> dict[str, Any]:
-    """Write summary.json, ``room-NAME.pbn`` and ``room-NAME.lin`` per room, report.md and
-    report.html (explained by our agent's policy, built by ``make_agent``); return the summary."""
-    from bridgebot.tournament.html_report import explain_boards, write_html
-    from bridgebot.tournament.lin import write_lin
-
-    ordered = sorted(boards, key=lambda b: b.board)
-    summary = summary_dict(header, ordered)
-    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    event = f"{header['us']} v {header['them']}"
-    for room in [r.room for r in ordered[0].rooms] if ordered else []:
-        write_pbn(out / f"room-{room}.pbn", ordered, room, event)
-    for room in [r.room for r in ordered[0].rooms] if ordered else []:
-        write_lin(out / f"room-{room}.lin", [room_board(b, b.room(room), event) for b in ordered])
-    explanations = explain_boards(make_agent, header["us"], largest_swings(ordered))
-    text, svg = markdown_report(header, ordered, explanations=explanations)
-    (out / "report.md").write_text(text, encoding="utf-8")
-    (out / "running_mean.svg").write_text(svg, encoding="utf-8")
-    write_html(out, header, ordered, explanations)
-    return summary
+    return f"{room.contract_result_text()} ({room.score():+d})"

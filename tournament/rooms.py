@@ -21,7 +21,6 @@ import asyncio
 import contextlib
 import ipaddress
 import json
-import os
 import socket
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,24 +28,21 @@ from pathlib import Path
 from typing import Any
 
 from bridgebot.engine.agent import Agent
+from bridgebot.laws.notation import vul_text
 from bridgebot.laws.scoring import dd_tricks, ns_score
 from bridgebot.protocol.table import BoardResult as TableResult
 from bridgebot.protocol.table import TableBoard
 from bridgebot.server.guard import Limits
 from bridgebot.server.guard import Network as AddressNetwork
-from bridgebot.server.records import RecordWriter
+from bridgebot.server.journal import JournalWriter, read_lines
+from bridgebot.server.records import RecordWriter, TableRecord, table_record
 from bridgebot.server.seat import SeatClient
 from bridgebot.server.tm import TableManager
 from bridgebot.tournament.deals import BoardDeal
 from bridgebot.tournament.formats import US, Seating, board_imps
-from bridgebot.tournament.records import (
-    BoardResult,
-    RoomResult,
-    auction_texts,
-    contract_text,
-    vul_text,
-)
+from bridgebot.tournament.records import BoardResult
 from endplay.types import Player
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationInfo, model_validator
 
 #: Wire team names of our two sides by default (``--us-name``/``--them-name`` change them).
 US_NAME, THEM_NAME = "bridgebot", "opponents"
@@ -151,16 +147,18 @@ class _NotifyingWriter(RecordWriter):
         self._room = room
         self._notify = notify
 
-    def write(self, result: TableResult, table: int = 1) -> dict[str, Any]:
-        entry = super().write(result, table)
+    def write(self, result: TableResult, table: int = 1) -> TableRecord:
+        record = super().write(result, table)
         self._notify(self._room, result)
-        return entry
+        return record
 
 
 def room_result(
     deal: BoardDeal, seating: Seating, names: Sequence[str], result: TableResult, scoring: str
-) -> RoomResult:
-    """Score one room's board: by the tricks actually taken, or double-dummy."""
+) -> TableRecord:
+    """Score one room's board: by the tricks actually taken, or double-dummy. The record is the
+    table manager's, named by room and seats, without the thinking times (which differ from run
+    to run, while the match journal is the same for the same agents and deals)."""
     if result.aborted is not None:
         raise RoomError(f"board {deal.board}, room {seating.room}: aborted ({result.aborted})")
     contract = result.contract
@@ -172,14 +170,16 @@ def room_result(
             tricks = dd_tricks(contract, deal.dd)
         else:
             tricks = result.declarer_tricks
-    return RoomResult(
-        room=seating.room,
-        seats=(names[0], names[1], names[2], names[3]),
-        auction=auction_texts(result.auction),
-        contract=contract_text(contract),
-        tricks=tricks,
-        ns_score=0 if contract is None or tricks is None else ns_score(contract, tricks, deal.vul),
-        play=tuple(f"{c.suit.abbr}{c.rank.abbr}" for _, c in result.play),
+    score = 0 if contract is None or tricks is None else ns_score(contract, tricks, deal.vul)
+    return table_record(result).model_copy(
+        update={
+            "room": seating.room,
+            "seats": (names[0], names[1], names[2], names[3]),
+            "tricks": tricks,
+            "score_ns": score,
+            "ns_seconds": None,
+            "ew_seconds": None,
+        }
     )
 
 
@@ -212,7 +212,7 @@ async def play_rooms(
     net = net or Network()
     by_number = {d.board: d for d in deals}
     teams = {s.room: wire_teams(s, net) for s in rooms}
-    pending = KeptRooms.load(kept, set(by_number))
+    pending = KeptRooms.load(kept, by_number)
     stop = asyncio.Event()
     stopped: list[str] = []
 
@@ -249,18 +249,10 @@ async def play_rooms(
         if len(got) == len(rooms):
             complete(number, got)
 
-    def complete(number: int, got: Mapping[str, RoomResult]) -> None:
-        deal = by_number[number]
+    def complete(number: int, got: Mapping[str, TableRecord]) -> None:
         results = tuple(got[s.room] for s in rooms)
         on_board(
-            BoardResult(
-                board=number,
-                dealer=deal.dealer.abbr,
-                vul=vul_text(deal.vul),
-                deal=deal.pbn,
-                rooms=results,
-                imps=board_imps(fmt, {r.room: r.ns_score for r in results}),
-            )
+            BoardResult(rooms=results, imps=board_imps(fmt, {r.room: r.score() for r in results}))
         )
 
     ours = {net.us_name, net.them_name, *(t for pair in teams.values() for t in pair)}
@@ -335,40 +327,68 @@ async def play_rooms(
         raise MatchStopped(stopped[0])
 
 
+class KeptRoom(BaseModel):
+    """A line of ``rooms-kept.jsonl``: one room's result of a board the other rooms have not
+    finished yet."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    board: int
+    room: TableRecord
+
+    @model_validator(mode="before")
+    @classmethod
+    def _room_before_records(cls, data: Any, info: ValidationInfo) -> Any:
+        """Lines written before :class:`TableRecord` held the room without the board's deal,
+        dealer and vulnerability: they come from the match's deal set (the validation context)."""
+        deals: Mapping[int, BoardDeal] = (info.context or {}).get("deals", {})
+        if not isinstance(data, Mapping) or not isinstance(data.get("room"), Mapping):
+            return data
+        number = data.get("board")
+        deal = deals.get(number) if isinstance(number, int) else None
+        if "deal" in data["room"] or deal is None:
+            return data
+        board = {"board": deal.board, "dealer": deal.dealer.abbr, "vul": vul_text(deal.vul),
+                 "deal": deal.pbn}  # fmt: skip
+        return {**data, "room": {**board, **data["room"]}}
+
+
+_KEPT_LINE = TypeAdapter(KeptRoom)
+
+
 class KeptRooms:
     """Each room's scored result of the boards not yet finished in every room, also appended to
     a file (fsynced; a torn last line is ignored) so that ``--resume`` keeps them."""
 
-    def __init__(self, path: Path | None, results: dict[int, dict[str, RoomResult]]) -> None:
+    def __init__(self, path: Path | None, results: dict[int, dict[str, TableRecord]]) -> None:
         self.path = path
         self.results = results
 
     @classmethod
-    def load(cls, path: Path | None, boards: set[int]) -> KeptRooms:
-        results: dict[int, dict[str, RoomResult]] = {b: {} for b in boards}
-        if path is not None and path.exists():
-            for line in path.read_text(encoding="utf-8").splitlines():
-                try:
-                    entry = json.loads(line)
-                    number, room = int(entry["board"]), RoomResult.from_json(entry["room"])
-                except (ValueError, KeyError, TypeError):
-                    continue  # a kill inside the last write
-                if number in results:
-                    results[number][room.room] = room
+    def load(cls, path: Path | None, deals: Mapping[int, BoardDeal]) -> KeptRooms:
+        results: dict[int, dict[str, TableRecord]] = {b: {} for b in deals}
+        if path is not None:
+            lines = read_lines(path, _KEPT_LINE, context={"deals": deals})
+            for _, kept in lines.records:
+                if kept.board in results:
+                    results[kept.board][kept.room.room] = kept.room
+            if lines.torn:  # a kill inside the last write: appending goes after the last line
+                JournalWriter(path, keep_bytes=lines.good_bytes).close()
         return cls(path, results)
 
     def done(self, room: str) -> set[int]:
         return {b for b, got in self.results.items() if room in got}
 
-    def add(self, board: int, result: RoomResult) -> dict[str, RoomResult]:
+    def add(self, board: int, result: TableRecord) -> dict[str, TableRecord]:
         """Keep ``result``; return every room's result of ``board`` so far."""
         got = self.results[board]
         got[result.room] = result
         if self.path is not None:
-            with self.path.open("a", encoding="utf-8") as f:
-                f.write(json.dumps({"board": board, "room": result.to_json()}) + "\n")
-                f.flush()
-                os.fsync(f.fileno())
+            writer = JournalWriter(self.path)
+            try:
+                writer.append(KeptRoom(board=board, room=result))
+            finally:
+                writer.close()
         return got
 
 

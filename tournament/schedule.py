@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from bridgebot.tournament.match import MatchError
+from bridgebot.tournament.config import MatchError
 
 FORMATS = ("round-robin", "double-round-robin", "gauntlet")
 

@@ -176,7 +176,7 @@ def _table_scores(match: PlayedMatch, fmt: str = "team") -> list[TableScore]:
         for room in b.rooms:
             home_ns = rooms[room.room].teams[0] == US
             ns, ew = (match.home, match.away) if home_ns else (match.away, match.home)
-            out.append(TableScore((match.round, b.board), ns, ew, room.ns_score))
+            out.append(TableScore((match.round, b.board), ns, ew, room.score()))
     return out
 
 

@@ -37,10 +37,11 @@ from typing import Any
 
 import numpy as np
 from bridgebot.engine.agent import AgentFactory
+from bridgebot.tournament.config import MatchConfig
 from bridgebot.tournament.deals import BoardDeal, ensure_dd, load_deals, pbn_to_owners
 from bridgebot.tournament.formats import THEM, US, seatings
 from bridgebot.tournament.journal import read_journal
-from bridgebot.tournament.match import MatchConfig, run_match
+from bridgebot.tournament.match import run_match
 from bridgebot.tournament.rooms import ExternalSeat, Network
 from bridgebot.tournament.schedule import Entrant, Pairing, TournamentError, next_matches, schedule
 from bridgebot.tournament.standings import (

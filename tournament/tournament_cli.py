@@ -94,9 +94,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     configure_logging(args.log_level)
     from bridgebot.engine.agent import AgentFactory, AgentSpecError
+    from bridgebot.server.journal import JournalError
+    from bridgebot.tournament.config import MatchError
     from bridgebot.tournament.deals import DealSourceError
-    from bridgebot.tournament.journal import JournalError
-    from bridgebot.tournament.match import MatchError
     from bridgebot.tournament.rooms import RoomError
     from bridgebot.tournament.schedule import Entrant
     from bridgebot.tournament.standings import markdown_standings

@@ -25,7 +25,7 @@ from bridgebot.protocol.errors import ParseError
 from bridgebot.protocol.messages import CallMsg, Message, PlayMsg, ToLead
 from bridgebot.server.boards import generate
 from bridgebot.server.guard import Limits
-from bridgebot.server.records import RecordWriter, read_journal
+from bridgebot.server.records import RecordWriter, TableRecord, read_journal
 from bridgebot.server.resume import ResumeError, prepare
 from bridgebot.server.seat import SeatClient
 from bridgebot.server.testing import LineProxy
@@ -39,8 +39,8 @@ TEAMS = {Player.north: "NS", Player.south: "NS", Player.east: "EW", Player.west:
 BRIDGEBOT = [sys.executable, "-m", "bridgebot"]
 
 
-def journal(out: Path) -> list[dict[str, Any]]:
-    return read_journal(out / "journal.jsonl")
+def journal(out: Path) -> list[TableRecord]:
+    return read_journal(out / "journal.jsonl").records
 
 
 def client(port: int, seat: Player, seed: int = 0) -> SeatClient:
@@ -133,7 +133,7 @@ async def test_a_seat_dropped_at_any_phase_comes_back_and_nothing_is_lost(
     else:
         assert restarts == [1]
     entries = journal(tmp_path)
-    assert [(e["board"], e["aborted"]) for e in entries] == [(1, None), (2, None)]
+    assert [(e.board, e.aborted) for e in entries] == [(1, None), (2, None)]
     records = pbn.loads((tmp_path / "boards.pbn").read_text())
     assert [r.board_num for r in records] == [1, 2]
 
@@ -153,7 +153,7 @@ async def test_a_seat_that_never_comes_back_abandons_the_board_and_ends_the_sess
     (result,) = results
     assert result.aborted == "North did not come back within 0.5 s"
     (entry,) = journal(tmp_path)
-    assert entry["board"] == 1 and entry["aborted"] == result.aborted
+    assert entry.board == 1 and entry.aborted == result.aborted
     ended = [e for e in logs if e["event"] == "session ended: seats did not come back"]
     assert len(ended) == 1 and ended[0]["missing"] == ["North"] and ended[0]["unplayed"] == [2, 3]
     assert (tmp_path / "transcript-1.txt").read_text().count("End of session") == 3
@@ -174,7 +174,7 @@ async def test_a_seat_back_after_its_board_was_abandoned_plays_the_next_board(
     (results,) = await asyncio.wait_for(serving, 10)
     await proxy.close()
     assert [r.aborted is None for r in results] == [False, True]
-    assert [(e["board"], e["aborted"] is None) for e in journal(tmp_path)] == [
+    assert [(e.board, e.aborted is None) for e in journal(tmp_path)] == [
         (1, False),
         (2, True),
     ]
@@ -216,14 +216,14 @@ async def test_a_killed_table_manager_resumes_from_its_journal(tmp_path: Path) -
     assert f"resuming: {before} boards already in the journal" in err.decode()
     assert {s.boards for s in summaries} == {count - before}
     entries = journal(tmp_path)
-    assert sorted(e["board"] for e in entries) == list(range(1, count + 1))  # each exactly once
-    played = sorted(e["board"] for e in entries if e["aborted"] is None)
+    assert sorted(e.board for e in entries) == list(range(1, count + 1))  # each exactly once
+    played = sorted(e.board for e in entries if e.aborted is None)
     records = pbn.loads((tmp_path / "boards.pbn").read_text())
     assert sorted(r.board_num for r in records) == played == list(range(1, count + 1))
-    by_board = {e["board"]: e for e in entries}
+    by_board = {e.board: e for e in entries}
     for r in records:  # the PBN record and the journal line tell the same story
-        assert r.deal.to_pbn() == by_board[r.board_num]["deal"]
-        assert len(r.play) == len(by_board[r.board_num]["play"])
+        assert r.deal.to_pbn() == by_board[r.board_num].deal
+        assert len(r.play) == len(by_board[r.board_num].play)
 
 
 def test_resume_repairs_a_torn_journal_line_and_an_unjournaled_pbn_record(tmp_path: Path) -> None:
@@ -245,12 +245,13 @@ def test_resume_repairs_a_torn_journal_line_and_an_unjournaled_pbn_record(tmp_pa
 
     found = prepare(tmp_path)
     assert found.done == {1: {1, 2}} and found.torn_lines == 1 and found.orphan_records == 1
-    assert [e["board"] for e in journal(tmp_path)] == [1, 2]
+    assert [e.board for e in journal(tmp_path)] == [1, 2]
     assert [r.board_num for r in pbn.loads((tmp_path / "boards.pbn").read_text())] == [1, 2]
     again = prepare(tmp_path)  # idempotent: nothing more to mend
     assert (again.done, again.torn_lines, again.orphan_records) == ({1: {1, 2}}, 0, 0)
     assert prepare(tmp_path / "nothing-yet").boards == 0
 
-    jpath.write_text('{"table": 1, "board": 1}\nnot json\n{"table": 1, "board": 2}\n')
-    with pytest.raises(ResumeError, match=r"journal\.jsonl:2: not a board entry"):
+    first, second = jpath.read_text().splitlines()
+    jpath.write_text(f"{first}\nnot json\n{second}\n")
+    with pytest.raises(ResumeError, match=r"journal\.jsonl:2: not a journal record"):
         prepare(tmp_path)

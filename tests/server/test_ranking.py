@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 from pathlib import Path
 
 import pytest
 from bridgebot.laws.events import butler_imps, matchpoints
 from bridgebot.server.ranking import SessionRanking, pair_name, rank_session, session_scores
-from bridgebot.server.records import read_journal
+from bridgebot.server.records import TableRecord, read_journal
 from bridgebot.server.seat import SeatClient
 from endplay.types import Player
 
@@ -44,17 +43,17 @@ async def test_tm_with_four_tables_ranks_them(tmp_path: Path) -> None:
     ranking = SessionRanking.model_validate_json((out / "ranking.json").read_bytes())
     assert ranking.tables == 4 and ranking.boards == 3 and len(ranking.pairs) == 8
     # recompute from the journal, board by board, with the plain scoring functions
-    entries = read_journal(out / "journal.jsonl")  # the session header line is not a board
-    assert sorted({e["table"] for e in entries}) == [1, 2, 3, 4]
+    entries = read_journal(out / "journal.jsonl").records  # the session header is not a board
+    assert sorted({e.table for e in entries}) == [1, 2, 3, 4]
     expected_mp: dict[str, float] = {}
     expected_butler: dict[str, int] = {}
     for board in (1, 2, 3):
-        rows = sorted((e for e in entries if e["board"] == board), key=lambda e: e["table"])
+        rows = sorted((e for e in entries if e.board == board), key=lambda e: e.table)
         assert len(rows) == 4
-        scores = [e["score_ns"] for e in rows]
+        scores = [e.score() for e in rows]
         for e, mp, b in zip(rows, matchpoints(scores), butler_imps(scores), strict=True):
-            ns = pair_name(e["table"], "NS", e["ns_team"])
-            ew = pair_name(e["table"], "EW", e["ew_team"])
+            ns = pair_name(e.table, "NS", e.ns_team)
+            ew = pair_name(e.table, "EW", e.ew_team)
             expected_mp[ns] = expected_mp.get(ns, 0) + mp
             expected_mp[ew] = expected_mp.get(ew, 0) + 6 - mp
             expected_butler[ns] = expected_butler.get(ns, 0) + b
@@ -68,13 +67,21 @@ async def test_tm_with_four_tables_ranks_them(tmp_path: Path) -> None:
     assert "| 1 | " in (out / "ranking.md").read_text()
 
 
-def test_aborted_board_counts_at_fewer_tables_and_torn_line_is_ignored(tmp_path: Path) -> None:
-    def entry(table: int, board: int, score: int | None, aborted: str | None = None) -> str:
-        return json.dumps({"table": table, "board": board, "score_ns": score, "aborted": aborted})
+def record(
+    table: int, board: int, score: int | None, aborted: str | None = None, **teams: str
+) -> str:
+    """A journal line of ``board`` at ``table`` scoring ``score`` for North-South (the ranking
+    reads the score only: the auction is not the one that made it)."""
+    deal = "N:AKQJ.AKQ.AKQ.AKQ T987.JT9.JT9.JT9 6543.876.876.876 2.5432.5432.5432"
+    line = TableRecord(table=table, board=board, dealer="N", vul="None", deal=deal,
+                       auction=("Pass",) * 4, score_ns=score, aborted=aborted, **teams)  # fmt: skip
+    return line.model_dump_json()
 
+
+def test_aborted_board_counts_at_fewer_tables_and_torn_line_is_ignored(tmp_path: Path) -> None:
     lines = [
-        entry(1, 1, 420), entry(2, 1, 170), entry(3, 1, 170),
-        entry(1, 2, -100), entry(2, 2, None, "timeout"), entry(3, 2, 50),
+        record(1, 1, 420), record(2, 1, 170), record(3, 1, 170),
+        record(1, 2, -100), record(2, 2, None, "timeout"), record(3, 2, 50),
     ]  # fmt: skip
     (tmp_path / "journal.jsonl").write_text("\n".join(lines) + '\n{"table": 1, "boa')
     assert len(session_scores(tmp_path / "journal.jsonl")) == 5
@@ -91,10 +98,7 @@ def test_aborted_board_counts_at_fewer_tables_and_torn_line_is_ignored(tmp_path:
 
 
 def test_pairs_named_by_the_teams_the_journal_records(tmp_path: Path) -> None:
-    entries = [
-        {"table": 1, "board": 1, "score_ns": 420, "ns_team": "WBridge5", "ew_team": "Bots"},
-        {"table": 2, "board": 1, "score_ns": -50},
-    ]
-    (tmp_path / "journal.jsonl").write_text("".join(json.dumps(e) + "\n" for e in entries))
+    lines = [record(1, 1, 420, ns_team="WBridge5", ew_team="Bots"), record(2, 1, -50)]
+    (tmp_path / "journal.jsonl").write_text("".join(e + "\n" for e in lines))
     names = [p.pair for p in rank_session(tmp_path).pairs]
     assert names == ["table 1 NS (WBridge5)", "table 2 EW", "table 1 EW (Bots)", "table 2 NS"]

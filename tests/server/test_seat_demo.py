@@ -22,6 +22,6 @@ def test_demo_plays_four_boards(tmp_path: Path) -> None:
     for seat in ("North", "East", "South", "West"):
         assert f"{seat} (Random " in run.stdout and "4 board(s) played" in run.stdout
     assert f"boards (PBN):   {out}/boards.pbn" in run.stdout
-    journal = read_journal(out / "journal.jsonl")
-    assert [b["board"] for b in journal] == [1, 2, 3, 4]
+    journal = read_journal(out / "journal.jsonl").records
+    assert [b.board for b in journal] == [1, 2, 3, 4]
     assert (out / "boards.pbn").read_text().count("[Board ") == 4

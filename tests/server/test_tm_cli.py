@@ -37,8 +37,8 @@ async def test_tm_subprocess_plays_and_exits_zero(tmp_path: Path) -> None:
     _, err = await asyncio.wait_for(proc.communicate(), 30)
     assert proc.returncode == 0, err.decode()
     assert "2 boards played, 0 aborted" in err.decode()
-    entries = read_journal(out / "journal.jsonl")
-    assert [e["board"] for e in entries] == [1, 2]
+    entries = read_journal(out / "journal.jsonl").records
+    assert [e.board for e in entries] == [1, 2]
     assert len(pbn.loads((out / "boards.pbn").read_text())) == 2
     assert (out / "transcript-1.txt").read_text().count("End of session") == 4
 

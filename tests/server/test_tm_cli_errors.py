@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from bridgebot.protocol.table import BoardResult
-from bridgebot.server.boards import generate
+from bridgebot.server.boards import from_pbn_file, generate
 from bridgebot.server.records import RecordWriter
 from bridgebot.server.tm_cli import session_of
 
@@ -109,7 +109,8 @@ def test_resume_with_another_deal_file_of_the_same_size_is_refused(
     hands = GOOD.split()
     b.write_text(record(1, " ".join([hands[1], hands[0], *hands[2:]])))  # N and E swapped
     out = tmp_path / "o"
-    writer = RecordWriter(out, {"boards_file": "deals.pbn"})  # header only: nothing played yet
+    first = argparse.Namespace(boards=str(a), seed=None, tables=1)
+    writer = RecordWriter(out, session_of(first, from_pbn_file(a)))  # header only: nothing played
     writer.close()
     argv = ["tm", "--boards", str(b), "--out", str(out), "--resume"]
     assert main(argv) == 2

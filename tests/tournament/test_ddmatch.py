@@ -10,7 +10,6 @@ from bridgebot.engine.agent import Agent, BatchBidder, BiddingView, PlayView
 from bridgebot.laws.calls import same_call
 from bridgebot.tournament.ddmatch import IllegalCallError, play_dd_boards, run_dd_match
 from bridgebot.tournament.deals import cycle_board, load_npz, solve_dd
-from bridgebot.tournament.records import parse_contract
 from endplay.types import Bid, Card, Contract, Player, Vul
 
 from bridgebot.agents import make_agent
@@ -69,8 +68,9 @@ def test_hand_computed_board() -> None:
     }
     (result,) = play_dd_boards([board], "team", "us", "them", agents)
     open_room, closed = result.room("open"), result.room("closed")
-    assert (open_room.contract, open_room.tricks, open_room.ns_score) == ("3NTN", 2, -350)
-    assert (closed.contract, closed.tricks, closed.ns_score) == ("4HE", 9, 50)
+    assert (open_room.contract, open_room.declarer, open_room.tricks) == ("3NT", "N", 2)
+    assert (closed.contract, closed.declarer, closed.tricks) == ("4H", "E", 9)
+    assert (open_room.score_ns, closed.score_ns) == (-350, 50)
     assert open_room.auction == ("3NT", "Pass", "Pass", "Pass")
     assert open_room.seats == ("us", "them", "us", "them")
     assert result.imps == -9  # 400 points: 9 IMPs
@@ -85,7 +85,7 @@ def test_vulnerability_from_the_board_number() -> None:
     }
     (result,) = play_dd_boards([board], "team", "us", "them", agents)
     assert result.room("open").auction == ("Pass", "Pass", "2S", "Pass", "Pass", "Pass")
-    assert result.room("open").ns_score == 200
+    assert result.room("open").score_ns == 200
     assert result.room("closed").contract is None
     assert result.imps == 5
 
@@ -110,7 +110,7 @@ def test_batch_path_equals_per_call_path_and_batches() -> None:
             for r in ("open", "closed")
         },
     )
-    assert [b.to_json() for b in plain] == [b.to_json() for b in batched]
+    assert [b.model_dump() for b in plain] == [b.model_dump() for b in batched]
     assert max(batch_north.batches) > 1
 
 
@@ -125,9 +125,9 @@ def test_scores_agree_with_endplay_for_random_agents(solved_npz: object) -> None
     assert len(result.boards) == 8
     for b, deal in zip(result.boards, deals, strict=True):
         for room in b.rooms:
-            contract = parse_contract(room.contract)
+            contract = room.final_contract()
             if contract is None:
-                assert room.ns_score == 0
+                assert room.score_ns == 0
                 continue
             assert deal.dd is not None
             tricks = int(deal.dd[contract.declarer.value, [3, 2, 1, 0, 4][contract.denom.value]])
@@ -140,7 +140,7 @@ def test_scores_agree_with_endplay_for_random_agents(solved_npz: object) -> None
                 result=tricks - contract.level - 6,
             ).score(deal.vul)
             ns = contract.declarer in (Player.north, Player.south)
-            assert room.ns_score == (ref if ns else -ref)
+            assert room.score_ns == (ref if ns else -ref)
     assert result.imps_per_board == pytest.approx(sum(result.imps) / 8)
 
 

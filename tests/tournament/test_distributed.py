@@ -16,9 +16,10 @@ from typing import Any
 
 import pytest
 import ray
+from bridgebot.tournament.config import MatchConfig
 from bridgebot.tournament.distributed import RayClusterError
 from bridgebot.tournament.journal import read_journal
-from bridgebot.tournament.match import MatchConfig, run_match
+from bridgebot.tournament.match import run_match
 from bridgebot.tournament.records import BoardResult
 
 from bridgebot.agents import make_agent
@@ -38,7 +39,7 @@ def ray_cluster() -> Iterator[None]:
 def _records(out: Path) -> dict[int, dict[str, Any]]:
     contents = read_journal(out / "journal.jsonl")
     assert len({b.board for b in contents.boards}) == len(contents.boards), "a board twice"
-    return {b.board: b.to_json() for b in contents.boards}
+    return {b.board: b.model_dump() for b in contents.boards}
 
 
 def _match(out: Path, deals: Path, **kw: Any) -> dict[str, Any]:
@@ -137,7 +138,7 @@ def test_resume_after_an_interrupted_ray_match(big_npz: Path, tmp_path: Path) ->
     assert sorted(resumed) == list(range(6, 17))  # only the missing boards were played
     assert journal.read_bytes().startswith(kept)
     assert _records(out) == _records(tmp_path / "local")
-    assert summary["boards"] == 16
+    assert summary.boards == 16
 
 
 def test_cli_ray_backend_seeded_compatible_match(

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+from bridgebot.server.records import TableRecord
 from bridgebot.tournament.doubled import doubled_costs, doubled_section
-from bridgebot.tournament.records import BoardResult, RoomResult
+from bridgebot.tournament.records import BoardResult, MatchHeader
 from bridgebot.tournament.report import markdown_report
 
-DEAL = "N:AKQJ.AKQ.AK2.A32 5432.5432.543.54 T98.T98.T98.KQJT 76.J76.QJ76.9876"
+from tests.tournament import rooms_helper
 
 
 def board(
     n: int, open_: tuple[str | None, int | None], closed: tuple[str | None, int | None], imps: int
 ) -> BoardResult:
-    def room(name: str, c: tuple[str | None, int | None]) -> RoomResult:
-        return RoomResult(name, ("a", "b", "a", "b"), ("Pass",), c[0], c[1], 0)
+    def room(name: str, c: tuple[str | None, int | None]) -> TableRecord:
+        # the auction is not the contract's: what is counted is the contract and the tricks
+        return rooms_helper.room(name, ("a", "b", "a", "b"), ("Pass",), c[0], c[1], board=n)
 
-    return BoardResult(n, "N", "None", DEAL, (room("open", open_), room("closed", closed)), imps)
+    return rooms_helper.board(imps, room("open", open_), room("closed", closed))
 
 
 def test_costs_by_side() -> None:
@@ -38,7 +40,8 @@ def test_report_has_the_section() -> None:
     boards = [board(1, ("5DxN", 8), ("4SE", 10), -5)]
     lines = doubled_section(boards, "team", {"us": "default", "them": "bfg,doubles=on"})
     assert "| default | 1 | 1 | -5 | -5.00 |" in lines
-    header = {"us": "default", "them": "bfg,doubles=on", "format": "team", "scoring": "dd"}
+    header = MatchHeader(us="default", them="bfg,doubles=on", format="team", scoring="dd",
+                         deals=None, seed=1, boards=1)  # fmt: skip
     text, _ = markdown_report(header, boards)
     assert (
         "## Doubled contracts by side" in text and "| bfg,doubles=on | 0 | 0 | +0 | +0.00 |" in text

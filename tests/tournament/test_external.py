@@ -20,9 +20,10 @@ from typing import IO, Any
 import pytest
 from bridgebot.server.guard import parse_networks
 from bridgebot.server.seat import SeatClient
+from bridgebot.tournament.config import MatchConfig
 from bridgebot.tournament.formats import seatings
 from bridgebot.tournament.journal import read_journal
-from bridgebot.tournament.match import MatchConfig, run_match
+from bridgebot.tournament.match import run_match
 from bridgebot.tournament.rooms import ExternalSeat, MatchStopped, Network, wire_teams
 from endplay.parsers import pbn
 from endplay.types import Player
@@ -210,7 +211,7 @@ def test_rooms_bound_to_an_address_admit_only_allowed_addresses(tmp_path: Path) 
     match.join(timeout=60)
     assert len(refused) == 1 and "127.0.0.1 is not allowed" in refused[0]
     assert seated[-1] == 'North ("bridgebot") seated'
-    assert result and result[0]["boards"] == 1
+    assert result and result[0].boards == 1
 
 
 def test_outside_seats_that_never_come_end_the_match_with_a_sentence(tmp_path: Path) -> None:

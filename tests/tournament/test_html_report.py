@@ -15,11 +15,13 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from bridgebot.tournament.config import MatchConfig
 from bridgebot.tournament.html_report import doubled_html, html_report
-from bridgebot.tournament.match import MatchConfig, run_match
-from bridgebot.tournament.records import BoardResult, RoomResult
+from bridgebot.tournament.match import run_match
+from bridgebot.tournament.records import MatchHeader
 
 from bridgebot.agents import make_agent
+from tests.tournament.rooms_helper import board, room
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -54,12 +56,15 @@ def test_match_writes_a_self_contained_page(report_dir: Path) -> None:
 
 
 def test_doubled_section_counts_by_declaring_side() -> None:
-    room = RoomResult("open", ("us", "them", "us", "them"), (), "3NTxW", 7, 500)
-    other = RoomResult("closed", ("them", "us", "them", "us"), (), "3NTN", 9, 400)
-    b = BoardResult(
-        1, "N", "None", "N:AKQ.AKQ.AKQ.AKQJ - - -".replace(" - - -", ""), (room, other), 3
+    auction = ("Pass", "Pass", "Pass", "3NT", "X", "Pass", "Pass", "Pass")
+    opened = room("open", ("us", "them", "us", "them"), auction, "3NTXW", 7, 500)
+    other = room(
+        "closed", ("them", "us", "them", "us"), auction[3:4] + ("Pass",) * 3, "3NTN", 9, 400
     )
-    text = doubled_html({"us": "ours", "them": "theirs", "format": "team"}, [b])
+    b = board(3, opened, other)
+    header = MatchHeader(us="ours", them="theirs", format="team", scoring="dd", deals=None,
+                         seed=1, boards=1)  # fmt: skip
+    text = doubled_html(header, [b])
     # West of the open room is their side: one doubled contract, down, and the board's +3 to us
     # is -3 to them; the Markdown report counts the same (tournament.doubled)
     assert "<td>theirs</td><td>1</td><td>1</td><td>-3</td><td>-3.00</td>" in text
@@ -68,7 +73,10 @@ def test_doubled_section_counts_by_declaring_side() -> None:
 
 
 def test_empty_match_page() -> None:
-    page = html_report({"us": "a", "them": "b", "format": "team", "scoring": "dd"}, [])
+    header = MatchHeader(
+        us="a", them="b", format="team", scoring="dd", deals=None, seed=1, boards=1
+    )
+    page = html_report(header, [])
     assert "<h1>a against b</h1>" in page
 
 

@@ -87,7 +87,7 @@ def test_match_workers_close_their_agents(tmp_path: Path, solved_npz: Path) -> N
         workers=2, chunk=1, make_agent=recorded,
     )  # fmt: skip
     summary = run_match(cfg, progress=lambda b: None)
-    assert summary["boards"] == 4
+    assert summary.boards == 4
     built = notes(where, "built")
     workers = {tag.partition("-")[0] for tag in built} - {str(os.getpid())}  # here: the report's
     assert len(workers) == 2

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from bridgebot.server.records import TableRecord
 from bridgebot.tournament.lin import board_lin, dumps, journal_board, loads
-from bridgebot.tournament.records import BoardResult, RoomResult
 from bridgebot.tournament.report import room_board
 from endplay.types import Card, Player, Vul
 
@@ -25,31 +25,32 @@ GOLDEN = (
 )
 
 
-def _board(play: tuple[str, ...] = (), tricks: int | None = 10) -> BoardResult:
-    room = RoomResult(
+def _room(play: tuple[str, ...] = (), tricks: int | None = 10) -> TableRecord:
+    return TableRecord(
+        board=3,
+        dealer="S",
+        vul="EW",
+        deal=DEAL,
         room="closed",
         seats=("bfg", "default,seed=3", "bfg", "default,seed=3"),
         auction=AUCTION,
-        contract="4SW",
+        contract="4S",
+        declarer="W",
         tricks=tricks,
-        ns_score=-620,
+        score_ns=-620,
         play=play,
     )
-    return BoardResult(board=3, dealer="S", vul="EW", deal=DEAL, rooms=(room,), imps=0)
 
 
 def test_golden_lin_written_by_hand() -> None:
-    b = _board()
-    assert board_lin(room_board(b, b.room("closed"), "test")) == GOLDEN
+    assert board_lin(room_board(_room(), "test")) == GOLDEN
 
 
 def test_golden_reads_back_through_endplay() -> None:
     (back,) = loads(GOLDEN)
     assert back.deal.to_pbn() == DEAL
     assert back.dealer == Player.south and back.vul == Vul.ew and back.board_num == 3
-    assert [str(c) for c in back.auction] == [
-        str(c) for c in room_board(_board(), _board().room("closed"), "t").auction
-    ]
+    assert [str(c) for c in back.auction] == [str(c) for c in room_board(_room(), "t").auction]
     assert back.info["South"] == "bfg" and back.info["West"] == "default;seed=3"
     assert back.contract is not None and back.contract.declarer == Player.west
 
@@ -57,31 +58,33 @@ def test_golden_reads_back_through_endplay() -> None:
 def test_played_board_round_trips() -> None:
     # West declares 4S; North leads: four complete tricks.
     play = ("DK", "D3", "D4", "D9", "DQ", "D5", "D8", "DJ", "CA", "C4", "C3", "C2")
-    b = _board(play=play)
-    original = room_board(b, b.room("closed"), "t")
+    original = room_board(_room(play=play), "t")
     (back,) = loads(dumps([original]))
     assert [str(c) for c in back.play] == [str(c) for c in original.play]
     assert back.deal.to_pbn() == DEAL and back.board_num == 3
 
 
-def _journal_entry(auction: list[str], play: list[str]) -> dict[str, object]:
-    """A table manager's journal line for a board aborted part-way (server.records layout)."""
-    return {
-        "table": 1,
-        "board": 5,
-        "dealer": "N",
-        "vul": "NS",
-        "deal": DEAL,
-        "auction": auction,
-        "alerts": {"1": "8 to 13 total points"},
-        "play": play,
-        "contract": None,
-        "declarer": None,
-        "tricks": None,
-        "score_ns": None,
-        "passed_out": False,
-        "aborted": "East did not come back",
-    }
+def _journal_entry(auction: list[str], play: list[str]) -> TableRecord:
+    """A table manager's journal line for a board aborted part-way (its cards rank first, as the
+    table manager wrote them before :class:`TableRecord`)."""
+    return TableRecord.model_validate(
+        {
+            "table": 1,
+            "board": 5,
+            "dealer": "N",
+            "vul": "NS",
+            "deal": DEAL,
+            "auction": auction,
+            "alerts": {"1": "8 to 13 total points"},
+            "play": play,
+            "contract": None,
+            "declarer": None,
+            "tricks": None,
+            "score_ns": None,
+            "passed_out": False,
+            "aborted": "East did not come back",
+        }
+    )
 
 
 def test_aborted_in_the_play_keeps_complete_tricks() -> None:

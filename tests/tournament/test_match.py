@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 from bridgebot.laws.calls import final_contract
+from bridgebot.laws.notation import parse_call
+from bridgebot.tournament.config import MatchConfig
 from bridgebot.tournament.journal import JournalError, read_journal
-from bridgebot.tournament.match import MatchConfig, run_match
-from bridgebot.tournament.records import parse_call, parse_contract
+from bridgebot.tournament.match import run_match
 from endplay.parsers import pbn
 
 from bridgebot.agents import make_agent
@@ -60,7 +61,7 @@ def test_match_writes_every_output(
             assert rec.deal.to_pbn() == board.deal
             assert [str(c) for c in rec.auction] == [str(parse_call(c)) for c in r.auction]
             assert rec.info["Room"] == room
-            expected = parse_contract(r.contract)
+            expected = r.final_contract()
             if expected is None:
                 assert final_contract(rec.dealer, rec.auction) is None
             else:
@@ -90,7 +91,7 @@ def test_compatible_format_from_a_seed_solves_and_caches(tmp_path: Path) -> None
         fmt="compatible",
     )
     summary = run_match(cfg, progress=lambda b: None)
-    assert summary["boards"] == 2 and summary["format"] == "compatible"
+    assert summary.boards == 2 and summary.format == "compatible"
     assert sorted(p.name for p in tmp_path.glob("room-*.pbn")) == [
         "room-E.pbn", "room-N.pbn", "room-S.pbn", "room-W.pbn", "room-ref.pbn",
     ]  # fmt: skip
@@ -144,14 +145,14 @@ def test_resume_refuses_a_different_match(solved_npz: Path, tmp_path: Path) -> N
     summary = run_match(
         MatchConfig(make_agent=make_agent, **base, resume=True), progress=lambda b: None
     )  # type: ignore[arg-type]
-    assert summary["boards"] == 4
+    assert summary.boards == 4
     # More boards on resume extend the match; the first four are kept as they were.
     first = (tmp_path / "journal.jsonl").read_bytes()
     summary = run_match(
         MatchConfig(make_agent=make_agent, **{**base, "boards": 6}, resume=True),  # type: ignore[arg-type]
         progress=lambda b: None,
     )
-    assert summary["boards"] == 6
+    assert summary.boards == 6
     assert (tmp_path / "journal.jsonl").read_bytes().startswith(first)
 
 
@@ -169,7 +170,7 @@ def test_parallel_workers_play_every_board_once(solved_npz: Path, tmp_path: Path
     summary = run_match(cfg, progress=lambda b: None)
     boards = read_journal(tmp_path / "journal.jsonl").boards
     assert sorted(b.board for b in boards) == list(range(1, 9))
-    assert summary["boards"] == 8
+    assert summary.boards == 8
 
 
 @pytest.mark.parametrize(

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from bridgebot.laws.calls import final_contract
+from bridgebot.laws.notation import parse_call
+from bridgebot.tournament.config import MatchConfig
 from bridgebot.tournament.journal import read_journal
-from bridgebot.tournament.match import MatchConfig, run_match
-from bridgebot.tournament.records import parse_call
+from bridgebot.tournament.match import run_match
 from endplay.types import Player
 
 from bridgebot.agents import make_agent
@@ -29,7 +30,7 @@ def test_eight_default_seats_in_one_process_play_two_boards_over_tcp(tmp_path: P
     assert cfg.use_tcp
     summary = run_match(cfg, progress=lambda b: None)
     boards = read_journal(tmp_path / "journal.jsonl").boards
-    assert summary["boards"] == 2 and [b.board for b in boards] == [1, 2]
+    assert summary.boards == 2 and [b.board for b in boards] == [1, 2]
     played = 0
     for b in boards:
         for room in b.rooms:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from pathlib import Path
 
+from bridgebot.tournament.config import MatchConfig
 from bridgebot.tournament.journal import read_journal
-from bridgebot.tournament.match import MatchConfig, run_match
+from bridgebot.tournament.match import run_match
 from bridgebot.tournament.report import markdown_report
 
 from bridgebot.agents import make_agent
@@ -19,7 +19,7 @@ def test_histogram_shows_every_board_beyond_24_imps(solved_npz: Path, tmp_path: 
     run_match(cfg, progress=lambda b: None)
     boards = read_journal(tmp_path / "journal.jsonl").boards
     swings = [-60, 40, 0, 24]  # the compatible format sums four IMP terms: up to +/-96
-    boards = [dataclasses.replace(b, imps=v) for b, v in zip(boards, swings, strict=True)]
+    boards = [b.model_copy(update={"imps": v}) for b, v in zip(boards, swings, strict=True)]
     text, _ = markdown_report(cfg.header(), boards)
     hist = text.split("| IMPs | boards | |")[1].split("## Running mean")[0]
     rows = dict(re.findall(r"^\| ([^|]+?) \| (\d+) \|", hist, re.MULTILINE))

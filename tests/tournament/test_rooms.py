@@ -10,11 +10,12 @@ from pathlib import Path
 
 import numpy as np
 from bridgebot.laws.calls import final_contract
+from bridgebot.laws.notation import card_text, parse_call, parse_vul
 from bridgebot.laws.play import trick_winner
 from bridgebot.laws.scoring import imps, ns_score, strain_index
+from bridgebot.tournament.config import MatchConfig
 from bridgebot.tournament.journal import read_journal
-from bridgebot.tournament.match import MatchConfig, run_match
-from bridgebot.tournament.records import parse_call, parse_vul
+from bridgebot.tournament.match import run_match
 from bridgebot.tournament.rooms import ExternalSeat
 from endplay.parsers import pbn
 from endplay.types import Card, Deal, Player
@@ -45,19 +46,19 @@ def test_play_scored_team_match_over_tcp(tmp_path: Path) -> None:
                       scoring="play")  # fmt: skip
     summary = run_match(cfg, progress=lambda b: None)
     boards = read_journal(tmp_path / "journal.jsonl").boards
-    assert summary["boards"] == 3 and [b.board for b in boards] == [1, 2, 3]
+    assert summary.boards == 3 and [b.board for b in boards] == [1, 2, 3]
     played = 0
     for b in boards:
         for room in b.rooms:
             contract = final_contract(Player.find(b.dealer), [parse_call(c) for c in room.auction])
             if contract is None:
-                assert room.ns_score == 0 and room.play == ()
+                assert room.score_ns == 0 and room.play == ()
                 continue
             played += 1
             assert len(room.play) == 52
             tricks = _tricks_from_play(b.deal, Player.find(b.dealer), room.auction, room.play)
             assert room.tricks == tricks
-            assert room.ns_score == ns_score(contract, tricks, parse_vul(b.vul))
+            assert room.score_ns == ns_score(contract, tricks, parse_vul(b.vul))
     assert played > 0
     # The rooms' own table managers recorded the same boards; our PBN carries the play.
     for name in ("open", "closed"):
@@ -66,7 +67,7 @@ def test_play_scored_team_match_over_tcp(tmp_path: Path) -> None:
         with open(tmp_path / f"room-{name}.pbn") as f:
             records = pbn.load(f)
         for rec, b in zip(records, boards, strict=True):
-            assert [f"{c.suit.abbr}{c.rank.abbr}" for c in rec.play] == list(b.room(name).play)
+            assert [card_text(c) for c in rec.play] == list(b.room(name).play)
 
 
 def test_dd_scored_match_over_tcp_uses_the_table(solved_npz: Path, tmp_path: Path) -> None:
@@ -106,7 +107,7 @@ def test_external_seat_is_announced_and_waited_for(tmp_path: Path) -> None:
         codes = [p.returncode for p in externals]
     assert len(announced) == 1 and "room open: waiting for North (team bridgebot)" in announced[0]
     assert codes == [0], outputs
-    assert summary["boards"] == 2
+    assert summary.boards == 2
     boards = read_journal(tmp_path / "journal.jsonl").boards
     assert [b.room("open").seats for b in boards] == [
         ("bridgebot", "random", "random", "random")
@@ -127,7 +128,7 @@ def test_compatible_format_over_tcp_seats_our_bot_once_per_room(tmp_path: Path) 
         ("S", (them, them, us, them)),
         ("W", (them, them, them, us)),
     ]
-    ref = board.room("ref").ns_score
+    ref = board.room("ref").score_ns
     signs = {"N": 1, "E": -1, "S": 1, "W": -1}
-    expected = sum(s * imps(board.room(r).ns_score - ref) for r, s in signs.items())
+    expected = sum(s * imps(board.room(r).score_ns - ref) for r, s in signs.items())
     assert board.imps == expected

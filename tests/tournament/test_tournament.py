@@ -17,9 +17,10 @@ from pathlib import Path
 
 import pytest
 from bridgebot.laws.events import victory_points
+from bridgebot.server.records import TableRecord
 from bridgebot.server.seat import SeatClient
 from bridgebot.tournament.journal import read_journal
-from bridgebot.tournament.records import BoardResult, RoomResult
+from bridgebot.tournament.records import BoardResult
 from bridgebot.tournament.schedule import Entrant, Pairing, TournamentError, next_matches, schedule
 from bridgebot.tournament.standings import (
     PlayedMatch,
@@ -36,6 +37,7 @@ from endplay.types import Player
 
 from bridgebot.agents import make_agent
 from bridgebot.cli import main
+from tests.tournament import rooms_helper
 
 
 def test_round_robin_meets_every_pair_once_per_cycle() -> None:
@@ -97,11 +99,12 @@ def test_outside_entrant_takes_all_four_seats_of_its_team(tmp_path: Path) -> Non
 
 
 def _board(number: int, imps: int, open_ns: int = 0, closed_ns: int = 0) -> BoardResult:
-    def room(name: str, score: int) -> RoomResult:
-        return RoomResult(name, ("a", "b", "c", "d"), ("Pass",) * 4, None, None, score)
+    def scored(name: str, score: int) -> TableRecord:
+        return rooms_helper.room(
+            name, ("a", "b", "c", "d"), ("Pass",) * 4, score=score, board=number
+        )
 
-    rooms = (room("open", open_ns), room("closed", closed_ns))
-    return BoardResult(number, "N", "None", "", rooms, imps)
+    return rooms_helper.board(imps, scored("open", open_ns), scored("closed", closed_ns))
 
 
 def _match(rnd: int, home: str, away: str, *imps: int) -> PlayedMatch:

@@ -1,0 +1,79 @@
+"""What a match is asked to play: :class:`MatchConfig`, read by the match, by every board stream
+(worker process or Ray actor) and by the tournament that runs matches."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bridgebot.engine.agent import AgentFactory
+from bridgebot.tournament.formats import THEM, US, seatings
+from bridgebot.tournament.records import MatchHeader
+from bridgebot.tournament.rooms import ExternalSeat, Network
+from endplay.types import Player
+
+SCORINGS = ("dd", "play")
+BACKENDS = ("local", "ray")
+
+
+class MatchError(ValueError):
+    """A match that cannot start: bad options, or a scoring mode this build cannot run."""
+
+
+@dataclass(frozen=True)
+class MatchConfig:
+    us: str
+    them: str
+    out: Path
+    boards: int = 64
+    deals: Path | None = None
+    seed: int | None = None
+    fmt: str = "team"
+    scoring: str = "dd"
+    resume: bool = False
+    workers: int = 1
+    chunk: int = 8
+    rooms: str = "auto"
+    """``inprocess`` (bidding only, DD scoring), ``tcp`` (table managers and seat clients), or
+    ``auto``: in-process for DD scoring without external seats, TCP otherwise."""
+    external: tuple[ExternalSeat, ...] = ()
+    seat_timeout: float | None = None
+    backend: str = "local"
+    """``local`` (worker processes on this machine) or ``ray`` (:mod:`tournament.distributed`)."""
+    ray_address: str | None = None
+    """The Ray cluster to join (``None``: the one already started here, or a new local one)."""
+    net: Network = field(default_factory=Network)
+    """Where TCP rooms listen, whom they admit, how long they wait for outside seats."""
+    make_agent: AgentFactory = field(kw_only=True)
+    """Builds the agents from ``us`` and ``them`` (the composition root's ``make_agent``)."""
+
+    @property
+    def use_tcp(self) -> bool:
+        if self.rooms == "auto":
+            return self.scoring == "play" or bool(self.external)
+        return self.rooms == "tcp"
+
+    def header(self) -> MatchHeader:
+        """What identifies the match in the journal; ``--resume`` refuses a different one."""
+        return MatchHeader(
+            us=self.side_name(US),
+            them=self.side_name(THEM),
+            format=self.fmt,
+            scoring=self.scoring,
+            deals=str(self.deals) if self.deals is not None else None,
+            seed=self.seed,
+            boards=self.boards,
+        )
+
+    def side_name(self, side: str) -> str:
+        """How results name a side: its agent spec, or its team name (``--us-name`` or
+        ``--them-name``) when outside programs play every one of its seats."""
+        seats = [
+            ExternalSeat(s.room, Player(i))
+            for s in seatings(self.fmt)
+            for i, team in enumerate(s.teams)
+            if team == side
+        ]
+        if seats and all(e in self.external for e in seats):
+            return self.net.us_name if side == US else self.net.them_name
+        return self.us if side == US else self.them
