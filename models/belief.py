@@ -32,7 +32,8 @@ import numpy as np
 import numpy.typing as npt
 from bridgebot.engine.belief import DEFAULT_DIR, N_OUTPUTS, OUTPUT_VERSION
 from bridgebot.engine.features import FEATURE_VERSION, N_FEATURES
-from bridgebot.models.data import HOLDOUT, board_dealer_vul, load_dd, observe, run_auctions
+from bridgebot.laws.boards import dealer_vul_arrays
+from bridgebot.models.data import HOLDOUT, load_dd, observe, run_auctions
 
 DEFAULT_DATA = "data/dd.npz"
 DEFAULT_POLICY = "models/default"
@@ -72,7 +73,7 @@ def decision_examples(
     for start in range(0, owners.shape[0], chunk):
         own = owners[start : start + chunk]
         n = own.shape[0]
-        dealer, vul = board_dealer_vul(np.arange(start, start + n) + 1)
+        dealer, vul = dealer_vul_arrays(np.arange(start, start + n) + 1)
         auctions = run_auctions(own, dealer, vul, np.zeros((n, 4), dtype=np.int64), [greedy])
         lengths = (auctions >= 0).sum(axis=1)
         deal = np.repeat(np.arange(n), lengths)

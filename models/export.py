@@ -20,7 +20,8 @@ import numpy as np
 import numpy.typing as npt
 import torch
 from bridgebot.engine.features import FEATURE_VERSION, N_CALLS, N_FEATURES
-from bridgebot.models.data import board_dealer_vul, load_dd, run_auctions
+from bridgebot.laws.boards import dealer_vul_arrays
+from bridgebot.models.data import load_dd, run_auctions
 from bridgebot.models.net import PolicyNet, load_checkpoint
 from bridgebot.models.provenance import git_commit
 from bridgebot.models.selfplay import Recorder, net_chooser
@@ -78,7 +79,7 @@ def real_states(net: PolicyNet, dd_path: str, count: int, seed: int) -> npt.NDAr
     data = load_dd(dd_path)
     rng = np.random.default_rng(seed)
     deals = rng.choice(len(data), size=min(count, len(data)), replace=False)
-    dealer, vul = board_dealer_vul(deals + 1)
+    dealer, vul = dealer_vul_arrays(deals + 1)
     rec = Recorder()
     chooser = net_chooser(net, torch.device("cpu"), True, recorder=rec)
     who = np.zeros((len(deals), 4), dtype=np.int64)

@@ -27,11 +27,11 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 import torch
+from bridgebot.laws.boards import dealer_vul_arrays
 from bridgebot.laws.scoring import imps_array
 from bridgebot.models.data import (
     Chooser,
     IntArray,
-    board_dealer_vul,
     load_dd,
     ns_scores,
     run_auctions,
@@ -148,7 +148,7 @@ def evaluate_nets(
 ) -> dict[str, float]:
     """Greedy ``a`` against greedy ``b`` on fixed deals, board numbers setting dealer and vul."""
     dev = device or torch.device("cpu")
-    dealer, vul = board_dealer_vul(boards)
+    dealer, vul = dealer_vul_arrays(boards)
     imps, _, _ = duplicate_imps(
         owners, dd, dealer, vul, net_chooser(a, dev, True), net_chooser(b, dev, True)
     )
@@ -171,14 +171,14 @@ def evaluate_against_agent(
     import tempfile
 
     import onnx
-    from bridgebot.engine.dds import hands_pbn
     from bridgebot.engine.features import FEATURE_VERSION
+    from bridgebot.laws.cards import owners_pbn
     from bridgebot.models.export import INPUT_NAME, OUTPUT_NAME, onnx_graph
     from bridgebot.tournament.ddmatch import run_dd_match
     from bridgebot.tournament.deals import cycle_board
 
     deals = [
-        cycle_board(int(b), hands_pbn(o), t) for b, o, t in zip(boards, owners, dd, strict=True)
+        cycle_board(int(b), owners_pbn(o), t) for b, o, t in zip(boards, owners, dd, strict=True)
     ]
     with tempfile.TemporaryDirectory() as tmp:
         onnx.save(onnx_graph(net), f"{tmp}/policy.onnx")

@@ -81,14 +81,13 @@ def dd_for_boards(
 
 
 def _from_cache(cache: Path, todo: Sequence[BoardDeal]) -> list[BoardDeal]:
-    from bridgebot.engine.dds import hands_pbn as owners_to_pbn
-    from bridgebot.tournament.deals import pbn_to_owners
+    from bridgebot.laws.cards import deal_owners, owners_pbn
 
     with np.load(cache) as z:
         known = {
-            owners_to_pbn(o): t.astype(np.uint8) for o, t in zip(z["owners"], z["dd"], strict=True)
+            owners_pbn(o): t.astype(np.uint8) for o, t in zip(z["owners"], z["dd"], strict=True)
         }
-    found = ((d, known.get(owners_to_pbn(pbn_to_owners(d.pbn)))) for d in todo)
+    found = ((d, known.get(owners_pbn(deal_owners(d.pbn)))) for d in todo)
     return [replace(d, dd=t) for d, t in found if t is not None]
 
 

@@ -20,7 +20,7 @@ from bridgebot.engine.ddestimate import (
     encode_rows,
     full_table_rows,
 )
-from bridgebot.engine.dds import hands_pbn
+from bridgebot.laws.cards import owners_pbn
 from endplay.dds import calc_all_tables
 from endplay.types import Deal
 
@@ -67,7 +67,7 @@ def estimator() -> DDEstimator:
 
 def test_shipped_estimator_is_close_to_the_solver_on_fresh_deals(estimator: DDEstimator) -> None:
     owners = random_owners(12, 2026)
-    tables = calc_all_tables([Deal(hands_pbn(o)) for o in owners])
+    tables = calc_all_tables([Deal(owners_pbn(o)) for o in owners])
     # endplay's to_list() is [denom S, H, D, C, NT][player]; ours is [player][C, D, H, S, NT].
     truth = np.array(
         [[[t.to_list()[d][p] for d in (3, 2, 1, 0, 4)] for p in range(4)] for t in tables]

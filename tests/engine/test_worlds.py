@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 from bridgebot.engine.agent import PlayView
 from bridgebot.engine.cardplay import play_deal
-from bridgebot.engine.dds import card_index, hands_pbn
 from bridgebot.engine.worlds import (
     InconsistentViewError,
     Knowledge,
@@ -19,6 +18,7 @@ from bridgebot.engine.worlds import (
     sample_worlds,
 )
 from bridgebot.laws.calls import PASS
+from bridgebot.laws.cards import card_index, owners_pbn
 from endplay.types import Card, Contract, ContractBid, Deal, Denom, Player, Vul
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -38,7 +38,7 @@ def random_view(seed: int, cards_played: int) -> tuple[np.ndarray, PlayView]:
         views.append(view)
         return view.legal[int(rng.integers(len(view.legal)))]
 
-    play_deal(Deal(hands_pbn(owners)), contract, [chooser] * 4)
+    play_deal(Deal(owners_pbn(owners)), contract, [chooser] * 4)
     return owners, views[cards_played]
 
 

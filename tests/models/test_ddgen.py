@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from bridgebot.engine.dds import dd_tables
-from bridgebot.engine.dds import hands_pbn as pbn
+from bridgebot.laws.cards import owners_pbn as pbn
+from bridgebot.laws.deals import random_owners
 from bridgebot.models.ddgen import DDGenError, generate
-from bridgebot.models.teach import random_owners
 from endplay.dds import calc_dd_table
 from endplay.types import Deal, Denom, Player
 

@@ -102,10 +102,10 @@ def tiny_dd_file(path: Path) -> Path:
 
 
 def test_tiny_file_round_trips_to_pbn(tmp_path: Path) -> None:
-    from bridgebot.engine.dds import hands_pbn
+    from bridgebot.laws.cards import owners_pbn
 
     z = np.load(tiny_dd_file(tmp_path / "dd.npz"))
-    assert [hands_pbn(o) for o in z["owners"]] == [pbn for pbn, _ in DEALS]
+    assert [owners_pbn(o) for o in z["owners"]] == [pbn for pbn, _ in DEALS]
 
 
 def test_suit_shuffle_keeps_trumps_first_and_permutes() -> None:
