@@ -15,37 +15,10 @@ from pathlib import Path
 from typing import IO, Any
 
 import endplay.parsers.pbn as pbn
+from bridgebot.laws.notation import call_text, card_text, contract_text, vul_text
 from bridgebot.laws.scoring import ns_score
-from bridgebot.protocol.codec import render_card
 from bridgebot.protocol.table import BoardResult
-from endplay.types import Bid, Board, Contract, ContractBid, Denom, Penalty, PenaltyBid, Player
-
-_SEAT_LETTER = {Player.north: "N", Player.east: "E", Player.south: "S", Player.west: "W"}
-_VUL_NAME = {0: "None", 1: "All", 2: "NS", 3: "EW"}
-
-
-_STRAIN = {
-    Denom.clubs: "C",
-    Denom.diamonds: "D",
-    Denom.hearts: "H",
-    Denom.spades: "S",
-    Denom.nt: "NT",
-}
-_PENALTY = {Penalty.passed: "Pass", Penalty.doubled: "X", Penalty.redoubled: "XX"}
-
-
-def call_text(call: Bid) -> str:
-    """A call as PBN writes it, in ASCII: ``Pass``, ``X``, ``XX``, ``1NT``."""
-    if isinstance(call, ContractBid):
-        return f"{call.level}{_STRAIN[call.denom]}"
-    assert isinstance(call, PenaltyBid)
-    return _PENALTY[call.penalty]
-
-
-def contract_text(contract: Contract) -> str:
-    """``3S``, ``4HX``, ``6NTXX`` (declarer not included)."""
-    suffix = {Penalty.passed: "", Penalty.doubled: "X", Penalty.redoubled: "XX"}[contract.penalty]
-    return f"{contract.level}{_STRAIN[contract.denom]}{suffix}"
+from endplay.types import Board, Contract, Player
 
 
 def result_contract(result: BoardResult) -> Contract | None:
@@ -92,12 +65,12 @@ def journal_entry(result: BoardResult, table: int = 1) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "table": table,
         "board": b.number,
-        "dealer": _SEAT_LETTER[b.dealer],
-        "vul": _VUL_NAME[b.vul.value],
+        "dealer": b.dealer.abbr,
+        "vul": vul_text(b.vul),
         "deal": b.deal.to_pbn(),
         "auction": [call_text(c) for c in result.auction],
         "alerts": {str(k): v for k, v in result.alerts.items()},
-        "play": [render_card(card) for _, card in result.play],
+        "play": [card_text(card) for _, card in result.play],
         "contract": None,
         "declarer": None,
         "tricks": result.declarer_tricks,
@@ -115,7 +88,7 @@ def journal_entry(result: BoardResult, table: int = 1) -> dict[str, Any]:
         )
     if contract is not None:
         entry["contract"] = contract_text(contract)
-        entry["declarer"] = _SEAT_LETTER[contract.declarer]
+        entry["declarer"] = contract.declarer.abbr
     return entry
 
 

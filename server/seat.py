@@ -23,6 +23,7 @@ from typing import Any
 import structlog
 from bridgebot.engine.agent import Agent, BiddingView, PlayView
 from bridgebot.laws.calls import legal_calls, same_call
+from bridgebot.laws.notation import call_text
 from bridgebot.laws.play import legal_cards
 from bridgebot.protocol.dialect import DEFAULT_DIALECT, Dialect
 from bridgebot.protocol.errors import LineTooLong, RemoteProtocolError
@@ -41,7 +42,6 @@ from bridgebot.protocol.seat import (
     SessionEnded,
     TableError,
 )
-from bridgebot.server.records import call_text
 from endplay.types import Bid, Card, Player
 
 

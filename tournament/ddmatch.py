@@ -21,16 +21,11 @@ from typing import Protocol, runtime_checkable
 from bridgebot.engine.agent import Agent, BiddingView
 from bridgebot.engine.agents import make_agent
 from bridgebot.laws.calls import auction_over, final_contract, legal_calls, same_call, to_call
+from bridgebot.laws.notation import auction_texts, contract_declarer_text, vul_text
 from bridgebot.laws.scoring import dd_tricks, ns_score
 from bridgebot.tournament.deals import BoardDeal
 from bridgebot.tournament.formats import US, Seating, board_imps, seatings
-from bridgebot.tournament.records import (
-    BoardResult,
-    RoomResult,
-    auction_texts,
-    contract_text,
-    vul_text,
-)
+from bridgebot.tournament.records import BoardResult, RoomResult
 from endplay.types import Bid, Hand, Player
 
 
@@ -157,7 +152,7 @@ def dd_room_result(
         room=seating.room,
         seats=(names[0], names[1], names[2], names[3]),
         auction=auction_texts(auction),
-        contract=contract_text(contract),
+        contract=None if contract is None else contract_declarer_text(contract),
         tricks=tricks,
         ns_score=0 if contract is None or tricks is None else ns_score(contract, tricks, deal.vul),
     )

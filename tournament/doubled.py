@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bridgebot.laws.notation import parse_contract
 from bridgebot.tournament.formats import THEM, US, seatings
-from bridgebot.tournament.records import BoardResult, parse_contract
+from bridgebot.tournament.records import BoardResult
 from endplay.types import Penalty
 
 
@@ -43,8 +44,10 @@ def doubled_costs(boards: Sequence[BoardResult], fmt: str = "team") -> dict[str,
     for b in boards:
         hit: set[str] = set()
         for room in b.rooms:
+            if room.contract is None or room.tricks is None:
+                continue
             contract = parse_contract(room.contract)
-            if contract is None or contract.penalty is Penalty.passed or room.tricks is None:
+            if contract.penalty is Penalty.passed:
                 continue
             team = teams[room.room][contract.declarer.value]
             declared[team] += 1

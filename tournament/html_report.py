@@ -23,10 +23,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.laws.notation import parse_contract, parse_vul
 from bridgebot.tournament.doubled import doubled_costs
 from bridgebot.tournament.formats import THEM, US
 from bridgebot.tournament.lin import board_lin
-from bridgebot.tournament.records import BoardResult, RoomResult, parse_contract, parse_vul
+from bridgebot.tournament.records import BoardResult, RoomResult
 from bridgebot.tournament.report import (
     _BINS,
     _room_result_text,
@@ -287,7 +288,7 @@ def doubled_html(header: Mapping[str, Any], boards: Sequence[BoardResult]) -> st
         f"{_contract_html(html.escape(room.contract or ''))}"
         for b in boards
         for room in b.rooms
-        if (c := parse_contract(room.contract)) is not None and c.penalty is not Penalty.passed
+        if room.contract is not None and parse_contract(room.contract).penalty is not Penalty.passed
     ]
     body = "".join(
         f"<tr><td>{html.escape(names[team])}</td><td>{c.declared}</td><td>{c.failed}</td>"

@@ -2,52 +2,19 @@
 
 Records are plain frozen dataclasses with a lossless JSON form, because the journal is the single
 source of truth: summaries, PBN files and reports are all rebuilt from journal lines.
-Calls are stored as PBN writes them (``Pass``, ``X``, ``XX``, ``1C`` .. ``7NT``, the table
-manager's own :func:`server.records.call_text`) and contracts
-as ``4SN``, ``3NTxS``, ``2HxxW`` (level, strain, penalty, declarer).
+Calls, contracts and vulnerability are text in the forms of :mod:`bridgebot.laws.notation`: calls
+as PBN writes them (``Pass``, ``X``, ``XX``, ``1C`` .. ``7NT``), contracts with their declarer
+(``4SN``, ``3NTXS``, ``2HXXW``; journals written before it, with ``3NTxS``, still read back).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
-
-from bridgebot.server.records import call_text
-from endplay.types import Bid, Contract, Denom, Penalty, Player, Vul
-
-_STRAIN_TEXT = {Denom.clubs: "C", Denom.diamonds: "D", Denom.hearts: "H", Denom.spades: "S"}
-_PENALTY_TEXT = {Penalty.passed: "", Penalty.doubled: "x", Penalty.redoubled: "xx"}
 
 
 class RecordError(ValueError):
     """A journal line that does not describe a board (names the line when read from a file)."""
-
-
-def parse_call(text: str) -> Bid:
-    return Bid(text)
-
-
-def contract_text(contract: Contract | None) -> str | None:
-    """``4SN``-style text of a contract; ``None`` for a passed-out board."""
-    if contract is None:
-        return None
-    strain = _STRAIN_TEXT.get(contract.denom, "NT")
-    return f"{contract.level}{strain}{_PENALTY_TEXT[contract.penalty]}{contract.declarer.abbr}"
-
-
-def parse_contract(text: str | None) -> Contract | None:
-    if text is None:
-        return None
-    declarer = Player.find(text[-1])
-    body = text[:-1]
-    penalty = Penalty.passed
-    if body.endswith("xx"):
-        penalty, body = Penalty.redoubled, body[:-2]
-    elif body.endswith("x"):
-        penalty, body = Penalty.doubled, body[:-1]
-    denom = Denom.find(body[1:])
-    return Contract(level=int(body[0]), denom=denom, declarer=declarer, penalty=penalty)
 
 
 @dataclass(frozen=True)
@@ -143,15 +110,3 @@ class BoardResult:
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise RecordError(f"not a board record ({exc!r})") from exc
-
-
-def vul_text(vul: Vul) -> str:
-    return {Vul.none: "None", Vul.ns: "NS", Vul.ew: "EW", Vul.both: "All"}[vul]
-
-
-def parse_vul(text: str) -> Vul:
-    return {"None": Vul.none, "NS": Vul.ns, "EW": Vul.ew, "All": Vul.both}[text]
-
-
-def auction_texts(auction: Sequence[Bid]) -> tuple[str, ...]:
-    return tuple(call_text(c) for c in auction)

@@ -12,17 +12,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from bridgebot.laws.notation import parse_call, parse_card, parse_contract, parse_vul
 from bridgebot.tournament.doubled import doubled_section
-from bridgebot.tournament.records import (
-    BoardResult,
-    RoomResult,
-    parse_call,
-    parse_contract,
-    parse_vul,
-)
+from bridgebot.tournament.records import BoardResult, RoomResult
 from bridgebot.tournament.stats import Summary, running_mean, summarize
 from endplay.parsers import pbn
-from endplay.types import Board, Card, Deal, Player
+from endplay.types import Board, Deal, Player
 
 _SUIT_SYMBOLS = ("S", "H", "D", "C")
 #: Histogram bins of IMPs per board (inclusive bounds).
@@ -66,7 +61,7 @@ def room_board(b: BoardResult, room: RoomResult, event: str) -> Board:
     board = Board(
         deal,
         auction,
-        [Card(c) for c in room.play],
+        [parse_card(c) for c in room.play],
         board_num=b.board,
         vul=parse_vul(b.vul),
         dealer=dealer,
@@ -234,9 +229,9 @@ def _explanation_rows(
 
 
 def _room_result_text(room: RoomResult) -> str:
-    contract = parse_contract(room.contract)
-    if contract is None or room.tricks is None:
+    if room.contract is None or room.tricks is None:
         return "passed out, 0"
+    contract = parse_contract(room.contract)
     made = room.tricks - contract.level - 6
     return f"{room.contract} {'=' if made == 0 else f'{made:+d}'} ({room.ns_score:+d})"
 

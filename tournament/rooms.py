@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from bridgebot.engine.agent import Agent
+from bridgebot.laws.notation import auction_texts, card_text, contract_declarer_text, vul_text
 from bridgebot.laws.scoring import dd_tricks, ns_score
 from bridgebot.protocol.table import BoardResult as TableResult
 from bridgebot.protocol.table import TableBoard
@@ -39,13 +40,7 @@ from bridgebot.server.seat import SeatClient
 from bridgebot.server.tm import TableManager
 from bridgebot.tournament.deals import BoardDeal
 from bridgebot.tournament.formats import US, Seating, board_imps
-from bridgebot.tournament.records import (
-    BoardResult,
-    RoomResult,
-    auction_texts,
-    contract_text,
-    vul_text,
-)
+from bridgebot.tournament.records import BoardResult, RoomResult
 from endplay.types import Player
 
 #: Wire team names of our two sides by default (``--us-name``/``--them-name`` change them).
@@ -176,10 +171,10 @@ def room_result(
         room=seating.room,
         seats=(names[0], names[1], names[2], names[3]),
         auction=auction_texts(result.auction),
-        contract=contract_text(contract),
+        contract=None if contract is None else contract_declarer_text(contract),
         tricks=tricks,
         ns_score=0 if contract is None or tricks is None else ns_score(contract, tricks, deal.vul),
-        play=tuple(f"{c.suit.abbr}{c.rank.abbr}" for _, c in result.play),
+        play=tuple(card_text(c) for _, c in result.play),
     )
 
 

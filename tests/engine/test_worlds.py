@@ -19,6 +19,7 @@ from bridgebot.engine.worlds import (
 )
 from bridgebot.laws.calls import PASS
 from bridgebot.laws.cards import card_index, owners_pbn
+from bridgebot.laws.deals import random_owners
 from endplay.types import Card, Contract, ContractBid, Deal, Denom, Player, Vul
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -29,8 +30,7 @@ STRAINS = ("C", "D", "H", "S", "NT")
 def random_view(seed: int, cards_played: int) -> tuple[np.ndarray, PlayView]:
     """A random deal played at random to ``cards_played`` cards; the view of the next card."""
     rng = np.random.default_rng(seed)
-    owners = np.repeat(np.arange(4), 13)
-    rng.shuffle(owners)
+    owners = random_owners(seed, 0)
     contract = Contract(f"{rng.integers(1, 8)}{STRAINS[rng.integers(5)]}{'NESW'[rng.integers(4)]}")
     views: list[PlayView] = []
 

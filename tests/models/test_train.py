@@ -11,6 +11,7 @@ import pytest
 from bridgebot.laws.boards import dealer_vul_arrays
 from bridgebot.laws.calls import ALL_CALLS, final_contract
 from bridgebot.laws.cards import owners_pbn
+from bridgebot.laws.deals import random_owners_batch
 from bridgebot.laws.scoring import PENALTY_ORDER, dd_tricks, ns_score
 from bridgebot.models.data import (
     DDSet,
@@ -37,9 +38,7 @@ SOLVED = 16
 @functools.cache
 def _solved() -> tuple[np.ndarray, np.ndarray]:
     """SOLVED random deals and their tables from the real solver (once per test process)."""
-    rng = np.random.default_rng(11)
-    owners = np.stack([rng.permutation(np.repeat(np.arange(4), 13)) for _ in range(SOLVED)])
-    owners = owners.astype(np.uint8)
+    owners = random_owners_batch(11, 0, SOLVED)
     dd = np.zeros((SOLVED, 4, 5), dtype=np.uint8)
     for start in range(0, SOLVED, 16):
         chunk = [Deal(owners_pbn(o)) for o in owners[start : start + 16]]

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from bridgebot.engine.agent import Agent, BiddingView, PlayView
 from bridgebot.laws.calls import same_call
+from bridgebot.laws.notation import parse_contract
 from bridgebot.tournament.ddmatch import IllegalCallError, play_dd_boards, run_dd_match
 from bridgebot.tournament.deals import cycle_board, load_npz, solve_dd
-from bridgebot.tournament.records import parse_contract
 from endplay.types import Bid, Contract, Player, Vul
 
 # Deal 0 of a development set of random deals and its table (N, E, S, W x C, D, H, S, NT) as stored there.
@@ -121,10 +121,10 @@ def test_scores_agree_with_endplay_for_random_agents(solved_npz: object) -> None
     assert len(result.boards) == 8
     for b, deal in zip(result.boards, deals, strict=True):
         for room in b.rooms:
-            contract = parse_contract(room.contract)
-            if contract is None:
+            if room.contract is None:
                 assert room.ns_score == 0
                 continue
+            contract = parse_contract(room.contract)
             assert deal.dd is not None
             tricks = int(deal.dd[contract.declarer.value, [3, 2, 1, 0, 4][contract.denom.value]])
             assert room.tricks == tricks

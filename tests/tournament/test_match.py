@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 from bridgebot.laws.calls import final_contract
+from bridgebot.laws.notation import parse_call, parse_contract
+from bridgebot.tournament.doubled import doubled_costs
 from bridgebot.tournament.journal import JournalError, read_journal
 from bridgebot.tournament.match import MatchConfig, run_match
-from bridgebot.tournament.records import parse_call, parse_contract
 from endplay.parsers import pbn
 
 from bridgebot.cli import main
@@ -59,10 +60,10 @@ def test_match_writes_every_output(
             assert rec.deal.to_pbn() == board.deal
             assert [str(c) for c in rec.auction] == [str(parse_call(c)) for c in r.auction]
             assert rec.info["Room"] == room
-            expected = parse_contract(r.contract)
-            if expected is None:
+            if r.contract is None:
                 assert final_contract(rec.dealer, rec.auction) is None
             else:
+                expected = parse_contract(r.contract)
                 assert rec.contract.level == expected.level
                 assert rec.contract.declarer == expected.declarer
                 assert rec.contract.penalty == expected.penalty
@@ -140,6 +141,41 @@ def test_resume_refuses_a_different_match(solved_npz: Path, tmp_path: Path) -> N
     )
     assert summary["boards"] == 6
     assert (tmp_path / "journal.jsonl").read_bytes().startswith(first)
+
+
+def test_a_journal_in_the_notation_before_laws_still_resumes(
+    solved_npz: Path, tmp_path: Path
+) -> None:
+    """Journals written before ``laws.notation`` held contracts as ``4HxS`` (lower-case doubles)
+    and cards as ``♠A``: a resumed match reads them as the same contracts and cards."""
+    base = dict(
+        us="random", them="random", out=tmp_path, boards=2, deals=solved_npz, seed=3, scoring="play"
+    )
+    run_match(MatchConfig(**base), progress=lambda b: None)  # type: ignore[arg-type]
+    path = tmp_path / "journal.jsonl"
+    new = read_journal(path).boards
+    suit = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+    lines = []
+    for line in path.read_text().splitlines():
+        obj = json.loads(line)
+        for room in obj.get("rooms", []):
+            if room["contract"] is not None:
+                room["contract"] = room["contract"].replace("X", "x")
+            room["play"] = [suit[c[0]] + c[1] for c in room["play"]]
+        lines.append(json.dumps(obj, ensure_ascii=False))
+    old = "\n".join(lines) + "\n"
+    assert 'xS"' in old or 'xN"' in old or 'xE"' in old or 'xW"' in old  # a doubled contract
+    path.write_text(old)
+    summary = run_match(MatchConfig(**{**base, "boards": 3}, resume=True), progress=lambda b: None)  # type: ignore[arg-type]
+    assert summary["boards"] == 3
+    again = read_journal(path).boards[:2]
+    for a, b in zip(again, new, strict=True):
+        for ra, rb in zip(a.rooms, b.rooms, strict=True):
+            if rb.contract is None:
+                assert ra.contract is None
+            else:
+                assert str(parse_contract(ra.contract)) == str(parse_contract(rb.contract))
+    assert doubled_costs(again) == doubled_costs(new)
 
 
 def test_parallel_workers_play_every_board_once(solved_npz: Path, tmp_path: Path) -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from bridgebot.laws.calls import final_contract
+from bridgebot.laws.notation import parse_call
 from bridgebot.tournament.journal import read_journal
 from bridgebot.tournament.match import MatchConfig, run_match
-from bridgebot.tournament.records import parse_call
 from endplay.types import Player
 
 

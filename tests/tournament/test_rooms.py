@@ -10,11 +10,11 @@ from pathlib import Path
 
 import numpy as np
 from bridgebot.laws.calls import final_contract
+from bridgebot.laws.notation import card_text, parse_call, parse_vul
 from bridgebot.laws.play import trick_winner
 from bridgebot.laws.scoring import imps, ns_score, strain_index
 from bridgebot.tournament.journal import read_journal
 from bridgebot.tournament.match import MatchConfig, run_match
-from bridgebot.tournament.records import parse_call, parse_vul
 from bridgebot.tournament.rooms import ExternalSeat
 from endplay.parsers import pbn
 from endplay.types import Card, Deal, Player
@@ -64,7 +64,7 @@ def test_play_scored_team_match_over_tcp(tmp_path: Path) -> None:
         with open(tmp_path / f"room-{name}.pbn") as f:
             records = pbn.load(f)
         for rec, b in zip(records, boards, strict=True):
-            assert [f"{c.suit.abbr}{c.rank.abbr}" for c in rec.play] == list(b.room(name).play)
+            assert [card_text(c) for c in rec.play] == list(b.room(name).play)
 
 
 def test_dd_scored_match_over_tcp_uses_the_table(solved_npz: Path, tmp_path: Path) -> None:
