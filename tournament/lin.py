@@ -20,9 +20,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bridgebot.laws.boards import dealer_of, vul_of
 from bridgebot.laws.calls import auction_over, final_contract
+from bridgebot.laws.notation import parse_card, parse_vul
 from endplay.parsers import lin
-from endplay.types import Bid, Board, Card, Contract, Deal, Player, Vul
+from endplay.types import Bid, Board, Card, Contract, Deal, Player
 
 if TYPE_CHECKING:
     from bridgebot.tournament.deals import BoardDeal
@@ -84,15 +86,13 @@ def journal_board(entry: Mapping[str, Any]) -> Board:
     for index, text in dict(entry.get("alerts") or {}).items():
         auction[int(index)].alertable = True
         auction[int(index)].announcement = text or None
-    play = [Card(c[-1] + c[:-1]) for c in entry.get("play", ())]  # "AS" -> "SA"
+    play = [parse_card(c) for c in entry.get("play", ())]
     contract: Contract | None = None
     if auction_over(auction):
         contract = final_contract(dealer, auction)
         if contract is not None and entry.get("tricks") is not None:
             contract.result = int(entry["tricks"]) - contract.level - 6
-    vul = {"None": Vul.none, "NS": Vul.ns, "EW": Vul.ew, "All": Vul.both}.get(
-        str(entry["vul"]), Vul.none
-    )
+    vul = parse_vul(str(entry["vul"]))
     return Board(
         Deal(str(entry["deal"])),
         auction,
@@ -123,8 +123,8 @@ def load_lin_deals(path: Path, boards: int | None = None) -> list[BoardDeal]:
         out.append(
             BoardDeal(
                 board=number,
-                dealer=rec.dealer if rec.dealer is not None else Player.from_board(number),
-                vul=rec.vul if rec.vul is not None else Vul.from_board(number),
+                dealer=rec.dealer if rec.dealer is not None else dealer_of(number),
+                vul=rec.vul if rec.vul is not None else vul_of(number),
                 pbn=rec.deal.to_pbn(),
             )
         )

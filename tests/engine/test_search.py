@@ -42,7 +42,7 @@ from bridgebot.engine.search import (
     score_for_side,
 )
 from bridgebot.laws.calls import ALL_CALLS, bid_index, final_contract, legal_calls
-from bridgebot.laws.cards import owners_pbn
+from bridgebot.laws.cards import deal_owners, owners_pbn
 from bridgebot.laws.scoring import PENALTY_ORDER
 from endplay.types import Deal, Hand, Player, Vul
 from hypothesis import given, settings
@@ -307,12 +307,7 @@ SOLVED = [
 
 @pytest.fixture(scope="module")
 def dd_data() -> tuple[np.ndarray, np.ndarray]:
-    owners = np.zeros((len(SOLVED), 52), dtype=np.uint8)
-    for i, (pbn, _) in enumerate(SOLVED):
-        for seat, hand in enumerate(pbn[2:].split()):
-            for suit, holding in enumerate(hand.split(".")):
-                for ch in holding:
-                    owners[i, suit * 13 + "AKQJT98765432".index(ch)] = seat
+    owners = np.stack([deal_owners(pbn) for pbn, _ in SOLVED])
     assert [owners_pbn(o) for o in owners] == [pbn for pbn, _ in SOLVED]
     return owners, np.array([t for _, t in SOLVED], dtype=np.uint8)
 

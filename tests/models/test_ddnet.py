@@ -12,6 +12,7 @@ from bridgebot.engine.ddestimate import (
     encode_rows,
     full_table_rows,
 )
+from bridgebot.laws.cards import deal_owners
 from bridgebot.models import ddnet
 
 pytestmark = pytest.mark.train
@@ -90,12 +91,7 @@ DEALS = [
 
 def tiny_dd_file(path: Path) -> Path:
     """The deals above in the npz format of docs/data.md."""
-    owners = np.zeros((len(DEALS), 52), dtype=np.uint8)
-    for i, (pbn, _) in enumerate(DEALS):
-        for seat, hand in enumerate(pbn[2:].split()):
-            for suit, holding in enumerate(hand.split(".")):
-                for ch in holding:
-                    owners[i, suit * 13 + "AKQJT98765432".index(ch)] = seat
+    owners = np.stack([deal_owners(pbn) for pbn, _ in DEALS])
     dd = np.array([table for _, table in DEALS], dtype=np.uint8)
     np.savez(path, owners=owners, dd=dd)
     return path
