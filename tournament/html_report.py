@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.laws.cards import SEATS
 from bridgebot.laws.notation import parse_contract, parse_vul
 from bridgebot.tournament.doubled import doubled_costs
 from bridgebot.tournament.formats import THEM, US
@@ -182,7 +183,7 @@ def _call_html(call: str) -> str:
 
 def auction_html(room: RoomResult, dealer: str, notes: Sequence[str | None]) -> str:
     """The auction in four columns (N E S W); our calls carry a numbered explanation below."""
-    start = "NESW".index(dealer)
+    start = SEATS.index(dealer)
     cells = ["<td></td>"] * start
     explained: list[str] = []
     for i, call in enumerate(room.auction):

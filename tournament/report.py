@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from bridgebot.laws.cards import SEATS
 from bridgebot.laws.notation import parse_call, parse_card, parse_contract, parse_vul
 from bridgebot.tournament.doubled import doubled_section
 from bridgebot.tournament.records import BoardResult, RoomResult
@@ -70,7 +71,7 @@ def room_board(b: BoardResult, room: RoomResult, event: str) -> Board:
     board.info["Event"] = event
     board.info["Scoring"] = "IMP"
     board.info["Room"] = room.room
-    for seat, name in zip("NESW", room.seats, strict=True):
+    for seat, name in zip(SEATS, room.seats, strict=True):
         board.info[{"N": "North", "E": "East", "S": "South", "W": "West"}[seat]] = name
     return board
 
@@ -96,7 +97,7 @@ def hand_diagram(deal_pbn: str) -> list[str]:
 
 
 def _auction_rows(room: RoomResult, dealer: str) -> list[str]:
-    start = "NESW".index(dealer)
+    start = SEATS.index(dealer)
     cells = [""] * start + list(room.auction)
     rows = ["  ".join(f"{c:<4}" for c in cells[i : i + 4]) for i in range(0, len(cells), 4)]
     return ["N     E     S     W", *rows]
