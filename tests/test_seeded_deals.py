@@ -20,6 +20,7 @@ from bridgebot.laws.notation import parse_vul
 from bridgebot.protocol.table import BoardResult, TableBoard
 from bridgebot.server.records import RecordWriter
 from bridgebot.server.tm_cli import session_of
+from bridgebot.tournament.deals import load_deals
 from bridgebot.tournament.journal import read_journal
 from endplay.types import Deal, Player, Vul
 
@@ -66,3 +67,8 @@ def test_tm_match_teach_and_ddgen_deal_the_same_boards(
 
     # And the stream is laws.deals, deal i as board i + 1.
     np.testing.assert_array_equal(match_owners, random_owners_batch(SEED, 0, BOARDS))
+
+
+def test_the_shipped_example_deals_are_boards_1_to_8_of_seed_7() -> None:
+    examples = Path(__file__).resolve().parents[1] / "tournament" / "examples" / "deals.pbn"
+    assert load_deals(deals=examples, boards=8) == load_deals(seed=7, boards=8)
