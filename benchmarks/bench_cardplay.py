@@ -51,10 +51,10 @@ from bridgebot.engine.cardplay import (
     play_deal,
     play_state,
 )
-from bridgebot.engine.dds import hands_pbn, index_card, solve_positions
-from bridgebot.laws.boards import side_vulnerable
+from bridgebot.engine.dds import solve_positions
+from bridgebot.laws.boards import dealer_of, side_vulnerable, vul_of
+from bridgebot.laws.cards import index_card, owners_pbn
 from bridgebot.laws.scoring import STRAIN_ORDER, contract_score, imps, ns_score
-from bridgebot.server.boards import dealer_of, vul_of
 
 DATA = Path("data/dd.npz")  # a DD file made by `bridgebot ddgen` (docs/data.md)
 HCP = np.array(([4, 3, 2, 1] + [0] * 9) * 4)
@@ -131,7 +131,7 @@ def duplicate(
     player: DDCardPlayer, owners: np.ndarray, contract: Contract, board: int, lat: list[Any]
 ) -> tuple[tuple[int, int], tuple[Played, Played]]:
     """Ours N/S against the baseline in one room, E/W in the other: tricks and cards of each."""
-    deal = Deal(hands_pbn(owners))
+    deal = Deal(owners_pbn(owners))
     mine = timed(player, lat)
     rooms = []
     for ours_side in (0, 1):
@@ -205,7 +205,7 @@ def main() -> int:
         optimum = int(dd[contract.declarer.value, STRAIN_ORDER.index(contract.denom)])
         vul = vul_of(board)
         dd_play = oracle(owners)
-        deal = Deal(hands_pbn(owners))
+        deal = Deal(owners_pbn(owners))
         decl_side = contract.declarer.value % 2
 
         def seats(declaring: Chooser, defending: Chooser, side: int = decl_side) -> list[Chooser]:

@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 from bridgebot.engine.ddestimate import DEFAULT_DIR, DDEstimator
-from bridgebot.engine.dds import hands_pbn
+from bridgebot.laws.cards import owners_pbn
 from endplay.dds import calc_all_tables
 from endplay.types import Deal
 
@@ -49,7 +49,7 @@ def accuracy(pred: np.ndarray, truth: np.ndarray) -> dict[str, object]:
 def solver_tables(owners: np.ndarray) -> np.ndarray:
     out = np.zeros((owners.shape[0], 4, 5), dtype=np.uint8)
     for start in range(0, owners.shape[0], 40):
-        tables = calc_all_tables([Deal(hands_pbn(o)) for o in owners[start : start + 40]])
+        tables = calc_all_tables([Deal(owners_pbn(o)) for o in owners[start : start + 40]])
         for i, t in enumerate(tables):
             lst = t.to_list()  # [denom S, H, D, C, NT][player]
             out[start + i] = [[lst[d][p] for d in (3, 2, 1, 0, 4)] for p in range(4)]

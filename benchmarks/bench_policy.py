@@ -20,9 +20,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 from bridgebot.engine.agent import BiddingView
 from bridgebot.engine.policy import Policy, PolicyAgent
+from bridgebot.laws.boards import dealer_vul_arrays
 from bridgebot.laws.calls import ALL_CALLS, legal_calls
-from bridgebot.models.data import board_dealer_vul, load_dd, run_auctions
-from bridgebot.tournament.deals import owners_to_pbn
+from bridgebot.laws.cards import owners_pbn
+from bridgebot.models.data import load_dd, run_auctions
 from endplay.types import Player, Vul
 
 
@@ -34,7 +35,7 @@ def collect_states(
 
     data = load_dd(dd_path)
     idx = np.arange(deals)
-    dealer, vul = board_dealer_vul(idx + 1)
+    dealer, vul = dealer_vul_arrays(idx + 1)
     xs: list[np.ndarray] = []
 
     def choose(rows: np.ndarray, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -44,7 +45,7 @@ def collect_states(
     auctions = run_auctions(data.owners[idx], dealer, vul, np.zeros((deals, 4), int), [choose])
     views = []
     for i in range(min(deals, 200)):
-        deal = Deal(owners_to_pbn(data.owners[i]))
+        deal = Deal(owners_pbn(data.owners[i]))
         calls = tuple(ALL_CALLS[c] for c in auctions[i] if c >= 0)
         d, v = Player(int(dealer[i])), Vul(int(vul[i]))
         for k in range(len(calls)):

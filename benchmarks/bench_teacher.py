@@ -20,18 +20,20 @@ import time
 from pathlib import Path
 
 import numpy as np
-from endplay.types import Hand, Player, Vul
+from endplay.types import Hand, Player
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bridgebot.engine.agent import BiddingView
 from bridgebot.engine.bfg import BfgAgent
 from bridgebot.engine.dds import dd_tables
-from bridgebot.engine.dds import hands_pbn as pbn
 from bridgebot.engine.features import encode, encode_arrays, hand_to_array, vul_flags
 from bridgebot.engine.random_agent import RandomAgent
+from bridgebot.laws.boards import dealer_of, vul_of
 from bridgebot.laws.calls import ALL_CALLS, legal_calls
-from bridgebot.models.teach import CYCLE_DEALER, CYCLE_VUL, random_owners, teach_chunk
+from bridgebot.laws.cards import owners_pbn as pbn
+from bridgebot.laws.deals import random_owners
+from bridgebot.models.teach import teach_chunk
 
 
 def per_item(fn: object, items: list[object], repeats: int = 3) -> float:
@@ -59,7 +61,7 @@ def main() -> int:
 
     views: list[BiddingView] = []
     for k, auction in enumerate(chunk.auctions):
-        dealer, vul = Player(int(CYCLE_DEALER[k % 16])), Vul(int(CYCLE_VUL[k % 16]))
+        dealer, vul = dealer_of(k + 1), vul_of(k + 1)
         for i in range(len(auction)):
             seat = Player((dealer.value + i) % 4)
             hand = Hand(pbn(chunk.owners[k]).split(":")[1].split()[seat.value])

@@ -27,6 +27,7 @@ from bridgebot.engine.agent import Agent, BiddingView, PlayView
 from bridgebot.engine.cardplay import baseline_card
 from bridgebot.engine.features import hand_to_array
 from bridgebot.laws.calls import ALL_CALLS, bid_index, is_legal_call
+from bridgebot.laws.cards import RANKS, SUITS
 from endplay.types import Bid, Card, Hand, Player
 
 #: Call names bfgbidding reads and writes, in :data:`laws.calls.ALL_CALLS` order.
@@ -37,8 +38,6 @@ CALL_NAMES: tuple[str, ...] = (
     *(f"{level}{strain}" for level in range(1, 8) for strain in ("C", "D", "H", "S", "NT")),
 )
 _NAME_TO_INDEX = {name: i for i, name in enumerate(CALL_NAMES)}
-_RANKS = "AKQJT98765432"
-_SUITS = "SHDC"
 
 
 def _quiet(*args: object, **kwargs: object) -> None:
@@ -81,12 +80,12 @@ def bfg_version() -> str:
 
 def card_names_from_owners(owners: Sequence[int], seat: int) -> list[str]:
     """bridgeobjects card names (``'AS'``, ``'TD'``) of ``seat``'s cards in a data-file deal."""
-    return [_RANKS[i % 13] + _SUITS[i // 13] for i in range(52) if owners[i] == seat]
+    return [RANKS[i % 13] + SUITS[i // 13] for i in range(52) if owners[i] == seat]
 
 
 def card_names(hand: Hand) -> list[str]:
     """bridgeobjects card names of an endplay hand."""
-    return [_RANKS[i % 13] + _SUITS[i // 13] for i in np.flatnonzero(hand_to_array(hand))]
+    return [RANKS[i % 13] + SUITS[i // 13] for i in np.flatnonzero(hand_to_array(hand))]
 
 
 @dataclass

@@ -13,34 +13,13 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 from bridgebot.engine.agent import PlayView, play_view
-from bridgebot.engine.dds import DDSolver, Position, SolverError, card_index
+from bridgebot.engine.dds import DDSolver, Position, SolverError
 from bridgebot.engine.worlds import CallModel, Knowledge, policy_auction_likelihood, sample_worlds
 from bridgebot.laws.boards import side_vulnerable
-from bridgebot.laws.play import trick_winner
+from bridgebot.laws.cards import card_index
+from bridgebot.laws.play import beats, trick_winner, winning_index
 from bridgebot.laws.scoring import PENALTY_ORDER, score_array, strain_index
 from endplay.types import Card, Contract, Deal, Denom, Hand, Player, Vul
-
-
-def _current_winner(
-    trick: Sequence[tuple[Player, Card]], trump: Denom
-) -> tuple[Player, Card] | None:
-    """Who is winning the (possibly incomplete) trick so far, and with which card."""
-    if not trick:
-        return None
-    best_seat, best = trick[0]
-    for seat, card in trick[1:]:
-        if card.suit == best.suit:
-            if card.rank.value > best.rank.value:
-                best_seat, best = seat, card
-        elif trump != Denom.nt and card.suit == trump:
-            best_seat, best = seat, card
-    return best_seat, best
-
-
-def _beats(card: Card, best: Card, trump: Denom) -> bool:
-    if card.suit == best.suit:
-        return card.rank.value > best.rank.value
-    return trump != Denom.nt and card.suit == trump
 
 
 def _lowest(cards: Sequence[Card], trump: Denom) -> Card:
@@ -54,17 +33,16 @@ def baseline_card(view: PlayView) -> Card:
     trump = view.contract.denom
     legal = list(view.legal)
     trick = view.current_trick
-    winner = _current_winner(trick, trump)
-    if winner is None:
+    if not trick:
         lengths: dict[Denom, int] = {}
         for c in legal:
             lengths[c.suit] = lengths.get(c.suit, 0) + 1
         suit = max(lengths, key=lambda s: (lengths[s], s != trump, -s.value))
         return min((c for c in legal if c.suit == suit), key=lambda c: c.rank.value)
-    win_seat, win_card = winner
+    win_seat, win_card = trick[winning_index([card for _, card in trick], trump)]
     if win_seat == view.seat.partner:
         return _lowest(legal, trump)
-    winners = [c for c in legal if _beats(c, win_card, trump)]
+    winners = [c for c in legal if beats(c, win_card, trump)]
     if winners:
         # Cheapest winner: a card of the led suit before a ruff, then the lowest rank.
         return min(winners, key=lambda c: (c.suit != win_card.suit, c.rank.value))

@@ -7,8 +7,7 @@ to move in each position with DDS (through endplay), batching boards the way DDS
 :class:`DDSolver` adds worker processes and a deadline: the Monte Carlo player asks for many
 worlds and takes whatever is solved when its time is up.
 
-Card indices follow docs/data.md: ``suit * 13 + rank`` with suits S, H, D, C (endplay's
-``Denom`` order) and ranks A, K, Q, ..., 2 (0..12).
+Card indices are the layout of :mod:`bridgebot.laws.cards` (docs/data.md).
 """
 
 from __future__ import annotations
@@ -22,9 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from endplay.types import Card, Deal, Denom, Player, Rank
+from bridgebot.laws.cards import card_index, index_card, owners_pbn
+from endplay.types import Deal, Denom, Player
 
-RANK_CHARS = "AKQJT98765432"
 #: DDS solves at most this many boards per call (endplay's check is off by one, so stay below).
 MAX_BATCH = 200
 #: DDS computes at most this many (deal, strain) tables per ``CalcAllTables`` call.
@@ -33,36 +32,6 @@ MAX_TABLE_STRAINS = 200
 SOLVER_LOCK = threading.Lock()
 
 TrickArray = npt.NDArray[np.int8]
-
-
-def card_index(card: Card) -> int:
-    """Index 0..51 of ``card`` (see the module doc)."""
-    return int(card.suit.value) * 13 + 14 - (int(card.rank.value).bit_length() - 1)
-
-
-def index_card(index: int) -> Card:
-    """Inverse of :func:`card_index`."""
-    if not 0 <= index < 52:
-        raise ValueError(f"card index {index} is not 0..51")
-    suit, r = divmod(index, 13)
-    return Card(suit=Denom(suit), rank=Rank(1 << (14 - r)))
-
-
-def hands_pbn(owners: npt.NDArray[np.integer], first: int = 0) -> str:
-    """PBN deal string (``"N:..."`` style, starting at seat ``first``) of the cards in ``owners``.
-
-    ``owners[i]`` is the seat (0..3, N E S W) holding card ``i``, or a negative number for a card
-    that is no longer in anybody's hand.
-    """
-    hands = []
-    for k in range(4):
-        seat = (first + k) % 4
-        suits = []
-        for s in range(4):
-            row = owners[s * 13 : s * 13 + 13]
-            suits.append("".join(RANK_CHARS[r] for r in range(13) if row[r] == seat))
-        hands.append(".".join(suits))
-    return "NESW"[first] + ":" + " ".join(hands)
 
 
 def dd_tables(
@@ -85,7 +54,7 @@ def dd_tables(
     exclude = [Denom(4 if s == 4 else 3 - s) for s in range(5) if s not in wanted]
     per_call = MAX_TABLE_STRAINS // len(wanted)
     for start in range(0, len(owners), per_call):
-        deals = [Deal(hands_pbn(row)) for row in owners[start : start + per_call]]
+        deals = [Deal(owners_pbn(row)) for row in owners[start : start + per_call]]
         with SOLVER_LOCK:
             tables = calc_all_tables(deals, exclude=exclude)
         # endplay's to_list() is [strain S, H, D, C, NT][declarer N, E, S, W].
@@ -111,7 +80,7 @@ class Position:
     """Card indices already played to the current trick, in order."""
 
     def to_deal(self) -> Deal:
-        deal = Deal(hands_pbn(np.asarray(self.remaining)))
+        deal = Deal(owners_pbn(np.asarray(self.remaining)))
         deal.first = Player(self.leader)
         deal.trump = Denom(self.trump)
         for i in self.trick:

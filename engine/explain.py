@@ -28,7 +28,8 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 from bridgebot.engine.agent import BiddingView
-from bridgebot.engine.features import encode_arrays, is_vulnerable, legal_masks_arrays
+from bridgebot.engine.features import encode_arrays, legal_masks_arrays
+from bridgebot.laws.boards import side_vulnerable
 from bridgebot.laws.calls import ALL_CALLS, bid_index, legal_calls, seat_of_call
 from endplay.types import Bid, ContractBid, Denom, Player, Vul
 
@@ -336,8 +337,8 @@ class Explainer:
         seat: Player,
         positions: list[int],
     ) -> list[Explanation]:
-        vul_us = is_vulnerable(vul, seat)
-        vul_them = is_vulnerable(vul, seat.lho)
+        vul_us = side_vulnerable(vul, seat)
+        vul_them = side_vulnerable(vul, seat.lho)
         keys = [(calls[: i + 1], (positions[0]) % 4, vul_us, vul_them) for i in positions]
         cached = [self._cache.get(k) for k in keys]
         if all(c is not None for c in cached):

@@ -42,8 +42,9 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 from bridgebot.engine.agent import BiddingView
+from bridgebot.laws.boards import side_vulnerable, side_vulnerable_arrays
 from bridgebot.laws.calls import ALL_CALLS, FIRST_BID, bid_index, legal_calls
-from endplay.types import Bid, Card, Hand, Player, Vul
+from endplay.types import Bid, Hand, Player
 
 FEATURE_VERSION = "openspiel480-v1"
 N_FEATURES = 480
@@ -67,23 +68,6 @@ FloatArray = npt.NDArray[np.float32]
 BoolArray = npt.NDArray[np.bool_]
 
 
-def is_vulnerable(vul: Vul, seat: Player) -> bool:
-    """Whether ``seat``'s side is vulnerable under ``vul``."""
-    if vul == Vul.both:
-        return True
-    if vul == Vul.ns:
-        return seat.value % 2 == 0
-    if vul == Vul.ew:
-        return seat.value % 2 == 1
-    return False
-
-
-def card_data_index(card: Card) -> int:
-    """Index of ``card`` in the data-file order (S, H, D, C; A..2)."""
-    rank_number = card.rank.value.bit_length() - 1  # endplay ranks are 1 << (2..14)
-    return int(card.suit.value) * 13 + (14 - rank_number)
-
-
 #: Bit numbers of the ranks A..2 in endplay's per-suit holding masks.
 _RANK_BITS = np.arange(14, 1, -1, dtype=np.uint32)
 
@@ -104,8 +88,8 @@ def encode(view: BiddingView) -> FloatArray:
     """The observation of ``view.seat`` (float32[480]), built call by call as OpenSpiel does."""
     out = np.zeros(N_FEATURES, dtype=np.float32)
     me = (view.seat.value - view.dealer.value) % 4
-    out[VUL_US + int(is_vulnerable(view.vul, view.seat))] = 1
-    out[VUL_THEM + int(is_vulnerable(view.vul, view.seat.lho))] = 1
+    out[VUL_US + int(side_vulnerable(view.vul, view.seat))] = 1
+    out[VUL_THEM + int(side_vulnerable(view.vul, view.seat.lho))] = 1
     last_bid = 0
     for i, call in enumerate(view.auction):
         c = bid_index(call)
@@ -231,9 +215,5 @@ def vul_flags(
     vul: npt.NDArray[np.integer], seat: npt.NDArray[np.integer]
 ) -> tuple[BoolArray, BoolArray]:
     """(vul_us, vul_them) for absolute seats (0..3 = N, E, S, W) under endplay ``Vul`` values."""
-    v = np.asarray(vul, dtype=np.int64)
     s = np.asarray(seat, dtype=np.int64)
-    ns = (v == Vul.both.value) | (v == Vul.ns.value)
-    ew = (v == Vul.both.value) | (v == Vul.ew.value)
-    even = s % 2 == 0
-    return np.where(even, ns, ew), np.where(even, ew, ns)
+    return side_vulnerable_arrays(vul, s), side_vulnerable_arrays(vul, s + 1)

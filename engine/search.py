@@ -46,6 +46,7 @@ from bridgebot.engine.features import (
     legal_masks_arrays,
     vul_flags,
 )
+from bridgebot.laws.boards import side_vulnerable_arrays
 from bridgebot.laws.calls import ALL_CALLS, bid_index, final_contracts_array, same_call
 from bridgebot.laws.scoring import score_array
 from endplay.types import Bid, Card
@@ -348,12 +349,6 @@ class Contracts:
 def final_contracts(auctions: IntArray, dealer: int) -> Contracts:
     """Vectorised :func:`laws.calls.final_contract` over -1-padded rows of ALL_CALLS indices."""
     return Contracts(*final_contracts_array(auctions, dealer))
-
-
-def side_vulnerable_arrays(vul: int, seats: IntArray) -> npt.NDArray[np.bool_]:
-    """Whether each seat's side is vulnerable (``vul`` an endplay ``Vul`` value)."""
-    us, _ = vul_flags(np.full(seats.shape[0], vul), seats)
-    return np.asarray(us, dtype=np.bool_)
 
 
 def score_for_side(

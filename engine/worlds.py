@@ -33,7 +33,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 from bridgebot.engine.agent import PlayView
-from bridgebot.engine.dds import card_index
+from bridgebot.laws.cards import card_index
 
 OwnersArray = npt.NDArray[np.uint8]
 AuctionLikelihood = Callable[[OwnersArray], npt.ArrayLike]

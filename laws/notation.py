@@ -4,7 +4,8 @@ The forms are PBN's (the journal, the PBN files and the reports share them):
 
 - calls: ``Pass``, ``X``, ``XX``, ``1C`` .. ``7NT`` (ASCII; the Blue Chip wire forms live in
   ``bridgebot.protocol``);
-- cards: suit then rank, ``SA``, ``HT``, ``C2``;
+- cards: suit then rank, ``SA``, ``HT``, ``C2`` (the Blue Chip wire writes ``AS``; journals
+  written before this module hold that form or ``♠A``, and :func:`parse_card` reads both);
 - contracts: PBN's Contract tag, ``3NT``, ``4HX``, ``6SXX`` (:func:`contract_text`), and with the
   declarer after it, ``4HXS``, where one string must say who declares (:func:`contract_declarer_text`).
   :func:`parse_contract` also reads the lower-case ``x`` of journals written before this module;
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bridgebot.laws.cards import SUITS
+from bridgebot.laws.cards import RANKS, SUITS
 from endplay.types import Bid, Card, Contract, ContractBid, Denom, Penalty, PenaltyBid, Player, Vul
 
 _STRAIN = {
@@ -61,8 +62,14 @@ def card_text(card: Card) -> str:
 
 
 def parse_card(text: str) -> Card:
+    """Inverse of :func:`card_text`; also reads the rank-first ``AS`` of table-manager journals
+    and the ``♠A`` of match journals written before this module (ranks and suits share no
+    letter, so the order is never in doubt)."""
+    t = text.strip().upper()
+    if len(t) == 2 and t[0] in RANKS and t[1] in SUITS:
+        t = t[1] + t[0]
     try:
-        return Card(text.strip().upper())
+        return Card(t)
     except (ValueError, KeyError, IndexError) as exc:
         raise NotationError(f"not a card: {text!r}") from exc
 

@@ -32,8 +32,9 @@ import structlog
 from bridgebot.engine.belief import N_OUTPUTS, OUTPUT_VERSION
 from bridgebot.engine.features import FEATURE_VERSION, N_FEATURES
 from bridgebot.engine.modelcard import ModelCard, Training
+from bridgebot.laws.boards import dealer_vul_arrays
 from bridgebot.models.config import BeliefConfig, add_config_arguments, config_from_args
-from bridgebot.models.data import HOLDOUT, board_dealer_vul, load_dd, observe, run_auctions
+from bridgebot.models.data import HOLDOUT, load_dd, observe, run_auctions
 from bridgebot.models.progress import progress_bar
 
 log = structlog.get_logger(__name__)
@@ -67,7 +68,7 @@ def decision_examples(
     for start in range(0, owners.shape[0], chunk):
         own = owners[start : start + chunk]
         n = own.shape[0]
-        dealer, vul = board_dealer_vul(np.arange(start, start + n) + 1)
+        dealer, vul = dealer_vul_arrays(np.arange(start, start + n) + 1)
         auctions = run_auctions(own, dealer, vul, np.zeros((n, 4), dtype=np.int64), [greedy])
         lengths = (auctions >= 0).sum(axis=1)
         deal = np.repeat(np.arange(n), lengths)

@@ -16,26 +16,18 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 from bridgebot.engine.features import encode_arrays, legal_masks_arrays, vul_flags
+from bridgebot.laws.boards import side_vulnerable_arrays
 from bridgebot.laws.calls import final_contracts_array as final_contracts
 from bridgebot.laws.scoring import score_array
-from endplay.types import Vul
 
 IntArray = npt.NDArray[np.int64]
 
-#: Vulnerability (endplay ``Vul`` value) of board k is ``BOARD_VUL[(k - 1) % 16]``.
-BOARD_VUL: IntArray = np.array([Vul.from_board(k).value for k in range(1, 17)], dtype=np.int64)
 #: How many deals at the end of a DD file are kept out of training (evaluation only).
 HOLDOUT = 2000
 
 
 class DataError(ValueError):
     """A data file that is missing arrays or has inconsistent shapes; the message names the file."""
-
-
-def board_dealer_vul(boards: npt.ArrayLike) -> tuple[IntArray, IntArray]:
-    """Dealer (0..3 = N, E, S, W) and ``Vul`` value of 1-based board numbers (the 16-board cycle)."""
-    b = np.asarray(boards, dtype=np.int64) - 1
-    return b % 4, BOARD_VUL[b % 16]
 
 
 @dataclass(frozen=True)
@@ -154,13 +146,8 @@ def ns_scores(
     """North-South duplicate score of each finished auction, the contract played double-dummy."""
     level, strain, penalty, declarer = final_contracts(auctions, dealer)
     tricks = dd[np.arange(len(level)), declarer, strain].astype(np.int64)
-    v = np.asarray(vul, dtype=np.int64)
-    ns_vul = (v == Vul.both.value) | (v == Vul.ns.value)
-    ew_vul = (v == Vul.both.value) | (v == Vul.ew.value)
-    decl_ns = declarer % 2 == 0
-    side_vul = np.where(decl_ns, ns_vul, ew_vul)
-    score = score_array(level, strain, penalty, side_vul, tricks)
-    return np.where(decl_ns, score, -score).astype(np.int64)
+    score = score_array(level, strain, penalty, side_vulnerable_arrays(vul, declarer), tricks)
+    return np.where(declarer % 2 == 0, score, -score).astype(np.int64)
 
 
 #: Room for the longest auctions a sampling policy produces; calls past it are forced passes.

@@ -3,9 +3,9 @@
 The file has the two arrays of ``docs/data.md`` (``owners`` uint8[N, 52], ``dd``
 uint8[N, 4, 5]: tricks for declarer N, E, S, W in strains C, D, H, S, NT), so files concatenate
 (docs/data.md, "Joining two files"), plus one extra scalar ``meta`` (JSON: generator, seed,
-count) that makes a file resumable. Deal k is :func:`models.teach.random_owners` (seed, k), the
-same stream ``bridgebot teach --seed`` bids, so teacher auctions and DD tables line up deal for
-deal.
+count) that makes a file resumable. Deal k is :func:`bridgebot.laws.deals.random_owners` (seed,
+k), the stream every ``--seed`` deals from (``bridgebot teach``, ``tm``, ``match``), so teacher
+auctions and DD tables line up deal for deal.
 
 Tables come from DDS through endplay's ``calc_all_tables`` in batches, in worker processes (each
 worker asks DDS for one thread, so ``--workers`` is the number of cores used). The file is
@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 from bridgebot.engine.dds import dd_tables
+from bridgebot.laws.deals import random_owners_batch
 
 DDGEN_VERSION = "ddgen-v1"
 HELP = "generate random deals with full double-dummy tables (the npz format of docs/data.md)"
@@ -53,10 +54,8 @@ def _worker_init() -> None:
 
 def dd_chunk(job: tuple[int, int, int]) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
     """Worker: deals ``start .. start+count-1`` of stream ``seed`` and their tables."""
-    from bridgebot.models.teach import random_owners
-
     seed, start, count = job
-    owners = np.stack([random_owners(seed, start + i) for i in range(count)]).astype(np.uint8)
+    owners = random_owners_batch(seed, start, count)
     return owners, dd_tables(owners)
 
 

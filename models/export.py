@@ -19,7 +19,8 @@ import numpy.typing as npt
 import structlog
 import torch
 from bridgebot.engine.modelcard import Export, ModelCard, Training
-from bridgebot.models.data import board_dealer_vul, load_dd, run_auctions
+from bridgebot.laws.boards import dealer_vul_arrays
+from bridgebot.models.data import load_dd, run_auctions
 from bridgebot.models.net import PolicyNet, load_checkpoint
 from bridgebot.models.onnx_mlp import POLICY_INPUT, POLICY_OUTPUT, policy_card, policy_graph
 from bridgebot.models.provenance import git_commit
@@ -37,7 +38,7 @@ def real_states(net: PolicyNet, dd_path: str, count: int, seed: int) -> npt.NDAr
     data = load_dd(dd_path)
     rng = np.random.default_rng(seed)
     deals = rng.choice(len(data), size=min(count, len(data)), replace=False)
-    dealer, vul = board_dealer_vul(deals + 1)
+    dealer, vul = dealer_vul_arrays(deals + 1)
     rec = Recorder()
     chooser = net_chooser(net, torch.device("cpu"), True, recorder=rec)
     who = np.zeros((len(deals), 4), dtype=np.int64)

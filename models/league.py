@@ -46,10 +46,12 @@ import structlog
 import torch
 from bridgebot.engine.doubles import apply_doubles, standing_contract
 from bridgebot.engine.features import BIDS, HAND, N_BIDS, OPENING_PASS
+from bridgebot.laws.boards import dealer_vul_arrays
 from bridgebot.laws.calls import FIRST_BID
 from bridgebot.laws.calls import final_contracts_array as final_contracts
+from bridgebot.laws.cards import RANKS, SUITS
 from bridgebot.models.config import LeagueConfig
-from bridgebot.models.data import Chooser, IntArray, board_dealer_vul, load_dd
+from bridgebot.models.data import Chooser, IntArray, load_dd
 from bridgebot.models.doubles_fit import OPENSPIEL_TO_DATA, observer_seats
 from bridgebot.models.net import PolicyNet, append_jsonl, load_checkpoint, save_checkpoint
 from bridgebot.models.progress import progress_bar
@@ -142,8 +144,7 @@ def bfg_chooser(doubles: bool = False) -> Chooser:
     from bridgebot.engine.bfg import BfgBidder
 
     bidder = BfgBidder()
-    ranks, suits = "AKQJT98765432", "SHDC"
-    names = [ranks[i % 13] + suits[i // 13] for i in OPENSPIEL_TO_DATA]
+    names = [RANKS[i % 13] + SUITS[i // 13] for i in OPENSPIEL_TO_DATA]
 
     def choose(rows: IntArray, x: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_]) -> IntArray:
         calls = np.zeros(len(rows), dtype=np.int64)
@@ -537,7 +538,7 @@ def evaluate_pair(
     b_doubles: str = "none",
 ) -> dict[str, float]:
     """Greedy ``a`` against greedy ``b`` (optionally with the layer) on fixed deals."""
-    dealer, vul = board_dealer_vul(idx + 1)
+    dealer, vul = dealer_vul_arrays(idx + 1)
     imps, auctions, _ = duplicate_imps(
         owners[idx], dd[idx], dealer, vul,
         opponent_chooser(a, device), opponent_chooser(b, device, b_doubles),

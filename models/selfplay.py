@@ -28,12 +28,12 @@ import numpy.typing as npt
 import structlog
 import torch
 from bridgebot.engine.agent import AgentFactory
+from bridgebot.laws.boards import dealer_vul_arrays
 from bridgebot.laws.scoring import imps_array
 from bridgebot.models.config import SelfPlayConfig
 from bridgebot.models.data import (
     Chooser,
     IntArray,
-    board_dealer_vul,
     load_dd,
     ns_scores,
     run_auctions,
@@ -154,7 +154,7 @@ def evaluate_nets(
 ) -> dict[str, float]:
     """Greedy ``a`` against greedy ``b`` on fixed deals, board numbers setting dealer and vul."""
     dev = device or torch.device("cpu")
-    dealer, vul = board_dealer_vul(boards)
+    dealer, vul = dealer_vul_arrays(boards)
     imps, _, _ = duplicate_imps(
         owners, dd, dealer, vul, net_chooser(a, dev, True), net_chooser(b, dev, True)
     )
@@ -177,14 +177,14 @@ def evaluate_against_agent(
     import tempfile
 
     import onnx
-    from bridgebot.engine.dds import hands_pbn
     from bridgebot.engine.modelcard import Export, Training
+    from bridgebot.laws.cards import owners_pbn
     from bridgebot.models.onnx_mlp import policy_card, policy_graph
     from bridgebot.tournament.ddmatch import run_dd_match
     from bridgebot.tournament.deals import cycle_board
 
     deals = [
-        cycle_board(int(b), hands_pbn(o), t) for b, o, t in zip(boards, owners, dd, strict=True)
+        cycle_board(int(b), owners_pbn(o), t) for b, o, t in zip(boards, owners, dd, strict=True)
     ]
     with tempfile.TemporaryDirectory() as tmp:
         onnx.save(policy_graph(net), f"{tmp}/policy.onnx")

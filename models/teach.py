@@ -19,7 +19,8 @@ array              dtype, shape        meaning
 =================  ==================  ======================================================
 
 Deal k (counting from 0) is board k + 1 and takes its dealer and vulnerability from the standard
-16-board cycle, as docs/data.md prescribes. Random deal k is a function of (seed, k) alone, so
+16-board cycle (:mod:`bridgebot.laws.boards`), as docs/data.md prescribes. Random deal k is
+:func:`bridgebot.laws.deals.random_owners` (seed, k), a function of (seed, k) alone, so
 a run is reproducible whatever the number of workers, and a run stopped part way and resumed
 (the file is checkpointed as it grows) gives the same file as one uninterrupted run.
 """
@@ -35,33 +36,18 @@ from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.laws.boards import dealer_vul_arrays
+from bridgebot.laws.deals import random_owners_batch
 from bridgebot.models.progress import progress_bar
-from endplay.types import Player, Vul
 
 TEACH_VERSION = "teach-v1"
 
 J = TypeVar("J")
 R = TypeVar("R")
 
-#: Dealer (0..3 = N, E, S, W) and endplay ``Vul`` value of board k + 1, indexed by k mod 16:
-#: the standard cycle (board 1 North deals, none vulnerable; 2 East, N/S; 3 South, E/W; ...).
-CYCLE_DEALER = np.array([Player.from_board(b).value for b in range(1, 17)], dtype=np.uint8)
-CYCLE_VUL = np.array([Vul.from_board(b).value for b in range(1, 17)], dtype=np.uint8)
-
 
 class TeachError(ValueError):
     """A teacher file that cannot be resumed or a deals file that cannot be used (names the file)."""
-
-
-def random_owners(seed: int, index: int) -> npt.NDArray[np.uint8]:
-    """Deal ``index`` of the stream ``seed``: uint8[52] of seats, 13 cards each."""
-    rng = np.random.default_rng([seed, index])
-    return rng.permutation(np.repeat(np.arange(4, dtype=np.uint8), 13))
-
-
-def board_dealer_vul(index: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.uint8], ...]:
-    """Dealer and vulnerability of deals ``index`` (0-based; board = index + 1)."""
-    return CYCLE_DEALER[index % 16], CYCLE_VUL[index % 16]
 
 
 def bid_deal(bidder: Any, owners: npt.NDArray[np.uint8], dealer: int) -> list[int]:
@@ -93,11 +79,8 @@ def teach_chunk(job: tuple[int, int, int, npt.NDArray[np.uint8] | None]) -> Chun
 
     seed, start, count, given = job
     bidder = BfgBidder()
-    if given is None:
-        owners = np.stack([random_owners(seed, start + i) for i in range(count)])
-    else:
-        owners = given
-    dealers, _ = board_dealer_vul(np.arange(start, start + count, dtype=np.int64))
+    owners = random_owners_batch(seed, start, count) if given is None else given
+    dealers, _ = dealer_vul_arrays(np.arange(start, start + count) + 1)  # deal k is board k + 1
     auctions = [bid_deal(bidder, owners[i], int(dealers[i])) for i in range(count)]
     s = bidder.stats
     return Chunk(start, owners, auctions, s.calls, s.errors, s.fallbacks)
@@ -130,14 +113,14 @@ class TeachSet:
         for i, a in enumerate(self.auctions):
             auctions[i, : len(a)] = a
         index = np.concatenate(self.indices) if self.indices else np.zeros(0, np.int64)
-        dealer, vul = board_dealer_vul(index)
+        dealer, vul = dealer_vul_arrays(index + 1)  # deal k is board k + 1
         self.meta["count"] = n
         tmp = path.with_name(path.name + ".tmp.npz")
         np.savez_compressed(
             tmp,
             owners=np.concatenate(self.owners) if self.owners else np.zeros((0, 52), np.uint8),
-            dealer=dealer,
-            vul=vul,
+            dealer=dealer.astype(np.uint8),
+            vul=vul.astype(np.uint8),
             auctions=auctions,
             deal_index=index.astype(np.int64),
             seed=np.int64(self.meta["seed"]),

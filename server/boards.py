@@ -1,66 +1,37 @@
-"""Where the table manager's boards come from: a PBN file, or a seeded random generator.
+"""Where the table manager's boards come from: a PBN file, or the seeded deal stream.
 
 Board numbering follows the duplicate convention, so dealer and vulnerability rotate through the
-16-board cycle printed on every bridge board (board 1: North deals, nobody vulnerable; board 16:
-West deals, E/W vulnerable). A PBN file may override both per board; a generated set always uses
-the cycle, so ``--seed 7 --count 32`` names the same 32 boards on every machine.
+16-board cycle printed on every bridge board (:mod:`bridgebot.laws.boards`). A PBN file may
+override both per board; a generated set always uses the cycle and deals board ``n`` as deal
+``n - 1`` of :mod:`bridgebot.laws.deals`, so ``--seed 7 --count 32`` names the same 32 boards on
+every machine, and the boards ``bridgebot match --seed 7`` plays.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from pathlib import Path
 
 import endplay.parsers.pbn as pbn
+from bridgebot.laws.boards import dealer_of, vul_of
+from bridgebot.laws.deals import random_deal
 from bridgebot.protocol.codec import render_card
 from bridgebot.protocol.table import TableBoard
-from endplay.types import Deal, Player, Vul
-
-#: Vulnerability of boards 1..16; the cycle repeats every 16 boards.
-VUL_CYCLE: tuple[Vul, ...] = (
-    Vul.none, Vul.ns, Vul.ew, Vul.both,
-    Vul.ns, Vul.ew, Vul.both, Vul.none,
-    Vul.ew, Vul.both, Vul.none, Vul.ns,
-    Vul.both, Vul.none, Vul.ns, Vul.ew,
-)  # fmt: skip
-
-_RANKS = "AKQJT98765432"
+from endplay.types import Deal, Player
 
 
 class BoardFileError(ValueError):
     """A board file that cannot be read; the message names the file and the board."""
 
 
-def dealer_of(number: int) -> Player:
-    """Dealer of board ``number`` in the standard cycle (1 North, 2 East, 3 South, 4 West...)."""
-    return Player((number - 1) % 4)
-
-
-def vul_of(number: int) -> Vul:
-    """Vulnerability of board ``number`` in the standard 16-board cycle."""
-    return VUL_CYCLE[(number - 1) % 16]
-
-
-def random_deal(rng: random.Random) -> Deal:
-    """A uniformly random deal drawn from ``rng`` (a shuffle of the 52 cards)."""
-    cards = [s + r for s in "SHDC" for r in _RANKS]
-    rng.shuffle(cards)
-    hands = []
-    for seat in range(4):
-        mine = cards[seat * 13 : (seat + 1) * 13]
-        suits = ["".join(r for r in _RANKS if s + r in mine) for s in "SHDC"]
-        hands.append(".".join(suits))
-    return Deal.from_pbn("N:" + " ".join(hands))
-
-
 def generate(seed: int, count: int, first: int = 1) -> list[TableBoard]:
-    """``count`` random boards numbered from ``first``, the same for the same ``seed``."""
+    """Boards ``first .. first + count - 1`` of the stream ``seed`` (board ``n`` is deal ``n - 1``)."""
     if count < 1:
         raise ValueError(f"board count must be at least 1, got {count}")
-    rng = random.Random(seed)
+    if first < 1:
+        raise ValueError(f"board numbers start at 1, got {first}")
     return [
-        TableBoard(number=n, dealer=dealer_of(n), vul=vul_of(n), deal=random_deal(rng))
+        TableBoard(number=n, dealer=dealer_of(n), vul=vul_of(n), deal=random_deal(seed, n - 1))
         for n in range(first, first + count)
     ]
 

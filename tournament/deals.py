@@ -10,7 +10,6 @@ npz format, so a resumed or repeated match pays once.
 from __future__ import annotations
 
 import os
-import random
 import re
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -20,13 +19,11 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 from bridgebot.engine.dds import dd_tables
-from bridgebot.engine.dds import hands_pbn as owners_to_pbn
+from bridgebot.laws.boards import dealer_of, vul_of
+from bridgebot.laws.cards import deal_owners, owners_pbn
+from bridgebot.laws.deals import random_owners
 from bridgebot.tournament import lin
 from endplay.types import Deal, Player, Vul
-
-RANKS = "AKQJT98765432"
-#: Suits in the order of the npz ``owners`` layout (S, H, D, C), as endplay Denom values 0..3.
-_SUITS = (0, 1, 2, 3)
 
 DDTable = npt.NDArray[np.uint8]
 """Tricks by declarer (N, E, S, W) x strain (C, D, H, S, NT): the layout of docs/data.md."""
@@ -53,19 +50,7 @@ class BoardDeal:
 
 def cycle_board(board: int, pbn: str, dd: DDTable | None = None) -> BoardDeal:
     """A board whose dealer and vulnerability follow the 16-board cycle."""
-    return BoardDeal(
-        board=board, dealer=Player.from_board(board), vul=Vul.from_board(board), pbn=pbn, dd=dd
-    )
-
-
-def pbn_to_owners(pbn: str) -> npt.NDArray[np.uint8]:
-    """Inverse of :func:`owners_to_pbn` (accepts any first seat endplay accepts)."""
-    deal = Deal(pbn)
-    owners = np.zeros(52, dtype=np.uint8)
-    for seat in Player:
-        for card in deal[seat]:
-            owners[card.suit.value * 13 + RANKS.index(card.rank.abbr)] = seat.value
-    return owners
+    return BoardDeal(board=board, dealer=dealer_of(board), vul=vul_of(board), pbn=pbn, dd=dd)
 
 
 def load_npz(path: Path, boards: int | None = None, first: int = 0) -> list[BoardDeal]:
@@ -83,7 +68,7 @@ def load_npz(path: Path, boards: int | None = None, first: int = 0) -> list[Boar
     if first + n > len(owners):
         raise DealSourceError(f"{path}: {n} boards asked for, {len(owners) - first} available")
     return [
-        cycle_board(k + 1, owners_to_pbn(owners[first + k]), dd[first + k].astype(np.uint8))
+        cycle_board(k + 1, owners_pbn(owners[first + k]), dd[first + k].astype(np.uint8))
         for k in range(n)
     ]
 
@@ -109,8 +94,8 @@ def load_pbn(path: Path, boards: int | None = None) -> list[BoardDeal]:
         out.append(
             BoardDeal(
                 board=number,
-                dealer=dealer if dealer is not None else Player.from_board(number),
-                vul=rec.vul if rec.vul is not None else Vul.from_board(number),
+                dealer=dealer if dealer is not None else dealer_of(number),
+                vul=rec.vul if rec.vul is not None else vul_of(number),
                 pbn=rec.deal.to_pbn(),
             )
         )
@@ -137,14 +122,8 @@ def _dealer_tags(text: str) -> list[Player | None]:
 
 
 def generate(seed: int, boards: int) -> list[BoardDeal]:
-    """``boards`` uniformly random deals from ``seed``, dealer and vulnerability rotating."""
-    rng = random.Random(seed)
-    out = []
-    for k in range(boards):
-        cards = [seat for seat in range(4) for _ in range(13)]
-        rng.shuffle(cards)
-        out.append(cycle_board(k + 1, owners_to_pbn(np.array(cards, dtype=np.uint8))))
-    return out
+    """Boards ``1 .. boards`` of the seeded deal stream (board ``k`` is deal ``k - 1``)."""
+    return [cycle_board(k + 1, owners_pbn(random_owners(seed, k))) for k in range(boards)]
 
 
 def load_deals(
@@ -168,7 +147,7 @@ def solve_dd(pbn: str) -> DDTable:
 
 
 def _solve_chunk(pbns: Sequence[str]) -> list[DDTable]:
-    return list(dd_tables(np.stack([pbn_to_owners(p) for p in pbns])))
+    return list(dd_tables(np.stack([deal_owners(p) for p in pbns])))
 
 
 def ensure_dd(
@@ -179,9 +158,9 @@ def ensure_dd(
     if cache is not None and cache.exists():
         with np.load(cache) as z:
             for row, table in zip(z["owners"], z["dd"], strict=True):
-                known[owners_to_pbn(row)] = table.astype(np.uint8)
+                known[owners_pbn(row)] = table.astype(np.uint8)
     # Deals read from PBN may start at any seat; key the cache by the canonical N-first string.
-    canon = {d.pbn: owners_to_pbn(pbn_to_owners(d.pbn)) for d in deals if d.dd is None}
+    canon = {d.pbn: owners_pbn(deal_owners(d.pbn)) for d in deals if d.dd is None}
     todo = sorted({c for c in canon.values() if c not in known})
     if todo:
         workers = workers or max(1, min(len(todo) // 8, os.cpu_count() or 1))
@@ -202,7 +181,7 @@ def ensure_dd(
 def _write_npz(path: Path, tables: dict[str, DDTable]) -> None:
     """Write tables in the npz format of docs/data.md, atomically (a kill leaves the old cache)."""
     keys = sorted(tables)
-    owners = np.stack([pbn_to_owners(k) for k in keys]) if keys else np.zeros((0, 52), np.uint8)
+    owners = np.stack([deal_owners(k) for k in keys]) if keys else np.zeros((0, 52), np.uint8)
     dd = np.stack([tables[k] for k in keys]) if keys else np.zeros((0, 4, 5), np.uint8)
     tmp = path.with_suffix(".tmp.npz")
     np.savez_compressed(tmp, owners=owners, dd=dd)
@@ -226,8 +205,8 @@ def load_lin_deals(path: Path, boards: int | None = None) -> list[BoardDeal]:
         out.append(
             BoardDeal(
                 board=number,
-                dealer=rec.dealer if rec.dealer is not None else Player.from_board(number),
-                vul=rec.vul if rec.vul is not None else Vul.from_board(number),
+                dealer=rec.dealer if rec.dealer is not None else dealer_of(number),
+                vul=rec.vul if rec.vul is not None else vul_of(number),
                 pbn=rec.deal.to_pbn(),
             )
         )

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 from bridgebot.engine.agent import AgentFactory
+from bridgebot.laws.cards import SEATS
 from bridgebot.laws.notation import parse_vul
 from bridgebot.server.records import TableRecord
 from bridgebot.tournament.doubled import doubled_costs
@@ -84,14 +85,13 @@ def dd_for_boards(
 
 
 def _from_cache(cache: Path, todo: Sequence[BoardDeal]) -> list[BoardDeal]:
-    from bridgebot.engine.dds import hands_pbn as owners_to_pbn
-    from bridgebot.tournament.deals import pbn_to_owners
+    from bridgebot.laws.cards import deal_owners, owners_pbn
 
     with np.load(cache) as z:
         known = {
-            owners_to_pbn(o): t.astype(np.uint8) for o, t in zip(z["owners"], z["dd"], strict=True)
+            owners_pbn(o): t.astype(np.uint8) for o, t in zip(z["owners"], z["dd"], strict=True)
         }
-    found = ((d, known.get(owners_to_pbn(pbn_to_owners(d.pbn)))) for d in todo)
+    found = ((d, known.get(owners_pbn(deal_owners(d.pbn)))) for d in todo)
     return [replace(d, dd=t) for d, t in found if t is not None]
 
 
@@ -185,7 +185,7 @@ def _call_html(call: str) -> str:
 
 def auction_html(room: TableRecord, dealer: str, notes: Sequence[str | None]) -> str:
     """The auction in four columns (N E S W); our calls carry a numbered explanation below."""
-    start = "NESW".index(dealer)
+    start = SEATS.index(dealer)
     cells = ["<td></td>"] * start
     explained: list[str] = []
     for i, call in enumerate(room.auction):

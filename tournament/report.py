@@ -10,6 +10,7 @@ import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from bridgebot.laws.cards import SEATS
 from bridgebot.server.records import TableRecord
 from bridgebot.tournament.doubled import doubled_section
 from bridgebot.tournament.records import BoardResult, MatchHeader, MatchSummary
@@ -86,7 +87,7 @@ def hand_diagram(deal_pbn: str) -> list[str]:
 
 
 def _auction_rows(room: TableRecord, dealer: str) -> list[str]:
-    start = "NESW".index(dealer)
+    start = SEATS.index(dealer)
     cells = [""] * start + list(room.auction)
     rows = ["  ".join(f"{c:<4}" for c in cells[i : i + 4]) for i in range(0, len(cells), 4)]
     return ["N     E     S     W", *rows]

@@ -37,8 +37,9 @@ from typing import Any
 
 import numpy as np
 from bridgebot.engine.agent import AgentFactory
+from bridgebot.laws.cards import deal_owners
 from bridgebot.tournament.config import MatchConfig
-from bridgebot.tournament.deals import BoardDeal, ensure_dd, load_deals, pbn_to_owners
+from bridgebot.tournament.deals import BoardDeal, ensure_dd, load_deals
 from bridgebot.tournament.formats import THEM, US, seatings
 from bridgebot.tournament.journal import read_journal
 from bridgebot.tournament.match import run_match
@@ -138,7 +139,7 @@ def _write_dd_cache(path: Path, deals: Sequence[BoardDeal]) -> None:
     missing = [d.board for d, t in zip(deals, tables, strict=True) if t is None]
     if missing:
         raise ValueError(f"boards {missing} have no double-dummy table")
-    owners = np.stack([pbn_to_owners(d.pbn) for d in deals])
+    owners = np.stack([deal_owners(d.pbn) for d in deals])
     dd = np.stack([t for t in tables if t is not None])
     tmp = path.with_name("dd_cache.tmp.npz")
     np.savez_compressed(tmp, owners=owners, dd=dd)

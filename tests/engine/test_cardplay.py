@@ -15,10 +15,11 @@ from bridgebot.engine.cardplay import (
     play_deal,
     play_state,
 )
-from bridgebot.engine.dds import Position, card_index, solve_positions
+from bridgebot.engine.dds import Position, solve_positions
 from bridgebot.engine.random_agent import RandomAgent
 from bridgebot.engine.worlds import Knowledge
 from bridgebot.laws.calls import PASS
+from bridgebot.laws.cards import card_index
 from bridgebot.laws.play import legal_cards
 from bridgebot.protocol.table import TableBoard
 from bridgebot.server.seat import SeatClient

@@ -19,21 +19,15 @@ from bridgebot.engine.ddestimate import (
     encode_rows,
     full_table_rows,
 )
-from bridgebot.engine.dds import hands_pbn
 from bridgebot.engine.modelcard import ModelError
+from bridgebot.laws.cards import owners_pbn
+from bridgebot.laws.deals import random_owners_batch
 from endplay.dds import calc_all_tables
 from endplay.types import Deal
 
 
-def random_owners(n: int, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    return np.stack([rng.permutation(np.repeat(np.arange(4), 13)) for _ in range(n)]).astype(
-        np.uint8
-    )
-
-
 def test_rows_see_the_table_from_the_declarers_chair() -> None:
-    owners = random_owners(5, 1)
+    owners = random_owners_batch(1, 0, 5)
     deal, declarer, strain = full_table_rows(owners)
     x = encode_rows(owners[deal], declarer, strain)
     assert x.shape == (100, 209)
@@ -53,7 +47,7 @@ def test_rows_see_the_table_from_the_declarers_chair() -> None:
 
 def test_rows_do_not_depend_on_where_the_table_sits() -> None:
     """Rotating every hand one seat clockwise and the declarer with them changes nothing."""
-    owners = random_owners(8, 2)
+    owners = random_owners_batch(2, 0, 8)
     deal, declarer, strain = full_table_rows(owners)
     a = encode_rows(owners[deal], declarer, strain)
     b = encode_rows(((owners + 1) % 4)[deal], (declarer + 1) % 4, strain)
@@ -66,8 +60,8 @@ def estimator() -> DDEstimator:
 
 
 def test_shipped_estimator_is_close_to_the_solver_on_fresh_deals(estimator: DDEstimator) -> None:
-    owners = random_owners(12, 2026)
-    tables = calc_all_tables([Deal(hands_pbn(o)) for o in owners])
+    owners = random_owners_batch(2026, 0, 12)
+    tables = calc_all_tables([Deal(owners_pbn(o)) for o in owners])
     # endplay's to_list() is [denom S, H, D, C, NT][player]; ours is [player][C, D, H, S, NT].
     truth = np.array(
         [[[t.to_list()[d][p] for d in (3, 2, 1, 0, 4)] for p in range(4)] for t in tables]
@@ -80,7 +74,7 @@ def test_shipped_estimator_is_close_to_the_solver_on_fresh_deals(estimator: DDEs
 
 
 def test_probabilities_and_tricks_agree(estimator: DDEstimator) -> None:
-    owners = random_owners(4, 3)
+    owners = random_owners_batch(3, 0, 4)
     deal, declarer, strain = full_table_rows(owners)
     probs = estimator.trick_probs(owners[deal], declarer, strain)
     assert probs.shape == (80, 14)

@@ -10,7 +10,6 @@ from bridgebot.engine.features import (
     FEATURE_VERSION,
     N_CALLS,
     N_FEATURES,
-    card_data_index,
     encode,
     encode_arrays,
     hand_to_array,
@@ -19,6 +18,7 @@ from bridgebot.engine.features import (
     vul_flags,
 )
 from bridgebot.laws.calls import ALL_CALLS, auction_over, bid_index, legal_calls
+from bridgebot.laws.cards import RANKS, card_index
 from endplay.types import Bid, Hand, Player, Vul
 
 P, X, XX = ALL_CALLS[0], ALL_CALLS[1], ALL_CALLS[2]
@@ -154,9 +154,7 @@ def pad(auctions: list[tuple[Bid, ...]], length: int) -> np.ndarray:
 
 def random_hand(rng: np.random.Generator) -> Hand:
     cards = rng.choice(52, size=13, replace=False)
-    suits = [
-        "".join("AKQJT98765432"[r] for r in range(13) if s * 13 + r in cards) for s in range(4)
-    ]
+    suits = ["".join(RANKS[r] for r in range(13) if s * 13 + r in cards) for s in range(4)]
     return Hand(".".join(suits))
 
 
@@ -166,7 +164,7 @@ def test_hand_to_array_equals_card_iteration() -> None:
         hand = random_hand(rng)
         expected = np.zeros(52, dtype=np.uint8)
         for card in hand:
-            expected[card_data_index(card)] = 1
+            expected[card_index(card)] = 1
         np.testing.assert_array_equal(hand_to_array(hand), expected)
     assert np.flatnonzero(hand_to_array(Hand("A...2"))).tolist() == [0, 51]
 

@@ -11,26 +11,16 @@ import shutil
 from pathlib import Path
 
 import endplay.parsers.pbn as pbn
-import numpy as np
 import pytest
 from bridgebot.engine.agent import BiddingView
 from bridgebot.engine.modelcard import ModelError, load_model
 from bridgebot.engine.policy import DEFAULT_MODEL_DIR, POLICY_MODEL, Policy, PolicyAgent
+from bridgebot.laws.boards import dealer_of, vul_of
 from bridgebot.laws.calls import auction_over, is_legal_call, legal_calls, same_call, to_call
+from bridgebot.laws.deals import random_deal
 from endplay.types import Deal, Player, Vul
 
 from bridgebot.agents import AgentSpecError, make_agent
-
-RANKS = "AKQJT98765432"
-
-
-def random_deal(rng: np.random.Generator) -> Deal:
-    owners = rng.permutation(np.repeat(np.arange(4), 13))
-    hands = [
-        ".".join("".join(RANKS[r] for r in range(13) if owners[s * 13 + r] == p) for s in range(4))
-        for p in range(4)
-    ]
-    return Deal("N:" + " ".join(hands))
 
 
 def view(deal: Deal, dealer: Player, vul: Vul, auction: tuple, board: int = 1) -> BiddingView:
@@ -74,11 +64,10 @@ def test_shipped_model_card_says_how_it_was_made() -> None:
 
 
 def test_shipped_model_bids_legally_on_fixed_deals(default_agent: PolicyAgent) -> None:
-    rng = np.random.default_rng(2026)
     contracts = 0
     for board in range(1, 17):
-        deal = random_deal(rng)
-        auction = bid_out(default_agent, deal, Player.from_board(board), Vul.from_board(board))
+        deal = random_deal(2026, board - 1)
+        auction = bid_out(default_agent, deal, dealer_of(board), vul_of(board))
         contracts += int(len(auction) > 4)
     assert contracts >= 8  # a bidding model, not a passing machine
 
@@ -95,11 +84,10 @@ def test_shipped_model_opens_strong_hands_and_passes_weak_ones(
 
 
 def test_bid_batch_equals_one_call_at_a_time(default_agent: PolicyAgent) -> None:
-    rng = np.random.default_rng(5)
     views = []
     for board in range(1, 9):
-        deal = random_deal(rng)
-        dealer, vul = Player.from_board(board), Vul.from_board(board)
+        deal = random_deal(5, board - 1)
+        dealer, vul = dealer_of(board), vul_of(board)
         auction = bid_out(default_agent, deal, dealer, vul)
         views += [view(deal, dealer, vul, auction[:k]) for k in range(len(auction))]
     batch = default_agent.bid_batch(views)
@@ -111,12 +99,11 @@ def test_sampling_is_legal_and_reproducible_per_board() -> None:
     a = make_agent(f"policy:{DEFAULT_MODEL_DIR},greedy=0,temperature=2", seed=7)
     b = make_agent(f"policy:{DEFAULT_MODEL_DIR},greedy=0,temperature=2", seed=7)
     assert isinstance(a, PolicyAgent) and isinstance(b, PolicyAgent)
-    rng = np.random.default_rng(9)
     runs = []
     for board in (1, 2, 3, 4, 5, 6):
-        deal = random_deal(rng)
-        x = bid_out(a, deal, Player.from_board(board), Vul.from_board(board), board)
-        y = bid_out(b, deal, Player.from_board(board), Vul.from_board(board), board)
+        deal = random_deal(9, board - 1)
+        x = bid_out(a, deal, dealer_of(board), vul_of(board), board)
+        y = bid_out(b, deal, dealer_of(board), vul_of(board), board)
         assert [str(c) for c in x] == [str(c) for c in y]
         runs.append(x)
     assert len({tuple(str(c) for c in r) for r in runs}) > 1

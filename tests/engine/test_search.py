@@ -16,7 +16,6 @@ import numpy as np
 import onnx
 import pytest
 from bridgebot.engine.agent import BiddingView
-from bridgebot.engine.dds import hands_pbn
 from bridgebot.engine.features import (
     DATA_TO_OPENSPIEL,
     FEATURE_VERSION,
@@ -41,6 +40,7 @@ from bridgebot.engine.search import (
     score_for_side,
 )
 from bridgebot.laws.calls import ALL_CALLS, bid_index, final_contract, legal_calls
+from bridgebot.laws.cards import deal_owners, owners_pbn
 from bridgebot.laws.scoring import PENALTY_ORDER
 from endplay.types import Deal, Hand, Player, Vul
 from hypothesis import given, settings
@@ -128,7 +128,7 @@ def full_pbn(partial: str, seed: int = 0) -> str:
     """Complete a PBN that names only South's hand by dealing the other 39 cards at random."""
     south = Hand(partial.split(":")[1].split()[0])
     owners = deal_uniform(2, hand_to_array(south), 1, np.random.default_rng(seed))[0]
-    return hands_pbn(owners)
+    return owners_pbn(owners)
 
 
 # -- particles --------------------------------------------------------------------------------------
@@ -315,13 +315,8 @@ SOLVED = [
 
 @pytest.fixture(scope="module")
 def dd_data() -> tuple[np.ndarray, np.ndarray]:
-    owners = np.zeros((len(SOLVED), 52), dtype=np.uint8)
-    for i, (pbn, _) in enumerate(SOLVED):
-        for seat, hand in enumerate(pbn[2:].split()):
-            for suit, holding in enumerate(hand.split(".")):
-                for ch in holding:
-                    owners[i, suit * 13 + "AKQJT98765432".index(ch)] = seat
-    assert [hands_pbn(o) for o in owners] == [pbn for pbn, _ in SOLVED]
+    owners = np.stack([deal_owners(pbn) for pbn, _ in SOLVED])
+    assert [owners_pbn(o) for o in owners] == [pbn for pbn, _ in SOLVED]
     return owners, np.array([t for _, t in SOLVED], dtype=np.uint8)
 
 

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 from bridgebot.engine.agent import PlayView
 from bridgebot.engine.cardplay import play_deal
-from bridgebot.engine.dds import card_index, hands_pbn
 from bridgebot.engine.worlds import (
     InconsistentViewError,
     Knowledge,
@@ -19,6 +18,8 @@ from bridgebot.engine.worlds import (
     sample_worlds,
 )
 from bridgebot.laws.calls import PASS
+from bridgebot.laws.cards import card_index, owners_pbn
+from bridgebot.laws.deals import random_owners
 from endplay.types import Card, Contract, ContractBid, Deal, Denom, Player, Vul
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -29,8 +30,7 @@ STRAINS = ("C", "D", "H", "S", "NT")
 def random_view(seed: int, cards_played: int) -> tuple[np.ndarray, PlayView]:
     """A random deal played at random to ``cards_played`` cards; the view of the next card."""
     rng = np.random.default_rng(seed)
-    owners = np.repeat(np.arange(4), 13)
-    rng.shuffle(owners)
+    owners = random_owners(seed, 0)
     contract = Contract(f"{rng.integers(1, 8)}{STRAINS[rng.integers(5)]}{'NESW'[rng.integers(4)]}")
     views: list[PlayView] = []
 
@@ -38,7 +38,7 @@ def random_view(seed: int, cards_played: int) -> tuple[np.ndarray, PlayView]:
         views.append(view)
         return view.legal[int(rng.integers(len(view.legal)))]
 
-    play_deal(Deal(hands_pbn(owners)), contract, [chooser] * 4)
+    play_deal(Deal(owners_pbn(owners)), contract, [chooser] * 4)
     return owners, views[cards_played]
 
 

@@ -19,7 +19,7 @@ from bridgebot.laws.calls import (
     same_call,
     to_call,
 )
-from bridgebot.laws.play import legal_cards, trick_winner
+from bridgebot.laws.play import beats, legal_cards, trick_winner, winning_index
 from endplay.types import Bid, Card, Contract, Denom, Hand, Penalty, Player
 
 
@@ -111,6 +111,22 @@ def test_trick_winner() -> None:
     assert trick_winner(Player.north, trick, Denom.nt) is Player.east
     assert trick_winner(Player.north, trick, Denom.hearts) is Player.south
     assert trick_winner(Player.west, trick, Denom.clubs) is Player.north
+    with pytest.raises(ValueError, match="four cards"):
+        trick_winner(Player.north, trick[:3], Denom.nt)
+
+
+def test_the_card_winning_a_trick_so_far() -> None:
+    trick = [Card("H9"), Card("HK"), Card("C2"), Card("HA")]
+    assert [winning_index(trick[:n], Denom.nt) for n in range(1, 5)] == [0, 1, 1, 3]
+    assert [winning_index(trick[:n], Denom.clubs) for n in range(1, 5)] == [0, 1, 2, 2]
+    assert beats(Card("HA"), Card("HK"), Denom.spades) and not beats(
+        Card("SA"), Card("H2"), Denom.nt
+    )
+    assert beats(Card("C2"), Card("HA"), Denom.clubs) and not beats(
+        Card("C2"), Card("C3"), Denom.clubs
+    )
+    with pytest.raises(ValueError, match="empty"):
+        winning_index([], Denom.nt)
 
 
 def test_random_auctions_end_with_a_contract_matching_endplay() -> None:

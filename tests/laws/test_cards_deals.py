@@ -21,9 +21,11 @@ def test_card_index_is_suit_major_in_s_h_d_c_and_a_to_2() -> None:
     assert card_index(Card("SA")) == 0
     assert card_index(Card("S2")) == 12
     assert card_index(Card("HA")) == 13
+    assert card_index(Card("HK")) == 14
     assert card_index(Card("C2")) == 51
     assert [index_card(i) for i in range(52)] == [Card(s + r) for s in SUITS for r in RANKS]
-    with pytest.raises(ValueError):
+    assert [card_index(index_card(i)) for i in range(52)] == list(range(52))
+    with pytest.raises(ValueError, match="52"):
         index_card(52)
 
 
@@ -36,6 +38,17 @@ def test_owners_round_trip_through_endplay() -> None:
     assert owners_pbn(owners, first=2).startswith("S:765.432.AKQJ.T98 ")
     with pytest.raises(ValueError, match="complete"):
         deal_owners(Deal("N:AKQJ.T98.765.432 - - -"))
+
+
+def test_owners_layout_matches_the_data_readme() -> None:
+    owners = np.array([(s * 13 + r) % 4 for s in range(4) for r in range(13)], dtype=np.uint8)
+    # The README's own decoding (docs/data.md), written out independently of RANKS.
+    hands = [".".join("".join("AKQJT98765432"[r] for r in range(13) if owners[s * 13 + r] == seat)
+                      for s in range(4)) for seat in range(4)]  # fmt: skip
+    assert owners_pbn(owners) == "N:" + " ".join(hands)
+    assert deal_owners(owners_pbn(owners)).tolist() == owners.tolist()
+    # A deal given from another first seat maps to the same owners.
+    assert deal_owners(Deal(owners_pbn(owners)).to_pbn()).tolist() == owners.tolist()
 
 
 def test_the_stream_is_addressed_by_index_and_fixed_by_its_seed() -> None:

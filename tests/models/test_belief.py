@@ -10,21 +10,15 @@ import pytest
 from bridgebot.engine.belief import BeliefNet
 from bridgebot.engine.modelcard import Training
 from bridgebot.engine.policy import DEFAULT_MODEL_DIR
+from bridgebot.laws.deals import random_owners_batch
 from bridgebot.models import belief
 from bridgebot.models.config import BeliefConfig
 
 pytestmark = pytest.mark.train
 
 
-def random_deals(n: int, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    return np.stack([rng.permutation(np.repeat(np.arange(4), 13)) for _ in range(n)]).astype(
-        np.uint8
-    )
-
-
 def test_examples_are_the_hidden_cards_of_each_decision() -> None:
-    owners = random_deals(12, 0)
+    owners = random_owners_batch(0, 0, 12)
     x, y, pos = belief.decision_examples(owners, DEFAULT_MODEL_DIR)
     assert x.shape[0] == y.shape[0] == pos.shape[0] >= 12 * 4
     assert x.shape[1] == 480 and y.shape[1] == 156
@@ -39,7 +33,7 @@ def test_examples_are_the_hidden_cards_of_each_decision() -> None:
 
 
 def test_quality_of_perfect_and_uniform_beliefs() -> None:
-    owners = random_deals(5, 1)
+    owners = random_owners_batch(1, 0, 5)
     rel = (owners.astype(np.int64) - 0) % 4
     y = (rel[:, None, :] == np.arange(1, 4)[None, :, None]).reshape(5, 156).astype(np.uint8)
     pos = np.zeros(5, dtype=np.int64)
@@ -53,7 +47,7 @@ def test_short_training_run_exports_a_matching_onnx_model(tmp_path: Path) -> Non
     import torch
 
     data = tmp_path / "deals.npz"
-    owners = random_deals(90, 2)
+    owners = random_owners_batch(2, 0, 90)
     np.savez(data, owners=owners, dd=np.zeros((90, 4, 5), dtype=np.uint8))
     cfg = BeliefConfig(data=str(data), out=str(tmp_path / "model"), epochs=2, batch=64)
     net, metrics, parity_x = belief.train(cfg, held_out=30)

@@ -9,9 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from bridgebot.engine.dds import dd_tables
-from bridgebot.engine.dds import hands_pbn as pbn
+from bridgebot.laws.cards import deal_owners
+from bridgebot.laws.cards import owners_pbn as pbn
+from bridgebot.laws.deals import random_owners
 from bridgebot.models.ddgen import DDGenError, generate
-from bridgebot.models.teach import random_owners
 from endplay.dds import calc_dd_table
 from endplay.types import Deal, Denom, Player
 
@@ -44,17 +45,8 @@ GOLDEN = [
 ]
 
 
-def owners_from_pbn(text: str) -> np.ndarray:
-    owners = np.zeros(52, dtype=np.uint8)
-    for seat, hand in enumerate(text[2:].split()):
-        for s, holding in enumerate(hand.split(".")):
-            for r in holding:
-                owners[s * 13 + "AKQJT98765432".index(r)] = seat
-    return owners
-
-
 def test_golden_tables_of_the_shared_data() -> None:
-    owners = np.stack([owners_from_pbn(deal) for deal, _ in GOLDEN])
+    owners = np.stack([deal_owners(deal) for deal, _ in GOLDEN])
     assert [pbn(row) for row in owners] == [deal for deal, _ in GOLDEN]
     np.testing.assert_array_equal(dd_tables(owners), np.array([t for _, t in GOLDEN]))
 

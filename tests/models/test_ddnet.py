@@ -13,6 +13,7 @@ from bridgebot.engine.ddestimate import (
     full_table_rows,
 )
 from bridgebot.engine.modelcard import Training
+from bridgebot.laws.cards import deal_owners
 from bridgebot.models import ddnet
 from bridgebot.models.config import DDNetConfig
 
@@ -92,22 +93,17 @@ DEALS = [
 
 def tiny_dd_file(path: Path) -> Path:
     """The deals above in the npz format of docs/data.md."""
-    owners = np.zeros((len(DEALS), 52), dtype=np.uint8)
-    for i, (pbn, _) in enumerate(DEALS):
-        for seat, hand in enumerate(pbn[2:].split()):
-            for suit, holding in enumerate(hand.split(".")):
-                for ch in holding:
-                    owners[i, suit * 13 + "AKQJT98765432".index(ch)] = seat
+    owners = np.stack([deal_owners(pbn) for pbn, _ in DEALS])
     dd = np.array([table for _, table in DEALS], dtype=np.uint8)
     np.savez(path, owners=owners, dd=dd)
     return path
 
 
 def test_tiny_file_round_trips_to_pbn(tmp_path: Path) -> None:
-    from bridgebot.engine.dds import hands_pbn
+    from bridgebot.laws.cards import owners_pbn
 
     z = np.load(tiny_dd_file(tmp_path / "dd.npz"))
-    assert [hands_pbn(o) for o in z["owners"]] == [pbn for pbn, _ in DEALS]
+    assert [owners_pbn(o) for o in z["owners"]] == [pbn for pbn, _ in DEALS]
 
 
 def test_suit_shuffle_keeps_trumps_first_and_permutes() -> None:

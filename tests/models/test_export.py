@@ -10,7 +10,8 @@ import torch
 from bridgebot.engine.features import FEATURE_VERSION
 from bridgebot.engine.modelcard import load_model
 from bridgebot.engine.policy import POLICY_MODEL, Policy
-from bridgebot.models.data import MAX_CALLS, board_dealer_vul, load_dd
+from bridgebot.laws.boards import dealer_vul_arrays
+from bridgebot.models.data import MAX_CALLS, load_dd
 from bridgebot.models.export import ExportError, export, real_states
 from bridgebot.models.net import NetConfig, PolicyNet, save_checkpoint
 from bridgebot.models.selfplay import duplicate_imps, net_chooser
@@ -84,7 +85,7 @@ def test_serving_match_equals_training_evaluation(tmp_path: Path, dd_path: Path)
     net_b, _ = load_checkpoint(str(tmp_path / "b.pt"))
     data = load_dd(dd_path)
     idx = np.arange(boards)
-    dealer, vul = board_dealer_vul(idx + 1)
+    dealer, vul = dealer_vul_arrays(idx + 1)
     cpu = torch.device("cpu")
     imps, auctions, _ = duplicate_imps(
         data.owners[idx],

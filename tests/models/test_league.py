@@ -187,8 +187,8 @@ def test_auction_is_recovered_from_the_observation() -> None:
 def test_bfg_in_the_league_bids_what_the_bfg_agent_bids() -> None:
     from bridgebot.engine.agent import BiddingView
     from bridgebot.laws.calls import legal_calls
+    from bridgebot.laws.cards import owners_pbn
     from bridgebot.models.league import bfg_chooser
-    from bridgebot.tournament.deals import owners_to_pbn
     from endplay.types import Deal
 
     from bridgebot.agents import make_agent
@@ -201,7 +201,7 @@ def test_bfg_in_the_league_bids_what_the_bfg_agent_bids() -> None:
     got = bfg_chooser()(np.arange(b), x, mask)
     agent = make_agent("bfg")
     for i in range(b):
-        deal = Deal(owners_to_pbn(owners[i]))
+        deal = Deal(owners_pbn(owners[i]))
         calls = (ALL_CALLS[ONE_NT],)
         v = BiddingView(Player.east, Player.north, Vul.none, deal[Player.east], calls, 1,
                         legal_calls(Player.north, calls))  # fmt: skip

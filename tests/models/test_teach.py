@@ -8,8 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from bridgebot.engine.features import legal_masks_arrays
+from bridgebot.laws.boards import CYCLE_DEALER, CYCLE_VUL
 from bridgebot.laws.calls import ALL_CALLS, auction_over
-from bridgebot.models.teach import CYCLE_DEALER, CYCLE_VUL, TeachError, generate, random_owners
+from bridgebot.laws.deals import random_owners, random_owners_batch
+from bridgebot.models.teach import TeachError, generate
 from endplay.types import Player
 
 from bridgebot.cli import main
@@ -42,6 +44,7 @@ def test_random_teacher_file(tmp_path: Path) -> None:
     assert z["owners"].shape == (n, 52) and z["owners"].dtype == np.uint8
     assert (np.sort(z["owners"], axis=1) == np.repeat(np.arange(4), 13)).all()
     np.testing.assert_array_equal(z["owners"][7], random_owners(5, 7))
+    assert z["dealer"].dtype == np.uint8 and z["vul"].dtype == np.uint8
     np.testing.assert_array_equal(z["dealer"], CYCLE_DEALER[np.arange(n) % 16])
     np.testing.assert_array_equal(z["vul"], CYCLE_VUL[np.arange(n) % 16])
     assert z["auctions"].dtype == np.int8 and str(z["generator"]) == "teach-v1"
@@ -81,8 +84,7 @@ def test_same_seed_same_file_any_workers_and_resume(tmp_path: Path) -> None:
 
 
 def test_deals_from_a_dd_file(tmp_path: Path) -> None:
-    rng = np.random.default_rng(3)
-    owners = np.stack([rng.permutation(np.repeat(np.arange(4), 13)) for _ in range(20)])
+    owners = random_owners_batch(3, 0, 20)
     dd = tmp_path / "dd.npz"
     np.savez(dd, owners=owners.astype(np.uint8), dd=np.zeros((20, 4, 5), np.uint8))
     out = tmp_path / "t.npz"

@@ -8,12 +8,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bridgebot.laws.boards import dealer_vul_arrays
 from bridgebot.laws.calls import ALL_CALLS, final_contract
+from bridgebot.laws.cards import owners_pbn
+from bridgebot.laws.deals import random_owners_batch
 from bridgebot.laws.scoring import PENALTY_ORDER, dd_tricks, ns_score
 from bridgebot.models.config import ImitationConfig, SelfPlayConfig
 from bridgebot.models.data import (
     DDSet,
-    board_dealer_vul,
     final_contracts,
     load_dd,
     load_teach,
@@ -24,7 +26,6 @@ from bridgebot.models.data import (
 from bridgebot.models.imitation import encode_decisions, train_imitation
 from bridgebot.models.net import load_checkpoint
 from bridgebot.models.selfplay import duplicate_imps, train_selfplay
-from bridgebot.tournament.deals import owners_to_pbn
 from endplay.dds import calc_all_tables
 from endplay.types import Deal, Player, Vul
 
@@ -40,12 +41,10 @@ SOLVED = 16
 @functools.cache
 def _solved() -> tuple[np.ndarray, np.ndarray]:
     """SOLVED random deals and their tables from the real solver (once per test process)."""
-    rng = np.random.default_rng(11)
-    owners = np.stack([rng.permutation(np.repeat(np.arange(4), 13)) for _ in range(SOLVED)])
-    owners = owners.astype(np.uint8)
+    owners = random_owners_batch(11, 0, SOLVED)
     dd = np.zeros((SOLVED, 4, 5), dtype=np.uint8)
     for start in range(0, SOLVED, 16):
-        chunk = [Deal(owners_to_pbn(o)) for o in owners[start : start + 16]]
+        chunk = [Deal(owners_pbn(o)) for o in owners[start : start + 16]]
         for i, table in enumerate(calc_all_tables(chunk)):
             by_strain = table.to_list()  # [S, H, D, C, NT][N, E, S, W]
             dd[start + i] = np.array(by_strain)[[3, 2, 1, 0, 4]].T
@@ -101,7 +100,7 @@ def teach_file(tmp_path_factory, dd) -> Path:
     """Teacher auctions of the rule teacher on 1,200 real deals, in the 'bridgebot teach' format."""
     n = 1200
     idx = np.arange(n)
-    dealer, vul = board_dealer_vul(idx + 1)
+    dealer, vul = dealer_vul_arrays(idx + 1)
     who = np.zeros((n, 4), dtype=np.int64)
     auctions = run_auctions(dd.owners[idx], dealer, vul, who, [rule_teacher])
     length = int((auctions >= 0).sum(axis=1).max())
@@ -120,7 +119,7 @@ def test_array_contracts_and_scores_equal_the_rule_engine(dd) -> None:
     """Vectorised final contract and DD score agree with laws.calls / laws.scoring."""
     n = 300
     idx = np.arange(n)
-    dealer, vul = board_dealer_vul(idx + 1)
+    dealer, vul = dealer_vul_arrays(idx + 1)
     who = np.zeros((n, 4), dtype=np.int64)
     auctions = run_auctions(dd.owners[idx], dealer, vul, who, [random_chooser(3)])
     level, _strain, penalty, declarer = final_contracts(auctions, dealer)
@@ -195,7 +194,7 @@ def test_encoded_decisions_equal_the_teacher_calls(teach_file: Path) -> None:
 def test_duplicate_of_identical_pairs_is_zero_and_differs_from_passing(dd) -> None:
     """Same deterministic system in both pairs: both rooms bid alike, every board 0 IMPs."""
     idx = np.arange(200)
-    dealer, vul = board_dealer_vul(idx + 1)
+    dealer, vul = dealer_vul_arrays(idx + 1)
     imps, auctions, _ns = duplicate_imps(
         dd.owners[idx], dd.dd[idx], dealer, vul, rule_teacher, rule_teacher
     )

@@ -100,11 +100,19 @@ def test_resume_across_the_upgrade(tmp_path: Path) -> None:
     shutil.copy(OLD_TM_JOURNAL, tmp_path / "journal.jsonl")
     found = prepare(tmp_path)
     assert found.done == {1: {1}, 2: {2}} and found.torn_lines == 0
+    # That session dealt seed 3 from the generator before laws.deals (the intended exception to
+    # "same seed, same boards"): today's seed 3 is refused by its deals' digest, and with the
+    # old digest the old header reads as the same session.
     args = argparse.Namespace(boards=None, seed=3, tables=1)
-    check_session(found, session_of(args, generate(3, 2)), tmp_path / "journal.jsonl")
+    now = session_of(args, generate(3, 2))
+    with pytest.raises(ResumeError, match="deals_sha256"):
+        check_session(found, now, tmp_path / "journal.jsonl")
+    old_deals = {"deals_sha256": found.session.deals_sha256}
+    check_session(found, now.model_copy(update=old_deals), tmp_path / "journal.jsonl")
     with pytest.raises(ResumeError, match="seed 3 in the journal, 4 now"):
         args.seed = 4
-        check_session(found, session_of(args, generate(4, 2)), tmp_path / "journal.jsonl")
+        later = session_of(args, generate(4, 2)).model_copy(update=old_deals)
+        check_session(found, later, tmp_path / "journal.jsonl")
     writer = RecordWriter(tmp_path)
     writer.write(played_result(), table=1)
     writer.close()

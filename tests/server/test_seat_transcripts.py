@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from bridgebot.laws.cards import RANKS, SUITS
 from bridgebot.protocol.codec import Direction, parse, render_card
 from bridgebot.protocol.messages import Cards, DummyCards, PlayMsg
 from bridgebot.server.seat import SeatClient
@@ -57,7 +58,7 @@ def _unseen_card(steps: list[ScriptStep]) -> str:
             seen.update(render_card(c) for c in msg.hand)
         elif isinstance(msg, PlayMsg):
             seen.add(render_card(msg.card))
-    unseen = {r + s for r in "AKQJT98765432" for s in "SHDC"} - seen
+    unseen = {r + s for r in RANKS for s in SUITS} - seen
     assert len(unseen) == 1, unseen
     return unseen.pop()
 

@@ -9,24 +9,9 @@ import endplay.parsers.pbn as pbn
 import pytest
 from bridgebot.laws import calls as rules
 from bridgebot.protocol.table import BoardResult
-from bridgebot.server.boards import (
-    BoardFileError,
-    dealer_of,
-    from_pbn_file,
-    from_pbn_text,
-    generate,
-    vul_of,
-)
+from bridgebot.server.boards import BoardFileError, from_pbn_file, from_pbn_text, generate
 from bridgebot.server.records import RecordWriter
 from endplay.types import Player, Vul
-
-
-def test_the_duplicate_cycle() -> None:
-    # Boards 1-4, 8, 13, 16 and 17 (the cycle repeats) as printed on every duplicate board.
-    assert [dealer_of(n) for n in (1, 2, 3, 4, 5)] == [*Player, Player.north]
-    expected = {1: Vul.none, 2: Vul.ns, 3: Vul.ew, 4: Vul.both, 8: Vul.none, 13: Vul.both,
-                16: Vul.ew, 17: Vul.none}  # fmt: skip
-    assert {n: vul_of(n) for n in expected} == expected
 
 
 def test_generation_is_seeded_and_complete() -> None:
@@ -36,6 +21,11 @@ def test_generation_is_seeded_and_complete() -> None:
     for board in a:
         cards = [str(card) for p in Player for card in board.deal[p]]
         assert len(cards) == 52 == len(set(cards))
+    # Board n is deal n - 1 of the stream, with the cycle's dealer and vulnerability.
+    assert [(x.number, x.dealer, x.vul) for x in a[:2]] == [
+        (1, Player.north, Vul.none), (2, Player.east, Vul.ns),
+    ]  # fmt: skip
+    assert [str(x.deal) for x in generate(7, 2, first=4)] == [str(x.deal) for x in a[3:]]
 
 
 def test_records_round_trip_through_pbn(tmp_path: Path) -> None:

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from bridgebot.tournament.deals import generate, pbn_to_owners, solve_dd
+from bridgebot.laws.cards import deal_owners
+from bridgebot.tournament.deals import generate, solve_dd
 
 
 @pytest.fixture(scope="session")
@@ -14,7 +15,7 @@ def solved_npz(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Eight seeded deals solved by DDS, in the npz format of docs/data.md."""
     deals = generate(seed=11, boards=8)
     path = tmp_path_factory.mktemp("deals") / "dd8.npz"
-    owners = np.stack([pbn_to_owners(d.pbn) for d in deals])
+    owners = np.stack([deal_owners(d.pbn) for d in deals])
     dd = np.stack([solve_dd(d.pbn) for d in deals])
     np.savez_compressed(path, owners=owners, dd=dd)
     return path

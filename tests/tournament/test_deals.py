@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bridgebot.laws.cards import deal_owners, owners_pbn
 from bridgebot.tournament.deals import (
     DealSourceError,
     ensure_dd,
@@ -13,23 +14,8 @@ from bridgebot.tournament.deals import (
     load_deals,
     load_npz,
     load_pbn,
-    owners_to_pbn,
-    pbn_to_owners,
 )
 from endplay.types import Deal, Player, Vul
-
-RANKS = "AKQJT98765432"
-
-
-def test_owners_layout_matches_the_data_readme() -> None:
-    owners = np.array([(s * 13 + r) % 4 for s in range(4) for r in range(13)], dtype=np.uint8)
-    # The README's own decoding, written out independently.
-    hands = [".".join("".join(RANKS[r] for r in range(13) if owners[s * 13 + r] == seat)
-                      for s in range(4)) for seat in range(4)]  # fmt: skip
-    assert owners_to_pbn(owners) == "N:" + " ".join(hands)
-    assert pbn_to_owners(owners_to_pbn(owners)).tolist() == owners.tolist()
-    # A deal given from another first seat maps to the same owners.
-    assert pbn_to_owners(Deal(owners_to_pbn(owners)).to_pbn()).tolist() == owners.tolist()
 
 
 def test_generated_deals_rotate_dealer_and_vulnerability() -> None:
@@ -79,11 +65,11 @@ def test_ensure_dd_solves_once_and_caches(tmp_path: Path, solved_npz: Path) -> N
     assert [d.dd.tolist() for d in solved] == [d.dd.tolist() for d in stored]  # type: ignore[union-attr]
     # The cache is in the npz format of docs/data.md and answers without the solver next time.
     assert [d.board for d in load_npz(cache)] == [1, 2]
-    cached = {owners_to_pbn(row): dd for row, dd in zip(*np.load(cache).values(), strict=True)}
+    cached = {owners_pbn(row): dd for row, dd in zip(*np.load(cache).values(), strict=True)}
     cached[stored[0].pbn][:] = 0  # a poisoned cache proves the second call reads it
     np.savez(
         cache,
-        owners=np.stack([pbn_to_owners(k) for k in cached]),
+        owners=np.stack([deal_owners(k) for k in cached]),
         dd=np.stack(list(cached.values())),
     )
     again = ensure_dd(plain[:1], cache=cache, workers=1)
