@@ -36,9 +36,7 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
-def pytest_asyncio_loop_factories(
-    config: pytest.Config, item: pytest.Item
-) -> Mapping[str, Any]:
+def pytest_asyncio_loop_factories(config: pytest.Config, item: pytest.Item) -> Mapping[str, Any]:
     """The event loop of each async test: virtual time where the test asks for it."""
     if item.get_closest_marker("virtual_time") is not None:
         return {"virtual_time": VirtualClockLoop}

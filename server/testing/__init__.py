@@ -21,6 +21,7 @@ from bridgebot.server.testing.peers import (
     ScriptStep,
     agent_script,
     canonical_client_script,
+    connecting,
     random_seat,
     seat_script,
 )
@@ -41,6 +42,7 @@ __all__ = [
     "VirtualClockLoop",
     "agent_script",
     "canonical_client_script",
+    "connecting",
     "random_seat",
     "seat_script",
     "thinking",

@@ -526,6 +526,11 @@ class RawProxy:
 # ------------------------------------------------------------------ honest seats
 
 
+def connecting(seat: Player) -> bytes:
+    """The ``Connecting`` line of an honest seat, as bytes on the wire (for raw-socket peers)."""
+    return f'Connecting "{TEAMS[seat]}" as {seat.name.capitalize()} using protocol version 18\r\n'.encode()
+
+
 def random_seat(port: int, seat: Player, seed: int = 0, host: str = "127.0.0.1") -> SeatClient:
     """Our own seat client with a random agent (seeded by ``seed`` and the seat), team ``TEAMS``:
     the honest seats around a table manager under test."""
