@@ -15,9 +15,10 @@ import asyncio
 import concurrent.futures
 import selectors
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, TypeVarTuple, Unpack
 
 _T = TypeVar("_T")
+_Ts = TypeVarTuple("_Ts")
 
 
 class FakeClock:
@@ -81,8 +82,8 @@ class VirtualClockLoop(asyncio.SelectorEventLoop):
     def run_in_executor(
         self,
         executor: concurrent.futures.Executor | None,
-        func: Callable[..., _T],
-        *args: Any,
+        func: Callable[[Unpack[_Ts]], _T],
+        *args: *_Ts,
     ) -> asyncio.Future[_T]:
         future = super().run_in_executor(executor, func, *args)
         self._selector_.jobs += 1
