@@ -93,7 +93,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--model", default="models/default")
     ap.add_argument("--imitation", required=True, help="exported imitation model directory")
-    ap.add_argument("--dd", default="data/dd.npz")
+    ap.add_argument("--dd", default="data/dd.npz", help="DD deal file (default %(default)s)")
     ap.add_argument("--boards", type=int, default=HOLDOUT)
     ap.add_argument("--them", default="bfg")
     ap.add_argument("--teach", default=None, help="teach file for the accuracy figures")
@@ -101,6 +101,9 @@ def main() -> None:
     ap.add_argument("--skip", default="", help="comma list of: model,imitation,head")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
+    if not Path(args.dd).exists():
+        sys.exit(f"{args.dd}: no such deal file; make one with "
+                 f"`bridgebot ddgen --seed N --deals M --out {args.dd}` (docs/data.md)")  # fmt: skip
     skip = set(filter(None, args.skip.split(",")))
     model, imi = f"policy:{args.model}", f"policy:{args.imitation}"
     out: dict[str, object] = {}

@@ -56,7 +56,7 @@ from bridgebot.laws.boards import side_vulnerable
 from bridgebot.laws.scoring import STRAIN_ORDER, contract_score, imps, ns_score
 from bridgebot.server.boards import dealer_of, vul_of
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "dd_2026.npz"
+DATA = Path("data/dd.npz")  # a DD file made by `bridgebot ddgen` (docs/data.md)
 HCP = np.array(([4, 3, 2, 1] + [0] * 9) * 4)
 
 Chooser = Callable[[PlayView], Card]
@@ -171,7 +171,7 @@ def shared(
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--boards", type=int, default=12)
-    ap.add_argument("--data", type=Path, default=DATA)
+    ap.add_argument("--data", type=Path, default=DATA, help="DD deal file (default %(default)s)")
     ap.add_argument("--worlds", type=int, default=None)
     ap.add_argument("--lead-worlds", type=int, default=None)
     ap.add_argument("--workers", type=int, default=0)
@@ -181,6 +181,9 @@ def main() -> int:
     )
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = ap.parse_args()
+    if not Path(args.data).exists():
+        sys.exit(f"{args.data}: no such deal file; make one with "
+                 f"`bridgebot ddgen --seed N --deals M --out {args.data}` (docs/data.md)")  # fmt: skip
 
     options: Options = {"workers": args.workers, "seed": args.seed}
     for key in ("worlds", "lead_worlds"):

@@ -82,6 +82,9 @@ def main() -> None:
     ap.add_argument("--journal", default=None, help="JSONL of finished rows (resume)")
     ap.add_argument("--json", default=None, help="write the whole table here")
     args = ap.parse_args()
+    if not Path(args.deals).exists():
+        sys.exit(f"{args.deals}: no such deal file; make one with "
+                 f"`bridgebot ddgen --seed N --deals M --out {args.deals}` (docs/data.md)")  # fmt: skip
     deals = load_npz(Path(args.deals), boards=args.boards, first=args.first)
     key = {"deals": str(args.deals), "first": args.first, "boards": len(deals)}
     done: dict[tuple[str, str], dict[str, Any]] = {}

@@ -58,12 +58,15 @@ def solver_tables(owners: np.ndarray) -> np.ndarray:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", default="data/dd_2026.npz")
+    ap.add_argument("--data", default="data/dd.npz", help="DD deal file (default %(default)s)")
     ap.add_argument("--held-out", type=int, default=2000)
     ap.add_argument("--model", default=str(DEFAULT_DIR))
     ap.add_argument("--solver-deals", type=int, default=40)
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
+    if not Path(args.data).exists():
+        sys.exit(f"{args.data}: no such deal file; make one with "
+                 f"`bridgebot ddgen --seed N --deals M --out {args.data}` (docs/data.md)")  # fmt: skip
 
     z = np.load(args.data)
     owners, dd = z["owners"][-args.held_out :], z["dd"][-args.held_out :]

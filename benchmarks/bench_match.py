@@ -40,16 +40,19 @@ def boards_per_second(**kwargs: object) -> float:
 
 
 def main() -> None:
-    root = Path(__file__).resolve().parents[1]
     p = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    p.add_argument("--deals", type=Path, default=root.parent / "shared" / "data" / "dd_2026.npz")
+    p.add_argument("--deals", type=Path, default=Path("data/dd.npz"),
+                   help="DD deal file (default %(default)s)")  # fmt: skip
     p.add_argument("--boards", type=int, default=256)
     p.add_argument("--tcp-boards", type=int, default=32, help="boards for the (slower) TCP figure")
     p.add_argument("--us", default="random")
     p.add_argument("--them", default="random")
     args = p.parse_args()
+    if not Path(args.deals).exists():
+        sys.exit(f"{args.deals}: no such deal file; make one with "
+                 f"`bridgebot ddgen --seed N --deals M --out {args.deals}` (docs/data.md)")  # fmt: skip
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     common = dict(us=args.us, them=args.them, deals=args.deals, seed=1)
 

@@ -71,12 +71,15 @@ def summary(t: np.ndarray) -> dict[str, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--model", default="models/default")
-    ap.add_argument("--dd", default="data/dd.npz")
+    ap.add_argument("--dd", default="data/dd.npz", help="DD deal file (default %(default)s)")
     ap.add_argument("--deals", type=int, default=600)
     ap.add_argument("--reps", type=int, default=2000)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--json", default=None, help="also write the figures here")
     args = ap.parse_args()
+    if not Path(args.dd).exists():
+        sys.exit(f"{args.dd}: no such deal file; make one with "
+                 f"`bridgebot ddgen --seed N --deals M --out {args.dd}` (docs/data.md)")  # fmt: skip
     policy = Policy(args.model, threads=args.threads)
     x, views = collect_states(policy, args.dd, args.deals)
     n = len(x)

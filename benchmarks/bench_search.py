@@ -18,8 +18,8 @@ search agent ``--spec`` against it on the same deals, search minus policy with i
 error, and the median and p95 seconds per searched call. Chunks of 50 boards are journaled
 (``--journal``); rerunning the same command resumes.
 
-    nice -n 10 python benchmarks/bench_search.py --data ../data/test_9002.npz --boards 2000 \\
-        --opponents "bfg;bfg,doubles=on;policy:../data/models/exploiter3" --spec search
+    nice -n 10 python benchmarks/bench_search.py --data data/test_9002.npz --boards 2000 \\
+        --opponents "bfg;bfg,doubles=on;policy:runs/exploiter3" --spec search
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-DATA = "data/dd_2026.npz"
+DATA = "data/dd.npz"  # a DD file made by `bridgebot ddgen` (docs/data.md)
 
 
 def _chunk_match(job: dict[str, Any]) -> dict[str, Any]:
@@ -230,7 +230,7 @@ def _paired_se(diff: np.ndarray) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="models/default")
-    ap.add_argument("--data", default=DATA)
+    ap.add_argument("--data", default=DATA, help="DD deal file (default %(default)s)")
     ap.add_argument("--boards", type=int, default=200)
     ap.add_argument("--held-out", type=int, default=2000)
     ap.add_argument("--budgets", default="particles=256,rollouts=32")
@@ -251,6 +251,9 @@ def main() -> None:
     ap.add_argument("--journal", default="out/bench_search/journal.jsonl")
     ap.add_argument("--chunk", type=int, default=50, help="boards per journaled chunk")
     args = ap.parse_args()
+    if not Path(args.data).exists():
+        sys.exit(f"{args.data}: no such deal file; make one with "
+                 f"`bridgebot ddgen --seed N --deals M --out {args.data}` (docs/data.md)")  # fmt: skip
 
     with np.load(args.data) as z:
         first = len(z["owners"]) - args.held_out

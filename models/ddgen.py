@@ -1,10 +1,11 @@
-"""``bridgebot ddgen``: random deals with their full double-dummy tables, in the shared format.
+"""``bridgebot ddgen``: random deals with their full double-dummy tables (docs/data.md).
 
 The file has the two arrays of ``docs/data.md`` (``owners`` uint8[N, 52], ``dd``
-uint8[N, 4, 5]: tricks for declarer N, E, S, W in strains C, D, H, S, NT), so it concatenates
-with ``dd_2026.npz``, plus one extra scalar ``meta`` (JSON: generator, seed, count) that makes a
-file resumable. Deal k is :func:`models.teach.random_owners` (seed, k), the same stream
-``bridgebot teach --seed`` bids, so teacher auctions and DD tables line up deal for deal.
+uint8[N, 4, 5]: tricks for declarer N, E, S, W in strains C, D, H, S, NT), so files concatenate
+(docs/data.md, "Joining two files"), plus one extra scalar ``meta`` (JSON: generator, seed,
+count) that makes a file resumable. Deal k is :func:`models.teach.random_owners` (seed, k), the
+same stream ``bridgebot teach --seed`` bids, so teacher auctions and DD tables line up deal for
+deal.
 
 Tables come from DDS through endplay's ``calc_all_tables`` in batches, in worker processes (each
 worker asks DDS for one thread, so ``--workers`` is the number of cores used). The file is
@@ -32,7 +33,7 @@ EXAMPLES = """examples:
   bridgebot ddgen --deals 100000 --out data/dd_more.npz --seed 7
   bridgebot ddgen --deals 100000 --out data/dd_more.npz --seed 7   # continues an interrupted run
 
-Concatenate with the shared set:
+Join two files (docs/data.md):
   a, b = np.load("data/dd.npz"), np.load("data/dd_more.npz")
   np.savez("all.npz", owners=np.concatenate([a["owners"], b["owners"]]),
            dd=np.concatenate([a["dd"], b["dd"]]))

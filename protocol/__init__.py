@@ -7,6 +7,7 @@ Pure: messages, codec, dialects and framing; no sockets, no asyncio, no clocks. 
 from bridgebot.protocol.codec import (
     Direction,
     parse,
+    parse_as,
     parse_card,
     parse_hand,
     render,
@@ -89,6 +90,7 @@ __all__ = [
     "ToLead",
     "encode_line",
     "parse",
+    "parse_as",
     "parse_card",
     "parse_hand",
     "render",

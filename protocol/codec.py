@@ -14,6 +14,7 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Callable
+from typing import TypeVar
 
 from bridgebot.protocol import wire
 from bridgebot.protocol.dialect import DEFAULT_DIALECT, Dialect
@@ -65,6 +66,8 @@ class Direction(enum.Enum):
     TO_TM = "to_tm"
     FROM_TM = "from_tm"
 
+
+M = TypeVar("M", bound=Message)
 
 #: Longest line ``parse`` looks at; the framing layer enforces its own (smaller) limit first.
 MAX_PARSE_CHARS = 8192
@@ -472,6 +475,27 @@ def parse(line: str | bytes, direction: Direction) -> Message:
         if m is not None:
             return build(m, norm, safe)
     raise ParseError(f"not a Blue Chip message {_WHO[direction]}", line=line.strip())
+
+
+def parse_as(kind: type[M], line: str | bytes, direction: Direction | None = None) -> M:
+    """Parse ``line`` and insist that it is a ``kind`` message (else ``ParseError``); without a
+    ``direction``, try each way ``kind`` may travel."""
+    directions = [direction] if direction is not None else [Direction(d) for d in kind.DIRECTIONS]
+    last: ParseError | None = None
+    for d in directions:
+        try:
+            msg = parse(line, d)
+        except ParseError as exc:
+            last = exc
+            continue
+        if isinstance(msg, kind):
+            return msg
+        last = ParseError(
+            f"expected a {kind.__name__} line, got a {type(msg).__name__}", line=render(msg)
+        )
+    if last is None:
+        raise LocalProtocolError(f"{kind.__name__} travels in no direction")
+    raise last
 
 
 # ----------------------------------------------------------------- rendering

@@ -2,9 +2,11 @@
 
 Seats are ``endplay`` ``Player``, calls ``Bid``, cards ``Card``, hands ``Hand``, vulnerability
 ``Vul``: the project's bridge vocabulary, so the table manager and seat client never convert.
-Each message knows its wire form through :mod:`protocol.codec` (``to_line``/``from_line``), and its
-``repr`` is Python that rebuilds it (``eval(repr(m)) == m`` with ``endplay.types`` names in scope),
-so a failing test or log line can be pasted back into a test.
+Messages know nothing of their wire form: :mod:`protocol.codec` reads and writes them
+(``parse``/``parse_as`` and ``render``), as h11's readers and writers do for its events, so the
+codec depends on the messages and never the other way round. A message's ``repr`` is Python that
+rebuilds it (``eval(repr(m)) == m`` with ``endplay.types`` names in scope), so a failing test or log
+line can be pasted back into a test.
 
 Free-text fields are kept as received after whitespace runs are collapsed (the codec folds case
 only for keywords, never for team names or explanations).
@@ -14,13 +16,9 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from endplay.types import Bid, Card, ContractBid, Hand, PenaltyBid, Player, Vul
-
-if TYPE_CHECKING:
-    from bridgebot.protocol.codec import Direction
-    from bridgebot.protocol.dialect import Dialect
 
 
 def _fmt(value: Any) -> str:
@@ -43,7 +41,8 @@ def _fmt(value: Any) -> str:
 class Message:
     """Base of all messages. Subclasses are frozen dataclasses.
 
-    ``DIRECTIONS`` says which way a message may travel; ``from_line`` parses in those directions.
+    ``DIRECTIONS`` says which way a message may travel (the values of ``codec.Direction``);
+    ``codec.parse_as`` tries those directions.
     """
 
     DIRECTIONS: ClassVar[tuple[str, ...]] = ()
@@ -52,37 +51,6 @@ class Message:
         fields = dataclasses.fields(self)  # type: ignore[arg-type]
         args = ", ".join(f"{f.name}={_fmt(getattr(self, f.name))}" for f in fields)
         return f"{type(self).__name__}({args})"
-
-    def to_line(self, dialect: Dialect | None = None) -> str:
-        """The wire text (no terminator), see :func:`protocol.codec.render`."""
-        from bridgebot.protocol.codec import render
-        from bridgebot.protocol.dialect import DEFAULT_DIALECT
-
-        return render(self, dialect or DEFAULT_DIALECT)
-
-    @classmethod
-    def from_line(cls, line: str | bytes, direction: Direction | None = None) -> Any:
-        """Parse ``line`` and insist that it is this message type (else ``ParseError``)."""
-        from bridgebot.protocol.codec import Direction, parse
-        from bridgebot.protocol.errors import ParseError
-
-        directions = (
-            [direction] if direction is not None else [Direction(d) for d in cls.DIRECTIONS]
-        )
-        last: ParseError | None = None
-        for d in directions:
-            try:
-                msg = parse(line, d)
-            except ParseError as exc:
-                last = exc
-                continue
-            if isinstance(msg, cls):
-                return msg
-            last = ParseError(
-                f"expected a {cls.__name__} line, got a {type(msg).__name__}", line=msg.to_line()
-            )
-        assert last is not None
-        raise last
 
 
 _TO_TM = ("to_tm",)

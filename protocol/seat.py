@@ -7,8 +7,9 @@ text); it returns events: :class:`Send` (a message to write), :class:`NeedCall` 
 :meth:`SeatMachine.answer_call` / :meth:`SeatMachine.answer_card`. No sockets, clocks or asyncio
 here, so the whole dialogue is tested line by line; :mod:`server.seat` is the I/O shell.
 
-Rules of the machine (the table is ``_TRANSITIONS`` below; anything not in it raises
-``RemoteProtocolError`` and leaves the machine unchanged):
+Rules of the machine (the tables are ``_TRANSITIONS``, ``_BOARD_TRANSITIONS`` for the phases with
+a board in play, whose handlers are handed the board, and ``_AFTER_SEATING``; anything not in them
+raises ``RemoteProtocolError`` and leaves the machine unchanged):
 
 * CONNECTING --Seated--> AWAIT_TEAMS (we send ``ready for teams``); a refusal is the TM's error.
 * AWAIT_TEAMS --Teams--> WAIT_BOARD (we send ``ready to start``, once per session).
@@ -35,12 +36,15 @@ Rules of the machine (the table is ``_TRANSITIONS`` below; anything not in it ra
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Any, Literal
 
+from bridgebot.laws import calls
+from bridgebot.laws.play import legal_cards, trick_winner
 from bridgebot.protocol import messages as m
-from bridgebot.protocol.codec import Direction, parse
+from bridgebot.protocol.codec import Direction, parse, render
 from bridgebot.protocol.dialect import DEFAULT_DIALECT, Dialect
 from bridgebot.protocol.errors import LocalProtocolError, ParseError, RemoteProtocolError
 from bridgebot.protocol.messages import Message
@@ -49,9 +53,7 @@ from endplay.types import (
     Card,
     Contract,
     ContractBid,
-    Denom,
     Hand,
-    Penalty,
     PenaltyBid,
     Player,
     Vul,
@@ -177,8 +179,10 @@ Event = (
 
 @dataclass
 class BoardState:
-    """This seat's view of the board in progress."""
+    """This seat's view of the board in progress: made at ``Board number`` and dropped when the
+    board ends or restarts. ``seat`` is ours."""
 
+    seat: Player
     number: int
     dealer: Player
     vul: Vul
@@ -208,9 +212,45 @@ class BoardState:
         return len(self.played) // 4 + 1
 
     @property
+    def bidder(self) -> Player:
+        return Player((self.dealer.value + len(self.auction)) % 4)
+
+    @property
     def next_player(self) -> Player:
-        assert self.leader is not None
+        if self.leader is None:
+            raise LocalProtocolError("no card is due before the auction ends")
         return Player((self.leader.value + len(self.played) % 4) % 4)
+
+    def controls(self, player: Player) -> bool:
+        """Whether we produce ``player``'s card: our own unless we are dummy, dummy's if we
+        declare."""
+        if self.seat == self.dummy:
+            return False
+        return player == self.seat or (player == self.dummy and self.seat == self.declarer)
+
+    def known_holding(self, player: Player) -> Hand | None:
+        """What is left of ``player``'s hand, if we see it (ours, and dummy's once shown)."""
+        if player == self.seat:
+            return self.hand
+        if player == self.dummy:
+            return self.dummy_hand
+        return None
+
+    def revoke(self, holding: Hand, card: Card) -> bool:
+        """Whether playing ``card`` from ``holding`` fails to follow suit to the current trick."""
+        trick = [c for _, c in self.played[len(self.played) // 4 * 4 :]]
+        return card not in legal_cards(holding, trick)
+
+    def call_problem(self, call: Bid) -> str | None:
+        """Why ``call`` may not be made now, or None if it is legal."""
+        if calls.auction_over(self.auction):
+            return "the auction is over"
+        if calls.is_legal_call(self.dealer, self.auction, call):
+            return None
+        last = next((c for c in reversed(self.auction) if isinstance(c, ContractBid)), None)
+        if isinstance(call, ContractBid) and last is not None:
+            return f"{call} does not outrank {last}"
+        return f"{call} is not a legal call after {len(self.auction)} calls"
 
     def copy(self) -> BoardState:
         return replace(
@@ -230,29 +270,6 @@ def _clean_call(call: Bid) -> Bid:
     return PenaltyBid(call.penalty)
 
 
-def _is_pass(call: Bid) -> bool:
-    return isinstance(call, PenaltyBid) and call.penalty is Penalty.passed
-
-
-def _auction_over(auction: list[Bid]) -> bool:
-    return len(auction) >= 4 and all(_is_pass(c) for c in auction[-3:])
-
-
-def _strain_rank(denom: Denom) -> int:
-    """Bidding order of a strain: clubs lowest, notrump highest (endplay numbers spades 0)."""
-    return {Denom.clubs: 0, Denom.diamonds: 1, Denom.hearts: 2, Denom.spades: 3}.get(denom, 4)
-
-
-def _trick_winner(leader: Player, cards: list[Card], trump: Denom) -> Player:
-    def strength(card: Card) -> tuple[int, int]:
-        if trump != Denom.nt and card.suit == trump:
-            return (2, card.rank.value)
-        return (1 if card.suit == cards[0].suit else 0, card.rank.value)
-
-    best = max(range(4), key=lambda i: strength(cards[i]))
-    return Player((leader.value + best) % 4)
-
-
 @dataclass
 class _Undo:
     """What to restore if the TM answers our last call / card with ``Illegal bid/card``."""
@@ -265,7 +282,10 @@ class _Undo:
     boards_finished: int
 
 
-Handler = Callable[["SeatMachine", Message], list[Event]]
+# A handler takes the message type its row of the tables below names (the tables guarantee it).
+Handler = Callable[["SeatMachine", Any], list[Event]]
+BoardHandler = Callable[["SeatMachine", BoardState, Any], list[Event]]
+"""A handler of a phase with a board in play: the dispatch hands it the board."""
 
 
 class SeatMachine:
@@ -341,15 +361,11 @@ class SeatMachine:
         wrong at this point; the machine is then unchanged."""
         if self.phase is Phase.ENDED:
             raise RemoteProtocolError(f"{type(msg).__name__} after End of session", line=_line(msg))
-        handler = _TRANSITIONS[self.phase].get(type(msg))
-        if handler is None and self.phase is not Phase.CONNECTING:
-            handler = _AFTER_SEATING.get(type(msg))
-        if handler is None:
-            raise RemoteProtocolError(self._unexpected(msg), line=_line(msg))
+        transition = self._transition(msg)
         board = None if self.board is None else self.board.copy()
         saved = (self.phase, board, self.pending, self._undo, self._seat, self.boards_finished)
         try:
-            events = handler(self, msg)
+            events = transition()
         except RemoteProtocolError:
             self.phase, self.board, self.pending, self._undo, self._seat = saved[:5]
             self.boards_finished = saved[5]
@@ -358,36 +374,56 @@ class SeatMachine:
             self._undo = None
         return events
 
+    def _transition(self, msg: Message) -> Callable[[], list[Event]]:
+        """The handler of ``msg`` in this phase, bound to it; raise if the tables have none."""
+        kind = type(msg)
+        board_handler = _BOARD_TRANSITIONS.get(self.phase, {}).get(kind)
+        if board_handler is not None:
+            return functools.partial(board_handler, self, self._board(), msg)
+        handler = _TRANSITIONS[self.phase].get(kind)
+        if handler is None and self.phase is not Phase.CONNECTING:
+            handler = _AFTER_SEATING.get(kind)
+        if handler is None:
+            raise RemoteProtocolError(self._unexpected(msg), line=_line(msg))
+        return functools.partial(handler, self, msg)
+
+    def _board(self) -> BoardState:
+        """The board in play, which every phase of :data:`_BOARD_TRANSITIONS` has."""
+        if self.board is None:
+            raise LocalProtocolError(f"no board in play in phase {self.phase.value}")
+        return self.board
+
     def answer_call(self, call: Bid) -> list[Event]:
         """Our call for the pending :class:`NeedCall`. An alertable ``Bid`` (endplay's
         ``alertable``/``announcement``) goes out with ``Alert.`` and its explanation."""
         request = self.pending
-        if not isinstance(request, NeedCall) or self.board is None:
+        if not isinstance(request, NeedCall):
             raise LocalProtocolError("answer_call() without a pending call request")
+        board = self._board()
         clean = _clean_call(call)
-        err = self._check_call(clean)
+        err = board.call_problem(clean)
         if err:
             raise LocalProtocolError(f"{_name(self.seat)} may not call {clean}: {err}")
         alert = (call.announcement or "") if call.alertable else None
         self._undo = _Undo(
-            "call", clean, self.phase, self.board.copy(), request.rejected, self.boards_finished
+            "call", clean, self.phase, board.copy(), request.rejected, self.boards_finished
         )
         self.pending = None
-        self.board.auction.append(clean)
-        self.board.ready_sent = False
+        board.auction.append(clean)
+        board.ready_sent = False
         self.phase = Phase.AUCTION
-        return [Send(m.CallMsg(self.seat, clean, alert=alert)), *self._advance()]
+        return [Send(m.CallMsg(self.seat, clean, alert=alert)), *self._advance(board)]
 
     def answer_card(self, card: Card) -> list[Event]:
         """Our card (or dummy's, when we declare) for the pending :class:`NeedCard`."""
         request = self.pending
-        if not isinstance(request, NeedCard) or self.board is None:
+        if not isinstance(request, NeedCard):
             raise LocalProtocolError("answer_card() without a pending card request")
-        board = self.board
+        board = self._board()
         holding = request.holding
         if card not in list(holding):
             raise LocalProtocolError(f"{_name(request.player)} does not hold {card}")
-        if self._revoke(holding, card):
+        if board.revoke(holding, card):
             raise LocalProtocolError(f"{_name(request.player)} must follow suit, not play {card}")
         self._undo = _Undo(
             "card", card, self.phase, board.copy(), request.rejected, self.boards_finished
@@ -395,13 +431,12 @@ class SeatMachine:
         self.pending = None
         self.phase = Phase.PLAY
         events: list[Event] = [Send(m.PlayMsg(request.player, card))]
-        events += self._apply_card(request.player, card)
-        return events + self._advance()
+        events += self._apply_card(board, request.player, card)
+        return events + self._advance(board)
 
-    # ------------------------------------------------------------------ handlers
+    # ------------------------------------------------------------------ session handlers
 
-    def _on_seated(self, msg: Message) -> list[Event]:
-        assert isinstance(msg, m.Seated)
+    def _on_seated(self, msg: m.Seated) -> list[Event]:
         if self.requested_seat is not None and msg.seat != self.requested_seat:
             raise RemoteProtocolError(
                 f"asked for {_name(self.requested_seat)} but was seated as {_name(msg.seat)}",
@@ -411,17 +446,14 @@ class SeatMachine:
         self.phase = Phase.AWAIT_TEAMS
         return [Send(m.ReadyForTeams(msg.seat))]
 
-    def _on_refused(self, msg: Message) -> list[Event]:
-        assert isinstance(msg, m.ErrorText)
+    def _on_refused(self, msg: m.ErrorText) -> list[Event]:
         raise RemoteProtocolError(f"table manager refused the connection: {msg.text}")
 
-    def _on_error_text(self, msg: Message) -> list[Event]:
-        assert isinstance(msg, m.ErrorText)
+    def _on_error_text(self, msg: m.ErrorText) -> list[Event]:
         self.last_error = msg.text
         return [TableError(msg.text)]  # the table goes on, or closes: either tells us (above)
 
-    def _on_teams(self, msg: Message) -> list[Event]:
-        assert isinstance(msg, m.Teams)
+    def _on_teams(self, msg: m.Teams) -> list[Event]:
         self.teams = msg
         self.phase = Phase.WAIT_BOARD
         return [Send(m.ReadyToStart(self.seat))]
@@ -429,33 +461,56 @@ class SeatMachine:
     def _on_ignored(self, msg: Message) -> list[Event]:
         return [Ignored(msg)]
 
-    def _on_start_of_board(self, msg: Message) -> list[Event]:
+    def _on_start_of_board(self, msg: m.StartOfBoard) -> list[Event]:
         # Mid-board (any phase but WAIT_BOARD) this drops the board: Ben's restart (docs/protocol.md §4).
         self.board = None
         self.pending = None
         self.phase = Phase.AWAIT_BOARD_INFO
         return [Send(m.ReadyForDeal(self.seat))]
 
-    def _on_board_info(self, msg: Message) -> list[Event]:
-        assert isinstance(msg, m.BoardInfo)
-        self.board = BoardState(number=msg.number, dealer=msg.dealer, vul=msg.vul)
+    def _on_board_info(self, msg: m.BoardInfo) -> list[Event]:
+        self.board = BoardState(seat=self.seat, number=msg.number, dealer=msg.dealer, vul=msg.vul)
         self.phase = Phase.AWAIT_CARDS
         return [BoardStarted(msg.number), Send(m.ReadyForCards(self.seat))]
 
-    def _on_cards(self, msg: Message) -> list[Event]:
-        assert isinstance(msg, m.Cards) and self.board is not None
+    def _on_illegal(self, msg: m.IllegalBid | m.IllegalCard) -> list[Event]:
+        kind = "call" if isinstance(msg, m.IllegalBid) else "card"
+        undo = self._undo
+        if undo is None or undo.kind != kind:
+            raise RemoteProtocolError(f"{_line(msg)!r} but our last action was no {kind}")
+        self._undo = None
+        self.phase = undo.phase
+        self.board = undo.board
+        self.boards_finished = undo.boards_finished
+        if isinstance(undo.action, Card):
+            rejected_cards = tuple(c for c in undo.rejected if isinstance(c, Card))
+            self.pending = None
+            return [
+                self._ask_card(undo.board, undo.board.next_player, (*rejected_cards, undo.action))
+            ]
+        rejected_calls = tuple(c for c in undo.rejected if not isinstance(c, Card))
+        return [self._ask_call(undo.board, (*rejected_calls, undo.action))]
+
+    def _on_end(self, msg: m.EndOfSession) -> list[Event]:
+        self.phase = Phase.ENDED
+        self.board = None
+        self.pending = None
+        return [SessionEnded(self.boards_finished)]
+
+    # ------------------------------------------------------------------ board handlers
+
+    def _on_cards(self, board: BoardState, msg: m.Cards) -> list[Event]:
         if msg.seat != self.seat:
             # ZBridge v20 sends all four hands to everyone; we only need ours.
             return [Ignored(msg)]
         if len(msg.hand) != 13:
             raise RemoteProtocolError(f"our hand has {len(msg.hand)} cards", line=_line(msg))
-        self.board.hand = msg.hand.copy()
+        board.hand = msg.hand.copy()
         self.phase = Phase.AUCTION
-        return self._advance()
+        return self._advance(board)
 
-    def _on_call(self, msg: Message) -> list[Event]:
-        assert isinstance(msg, m.CallMsg) and self.board is not None
-        expected = self._bidder()
+    def _on_call(self, board: BoardState, msg: m.CallMsg) -> list[Event]:
+        expected = board.bidder
         if msg.seat != expected:
             raise RemoteProtocolError(
                 f"a call from {_name(msg.seat)} while {_name(expected)} is to call",
@@ -463,20 +518,18 @@ class SeatMachine:
                 line=_line(msg),
             )
         call = _clean_call(msg.call)
-        err = self._check_call(call)
+        err = board.call_problem(call)
         if err:
             raise RemoteProtocolError(
                 f"illegal call relayed: {err}", seat=msg.seat, line=_line(msg)
             )
-        self.board.auction.append(call)
-        self.board.ready_sent = False
-        return self._advance()
+        board.auction.append(call)
+        board.ready_sent = False
+        return self._advance(board)
 
-    def _on_play(self, msg: Message) -> list[Event]:
-        assert isinstance(msg, m.PlayMsg) and self.board is not None
-        board = self.board
+    def _on_play(self, board: BoardState, msg: m.PlayMsg) -> list[Event]:
         player = board.next_player
-        if self._controls(player):
+        if board.controls(player):
             raise RemoteProtocolError(
                 f"a card relayed for {_name(player)}, whose card we play", line=_line(msg)
             )
@@ -487,14 +540,14 @@ class SeatMachine:
                 seat=seat,
                 line=_line(msg),
             )
-        holding = self._known_holding(player)
+        holding = board.known_holding(player)
         card = msg.card
         if any(c == card for _, c in board.played):
             raise RemoteProtocolError(f"{card} was already played", seat=player, line=_line(msg))
         if holding is not None:
             if card not in list(holding):
                 raise RemoteProtocolError(f"{_name(player)} does not hold {card}", seat=player)
-            if self._revoke(holding, card):
+            if board.revoke(holding, card):
                 raise RemoteProtocolError(f"{_name(player)} revoked with {card}", seat=player)
         else:
             for other in (board.hand, board.dummy_hand):
@@ -504,28 +557,23 @@ class SeatMachine:
                         seat=player,
                         line=_line(msg),
                     )
-        events = self._apply_card(player, card)
-        return events + self._advance()
+        events = self._apply_card(board, player, card)
+        return events + self._advance(board)
 
-    def _on_to_lead(self, msg: Message) -> list[Event]:
-        board = self.board
-        if board is None or board.contract is None or len(board.played) >= 52:
-            return [Ignored(msg)]
+    def _on_to_lead(self, board: BoardState, msg: m.ToLead) -> list[Event]:
         if len(board.played) % 4:
             # Early: the TM announced the next trick's lead before relaying this trick's last
             # card (seen from our own table manager when a ready message came late). Keep it
             # for the next trick; it is dropped there if we do not control that lead.
             board.lead_cue = True
             return []
-        if self.phase is Phase.PLAY and self._controls(board.next_player):
+        if self.phase is Phase.PLAY and board.controls(board.next_player):
             board.lead_cue = True
-            return self._advance()
+            return self._advance(board)
         # Sent to a seat that does not lead: harmless, the card order is ours to track.
         return [Ignored(msg)]
 
-    def _on_dummy_cards(self, msg: Message) -> list[Event]:
-        assert isinstance(msg, m.DummyCards) and self.board is not None
-        board = self.board
+    def _on_dummy_cards(self, board: BoardState, msg: m.DummyCards) -> list[Event]:
         if not board.awaiting_dummy:
             raise RemoteProtocolError("Dummy's cards we did not ask for", line=_line(msg))
         # The hand as dealt (13 cards), or what is left of it if the TM relayed dummy's first
@@ -543,59 +591,35 @@ class SeatMachine:
             raise RemoteProtocolError(f"dummy's hand has {len(msg.hand)} cards", line=_line(msg))
         board.dummy_hand = hand
         board.awaiting_dummy = False
-        return self._advance()
-
-    def _on_illegal(self, msg: Message) -> list[Event]:
-        kind = "call" if isinstance(msg, m.IllegalBid) else "card"
-        undo = self._undo
-        if undo is None or undo.kind != kind:
-            raise RemoteProtocolError(f"{_line(msg)!r} but our last action was no {kind}")
-        self._undo = None
-        self.phase = undo.phase
-        self.board = undo.board
-        self.boards_finished = undo.boards_finished
-        if isinstance(undo.action, Card):
-            assert isinstance(self.pending, NeedCard) or self.pending is None
-            rejected_cards = tuple(c for c in undo.rejected if isinstance(c, Card))
-            self.pending = None
-            return [self._ask_card(self._next_player(), (*rejected_cards, undo.action))]
-        rejected_calls = tuple(c for c in undo.rejected if not isinstance(c, Card))
-        return [self._ask_call((*rejected_calls, undo.action))]
-
-    def _on_end(self, msg: Message) -> list[Event]:
-        self.phase = Phase.ENDED
-        self.board = None
-        self.pending = None
-        return [SessionEnded(self.boards_finished)]
+        return self._advance(board)
 
     # ------------------------------------------------------------------ the board's course
 
-    def _advance(self) -> list[Event]:
+    def _advance(self, board: BoardState) -> list[Event]:
         """Say what comes next after the state changed: a ready message, a request, or the end."""
-        board = self.board
-        assert board is not None
         me = self.seat
         if self.phase is Phase.AUCTION:
-            if _auction_over(board.auction):
-                return self._start_play()
-            bidder = self._bidder()
+            if calls.auction_over(board.auction):
+                return self._start_play(board)
+            bidder = board.bidder
             if bidder == me:
-                return [self._ask_call(())]
+                return [self._ask_call(board, ())]
             if board.ready_sent:
                 return []
             board.ready_sent = True
             return [Send(m.ReadyForBid(me, bidder))]
-        assert self.phase is Phase.PLAY
+        if self.phase is not Phase.PLAY:
+            raise LocalProtocolError(f"nothing to advance in phase {self.phase.value}")
         if len(board.played) == 52:
-            return self._finish_board()
+            return self._finish_board(board)
         if board.awaiting_dummy:
             return []
         player = board.next_player
-        if self._controls(player):
+        if board.controls(player):
             if len(board.played) % 4 == 0 and not board.lead_cue:
                 return []  # wait for "<X> to lead"
             board.lead_cue = False
-            return [self._ask_card(player, ())]
+            return [self._ask_card(board, player, ())]
         if board.ready_sent:
             return []
         board.ready_sent = True
@@ -606,12 +630,10 @@ class SeatMachine:
             named = None
         return [Send(m.ReadyForCard(me, named, board.trick))]
 
-    def _start_play(self) -> list[Event]:
-        board = self.board
-        assert board is not None
-        contract = Contract.from_auction(board.dealer, board.auction)
-        if contract.is_passout():
-            return self._finish_board()
+    def _start_play(self, board: BoardState) -> list[Event]:
+        contract = calls.final_contract(board.dealer, board.auction)
+        if contract is None:
+            return self._finish_board(board)
         board.contract = contract
         board.leader = Player((contract.declarer.value + 1) % 4)
         board.ready_sent = False
@@ -622,13 +644,13 @@ class SeatMachine:
             # bridge-player: declarer and the leader's partner ask for dummy before the lead.
             events.append(Send(m.ReadyForDummy(me)))
             board.awaiting_dummy = True
-        return events + self._advance()
+        return events + self._advance(board)
 
-    def _apply_card(self, player: Player, card: Card) -> list[Event]:
+    def _apply_card(self, board: BoardState, player: Player, card: Card) -> list[Event]:
         """Record ``player``'s ``card`` (ours, relayed or chosen) and close a finished trick."""
-        board = self.board
-        assert board is not None and board.contract is not None and board.leader is not None
-        holding = self._known_holding(player)
+        if board.contract is None or board.leader is None:
+            raise LocalProtocolError("a card before the auction ended")
+        holding = board.known_holding(player)
         if holding is not None:
             holding.remove(card)
         board.played.append((player, card))
@@ -640,22 +662,18 @@ class SeatMachine:
             board.awaiting_dummy = True
         if len(board.played) % 4 == 0:
             trick = [c for _, c in board.played[-4:]]
-            board.leader = _trick_winner(board.leader, trick, board.contract.denom)
-            if not self._controls(board.leader):
+            board.leader = trick_winner(board.leader, trick, board.contract.denom)
+            if not board.controls(board.leader):
                 board.lead_cue = False  # an early cue was not for us after all
         return events
 
-    def _finish_board(self) -> list[Event]:
-        board = self.board
-        assert board is not None
+    def _finish_board(self, board: BoardState) -> list[Event]:
         self.boards_finished += 1
         self.phase = Phase.WAIT_BOARD
         self.board = None
         return [BoardFinished(board.number, board.contract is None, board.contract)]
 
-    def _ask_call(self, rejected: tuple[Bid, ...]) -> NeedCall:
-        board = self.board
-        assert board is not None
+    def _ask_call(self, board: BoardState, rejected: tuple[Bid, ...]) -> NeedCall:
         self.phase = Phase.DECIDING
         request = NeedCall(
             seat=self.seat,
@@ -669,9 +687,9 @@ class SeatMachine:
         self.pending = request
         return request
 
-    def _ask_card(self, player: Player, rejected: tuple[Card, ...]) -> NeedCard:
-        board = self.board
-        assert board is not None and board.contract is not None
+    def _ask_card(self, board: BoardState, player: Player, rejected: tuple[Card, ...]) -> NeedCard:
+        if board.contract is None:
+            raise LocalProtocolError("a card request before the auction ended")
         self.phase = Phase.DECIDING
         request = NeedCard(
             player=player,
@@ -689,61 +707,6 @@ class SeatMachine:
         self.pending = request
         return request
 
-    # ------------------------------------------------------------------ helpers
-
-    def _bidder(self) -> Player:
-        assert self.board is not None
-        return Player((self.board.dealer.value + len(self.board.auction)) % 4)
-
-    def _next_player(self) -> Player:
-        assert self.board is not None
-        return self.board.next_player
-
-    def _controls(self, player: Player) -> bool:
-        """Whether we produce ``player``'s card: our own unless we are dummy, dummy's if we
-        declare."""
-        board = self.board
-        assert board is not None
-        me = self.seat
-        if me == board.dummy:
-            return False
-        return player == me or (player == board.dummy and me == board.declarer)
-
-    def _known_holding(self, player: Player) -> Hand | None:
-        board = self.board
-        assert board is not None
-        if player == self.seat:
-            return board.hand
-        if player == board.dummy:
-            return board.dummy_hand
-        return None
-
-    def _revoke(self, holding: Hand, card: Card) -> bool:
-        board = self.board
-        assert board is not None
-        pos = len(board.played) % 4
-        if pos == 0:
-            return False
-        led = board.played[-pos][1].suit
-        return card.suit != led and any(c.suit == led for c in holding)
-
-    def _check_call(self, call: Bid) -> str | None:
-        """A light sufficiency check (no engine here): a bid must outrank the last bid."""
-        assert self.board is not None
-        if _auction_over(self.board.auction):
-            return "the auction is over"
-        if not isinstance(call, ContractBid):
-            return None
-        for prev in reversed(self.board.auction):
-            if isinstance(prev, ContractBid):
-                if (call.level, _strain_rank(call.denom)) <= (
-                    prev.level,
-                    _strain_rank(prev.denom),
-                ):
-                    return f"{call} does not outrank {prev}"
-                break
-        return None
-
     def _unexpected(self, msg: Message) -> str:
         where = self.phase.value.replace("_", " ")
         if self.phase is Phase.DECIDING and self.pending is not None:
@@ -753,7 +716,7 @@ class SeatMachine:
 
 def _line(msg: Message) -> str:
     try:
-        return msg.to_line()
+        return render(msg)
     except Exception:  # a message the codec cannot render still deserves a readable error
         return repr(msg)
 
@@ -764,25 +727,33 @@ def _name(seat: Player | None) -> str:
 
 _RESTARTABLE: dict[type[Message], Handler] = {m.StartOfBoard: SeatMachine._on_start_of_board}
 
-#: phase -> message type -> handler. Messages valid in every phase after seating are below.
+#: phase -> message type -> handler, for the phases without a board in play.
 _TRANSITIONS: dict[Phase, dict[type[Message], Handler]] = {
     Phase.CONNECTING: {m.Seated: SeatMachine._on_seated, m.ErrorText: SeatMachine._on_refused},
     Phase.AWAIT_TEAMS: {m.Teams: SeatMachine._on_teams},
     Phase.WAIT_BOARD: {**_RESTARTABLE},
     Phase.AWAIT_BOARD_INFO: {m.BoardInfo: SeatMachine._on_board_info, **_RESTARTABLE},
-    Phase.AWAIT_CARDS: {m.Cards: SeatMachine._on_cards, **_RESTARTABLE},
-    Phase.AUCTION: {m.CallMsg: SeatMachine._on_call, **_RESTARTABLE},
+    Phase.AWAIT_CARDS: {**_RESTARTABLE},
+    Phase.AUCTION: {**_RESTARTABLE},
+    Phase.PLAY: {**_RESTARTABLE},
+    Phase.DECIDING: {**_RESTARTABLE},
+    Phase.ENDED: {},
+}
+
+#: phase -> message type -> handler, for the phases with a board in play (the handler gets it).
+_BOARD_TRANSITIONS: dict[Phase, dict[type[Message], BoardHandler]] = {
+    Phase.AWAIT_CARDS: {m.Cards: SeatMachine._on_cards},
+    Phase.AUCTION: {m.CallMsg: SeatMachine._on_call},
     Phase.PLAY: {
         m.PlayMsg: SeatMachine._on_play,
         m.DummyCards: SeatMachine._on_dummy_cards,
         m.ToLead: SeatMachine._on_to_lead,
-        **_RESTARTABLE,
     },
     # While our bot thinks the TM should be quiet; a restart or a stray "to lead" is fine.
-    Phase.DECIDING: {m.ToLead: SeatMachine._on_to_lead, **_RESTARTABLE},
-    Phase.ENDED: {},
+    Phase.DECIDING: {m.ToLead: SeatMachine._on_to_lead},
 }
 
+#: Messages valid in every phase after seating.
 _AFTER_SEATING: dict[type[Message], Handler] = {
     m.Timing: SeatMachine._on_ignored,
     m.Teams: SeatMachine._on_ignored,

@@ -24,6 +24,7 @@ import structlog
 from bridgebot.engine.agent import Agent, BiddingView, PlayView
 from bridgebot.laws.calls import legal_calls, same_call
 from bridgebot.laws.play import legal_cards
+from bridgebot.protocol.codec import render
 from bridgebot.protocol.dialect import DEFAULT_DIALECT, Dialect
 from bridgebot.protocol.errors import LineTooLong, RemoteProtocolError
 from bridgebot.protocol.framing import LineBuffer, encode_line
@@ -228,7 +229,7 @@ class SeatClient:
 
     async def _write(self, msg: Message) -> None:
         assert self._writer is not None
-        text = msg.to_line(self.dialect)
+        text = render(msg, self.dialect)
         self._log.debug("line", dir="out", line=text)
         try:
             self._writer.write(encode_line(text))

@@ -3,8 +3,8 @@
 One process serves one or more tables on one listening port (the seat and team come from the
 ``Connecting`` line; a connection goes to the first table that can seat it), optionally also on the
 classic four ports of one table, one per seat. Everything the protocol decides lives in
-:class:`protocol.table.TableMachine`; this module only moves lines, checks legality through
-``laws.calls`` (injected into the machine), keeps time, and writes what happened:
+:class:`protocol.table.TableMachine` (legality included, through ``bridgebot.laws``); this module
+only moves lines, keeps time, and writes what happened:
 
 * every line in and out is logged once (structlog, debug, bound ``table`` and ``seat``) and
   written to ``DIR/transcript-<table>.txt`` in docs/protocol.md's section 6 format, so a session can be
@@ -39,11 +39,9 @@ import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
 from typing import IO, Any, Protocol
 
 import structlog
-from bridgebot.laws import calls, play
 from bridgebot.protocol.codec import Direction, parse, render
 from bridgebot.protocol.dialect import DEFAULT_DIALECT, Dialect
 from bridgebot.protocol.errors import LineTooLong, ParseError, ProtocolError, RemoteProtocolError
@@ -62,15 +60,6 @@ from bridgebot.protocol.table import SEATS, BoardResult, Phase, SeatState, Table
 from bridgebot.server.guard import DEFAULT_LIMITS, ConnectionGuard, Limits
 from bridgebot.server.records import RecordWriter, contract_text
 from endplay.types import Player
-
-# The laws the table machine enforces (until the machine reads bridgebot.laws itself).
-TABLE_LAWS = SimpleNamespace(
-    is_legal_call=calls.is_legal_call,
-    auction_over=calls.auction_over,
-    final_contract=calls.final_contract,
-    legal_cards=play.legal_cards,
-    trick_winner=play.trick_winner,
-)
 
 #: What a peer gets when its first line is not a ``Connecting`` line (ComputerBridge's text).
 EXPECTED_CONNECT = "Expected 'Connecting .... as ... using protocol version ..'"
@@ -178,7 +167,7 @@ class Table:
         self.played = 0
         self.aborted = 0
         self.machine = TableMachine(
-            TABLE_LAWS, clock=clock, max_illegal=options.max_illegal, scoring=options.scoring
+            clock=clock, max_illegal=options.max_illegal, scoring=options.scoring
         )
         self.records = records
         self.on_board = on_board

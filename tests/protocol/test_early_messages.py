@@ -106,7 +106,11 @@ def test_a_whole_auction_in_one_burst_takes_the_first_call_and_refuses_the_rest(
     for p in (Player.east, Player.south, Player.west):
         d.line(p, f"{p.name} ready for North's bid")
     assert d.drain(Player.east) == ["North passes"]  # the first call, relayed once
-    assert len(d.m._auction) == 1 and d.m.waiting_for()[0] == Player.east
+    assert (
+        d.m.current is not None
+        and len(d.m.current.auction) == 1
+        and d.m.waiting_for()[0] == Player.east
+    )
 
 
 def test_repeated_ready_lines_are_ignored_not_refused() -> None:

@@ -7,6 +7,7 @@ tests is ``1S P 4S P P P``: North declares 4S, South is dummy, East leads.
 from __future__ import annotations
 
 import pytest
+from bridgebot.laws.calls import DOUBLE
 from bridgebot.protocol.codec import parse_call, parse_card, render
 from bridgebot.protocol.dialect import Dialect
 from bridgebot.protocol.errors import LocalProtocolError, RemoteProtocolError
@@ -227,6 +228,20 @@ def test_insufficient_relayed_bid_is_rejected() -> None:
     d.call("3S")
     with pytest.raises(RemoteProtocolError, match="does not outrank"):
         d.tm("West bids 2NT")
+
+
+def test_a_double_of_partners_bid_is_refused_both_ways() -> None:
+    """The seat checks calls with the laws (bridgebot.laws.calls), not only sufficiency."""
+    d = dealt(Player.south)
+    d.tm("North bids 1S", "East passes")
+    d.request()
+    with pytest.raises(LocalProtocolError, match="not a legal call"):
+        d.m.answer_call(DOUBLE)
+    d.call("2S")
+    with pytest.raises(RemoteProtocolError, match="not a legal call"):
+        d.tm("West redoubles")
+    d.tm("West doubles")  # of the opponents' 2S: fine
+    assert d.m.board is not None and len(d.m.board.auction) == 4
 
 
 def test_alertable_call_goes_out_with_alert() -> None:

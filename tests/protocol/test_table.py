@@ -15,7 +15,6 @@ from bridgebot.protocol.errors import RemoteProtocolError
 from bridgebot.protocol.messages import Connect, Message
 from bridgebot.protocol.table import Phase, TableMachine
 from bridgebot.server.testing import GOLDEN_BOARD, FakeClock, seat_script
-from bridgebot.server.tm import TABLE_LAWS
 from endplay.types import Player
 
 TRANSCRIPT = Path(__file__).parents[1] / "peers" / "transcript_6_1.txt"
@@ -62,7 +61,7 @@ class Driver:
 
 
 def make_machine(clock: FakeClock | None = None, **kw: object) -> TableMachine:
-    return TableMachine(TABLE_LAWS, clock=clock or FakeClock(), **kw)  # type: ignore[arg-type]
+    return TableMachine(clock=clock or FakeClock(), **kw)  # type: ignore[arg-type]
 
 
 def test_golden_board_6_1_line_by_line() -> None:
@@ -77,7 +76,8 @@ def test_golden_board_6_1_line_by_line() -> None:
         # The TM's clock: West thinks 8 s over the opening lead, South 14 s over the last card.
         if text == "West plays AC":
             clock.now += 8
-        if text == "North plays 3S" and d.m.board is not None and len(d.m._plays) == 51:
+        play = d.m.current.play if d.m.current is not None else None
+        if text == "North plays 3S" and play is not None and len(play.plays) == 51:
             clock.now += 14
         d.line(seat, text)
         if d.m.phase is Phase.IDLE and boards:
@@ -294,3 +294,21 @@ def test_disconnect_suspends_the_board_and_the_seat_comes_back() -> None:
     for p in SEATS:
         d.line(p, f"{p.name} ready for deal")
     assert d.drain(Player.east) == ["Board number 1. Dealer North. Neither vulnerable."]
+
+
+def test_a_seat_late_for_the_last_card_is_what_the_table_waits_for() -> None:
+    """After the 52nd card the board is not over until every seat has been sent it; meanwhile
+    ``waiting_for``/``describe`` name the late seat (they used to fail with no card due)."""
+    d = Driver(make_machine())
+    late = "East ready for North's card to trick 13"
+    for direction, seat, text in transcript_events():
+        if direction == "in" and text != late:
+            d.line(seat, text)
+        if d.m.phase is Phase.IDLE and not d.m.finished:
+            d.take(d.m.start_board(GOLDEN_BOARD))
+    assert d.m.phase is Phase.PLAY and d.m.waiting_for() == [Player.east]
+    assert d.m.describe() == "play (all cards played); waiting for East"
+    d.line(Player.east, late)
+    last, timing = d.drain(Player.east)[-2:]
+    assert last == "North plays 3S" and timing.startswith("Timing")
+    assert d.m.phase is Phase.IDLE and d.m.finished[0].declarer_tricks == 10

@@ -50,10 +50,11 @@ from bridgebot.protocol.messages import (
     ReadyToStart,
     ReceivedDummy,
 )
+from bridgebot.protocol.relay import CardPlay, ThinkingTime
 from bridgebot.protocol.seat import NeedCall, NeedCard, SeatMachine, Send
 from bridgebot.protocol.table import BoardResult, Phase, TableBoard, TableMachine
+from bridgebot.protocol.table_board import Board
 from bridgebot.server.boards import generate
-from bridgebot.server.tm import TABLE_LAWS
 from endplay.types import Bid, Card, Deal, Hand, Player
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -75,11 +76,18 @@ def canon(x: Any) -> Any:
         return bytes(x._data)  # the card bits (to_pbn is too slow for every step)
     if isinstance(x, BoardResult | TableBoard):
         return ("same object", id(x))  # a refused message must not replace a record
+    if isinstance(x, Board | CardPlay | ThinkingTime):  # the board's state, all of it
+        return (type(x).__name__, canon(state(x)))
     return repr(x)
 
 
+def state(x: object) -> dict[str, Any]:
+    """An object's own fields, without the laws and the clock it was given."""
+    return {k: v for k, v in vars(x).items() if k not in ("rules", "laws", "clock", "_clock")}
+
+
 def snapshot(m: TableMachine) -> Any:
-    return canon({k: v for k, v in vars(m).items() if k not in ("rules", "clock")})
+    return canon(state(m))
 
 
 def random_message(rng: random.Random) -> Message:
@@ -121,7 +129,7 @@ class Sim:
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
         self.now = 0.0
-        self.m = TableMachine(TABLE_LAWS, clock=lambda: self.now, max_illegal=3)
+        self.m = TableMachine(clock=lambda: self.now, max_illegal=3)
         self.deals = generate(self.seed, self.boards)
         self.next_board = 0
         self.to_tm: dict[Player, deque[Message]] = {p: deque() for p in Player}
@@ -199,7 +207,8 @@ class Sim:
         spec = self.inject.pop(0)
         name = spec["seat"]
         if name == "dummy":
-            seat = m._dummy
+            assert m.current is not None and m.current.play is not None
+            seat = m.current.play.dummy
         elif name == "next":
             seat = m.waiting_for()[0].lho
         else:
@@ -328,7 +337,7 @@ def test_a_stale_ready_for_cards_from_before_a_restart_does_not_block_the_seat()
     """Regression found by the drop fuzzer: West's "ready for cards" of the abandoned deal
     arrived after the restart and sat at the head of West's queue, so West's new "ready for
     deal" waited behind it for ever."""
-    m = TableMachine(TABLE_LAWS, clock=lambda: 0.0)
+    m = TableMachine(clock=lambda: 0.0)
     for p in Player:
         m.seat(p, TEAMS[p])
     for msg in (ReadyForTeams, ReadyToStart):

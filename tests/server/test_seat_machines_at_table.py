@@ -25,7 +25,6 @@ from bridgebot.protocol.seat import (
 from bridgebot.protocol.table import Phase, TableMachine
 from bridgebot.server.boards import generate
 from bridgebot.server.seat import decide
-from bridgebot.server.tm import TABLE_LAWS
 from endplay.types import Player
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -37,7 +36,7 @@ TEAM = {Player.north: "NS", Player.south: "NS", Player.east: "EW", Player.west: 
 def play_session(
     seed: int, boards: int, forms: list[str], early: list[bool]
 ) -> tuple[TableMachine, dict[Player, list[BoardFinished]]]:
-    table = TableMachine(TABLE_LAWS, clock=lambda: 0.0)
+    table = TableMachine(clock=lambda: 0.0)
     seats = {
         p: SeatMachine(
             TEAM[p],
