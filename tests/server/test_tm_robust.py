@@ -257,3 +257,31 @@ async def test_a_refusal_after_the_session_closed_is_logged_not_raised(tmp_path:
     await tm.start()
     await tm.close()
     tm.tables[0].tell("127.0.0.1:9", None, "Expected 'Connecting .... as ... using protocol'")
+
+
+@pytest.mark.expect_error_log("connection handler failed")
+async def test_a_bug_in_one_handler_is_logged_with_the_peer_and_the_table_plays_on(
+    tmp_path: Path, logs: Logs
+) -> None:
+    """Our own bug while handling one connection (here: the team check raising) is logged at
+    error with the peer, that connection is closed, and the table still seats four and plays."""
+    tm = TableManager(generate(1, 1), tmp_path)
+    check_team = tm.guard.check_team
+
+    def buggy(team: str) -> str | None:
+        if team == "Boom":
+            raise RuntimeError("a bug of ours")
+        return check_team(team)
+
+    tm.guard.check_team = buggy  # type: ignore[method-assign]
+    host, port = await tm.start()
+    serving = asyncio.create_task(tm.serve())
+    assert (
+        await refused(host, port, b'Connecting "Boom" as North using protocol version 18\r\n') == []
+    )
+    await asyncio.wait_for(asyncio.gather(*(client(port, p).run() for p in Player)), 600)
+    (results,) = await asyncio.wait_for(serving, 10)
+    assert [r.aborted for r in results] == [None]
+    (failed,) = [e for e in logs if e["event"] == "connection handler failed"]
+    assert failed["log_level"] == "error" and failed["peer"].startswith("127.0.0.1:")
+    assert tm.guard.open == 0
