@@ -121,7 +121,8 @@ def run(args: argparse.Namespace) -> int:
     from endplay.types import Player, Vul
 
     from bridgebot.engine.explain import Explainer
-    from bridgebot.engine.policy import ModelError, Policy
+    from bridgebot.engine.modelcard import ModelError
+    from bridgebot.engine.policy import Policy
 
     try:
         if args.dealer not in ("N", "E", "S", "W"):

@@ -2,7 +2,7 @@
 
 Why: a search that deals the hidden cards uniformly wastes most of its particles on deals that the
 auction has already ruled out, and then spends the filter's likelihood on throwing them away.
-Qiu et al. 2024 (seeds file 004) train a network from the bidding observation to the owners of the
+Qiu et al. 2024 (docs/papers.md) train a network from the bidding observation to the owners of the
 hidden cards (3 x 52 sigmoid outputs) and deal particles from it. This module serves such a net
 (written by ``bridgebot train belief``, ``models/belief.py``) with onnxruntime, no torch.
 
@@ -20,14 +20,13 @@ our hand, whatever the network says.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 from bridgebot.engine.features import FEATURE_VERSION as POLICY_FEATURE_VERSION
 from bridgebot.engine.features import N_FEATURES
+from bridgebot.engine.modelcard import Expected, ModelError, load_model
 
 #: The output layout this build understands (see the module docstring).
 OUTPUT_VERSION = "belief-rel3x52-v1"
@@ -41,34 +40,15 @@ U8Array = npt.NDArray[np.uint8]
 FloatArray = npt.NDArray[np.float32]
 
 
-class BeliefModelError(ValueError):
-    """A belief model directory that is missing, unreadable or of a layout this build lacks."""
-
-
-def load_meta(path: str | Path) -> tuple[Path, dict[str, Any]]:
-    """(onnx path, model.json contents) of a belief model directory, checked."""
-    d = Path(path)
-    onnx_path, json_path = d / "belief.onnx", d / "model.json"
-    if not json_path.is_file():
-        raise BeliefModelError(f"{json_path}: no model.json in the belief model directory")
-    if not onnx_path.is_file():
-        raise BeliefModelError(f"{onnx_path}: belief model file not found")
-    try:
-        meta = json.loads(json_path.read_text())
-    except json.JSONDecodeError as e:
-        raise BeliefModelError(f"{json_path}: not valid JSON ({e})") from None
-    if not isinstance(meta, dict):
-        raise BeliefModelError(f"{json_path}: expected a JSON object")
-    if meta.get("feature_version") != POLICY_FEATURE_VERSION:
-        raise BeliefModelError(
-            f"{json_path}: feature version {meta.get('feature_version')!r} is not the one this "
-            f"build computes ({POLICY_FEATURE_VERSION}); retrain with 'bridgebot train belief'"
-        )
-    if meta.get("output_version") != OUTPUT_VERSION:
-        raise BeliefModelError(
-            f"{json_path}: output layout {meta.get('output_version')!r} is not {OUTPUT_VERSION}"
-        )
-    return onnx_path, meta
+#: What the belief reader needs of a model directory (``engine.modelcard`` checks it).
+BELIEF_MODEL = Expected(
+    onnx="belief.onnx",
+    feature_versions={POLICY_FEATURE_VERSION},
+    inputs=N_FEATURES,
+    outputs=N_OUTPUTS,
+    output_version=OUTPUT_VERSION,
+    remedy="retrain with 'bridgebot train belief'",
+)
 
 
 class BeliefNet:
@@ -77,7 +57,8 @@ class BeliefNet:
     def __init__(self, path: str | Path = DEFAULT_DIR, threads: int = 1) -> None:
         import onnxruntime as ort
 
-        self.onnx_path, self.meta = load_meta(path)
+        self.model = load_model(path, BELIEF_MODEL)
+        self.onnx_path = self.model.onnx_path
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = max(1, threads)
         opts.inter_op_num_threads = 1
@@ -87,11 +68,11 @@ class BeliefNet:
                 str(self.onnx_path), sess_options=opts, providers=["CPUExecutionProvider"]
             )
         except Exception as e:  # onnxruntime raises its own exception types
-            raise BeliefModelError(f"{self.onnx_path}: onnxruntime cannot load it ({e})") from e
+            raise ModelError(f"{self.onnx_path}: onnxruntime cannot load it ({e})") from e
         (inp,) = self.session.get_inputs()
         (out,) = self.session.get_outputs()
         if inp.shape[-1] != N_FEATURES or out.shape[-1] != N_OUTPUTS:
-            raise BeliefModelError(
+            raise ModelError(
                 f"{self.onnx_path}: shapes {inp.shape} -> {out.shape}, expected "
                 f"[batch, {N_FEATURES}] -> [batch, {N_OUTPUTS}]"
             )

@@ -1,7 +1,7 @@
 """A learned double-dummy estimator: tricks per (declarer, strain) from the four hands, via ONNX.
 
 Why: the search in ``engine.search`` scores every rollout's final contract double-dummy, and the
-solver costs 0.15-0.3 s per full table on this machine (Qiu et al. 2024, seeds file 004, name it
+solver costs 0.15-0.3 s per full table on this machine (Qiu et al. 2024, docs/papers.md, name it
 as the reason their search takes 1-2 minutes a decision). A small network answers a table in tens
 of microseconds, exact on most deals and within one trick on nearly all (see
 ``benchmarks/bench_ddnet.py``), which is what a search averaging over many particles needs.
@@ -23,27 +23,31 @@ The output is 14 logits (0..13 tricks). :func:`encode_rows` is the one encoder: 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.engine.modelcard import Expected, ModelError, load_model
 
 FEATURE_VERSION = "ddnet-rows209-v1"
 N_FEATURES = 209
 N_TRICKS = 14
 #: The shipped estimator (trained by ``bridgebot train ddnet``), next to this package's models.
 DEFAULT_DIR = Path(__file__).resolve().parent.parent / "models" / "ddnet"
+#: What the estimator needs of a model directory (``engine.modelcard`` checks it).
+DDNET_MODEL = Expected(
+    onnx="ddnet.onnx",
+    feature_versions={FEATURE_VERSION},
+    inputs=N_FEATURES,
+    outputs=N_TRICKS,
+    remedy="retrain with 'bridgebot train ddnet'",
+)
 
 #: For DD strain index s (0 C, 1 D, 2 H, 3 S, 4 NT): the card-suit order (card suits are S, H, D, C
 #: = 0..3 in the ``owners`` layout) that puts the trump suit first.
 CANONICAL_SUIT_ORDER: npt.NDArray[np.int64] = np.array(
     [[3, 0, 1, 2], [2, 0, 1, 3], [1, 0, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3]], dtype=np.int64
 )
-
-
-class DDModelError(ValueError):
-    """A model directory that is missing, unreadable, or of a feature version we do not know."""
 
 
 def encode_rows(
@@ -84,36 +88,21 @@ def full_table_rows(
 
 
 class DDEstimator:
-    """Serves a ddnet ONNX model; refuses a ``model.json`` whose feature version is unknown."""
+    """Serves a ddnet ONNX model; refuses a card (``model.json``) of an unknown feature version."""
 
     def __init__(self, path: str | Path = DEFAULT_DIR, threads: int = 1) -> None:
         import onnxruntime as ort
 
-        directory = Path(path)
-        if directory.is_file():
-            directory = directory.parent
-        meta_path = directory / "model.json"
-        onnx_path = directory / "ddnet.onnx"
-        try:
-            self.meta: dict[str, object] = json.loads(meta_path.read_text())
-        except (OSError, ValueError) as exc:
-            raise DDModelError(
-                f"{meta_path}: cannot read the estimator's model.json: {exc}"
-            ) from exc
-        version = self.meta.get("feature_version")
-        if version != FEATURE_VERSION:
-            raise DDModelError(
-                f"{meta_path}: feature version {version!r} is not {FEATURE_VERSION!r}; "
-                "retrain with `bridgebot train ddnet`"
-            )
-        if not onnx_path.is_file():
-            raise DDModelError(f"{onnx_path}: missing")
+        self.model = load_model(path, DDNET_MODEL)
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads
         opts.inter_op_num_threads = 1
-        self._session = ort.InferenceSession(
-            str(onnx_path), opts, providers=["CPUExecutionProvider"]
-        )
+        try:
+            self._session = ort.InferenceSession(
+                str(self.model.onnx_path), opts, providers=["CPUExecutionProvider"]
+            )
+        except Exception as e:  # onnxruntime raises its own exception types
+            raise ModelError(f"{self.model.onnx_path}: onnxruntime cannot load it ({e})") from e
         self._input = self._session.get_inputs()[0].name
 
     def logits_rows(self, features: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:

@@ -1,6 +1,6 @@
 """The 480-element bidding observation of OpenSpiel's ``bridge`` game, and the legal-call mask.
 
-Files 000 (Lockhart et al. 2020, section 3.1) and 004 (Qiu et al. 2024, table VI) feed their policy
+Lockhart et al. 2020 (section 3.1) and Qiu et al. 2024 (table VI; docs/papers.md) feed their policy
 networks this observation; we reproduce OpenSpiel's auction tensor bit for bit (without its 4-bit
 "observation type" prefix, which is constant during the auction), so the layout is:
 

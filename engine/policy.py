@@ -1,9 +1,8 @@
 """The learned bidding policy at run time: an ONNX model served by onnxruntime, no torch.
 
-A model directory holds ``policy.onnx`` and its sidecar ``model.json`` (written by
-``bridgebot export``). :class:`ModelInfo` is the one reader of that sidecar: it refuses a model
-whose feature version this build does not know, because a network fed features laid out
-differently from the ones it was trained on bids nonsense without failing.
+A model directory holds ``policy.onnx`` and its card ``model.json`` (written by
+``bridgebot export``), read by :func:`engine.modelcard.load_model`, which refuses a model whose
+feature version this build does not know (:data:`POLICY_MODEL` says what the policy needs).
 
 :class:`Policy` runs batches of observations; :class:`PolicyAgent` is the ``Agent`` for one seat
 (agents ``policy:PATH`` and ``default``), bidding greedily or by sampling over the legal calls, and
@@ -14,17 +13,16 @@ double-dummy player for the quick baseline.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 from bridgebot.engine.agent import BiddingView, PlayView
 from bridgebot.engine.agents import AgentSpec, AgentSpecError, _float_option, _int_option
 from bridgebot.engine.features import FEATURE_VERSION, N_CALLS, N_FEATURES, encode, legal_mask
+from bridgebot.engine.modelcard import Expected, ModelError, load_model
 from bridgebot.laws.calls import ALL_CALLS, same_call
 from endplay.types import Bid, Card
 
@@ -34,60 +32,14 @@ KNOWN_FEATURE_VERSIONS: frozenset[str] = frozenset({FEATURE_VERSION})
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models" / "default"
 
 
-class ModelError(ValueError):
-    """A model directory or sidecar that cannot be served; the message names the file."""
-
-
-@dataclass(frozen=True)
-class ModelInfo:
-    """What ``model.json`` promises about ``policy.onnx``."""
-
-    onnx_path: Path
-    json_path: Path
-    feature_version: str
-    input_name: str
-    output_name: str
-    meta: dict[str, Any] = field(compare=False)
-
-    @classmethod
-    def load(cls, path: str | Path) -> ModelInfo:
-        """Read the sidecar of a model directory (or of a ``.onnx`` file beside its model.json)."""
-        p = Path(path)
-        if p.is_dir():
-            onnx_path, json_path = p / "policy.onnx", p / "model.json"
-        else:
-            onnx_path, json_path = p, p.with_name("model.json")
-        if not json_path.is_file():
-            raise ModelError(f"{json_path}: no model.json beside the model")
-        if not onnx_path.is_file():
-            raise ModelError(f"{onnx_path}: model file not found")
-        try:
-            meta = json.loads(json_path.read_text())
-        except json.JSONDecodeError as e:
-            raise ModelError(f"{json_path}: not valid JSON ({e})") from None
-        if not isinstance(meta, dict):
-            raise ModelError(f"{json_path}: expected a JSON object")
-        version = meta.get("feature_version")
-        if version not in KNOWN_FEATURE_VERSIONS:
-            raise ModelError(
-                f"{json_path}: feature version {version!r} is not one this build knows "
-                f"({', '.join(sorted(KNOWN_FEATURE_VERSIONS))}); re-export the model or upgrade"
-            )
-        try:
-            (inp,) = meta["inputs"]
-            (out,) = meta["outputs"]
-            in_name, in_shape = str(inp["name"]), list(inp["shape"])
-            out_name, out_shape = str(out["name"]), list(out["shape"])
-        except (KeyError, TypeError, ValueError):
-            raise ModelError(
-                f"{json_path}: needs one input and one output with name and shape"
-            ) from None
-        if in_shape[-1] != N_FEATURES or out_shape[-1] != N_CALLS:
-            raise ModelError(
-                f"{json_path}: shapes {in_shape} -> {out_shape} do not match "
-                f"{N_FEATURES} features -> {N_CALLS} calls"
-            )
-        return cls(onnx_path, json_path, str(version), in_name, out_name, meta)
+#: What the policy reader needs of a model directory (``engine.modelcard`` checks it).
+POLICY_MODEL = Expected(
+    onnx="policy.onnx",
+    feature_versions=KNOWN_FEATURE_VERSIONS,
+    inputs=N_FEATURES,
+    outputs=N_CALLS,
+    remedy="re-export the model with 'bridgebot export' or upgrade",
+)
 
 
 class Policy:
@@ -96,21 +48,22 @@ class Policy:
     def __init__(self, path: str | Path, threads: int = 1) -> None:
         import onnxruntime as ort
 
-        self.info = ModelInfo.load(path)
+        self.model = load_model(path, POLICY_MODEL)
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = max(1, threads)
         opts.inter_op_num_threads = 1
         opts.log_severity_level = 3
         try:
             self.session = ort.InferenceSession(
-                str(self.info.onnx_path), sess_options=opts, providers=["CPUExecutionProvider"]
+                str(self.model.onnx_path), sess_options=opts, providers=["CPUExecutionProvider"]
             )
         except Exception as e:  # onnxruntime raises its own exception types
-            raise ModelError(f"{self.info.onnx_path}: onnxruntime cannot load it ({e})") from e
+            raise ModelError(f"{self.model.onnx_path}: onnxruntime cannot load it ({e})") from e
 
     def logits(self, x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
         feats = np.ascontiguousarray(x, dtype=np.float32).reshape(-1, N_FEATURES)
-        (out,) = self.session.run([self.info.output_name], {self.info.input_name: feats})
+        card = self.model.card
+        (out,) = self.session.run([card.output.name], {card.input.name: feats})
         return np.asarray(out, dtype=np.float32)
 
     def probabilities(

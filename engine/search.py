@@ -1,7 +1,7 @@
 """Test-time search for bidding: extended Borel search over policy rollouts, vectorised.
 
-The algorithm is Lockhart et al. 2020's extended Borel search (seeds file 000, Algorithms 1-2), with
-the particle sampler of Qiu et al. 2024's belief Monte Carlo search (file 004, Algorithms 3-4) as an
+The algorithm is Lockhart et al. 2020's extended Borel search (Algorithms 1-2; docs/papers.md), with
+the particle sampler of Qiu et al. 2024's belief Monte Carlo search (Algorithms 3-4) as an
 option. Both papers spend 1-2 minutes a decision; this module aims at well under a second on a
 2-core CPU, by doing every step for all particles at once:
 
@@ -16,12 +16,12 @@ option. Both papers spend 1-2 minutes a decision; this module aims at well under
    and counted, since greedy rollouts of one particle always end the same way.
 4. **Rollouts**: each candidate is appended and the auction is finished by the policy for all four
    seats, every (candidate, particle) row advancing together, one policy call per step. Greedy by
-   default, as file 000 does at test time.
+   default, as Lockhart et al. do at test time.
 5. **Values**: the final contract of each row is scored for our side from its double-dummy trick
    count: exact (the solver, each particle solved once per strain the rollouts reached, cached) or
    estimated (the learned estimator of :mod:`engine.ddestimate`, microseconds a table).
-6. **Posterior** (file 000): ``prior x exp(mean value x sqrt(R) / t)`` over the candidates, where
-   ``R`` is the number of rollouts (the effective number when draws repeat); below ``r_min``
+6. **Posterior** (Lockhart et al.): ``prior x exp(mean value x sqrt(R) / t)`` over the candidates,
+   where ``R`` is the number of rollouts (the effective number when draws repeat); below ``r_min``
    rollouts the prior stands. The call is the posterior's most likely one (or a sample).
 
 The rollout policy is any :class:`BatchPolicy` (logits for a batch of 480-feature observations);
@@ -94,12 +94,12 @@ class SearchConfig:
     """The budgets and knobs; every one is settable from the agent spec (``key=value``)."""
 
     k: int = 4
-    """Most candidate calls searched (file 000: 4)."""
+    """Most candidate calls searched (Lockhart et al.: 4)."""
     p_min: float = 0.1
-    """Least prior probability of a candidate (file 000: 1e-4). 0.1 keeps the search to calls the
-    policy itself finds plausible: on the 2,000 held-out deals the belief search at 1e-3 beat the
-    plain policy by 3.3 IMPs/board but lost 0.4 against bfg (it learned to exploit its own model of
-    the opponents); at 0.1 it gains 1.1 over the policy and loses nothing against bfg."""
+    """Least prior probability of a candidate (Lockhart et al.: 1e-4). 0.1 keeps the search to calls
+    the policy itself finds plausible: on the 2,000 held-out deals the belief search at 1e-3 beat
+    the plain policy by 3.3 IMPs/board but lost 0.4 against bfg (it learned to exploit its own model
+    of the opponents); at 0.1 it gains 1.1 over the policy and loses nothing against bfg."""
     particles: int = 2048
     """Particles dealt before the filter."""
     rollouts: int = 256
@@ -109,9 +109,9 @@ class SearchConfig:
     r_min: float = 8.0
     """Fewer effective rollouts than this and the prior policy decides (R_min)."""
     temperature: float = 100.0
-    """t in prior x exp(V / (t sqrt R)); V in duplicate points (file 000 test time: 100)."""
+    """t in prior x exp(V / (t sqrt R)); V in duplicate points (Lockhart et al.: 100)."""
     greedy: bool = True
-    """Greedy rollouts (file 000 at test time); False samples from the policy."""
+    """Greedy rollouts (Lockhart et al. at test time); False samples from the policy."""
     sample_choice: bool = False
     """Sample the call from the posterior instead of taking its most likely call."""
     filter: bool = True
@@ -453,9 +453,9 @@ class EstimatorOracle:
 def posterior(
     prior: FloatArray, candidates: list[int], mean_values: FloatArray, r: float, temperature: float
 ) -> FloatArray:
-    """File 000's posterior over the candidates: prior x exp(V / (t sqrt R)), V = R x mean value.
+    """Lockhart et al.'s posterior over the candidates: prior x exp(V / (t sqrt R)).
 
-    Zero outside the candidates; ``mean_values`` is indexed like ``candidates``.
+    V = R x mean value. Zero outside the candidates; ``mean_values`` is indexed like ``candidates``.
     """
     logp = np.log(np.maximum(prior[candidates].astype(np.float64), 1e-30))
     logp += np.asarray(mean_values, dtype=np.float64) * np.sqrt(r) / temperature
@@ -753,7 +753,8 @@ def opponent_models(
     names: str, threads: int, spec: AgentSpec
 ) -> list[tuple[str, BatchPolicy | None]]:
     """The opponent models named by ``opponents=a+b`` (``self``, ``bfgnet`` or a policy dir)."""
-    from bridgebot.engine.policy import ModelError, Policy
+    from bridgebot.engine.modelcard import ModelError
+    from bridgebot.engine.policy import Policy
 
     out: list[tuple[str, BatchPolicy | None]] = []
     for name in names.split("+"):
@@ -784,7 +785,8 @@ def make_search_agent(spec: AgentSpec, seed: int) -> SearchAgent:
     the particles: ``self`` (our policy), ``bfgnet`` (the shipped imitation of bfg) or a policy
     directory; a deviation must win under every one of them (``margin``).
     """
-    from bridgebot.engine.policy import DEFAULT_MODEL_DIR, ModelError, Policy, _card_player
+    from bridgebot.engine.modelcard import ModelError
+    from bridgebot.engine.policy import DEFAULT_MODEL_DIR, Policy, _card_player
 
     known = _AGENT_OPTIONS | {f.name for f in fields(SearchConfig)}
     unknown = set(spec.options) - known
@@ -805,11 +807,11 @@ def make_search_agent(spec: AgentSpec, seed: int) -> SearchAgent:
     if dd == "solver":
         oracle = SolverOracle()
     elif dd == "net":
-        from bridgebot.engine.ddestimate import DEFAULT_DIR, DDEstimator, DDModelError
+        from bridgebot.engine.ddestimate import DEFAULT_DIR, DDEstimator
 
         try:
             oracle = EstimatorOracle(DDEstimator(spec.options.get("ddnet", DEFAULT_DIR), threads))
-        except DDModelError as e:
+        except ModelError as e:
             raise AgentSpecError(f"agent {spec}: {e}") from e
     else:
         raise AgentSpecError(f"agent {spec.name}: dd must be 'net' or 'solver', not {dd!r}")
@@ -819,11 +821,11 @@ def make_search_agent(spec: AgentSpec, seed: int) -> SearchAgent:
         if "filter" not in spec.options:
             config = replace(config, filter=False)
         from bridgebot.engine.belief import DEFAULT_DIR as BELIEF_DIR
-        from bridgebot.engine.belief import BeliefModelError, BeliefNet, BeliefSampler
+        from bridgebot.engine.belief import BeliefNet, BeliefSampler
 
         try:
             sampler = BeliefSampler(BeliefNet(spec.options.get("belief", BELIEF_DIR), threads))
-        except BeliefModelError as e:
+        except ModelError as e:
             raise AgentSpecError(f"agent {spec}: {e}") from e
     elif kind != "uniform":
         raise AgentSpecError(

@@ -14,7 +14,7 @@ The auction carries information too. An optional ``auction_likelihood(worlds) ->
 example the bidding policy's probability of the observed auction given each world's hands) turns
 uniform worlds into posterior ones by sampling-importance-resampling: draw more candidates than
 needed, resample them in proportion to the likelihood, and merge duplicates into weights. This is
-the soft form of the particle filter of the Borel search (seeds file 000, Algorithm 2), which
+the soft form of the particle filter of the Borel search (Lockhart et al. 2020, Algorithm 2), which
 keeps a particle with the probability the policy gives to each observed call.
 
 A world is an ``owners`` row of 52 seats (0..3 for N E S W) over the *original* deal, in the card

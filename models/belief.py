@@ -1,6 +1,6 @@
 """Train the belief network and export it to ONNX (``bridgebot train belief``).
 
-The belief net (seeds file 004, Qiu et al. 2024) maps the bidding observation of the player to call
+The belief net (Qiu et al. 2024, docs/papers.md) maps the bidding observation of the player to call
 (the policy's 480 features) to 156 sigmoid outputs: for each of the three other seats and each
 card, the probability that the seat holds it (layout in :mod:`engine.belief`). The search deals its
 particles from it instead of uniformly.
@@ -22,32 +22,27 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 import time
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from bridgebot.engine.belief import DEFAULT_DIR, N_OUTPUTS, OUTPUT_VERSION
+import structlog
+from bridgebot.engine.belief import N_OUTPUTS, OUTPUT_VERSION
 from bridgebot.engine.features import FEATURE_VERSION, N_FEATURES
+from bridgebot.engine.modelcard import ModelCard, Training
+from bridgebot.models.config import BeliefConfig, add_config_arguments, config_from_args
 from bridgebot.models.data import HOLDOUT, board_dealer_vul, load_dd, observe, run_auctions
+from bridgebot.models.progress import progress_bar
 
-DEFAULT_DATA = "data/dd.npz"
-DEFAULT_POLICY = "models/default"
-
-
-@dataclass(frozen=True)
-class BeliefConfig:
-    hidden: tuple[int, ...] = (256, 256, 256)
+log = structlog.get_logger(__name__)
 
 
-def build_net(config: BeliefConfig) -> Any:
-    from bridgebot.models.ddnet import DDNetConfig
+def build_net(hidden: tuple[int, ...]) -> Any:
     from bridgebot.models.ddnet import build_net as build_mlp
 
-    return build_mlp(DDNetConfig(hidden=config.hidden), N_FEATURES, N_OUTPUTS)
+    return build_mlp(hidden, N_FEATURES, N_OUTPUTS)
 
 
 def decision_examples(
@@ -133,65 +128,64 @@ def predict(net: Any, x: npt.NDArray[np.uint8], batch: int = 8192) -> npt.NDArra
 
 
 def train(
-    data: str = DEFAULT_DATA,
-    policy_dir: str = DEFAULT_POLICY,
-    epochs: int = 4,
-    batch: int = 1024,
-    lr: float = 2e-3,
-    config: BeliefConfig | None = None,
-    seed: int = 0,
-    threads: int = 1,
-    max_deals: int | None = None,
-    held_out: int = HOLDOUT,
-    log: Any = print,
+    cfg: BeliefConfig, held_out: int = HOLDOUT, progress: bool = True
 ) -> tuple[Any, dict[str, Any], npt.NDArray[np.uint8]]:
-    """Train on the policy's auctions of ``data`` minus its last ``held_out`` deals.
+    """Train on the policy's auctions of ``cfg.data`` minus its last ``held_out`` deals.
 
     Returns the net, held-out metrics and some held-out observations (for the export's parity).
     """
     import torch
 
-    config = config or BeliefConfig()
-    torch.manual_seed(seed)
-    torch.set_num_threads(threads)
-    rng = np.random.default_rng(seed)
-    dd = load_dd(data)
+    torch.manual_seed(cfg.seed)
+    torch.set_num_threads(cfg.threads)
+    rng = np.random.default_rng(cfg.seed)
+    dd = load_dd(cfg.data)
     train_idx, test_idx = dd.split(held_out)
-    if max_deals is not None:
-        train_idx = train_idx[:max_deals]
+    if cfg.max_deals is not None:
+        train_idx = train_idx[: cfg.max_deals]
     start = time.monotonic()
-    x, y, _ = decision_examples(dd.owners[train_idx], policy_dir, threads)
-    xt, yt, pt = decision_examples(dd.owners[test_idx], policy_dir, threads)
-    log(
-        f"examples: {x.shape[0]} training, {xt.shape[0]} held-out ({time.monotonic() - start:.0f} s)"
+    x, y, _ = decision_examples(dd.owners[train_idx], cfg.policy, cfg.threads)
+    xt, yt, pt = decision_examples(dd.owners[test_idx], cfg.policy, cfg.threads)
+    log.info(
+        "examples bid",
+        training=x.shape[0],
+        held_out=xt.shape[0],
+        seconds=round(time.monotonic() - start),
     )
-    net = build_net(config)
-    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    net = build_net(cfg.hidden)
+    opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=1e-4)
     n = x.shape[0]
-    steps = max(1, epochs * ((n + batch - 1) // batch))
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
+    steps = max(1, cfg.epochs * ((n + cfg.batch - 1) // cfg.batch))
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=cfg.lr, total_steps=steps)
     loss_fn = torch.nn.BCEWithLogitsLoss()
     losses: list[float] = []
-    for epoch in range(epochs):
-        perm = rng.permutation(n)
-        total = 0.0
-        for i in range(0, n, batch):
-            idx = perm[i : i + batch]
-            xb = torch.from_numpy(x[idx].astype(np.float32))
-            yb = torch.from_numpy(y[idx].astype(np.float32))
-            loss = loss_fn(net(xb), yb)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += float(loss.detach()) * len(idx)
-        losses.append(total / n)
-        q = quality(predict(net, xt[:20000]), yt[:20000], pt[:20000])
-        log(
-            f"epoch {epoch + 1}/{epochs} loss {total / n:.4f} held-out loglik/card "
-            f"{q['owner_loglik_per_card']:.4f} (uniform {q['uniform_loglik_per_card']}) "
-            f"accuracy {q['owner_accuracy']:.3f} ({time.monotonic() - start:.0f} s)"
-        )
+    with progress_bar(steps, "step", "train belief", show=progress) as bar:
+        for epoch in range(cfg.epochs):
+            perm = rng.permutation(n)
+            total = 0.0
+            for i in range(0, n, cfg.batch):
+                idx = perm[i : i + cfg.batch]
+                xb = torch.from_numpy(x[idx].astype(np.float32))
+                yb = torch.from_numpy(y[idx].astype(np.float32))
+                loss = loss_fn(net(xb), yb)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                sched.step()
+                total += float(loss.detach()) * len(idx)
+                bar.update(1)
+            losses.append(total / n)
+            q = quality(predict(net, xt[:20000]), yt[:20000], pt[:20000])
+            bar.set_postfix(loss=f"{total / n:.4f}", loglik=q["owner_loglik_per_card"])
+            log.info(
+                "epoch done",
+                epoch=epoch + 1,
+                loss=round(total / n, 4),
+                held_out_loglik_per_card=q["owner_loglik_per_card"],
+                uniform_loglik_per_card=q["uniform_loglik_per_card"],
+                held_out_accuracy=q["owner_accuracy"],
+                seconds=round(time.monotonic() - start),
+            )
     metrics = quality(predict(net, xt), yt, pt)
     metrics["held_out_deals"] = int(test_idx.size)
     metrics["train_deals"] = int(train_idx.size)
@@ -202,77 +196,58 @@ def train(
 
 
 def export(
-    net: Any, out_dir: str | Path, meta: dict[str, Any], parity_x: npt.NDArray[np.uint8]
-) -> float:
-    """Write ``belief.onnx`` + ``model.json``; return the max |onnx - torch| logit gap."""
+    net: Any,
+    out_dir: str | Path,
+    training: Training,
+    metrics: dict[str, Any],
+    parity_x: npt.NDArray[np.uint8],
+) -> ModelCard:
+    """Write ``belief.onnx`` + ``model.json``, checked against torch on real observations."""
     from bridgebot.models.ddnet import write_mlp
 
-    versions = {"feature_version": FEATURE_VERSION, "output_version": OUTPUT_VERSION}
-    return write_mlp(net, out_dir, "belief.onnx", parity_x.astype(np.float32), versions, meta)
+    card = {
+        "feature_version": FEATURE_VERSION,
+        "output_version": OUTPUT_VERSION,
+        "training": training,
+        "metrics": metrics,
+        "notes": {"held_out": f"last {HOLDOUT} deals (not trained on)"},
+    }
+    return write_mlp(net, out_dir, "belief.onnx", parity_x.astype(np.float32), card)
 
 
 # -- command line (wired as `bridgebot train belief`) ---------------------------------------------
 
 HELP = "train the belief network (hidden cards from the auction) and export it to ONNX"
 EXAMPLES = """examples:
-  bridgebot train belief --out models/belief
-  bridgebot train belief --max-deals 2000 --epochs 1 --out runs/belief-small
+  bridgebot ddgen --deals 42336 --seed 20261123 --out data/dd_2026b.npz
+  bridgebot train belief --data data/dd_2026b.npz --out models/belief
+  bridgebot train belief --data data/dd_2026b.npz --max-deals 2000 --epochs 1 --out runs/small
 """
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from bridgebot.models.ddnet import add_training_arguments
+    add_config_arguments(parser, BeliefConfig)
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
-    add_training_arguments(
-        parser,
-        data_help="DD npz (owners); the last 2,000 deals held out",
-        epochs=4,
-        hidden="256,256,256",
-        threads=1,
+
+def run(args: argparse.Namespace, command: str) -> int:
+    from bridgebot.models.provenance import data_record
+
+    cfg = config_from_args(BeliefConfig, args)
+    net, metrics, parity_x = train(cfg, progress=not args.quiet)
+    training = Training(
+        kind="belief",
+        command=command,
+        seed=cfg.seed,
+        data=(data_record(cfg.data),),
+        config=cfg.model_dump(mode="json"),
+        init=None,
     )
-    parser.set_defaults(out=str(DEFAULT_DIR), data=DEFAULT_DATA)
-    parser.add_argument("--policy", default=DEFAULT_POLICY, help="policy model directory")
-
-
-def run(args: argparse.Namespace) -> int:
-    from bridgebot.models.data import DataError
-    from bridgebot.models.provenance import git_commit
-
-    config = BeliefConfig(hidden=tuple(int(h) for h in str(args.hidden).split(",")))
-
-    def log(msg: str) -> None:
-        print(msg, file=sys.stderr, flush=True)
-
-    try:
-        net, metrics, parity_x = train(
-            data=args.data,
-            policy_dir=args.policy,
-            epochs=args.epochs,
-            batch=args.batch,
-            lr=args.lr,
-            config=config,
-            seed=args.seed,
-            threads=args.threads,
-            max_deals=args.max_deals,
-            log=log,
-        )
-    except (DataError, FileNotFoundError) as e:
-        print(f"train belief failed: {e}", file=sys.stderr)
-        return 1
-    meta = {
-        "config": asdict(config),
-        "command": "bridgebot " + " ".join(sys.argv[1:]),
-        "data": str(args.data),
-        "policy": str(args.policy),
-        "held_out": f"last {HOLDOUT} deals (not trained on)",
-        "seed": args.seed,
-        "git_commit": git_commit(),
-        "metrics": metrics,
-    }
-    gap = export(net, args.out, meta, parity_x)
+    card = export(net, cfg.out, training, metrics, parity_x)
     print(
-        f"wrote {args.out}: held-out owner log-likelihood/card "
+        f"wrote {cfg.out}: held-out owner log-likelihood/card "
         f"{metrics['owner_loglik_per_card']:.4f} (uniform {metrics['uniform_loglik_per_card']}), "
-        f"accuracy {metrics['owner_accuracy']:.3f} (onnx parity {gap:.1e})"
+        f"accuracy {metrics['owner_accuracy']:.3f} "
+        f"(onnx parity {card.export.parity_max_abs_diff:.1e})"
     )
     return 0

@@ -57,8 +57,15 @@ class DDSet:
         return np.arange(n - holdout, dtype=np.int64), np.arange(n - holdout, n, dtype=np.int64)
 
 
+def _require(path: str | Path, make: str) -> None:
+    """A missing data file is a one-line :class:`DataError` saying how to make it."""
+    if not Path(path).is_file():
+        raise DataError(f"{path}: no such file; make it with '{make} --out {path}'")
+
+
 def load_dd(path: str | Path) -> DDSet:
-    """Load a DD file, checking the arrays the README promises."""
+    """Load a DD file, checking the arrays docs/data.md promises."""
+    _require(path, "bridgebot ddgen --deals N --seed S")
     with np.load(path) as z:
         if "owners" not in z or "dd" not in z:
             raise DataError(f"{path}: expected arrays 'owners' and 'dd', found {sorted(z.files)}")
@@ -92,6 +99,7 @@ class TeachSet:
 
 def load_teach(path: str | Path) -> TeachSet:
     """Load a teacher file, checking shapes so a bad file fails here and not mid-training."""
+    _require(path, "bridgebot teach --count N --seed S")
     with np.load(path) as z:
         missing = {"owners", "dealer", "vul", "auctions"} - set(z.files)
         if missing:

@@ -30,6 +30,7 @@ from bridgebot.engine.dds import dd_tables
 DDGEN_VERSION = "ddgen-v1"
 HELP = "generate random deals with full double-dummy tables (the npz format of docs/data.md)"
 EXAMPLES = """examples:
+  bridgebot ddgen --deals 42336 --seed 20261123 --out data/dd_2026b.npz   # the shipped models' set
   bridgebot ddgen --deals 100000 --out data/dd_more.npz --seed 7
   bridgebot ddgen --deals 100000 --out data/dd_more.npz --seed 7   # continues an interrupted run
 
@@ -83,7 +84,8 @@ def generate(
     ``stop_after`` ends the run after that many new deals, leaving the file as an interrupted
     run would at a checkpoint (used by tests).
     """
-    from bridgebot.models.teach import Progress, run_jobs
+    from bridgebot.models.progress import progress_bar
+    from bridgebot.models.teach import run_jobs
 
     meta: dict[str, Any] = {"generator": DDGEN_VERSION, "seed": seed}
     owners: list[Any] = []
@@ -104,26 +106,19 @@ def generate(
             owners, dd = [z["owners"]], [z["dd"]]
     start = sum(len(o) for o in owners)
     stop = count if stop_after is None else min(count, start + stop_after)
-    bar = Progress(count, "deals", done=start) if progress else None
     work = [(seed, s, min(chunk, stop - s)) for s in range(start, stop, chunk)]
     since = 0
 
-    def take(result: tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]) -> None:
-        nonlocal since
-        owners.append(result[0])
-        dd.append(result[1])
-        since += len(result[0])
-        if bar is not None:
-            bar.update(len(result[0]))
-        if since >= checkpoint_every:
-            _save(out, owners, dd, meta)
-            since = 0
-
-    for result in run_jobs(dd_chunk, work, workers, initializer=_worker_init):
-        take(result)
-    _save(out, owners, dd, meta)
-    if bar is not None:
-        bar.close()
+    with progress_bar(count, "deal", "ddgen", initial=start, show=progress) as bar:
+        for new_owners, new_dd in run_jobs(dd_chunk, work, workers, initializer=_worker_init):
+            owners.append(new_owners)
+            dd.append(new_dd)
+            since += len(new_owners)
+            bar.update(len(new_owners))
+            if since >= checkpoint_every:
+                _save(out, owners, dd, meta)
+                since = 0
+        _save(out, owners, dd, meta)
     return sum(len(o) for o in owners)
 
 

@@ -14,42 +14,40 @@ so it needs only the ``onnx`` package, and then checks onnxruntime against torch
 from __future__ import annotations
 
 import argparse
-import json
 import time
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import structlog
 from bridgebot.engine.ddestimate import (
     CANONICAL_SUIT_ORDER,
-    DEFAULT_DIR,
     FEATURE_VERSION,
     N_FEATURES,
     N_TRICKS,
     encode_rows,
     full_table_rows,
 )
+from bridgebot.engine.modelcard import Export, ModelCard, Tensor, Training
+from bridgebot.models.config import DDNetConfig, add_config_arguments, config_from_args
 from bridgebot.models.data import load_dd
-from bridgebot.models.provenance import git_commit
+from bridgebot.models.progress import progress_bar
+from bridgebot.models.provenance import data_record, git_commit
+from pydantic import JsonValue
+
+log = structlog.get_logger(__name__)
 
 HELD_OUT = 2000
-DEFAULT_DATA = "data/dd.npz"
 
 
-@dataclass(frozen=True)
-class DDNetConfig:
-    hidden: tuple[int, ...] = (256, 256, 128)
-
-
-def build_net(config: DDNetConfig, inputs: int = N_FEATURES, outputs: int = N_TRICKS) -> Any:
-    """A Linear/ReLU stack ``inputs`` -> hidden widths -> ``outputs`` (the belief net's too)."""
+def build_net(hidden: tuple[int, ...], inputs: int = N_FEATURES, outputs: int = N_TRICKS) -> Any:
+    """A Linear/ReLU stack ``inputs`` -> ``hidden`` widths -> ``outputs`` (the belief net's too)."""
     from torch import nn
 
     layers: list[nn.Module] = []
     width = inputs
-    for h in config.hidden:
+    for h in hidden:
         layers += [nn.Linear(width, h), nn.ReLU()]
         width = h
     layers.append(nn.Linear(width, outputs))
@@ -109,59 +107,54 @@ def predict_tables(net: Any, owners: npt.NDArray[np.uint8]) -> npt.NDArray[np.ui
 
 
 def train(
-    data: str = DEFAULT_DATA,
-    epochs: int = 8,
-    batch: int = 1024,
-    lr: float = 2e-3,
-    config: DDNetConfig | None = None,
-    seed: int = 0,
-    threads: int = 2,
-    max_deals: int | None = None,
-    log: Any = print,
-    held_out: int = HELD_OUT,
+    cfg: DDNetConfig, held_out: int = HELD_OUT, progress: bool = True
 ) -> tuple[Any, dict[str, Any]]:
-    """Train on ``data`` minus its last ``held_out`` deals; return the net and held-out metrics."""
+    """Train on ``cfg.data`` minus its last ``held_out`` deals; return the net and held-out metrics."""
     import torch
 
-    config = config or DDNetConfig()
-    torch.manual_seed(seed)
-    torch.set_num_threads(threads)
-    rng = np.random.default_rng(seed)
-    tr, ho = load_split(data, held_out)
+    torch.manual_seed(cfg.seed)
+    torch.set_num_threads(cfg.threads)
+    rng = np.random.default_rng(cfg.seed)
+    tr, ho = load_split(cfg.data, held_out)
     owners, dd = tr["owners"], tr["dd"]
-    if max_deals is not None:
-        owners, dd = owners[:max_deals], dd[:max_deals]
+    if cfg.max_deals is not None:
+        owners, dd = owners[: cfg.max_deals], dd[: cfg.max_deals]
     deal, declarer, strain = full_table_rows(owners)
     target = dd[deal, declarer, strain].astype(np.int64)
     n = deal.shape[0]
-    net = build_net(config)
-    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
-    steps = epochs * ((n + batch - 1) // batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
+    net = build_net(cfg.hidden)
+    opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=1e-4)
+    steps = cfg.epochs * ((n + cfg.batch - 1) // cfg.batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=cfg.lr, total_steps=steps)
     loss_fn = torch.nn.CrossEntropyLoss()
     start = time.monotonic()
     losses: list[float] = []
-    for epoch in range(epochs):
-        perm = rng.permutation(n)
-        total = 0.0
-        for i in range(0, n, batch):
-            idx = perm[i : i + batch]
-            order = shuffled_suit_order(strain[idx], rng)
-            x = torch.from_numpy(encode_rows(owners[deal[idx]], declarer[idx], strain[idx], order))
-            y = torch.from_numpy(target[idx])
-            loss = loss_fn(net(x), y)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += float(loss.detach()) * len(idx)
-        losses.append(total / n)
-        held = accuracy(predict_tables(net, ho["owners"][:500]), ho["dd"][:500])
-        log(
-            f"epoch {epoch + 1}/{epochs} loss {total / n:.4f} held-out(500) exact "
-            f"{held['exact']:.3f} within1 {held['within1']:.3f} "
-            f"({time.monotonic() - start:.0f} s)"
-        )
+    with progress_bar(steps, "step", "train ddnet", show=progress) as bar:
+        for epoch in range(cfg.epochs):
+            perm = rng.permutation(n)
+            total = 0.0
+            for i in range(0, n, cfg.batch):
+                idx = perm[i : i + cfg.batch]
+                order = shuffled_suit_order(strain[idx], rng)
+                x = encode_rows(owners[deal[idx]], declarer[idx], strain[idx], order)
+                loss = loss_fn(net(torch.from_numpy(x)), torch.from_numpy(target[idx]))
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                sched.step()
+                total += float(loss.detach()) * len(idx)
+                bar.update(1)
+            losses.append(total / n)
+            held = accuracy(predict_tables(net, ho["owners"][:500]), ho["dd"][:500])
+            bar.set_postfix(loss=f"{total / n:.4f}", exact=f"{held['exact']:.3f}")
+            log.info(
+                "epoch done",
+                epoch=epoch + 1,
+                loss=round(total / n, 4),
+                held_out_500_exact=round(held["exact"], 3),
+                held_out_500_within1=round(held["within1"], 3),
+                seconds=round(time.monotonic() - start),
+            )
     metrics = accuracy(predict_tables(net, ho["owners"]), ho["dd"])
     metrics["held_out_deals"] = int(ho["owners"].shape[0])
     metrics["train_deals"] = int(owners.shape[0])
@@ -170,42 +163,13 @@ def train(
     return net, metrics
 
 
-def to_onnx(
-    net: Any, inputs: int = N_FEATURES, outputs: int = N_TRICKS, name: str = "ddnet"
-) -> bytes:
-    """The MLP as an ONNX graph: input ``rows`` float32 [B, 209] -> ``logits`` float32 [B, 14].
-
-    ``inputs``/``outputs``/``name`` let another Linear/ReLU stack (the belief net) reuse it.
-    """
-    import onnx
-    from onnx import TensorProto, helper, numpy_helper
+def to_onnx(net: Any, name: str) -> bytes:
+    """The MLP as ONNX: input ``rows`` float32 [B, inputs] -> ``logits`` float32 [B, outputs]."""
+    from bridgebot.models.onnx_mlp import mlp_graph
     from torch import nn
 
     linears = [m for m in net if isinstance(m, nn.Linear)]
-    nodes = []
-    inits = []
-    current = "rows"
-    for i, lin in enumerate(linears):
-        w = lin.weight.detach().numpy().astype(np.float32)
-        b = lin.bias.detach().numpy().astype(np.float32)
-        inits += [numpy_helper.from_array(w, f"w{i}"), numpy_helper.from_array(b, f"b{i}")]
-        out = "logits" if i == len(linears) - 1 else f"h{i}"
-        gemm_out = out if i == len(linears) - 1 else f"g{i}"
-        nodes.append(helper.make_node("Gemm", [current, f"w{i}", f"b{i}"], [gemm_out], transB=1))
-        if i < len(linears) - 1:
-            nodes.append(helper.make_node("Relu", [gemm_out], [out]))
-        current = out
-    graph = helper.make_graph(
-        nodes,
-        name,
-        [helper.make_tensor_value_info("rows", TensorProto.FLOAT, ["batch", inputs])],
-        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", outputs])],
-        inits,
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    onnx.checker.check_model(model)
-    return bytes(model.SerializeToString())
+    return bytes(mlp_graph(linears, "rows", "logits", name).SerializeToString())
 
 
 def write_mlp(
@@ -213,13 +177,12 @@ def write_mlp(
     out_dir: str | Path,
     filename: str,
     x: npt.NDArray[np.float32],
-    versions: dict[str, str],
-    meta: dict[str, Any],
-) -> float:
-    """Write ``net`` (a Linear/ReLU stack) as ONNX ``filename`` + ``model.json`` in ``out_dir``.
+    card: dict[str, Any],
+) -> ModelCard:
+    """Write ``net`` (a Linear/ReLU stack) as ONNX ``filename`` + its card in ``out_dir``.
 
-    The ONNX logits are first checked against torch on the real rows ``x``; the sidecar holds
-    ``versions``, the shapes, the parity gap (returned) and ``meta``. The belief net uses it too.
+    The ONNX logits are first checked against torch on the real rows ``x``; ``card`` gives the
+    card's fields other than the file, tensors and export (the belief net's exporter uses it too).
     """
     import onnxruntime as ort
     import torch
@@ -228,99 +191,82 @@ def write_mlp(
     out.mkdir(parents=True, exist_ok=True)
     with torch.no_grad():
         ref = net(torch.from_numpy(x)).numpy()
-    blob = to_onnx(net, x.shape[1], ref.shape[1], filename.split(".")[0])
+    blob = to_onnx(net, filename.split(".")[0])
     sess = ort.InferenceSession(blob, providers=["CPUExecutionProvider"])
     got = sess.run(None, {"rows": x})[0]
     gap = float(np.abs(got - ref).max())
     if gap > 1e-3:
         raise RuntimeError(f"{filename}: ONNX export disagrees with torch by {gap:g} on real rows")
+    linears = [m for m in net if isinstance(m, torch.nn.Linear)]
+    hidden: list[JsonValue] = [int(m.out_features) for m in linears[:-1]]
+    written = ModelCard(
+        onnx=filename,
+        input=Tensor(name="rows", shape=("batch", int(x.shape[1]))),
+        output=Tensor(name="logits", shape=("batch", int(ref.shape[1]))),
+        network={"type": "mlp-relu", "hidden": hidden},
+        export=Export(
+            command=card["training"].command,
+            git_commit=git_commit(),
+            torch=torch.__version__,
+            onnxruntime=ort.__version__,
+            parity_states=int(x.shape[0]),
+            parity_max_abs_diff=gap,
+        ),
+        **card,
+    )
     (out / filename).write_bytes(blob)
-    full = {
-        **versions,
-        "inputs": {"rows": ["batch", int(x.shape[1])]},
-        "outputs": {"logits": ["batch", int(ref.shape[1])]},
-        "parity_max_abs": gap,
-        **meta,
-    }
-    (out / "model.json").write_text(json.dumps(full, indent=2) + "\n")
-    return gap
+    written.write(out)
+    return written
 
 
 def export(
-    net: Any, out_dir: str | Path, meta: dict[str, Any], parity_owners: npt.NDArray[np.uint8]
-) -> float:
-    """Write ``ddnet.onnx`` + ``model.json``; return the max |onnx - torch| logit gap on real rows."""
+    net: Any,
+    out_dir: str | Path,
+    training: Training,
+    metrics: dict[str, Any],
+    parity_owners: npt.NDArray[np.uint8],
+) -> ModelCard:
+    """Write ``ddnet.onnx`` + ``model.json``, checked against torch on the rows of real deals."""
     deal, declarer, strain = full_table_rows(parity_owners)
     x = encode_rows(parity_owners[deal], declarer, strain)
-    return write_mlp(net, out_dir, "ddnet.onnx", x, {"feature_version": FEATURE_VERSION}, meta)
+    card = {
+        "feature_version": FEATURE_VERSION,
+        "training": training,
+        "metrics": metrics,
+        "notes": {"held_out": f"last {HELD_OUT} deals (not trained on)"},
+    }
+    return write_mlp(net, out_dir, "ddnet.onnx", x, card)
 
 
 # -- command line (wired as `bridgebot train ddnet`) ----------------------------------------------
 
 HELP = "train the learned double-dummy estimator and export it to ONNX"
 EXAMPLES = """examples:
-  bridgebot train ddnet --out models/ddnet
-  bridgebot train ddnet --data dd.npz --epochs 4 --out runs/ddnet-small
+  bridgebot ddgen --deals 42336 --seed 20261123 --out data/dd_2026b.npz
+  bridgebot train ddnet --data data/dd_2026b.npz --out models/ddnet
+  bridgebot train ddnet --data data/dd_2026b.npz --epochs 4 --out runs/ddnet-small
 """
 
 
-def add_training_arguments(
-    parser: argparse.ArgumentParser, *, data_help: str, epochs: int, hidden: str, threads: int
-) -> None:
-    """The options every supervised MLP trainer here takes (DD estimator, belief net)."""
-    parser.add_argument("--data", default=DEFAULT_DATA, help=data_help)
-    parser.add_argument("--out", default=str(DEFAULT_DIR), help="model directory to write")
-    parser.add_argument("--epochs", type=int, default=epochs)
-    parser.add_argument("--batch", type=int, default=1024)
-    parser.add_argument("--lr", type=float, default=2e-3)
-    parser.add_argument("--hidden", default=hidden, help="hidden widths, comma separated")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--threads", type=int, default=threads)
-    parser.add_argument("--max-deals", type=int, default=None, help="train on at most N deals")
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_training_arguments(
-        parser,
-        data_help="DD npz (owners, dd); last 2,000 held out",
-        epochs=8,
-        hidden="256,256,128",
-        threads=2,
+    add_config_arguments(parser, DDNetConfig)
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def run(args: argparse.Namespace, command: str) -> int:
+    cfg = config_from_args(DDNetConfig, args)
+    net, metrics = train(cfg, progress=not args.quiet)
+    _, ho = load_split(cfg.data)
+    training = Training(
+        kind="ddnet",
+        command=command,
+        seed=cfg.seed,
+        data=(data_record(cfg.data),),
+        config=cfg.model_dump(mode="json"),
     )
-
-
-def run(args: argparse.Namespace) -> int:
-    import sys
-
-    config = DDNetConfig(hidden=tuple(int(h) for h in str(args.hidden).split(",")))
-
-    def log(msg: str) -> None:
-        print(msg, file=sys.stderr, flush=True)
-
-    net, metrics = train(
-        data=args.data,
-        epochs=args.epochs,
-        batch=args.batch,
-        lr=args.lr,
-        config=config,
-        seed=args.seed,
-        threads=args.threads,
-        max_deals=args.max_deals,
-        log=log,
-    )
-    _, ho = load_split(args.data)
-    meta = {
-        "config": asdict(config),
-        "command": "bridgebot " + " ".join(sys.argv[1:]),
-        "data": str(args.data),
-        "held_out": f"last {HELD_OUT} deals (not trained on)",
-        "seed": args.seed,
-        "git_commit": git_commit(),
-        "metrics": metrics,
-    }
-    gap = export(net, args.out, meta, ho["owners"][:64])
+    card = export(net, cfg.out, training, metrics, ho["owners"][:64])
     print(
-        f"wrote {args.out}: held-out exact {metrics['exact']:.3f} "
-        f"within1 {metrics['within1']:.3f} (onnx parity {gap:.1e})"
+        f"wrote {cfg.out}: held-out exact {metrics['exact']:.3f} "
+        f"within1 {metrics['within1']:.3f} (onnx parity {card.export.parity_max_abs_diff:.1e})"
     )
     return 0

@@ -24,13 +24,17 @@ import numpy as np
 import numpy.typing as npt
 from bridgebot.engine.doubles import FEATURE_NAMES, DoublesModel, expected_gain, observable_features
 from bridgebot.engine.features import DATA_TO_OPENSPIEL, HAND
+from bridgebot.engine.modelcard import Training
 from bridgebot.engine.policy import Policy
 from bridgebot.laws.scoring import imps_array, score_array
+from bridgebot.models.config import DoublesConfig, add_config_arguments, config_from_args
 from bridgebot.models.data import IntArray, load_dd, run_auctions
+from bridgebot.models.provenance import data_record
 
 HELP = "fit the penalty-double layer (doubles=on) on training deals with DD tables"
 EXAMPLES = """examples:
-  bridgebot train doubles --dd data/dd.npz --deals 20000 --out engine/penalty_doubles.json
+  bridgebot ddgen --deals 42336 --seed 20261123 --out data/dd_2026b.npz
+  bridgebot train doubles --dd data/dd_2026b.npz --deals 20000 --out engine/penalty_doubles.json
 """
 #: OpenSpiel card index -> data-file card index.
 OPENSPIEL_TO_DATA: IntArray = np.argsort(DATA_TO_OPENSPIEL).astype(np.int64)
@@ -120,36 +124,25 @@ def fit(dd_path: str, deals: int, model_dir: str, seed: int) -> tuple[DoublesMod
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--dd", required=True, help="training deals with DD tables (.npz)")
-    parser.add_argument(
-        "--deals", type=int, default=20000, help="first N deals (held-out excluded)"
-    )
-    parser.add_argument("--model", default="models/default", help="policy that bids the auctions")
-    parser.add_argument("--out", required=True, help="model file to write (.json)")
-    parser.add_argument("--seed", type=int, default=1)
+    add_config_arguments(parser, DoublesConfig)
 
 
 def run(args: argparse.Namespace, command: str) -> int:
+    cfg = config_from_args(DoublesConfig, args)
     t0 = time.monotonic()
-    model, report = fit(args.dd, args.deals, args.model, args.seed)
-    meta = {
-        "command": command,
-        "data": args.dd,
-        "deals": args.deals,
-        "policy": args.model,
-        "seed": args.seed,
-        "calibration": report,
-        "wall_s": round(time.monotonic() - t0, 1),
-    }
-    DoublesModel(model.weights, model.sd, model.margin, meta).save(args.out)
-    print(json.dumps(report, indent=1), file=sys.stderr)
-    print(f"{args.out}: margin {model.margin:g} points, sd {model.sd:.2f} tricks")
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    ap = argparse.ArgumentParser()
-    add_arguments(ap)
-    raise SystemExit(
-        run(ap.parse_args(), "python -m bridgebot.models.doubles_fit " + " ".join(sys.argv[1:]))
+    model, report = fit(cfg.dd, cfg.deals, cfg.model, cfg.seed)
+    training = Training(
+        kind="doubles",
+        command=command,
+        seed=cfg.seed,
+        data=(data_record(cfg.dd),),
+        config=cfg.model_dump(mode="json"),
     )
+    meta = {
+        "training": training.model_dump(mode="json"),
+        "metrics": {"calibration": report, "wall_s": round(time.monotonic() - t0, 1)},
+    }
+    DoublesModel(model.weights, model.sd, model.margin, meta).save(cfg.out)
+    print(json.dumps(report, indent=1), file=sys.stderr)
+    print(f"{cfg.out}: margin {model.margin:g} points, sd {model.sd:.2f} tricks")
+    return 0

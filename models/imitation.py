@@ -1,8 +1,8 @@
-"""Imitation learning: cross-entropy on the teacher's calls (seeds file 000, section 3.2).
+"""Imitation learning: cross-entropy on the teacher's calls (Lockhart et al. 2020, section 3.2).
 
 Every call of every teacher auction is one example: the caller's 480-feature observation and the
 call it made. The last ``holdout`` deals of the file are never trained on; accuracy on their
-decisions (argmax over the legal calls equals the teacher's call) is the number file 000 reports
+decisions (argmax over the legal calls equals the teacher's call) is the number the paper reports
 (93.9% against WBridge5). Features are encoded once, bit-packed (60 bytes per decision instead of
 1,920), and unpacked per minibatch, so two million decisions fit comfortably in memory.
 
@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+import structlog
 import torch
 import torch.nn.functional as F
+from bridgebot.models.config import ImitationConfig
 from bridgebot.models.data import DataError, TeachSet, load_teach, observe
 from bridgebot.models.net import (
     NetConfig,
@@ -32,23 +33,10 @@ from bridgebot.models.net import (
     masked_logits,
     save_checkpoint,
 )
+from bridgebot.models.progress import progress_bar
+from bridgebot.models.provenance import data_record
 
-
-@dataclass(frozen=True)
-class ImitationConfig:
-    data: str
-    out: str
-    epochs: float = 4.0
-    batch: int = 512
-    lr: float = 1e-3
-    hidden: int = 512
-    layers: int = 3
-    holdout: int = 5000
-    seed: int = 1
-    threads: int = 1
-    save_every: int = 1000
-    max_minutes: float = 0.0
-    command: str = ""
+log = structlog.get_logger(__name__)
 
 
 @dataclass
@@ -104,8 +92,13 @@ def accuracy(net: PolicyNet, data: Encoded, device: torch.device, batch: int = 8
     return hits / max(len(data), 1)
 
 
-def train_imitation(cfg: ImitationConfig) -> dict[str, object]:
-    """Train (or resume); writes ``OUT/ckpt.pt``, ``OUT/policy.pt``, ``OUT/log.jsonl``."""
+def train_imitation(
+    cfg: ImitationConfig, command: str = "", progress: bool = True
+) -> dict[str, object]:
+    """Train (or resume); writes ``OUT/ckpt.pt``, ``OUT/policy.pt``, ``OUT/log.jsonl``.
+
+    ``command`` is recorded as the run's command line; ``progress`` shows a bar on a terminal.
+    """
     torch.set_num_threads(cfg.threads)
     torch.manual_seed(cfg.seed)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -117,10 +110,13 @@ def train_imitation(cfg: ImitationConfig) -> dict[str, object]:
     t0 = time.perf_counter()
     train = encode_decisions(teach, np.arange(n - holdout, dtype=np.int64))
     held = encode_decisions(teach, np.arange(n - holdout, n, dtype=np.int64))
-    print(
-        f"imitation: {len(train)} training decisions from {n - holdout} deals, "
-        f"{len(held)} held-out from {holdout} deals (encoded in {time.perf_counter() - t0:.0f}s)",
-        file=sys.stderr,
+    log.info(
+        "decisions encoded",
+        training=len(train),
+        training_deals=n - holdout,
+        held_out=len(held),
+        held_out_deals=holdout,
+        seconds=round(time.perf_counter() - t0),
     )
     steps_per_epoch = math.ceil(len(train) / cfg.batch)
     total = max(1, int(cfg.epochs * steps_per_epoch))
@@ -132,17 +128,17 @@ def train_imitation(cfg: ImitationConfig) -> dict[str, object]:
         opt.load_state_dict(state["opt"])  # type: ignore[arg-type]
         step = int(state["step"])  # type: ignore[call-overload]
         elapsed = float(state["elapsed"])  # type: ignore[arg-type]
-        print(f"imitation: resuming {ckpt} at step {step}/{total}", file=sys.stderr)
+        log.info("resuming", checkpoint=str(ckpt), step=step, steps=total)
     else:
         net = PolicyNet(NetConfig(hidden=cfg.hidden, layers=cfg.layers)).to(device)
         opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
         step, elapsed = 0, 0.0
     meta: dict[str, object] = {
         "kind": "imitation",
-        "command": cfg.command,
-        "data": cfg.data,
+        "command": command,
+        "data": [data_record(cfg.data).model_dump(mode="json")],
         "seed": cfg.seed,
-        "config": asdict(cfg),
+        "config": cfg.model_dump(mode="json"),
     }
     log_path = out / "log.jsonl"
     start = time.perf_counter() - elapsed
@@ -159,6 +155,7 @@ def train_imitation(cfg: ImitationConfig) -> dict[str, object]:
 
     net.train()
     stopped_early = False
+    bar = progress_bar(total, "step", "train imitation", initial=step, show=progress)
     while step < total:
         epoch, within = divmod(step, steps_per_epoch)
         perm = np.random.default_rng([cfg.seed, epoch]).permutation(len(train))
@@ -173,6 +170,7 @@ def train_imitation(cfg: ImitationConfig) -> dict[str, object]:
             loss.backward()  # type: ignore[no-untyped-call]
             opt.step()
             step += 1
+            bar.update(1)
             seen_since += len(y)
             loss_sum += float(loss.detach()) * len(y)
             if step % cfg.save_every == 0 or step == total:
@@ -184,19 +182,16 @@ def train_imitation(cfg: ImitationConfig) -> dict[str, object]:
                     "lr": opt.param_groups[0]["lr"],
                 }
                 append_jsonl(log_path, entry)
-                print(
-                    f"imitation step {step}/{total} epoch {entry['epoch']:.2f} "
-                    f"loss {entry['loss']:.4f} ({entry['examples_per_s']:.0f} ex/s)",
-                    file=sys.stderr,
-                )
+                bar.set_postfix(epoch=f"{entry['epoch']:.2f}", loss=f"{entry['loss']:.4f}")
                 seen_since, loss_sum, t_mark = 0, 0.0, time.perf_counter()
                 save()
             if cfg.max_minutes and time.perf_counter() - start > cfg.max_minutes * 60:
                 stopped_early = True
                 break
         if stopped_early:
-            print("imitation: time budget reached, stopping", file=sys.stderr)
+            log.warning("time budget reached, stopping", step=step, max_minutes=cfg.max_minutes)
             break
+    bar.close()
     acc_held = accuracy(net, held, device)
     sub = np.random.default_rng(0).choice(
         len(train), size=min(len(train), len(held)), replace=False
@@ -218,5 +213,4 @@ def train_imitation(cfg: ImitationConfig) -> dict[str, object]:
     save()
     save_checkpoint(str(out / "policy.pt"), net, {"meta": meta})
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
-    print(f"imitation: held-out accuracy {acc_held:.4f}", file=sys.stderr)
     return metrics

@@ -2,7 +2,8 @@
 
 Self-play against itself and its bfg-grown ancestor taught the shipped policy to sacrifice
 recklessly, because none of those opponents doubles for penalty. The remedy of population
-training (seeds files 000 and 004 give the base): the learner meets, deal by deal, a mixture of
+training (Lockhart et al. 2020 and Qiu et al. 2024 give the base): the learner meets, deal by deal,
+a mixture of
 
 - ``self``: its current self (greedy); ``selfx``: the same with the penalty-double layer
   (``engine.doubles``, the rule every ``doubles=on`` agent uses);
@@ -33,60 +34,35 @@ are loadable by ``bridgebot export``.
 from __future__ import annotations
 
 import copy
-import sys
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import structlog
 import torch
 from bridgebot.engine.doubles import apply_doubles, standing_contract
 from bridgebot.engine.features import BIDS, HAND, N_BIDS, OPENING_PASS
 from bridgebot.laws.calls import FIRST_BID
 from bridgebot.laws.calls import final_contracts_array as final_contracts
+from bridgebot.models.config import LeagueConfig
 from bridgebot.models.data import Chooser, IntArray, board_dealer_vul, load_dd
 from bridgebot.models.doubles_fit import OPENSPIEL_TO_DATA, observer_seats
 from bridgebot.models.net import PolicyNet, append_jsonl, load_checkpoint, save_checkpoint
+from bridgebot.models.progress import progress_bar
+from bridgebot.models.provenance import data_records
 from bridgebot.models.selfplay import Recorder, duplicate_imps, imp_summary, net_chooser, ppo_update
 
+log = structlog.get_logger(__name__)
+
 KINDS = ("self", "selfx", "init", "initx", "snap", "oracle", "exploit", "bfg", "bfgx")
-DEFAULT_MIX = "self=1,selfx=2,init=1,initx=1,snap=1,oracle=1,exploit=2,bfg=1.5,bfgx=1.5"
 
 
 class LeagueError(ValueError):
     """A league option or checkpoint that cannot be used (the message names it)."""
-
-
-@dataclass(frozen=True)
-class LeagueConfig:
-    init: str
-    dd: tuple[str, ...]
-    out: str
-    gens: int = 6
-    learner_iters: int = 200
-    exploiter_iters: int = 100
-    deals_per_iter: int = 1024
-    lr: float = 1e-4
-    exploiter_lr: float = 2e-4
-    ppo_epochs: int = 2
-    minibatch: int = 2048
-    clip: float = 0.2
-    entropy: float = 0.003
-    value_coef: float = 0.5
-    explore: float = 0.05
-    explore_gens: int = 3
-    exploiter_explore: float = 0.05
-    mix: str = DEFAULT_MIX
-    snapshots: int = 4
-    eval_deals: int = 1000
-    save_minutes: float = 3.0
-    max_minutes: float = 0.0
-    seed: int = 1
-    threads: int = 1
-    command: str = ""
 
 
 def parse_mix(text: str) -> dict[str, float]:
@@ -113,9 +89,9 @@ def load_policy(path: str) -> PolicyNet:
     if path.endswith(".pt"):
         net, _ = load_checkpoint(path)
         return net
-    from bridgebot.models.export import net_from_onnx
+    from bridgebot.models.onnx_mlp import policy_from_onnx
 
-    return net_from_onnx(path)
+    return policy_from_onnx(path)
 
 
 def frozen(net: PolicyNet) -> PolicyNet:
@@ -326,7 +302,7 @@ def train_exploiter(
     device: torch.device,
     state: dict[str, Any] | None = None,
     on_save: Any = None,
-    log: Any = None,
+    record: Any = None,
 ) -> Trainee:
     """RL against the frozen ``target`` for ``iters`` iterations, starting from its own weights.
 
@@ -350,8 +326,8 @@ def train_exploiter(
             rng, gen, cfg.exploiter_explore, cfg, device,
         )  # fmt: skip
         it += 1
-        if log is not None:
-            log({"phase": "exploit", "it": it, **entry})
+        if record is not None:
+            record({"phase": "exploit", "it": it, **entry})
         if on_save is not None and (
             time.perf_counter() - last_save > cfg.save_minutes * 60 or it == iters
         ):
@@ -360,8 +336,11 @@ def train_exploiter(
     return ex
 
 
-def train_league(cfg: LeagueConfig) -> dict[str, object]:
-    """Run (or resume) the league; see the module docstring for what ``OUT`` holds."""
+def train_league(cfg: LeagueConfig, command: str = "", progress: bool = True) -> dict[str, object]:
+    """Run (or resume) the league; see the module docstring for what ``OUT`` holds.
+
+    ``command`` is recorded as the run's command line; ``progress`` shows a bar on a terminal.
+    """
     torch.set_num_threads(cfg.threads)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     mix = parse_mix(cfg.mix)
@@ -373,7 +352,7 @@ def train_league(cfg: LeagueConfig) -> dict[str, object]:
     st: dict[str, Any]
     if ckpt_path.exists():
         st = torch.load(ckpt_path, map_location="cpu", weights_only=False)
-        print(f"league: resuming {ckpt_path} at gen {st['gen']} {st['phase']}", file=sys.stderr)
+        log.info("resuming", checkpoint=str(ckpt_path), gen=st["gen"], phase=st["phase"])
     else:
         st = {
             "gen": 0,
@@ -386,7 +365,7 @@ def train_league(cfg: LeagueConfig) -> dict[str, object]:
             "exploiters": [],
             "history": [],
             "elapsed": 0.0,
-            "config": asdict(cfg),
+            "config": cfg.model_dump(mode="json"),
         }
     start = time.perf_counter() - float(st["elapsed"])
     learner = Trainee.start(init, cfg.lr, device)
@@ -407,23 +386,37 @@ def train_league(cfg: LeagueConfig) -> dict[str, object]:
         torch.save(st, tmp)
         tmp.replace(ckpt_path)
 
-    def log(entry: dict[str, Any]) -> None:
+    per_gen = cfg.exploiter_iters + cfg.learner_iters
+    in_gen = (
+        cfg.exploiter_iters + st["learner_it"]
+        if st["phase"] == "learn"
+        else (st["exploit_state"] or {}).get("it", 0)
+    )
+    bar = progress_bar(
+        cfg.gens * per_gen, "iter", "train league", initial=st["gen"] * per_gen + in_gen,
+        show=progress,
+    )  # fmt: skip
+
+    def record(entry: dict[str, Any]) -> None:
         entry = {"gen": st["gen"], "wall_s": round(time.perf_counter() - start, 1), **entry}
         append_jsonl(log_path, entry)
-        d = entry.get("doubled", {})
-        print(
-            f"league gen {st['gen']} {entry.get('phase')} it {entry.get('it')}: "
-            f"{entry.get('imps', 0):+.2f} IMPs, ours doubled {d.get('ours_doubled', 0):.0f} "
-            f"(cost {d.get('ours_doubled_imps', 0):+.0f}), {entry.get('iter_s', 0):.1f}s",
-            file=sys.stderr,
-        )
+        if entry["phase"] in ("exploit", "learn"):
+            bar.update(1)
+            d = entry.get("doubled", {})
+            bar.set_postfix(
+                gen=st["gen"], phase=entry["phase"], imps=f"{entry.get('imps', 0):+.2f}",
+                ours_doubled=int(d.get("ours_doubled", 0)),
+            )  # fmt: skip
+        else:
+            log.info(entry["phase"], gen=st["gen"], eval=entry.get("eval"))
 
-    meta = {"kind": "league", "command": cfg.command, "data": list(cfg.dd), "seed": cfg.seed,
-            "init": cfg.init, "config": asdict(cfg)}  # fmt: skip
+    meta = {"kind": "league", "command": command,
+            "data": [d.model_dump(mode="json") for d in data_records(cfg.dd)], "seed": cfg.seed,
+            "init": cfg.init, "config": cfg.model_dump(mode="json")}  # fmt: skip
     while st["gen"] < cfg.gens:
         g = int(st["gen"])
         if cfg.max_minutes and time.perf_counter() - start > cfg.max_minutes * 60:
-            print("league: time budget reached, stopping (rerun to resume)", file=sys.stderr)
+            log.warning("time budget reached, stopping (rerun to resume)", gen=g)
             break
         if st["phase"] == "exploit":
             target = frozen(learner.net)
@@ -434,14 +427,14 @@ def train_league(cfg: LeagueConfig) -> dict[str, object]:
 
             ex = train_exploiter(
                 target, cfg.exploiter_iters, owners, dd, train_idx, cfg, [cfg.seed, g, 1], device,
-                st["exploit_state"], keep, log,
+                st["exploit_state"], keep, record,
             )  # fmt: skip
             ex_res = evaluate_pair(ex.net, target, owners, dd, val_idx, device)
             save_checkpoint(str(out / f"exploiter{g}.pt"), ex.net, {"meta": {**meta, "gen": g,
                             "role": "exploiter", "vs_target": ex_res}})  # fmt: skip
             st["exploiters"].append(frozen(ex.net).cpu().state_dict())
             st["history"].append({"gen": g, "exploiter_vs_learner": ex_res})
-            log({"phase": "exploit-done", "it": cfg.exploiter_iters, "eval": ex_res})
+            record({"phase": "exploit-done", "it": cfg.exploiter_iters, "eval": ex_res})
             st["phase"], st["exploit_state"], st["learner_it"] = "learn", None, 0
             save()
             continue
@@ -490,7 +483,7 @@ def train_league(cfg: LeagueConfig) -> dict[str, object]:
                 table[k][0]: v for k, v in entry["imps_by_opponent"].items()
             }
             st["learner_it"] = it + 1
-            log({"phase": "learn", "it": it + 1, "floor": floor, **entry})
+            record({"phase": "learn", "it": it + 1, "floor": floor, **entry})
             if time.perf_counter() - last_save > cfg.save_minutes * 60:
                 save()
                 last_save = time.perf_counter()
@@ -498,7 +491,7 @@ def train_league(cfg: LeagueConfig) -> dict[str, object]:
                 break
         if st["learner_it"] < cfg.learner_iters:
             save()
-            print("league: time budget reached, stopping (rerun to resume)", file=sys.stderr)
+            log.warning("time budget reached, stopping (rerun to resume)", gen=g)
             break
         snap = frozen(learner.net)
         res: dict[str, dict[str, float]] = {
@@ -510,9 +503,10 @@ def train_league(cfg: LeagueConfig) -> dict[str, object]:
         save_checkpoint(str(out / f"gen{g}.pt"), snap, {"meta": {**meta, "gen": g, "eval": res}})
         st["snapshots"] = (st["snapshots"] + [snap.cpu().state_dict()])[-cfg.snapshots :]
         st["history"].append({"gen": g, "learner": res})
-        log({"phase": "learn-done", "it": cfg.learner_iters, "eval": res})
+        record({"phase": "learn-done", "it": cfg.learner_iters, "eval": res})
         st["gen"], st["phase"] = g + 1, "exploit"
         save()
+    bar.close()
     save()
     save_checkpoint(
         str(out / "policy.pt"), learner.net, {"meta": {**meta, "history": st["history"]}}
@@ -555,7 +549,9 @@ def evaluate_pair(
     return res
 
 
-def exploit(target_path: str, cfg: LeagueConfig) -> dict[str, object]:
+def exploit(
+    target_path: str, cfg: LeagueConfig, command: str = "", progress: bool = True
+) -> dict[str, object]:
     """``bridgebot train exploit``: one exploiter of a frozen policy, with the league's budget.
 
     The same code and hyper-parameters as a league generation's exploiter phase (so an
@@ -577,16 +573,25 @@ def exploit(target_path: str, cfg: LeagueConfig) -> dict[str, object]:
         torch.save(s, tmp)
         tmp.replace(ckpt_path)
 
-    def log(entry: dict[str, Any]) -> None:
+    bar = progress_bar(
+        cfg.exploiter_iters, "iter", "train exploit", initial=int((state or {}).get("it", 0)),
+        show=progress,
+    )  # fmt: skip
+
+    def record(entry: dict[str, Any]) -> None:
         append_jsonl(out / "log.jsonl", entry)
-        print(f"exploit it {entry['it']}: {entry['imps']:+.2f} IMPs", file=sys.stderr)
+        bar.update(1)
+        bar.set_postfix(imps=f"{entry['imps']:+.2f}")
 
     ex = train_exploiter(
         target, cfg.exploiter_iters, owners, dd, train_idx, cfg, [cfg.seed, 0, 1], device,
-        state, keep, log,
+        state, keep, record,
     )  # fmt: skip
+    bar.close()
     res = evaluate_pair(ex.net, frozen(target), owners, dd, val_idx, device)
-    meta = {"kind": "exploiter", "command": cfg.command, "data": list(cfg.dd), "seed": cfg.seed,
-            "init": target_path, "config": asdict(cfg), "metrics": {"vs_target": res}}  # fmt: skip
+    meta = {"kind": "exploiter", "command": command,
+            "data": [d.model_dump(mode="json") for d in data_records(cfg.dd)], "seed": cfg.seed,
+            "init": target_path, "config": cfg.model_dump(mode="json"),
+            "metrics": {"vs_target": res}}  # fmt: skip
     save_checkpoint(str(out / "policy.pt"), ex.net, {"meta": meta})
     return {"vs_target": res, "wall_s": time.perf_counter() - t0}

@@ -1,6 +1,6 @@
 """The bidding network: an MLP over the 480-feature observation with a policy and a value head.
 
-Lockhart et al. 2020 (seeds file 000) use 4x1024 ReLU and Qiu et al. 2024 (file 004) 4x2048 GELU;
+Lockhart et al. 2020 use 4x1024 ReLU and Qiu et al. 2024 4x2048 GELU (docs/papers.md);
 both run on GPUs. This project trains and serves on a 2-core CPU and self-play needs tens of
 thousands of forward passes a second, so the default trunk is narrower (3x512 ReLU), which still
 holds the whole bidding system a rule-based teacher encodes. The value head (used only by

@@ -1,8 +1,21 @@
-"""Where a shipped model came from: recorded in every ``model.json`` (no torch needed here)."""
+"""Where a model came from, as its card records it (no torch needed here).
+
+:func:`data_record` names a data file by the command that regenerates it: ``bridgebot ddgen`` and
+``bridgebot teach`` store their generator and seed in the file (its ``meta`` array), which is
+enough to say how to make the same file again; a file without them is recorded with its size and
+hash and an honest "unknown".
+"""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import subprocess
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+from bridgebot.engine.modelcard import DataSet
 
 
 def git_commit() -> str:
@@ -20,3 +33,40 @@ def git_commit() -> str:
         return out.stdout.strip() + ("+dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):
         return "unknown"
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def regenerate_command(name: str, meta: dict[str, object], deals: int) -> str | None:
+    """The ``bridgebot`` command that makes file ``name`` again from its stored ``meta``."""
+    generator, seed = meta.get("generator"), meta.get("seed")
+    if generator == "ddgen-v1":
+        return f"bridgebot ddgen --deals {deals} --seed {seed} --out {name}"
+    if generator == "teach-v1" and meta.get("source") == "random":
+        return f"bridgebot teach --count {deals} --seed {seed} --out {name}"
+    return None
+
+
+def data_record(path: str | Path) -> DataSet:
+    """The card's record of a data file a trainer read: name, deals, regenerating command, hash."""
+    p = Path(path)
+    with np.load(p, allow_pickle=False) as z:
+        deals = int(z["owners"].shape[0])
+        meta = json.loads(str(z["meta"])) if "meta" in z.files else {}
+    command = regenerate_command(str(path), meta, deals)
+    note = (
+        ""
+        if command
+        else "the file does not say how it was made: its generating command is unknown"
+    )
+    return DataSet(name=str(path), deals=deals, regenerate=command, sha256=_sha256(p), note=note)
+
+
+def data_records(paths: Iterable[str | Path]) -> tuple[DataSet, ...]:
+    return tuple(data_record(p) for p in paths)

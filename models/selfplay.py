@@ -1,6 +1,6 @@
 """Self-play policy improvement: PPO on duplicate IMPs against a frozen opponent, DD-scored.
 
-Gong et al. 2019 (seeds file 001) and Qiu et al. 2024 (file 004) improve a bidding policy with
+Gong et al. 2019 and Qiu et al. 2024 (docs/papers.md) improve a bidding policy with
 actor-critic self-play where every deal is bid at two tables with the pairs swapped and the reward
 is the IMP difference of the two double-dummy results, normalised to [-1, 1]. We do the same with a
 vectorised environment: thousands of auctions advance one call at a time as numpy arrays, each
@@ -17,7 +17,6 @@ deal during training (the tables do not depend on them) and follow the 16-board 
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -26,8 +25,10 @@ from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
+import structlog
 import torch
 from bridgebot.laws.scoring import imps_array
+from bridgebot.models.config import SelfPlayConfig
 from bridgebot.models.data import (
     Chooser,
     IntArray,
@@ -43,6 +44,10 @@ from bridgebot.models.net import (
     masked_logits,
     save_checkpoint,
 )
+from bridgebot.models.progress import progress_bar
+from bridgebot.models.provenance import data_record
+
+log = structlog.get_logger(__name__)
 
 
 @dataclass
@@ -167,13 +172,12 @@ def evaluate_against_agent(
     The network goes through the serving path (an ONNX model in a temporary directory, agent
     ``policy:DIR``), so this also exercises what a user runs; ``them`` is driven call by call.
     """
-    import json
     import tempfile
 
     import onnx
     from bridgebot.engine.dds import hands_pbn
-    from bridgebot.engine.features import FEATURE_VERSION
-    from bridgebot.models.export import INPUT_NAME, OUTPUT_NAME, onnx_graph
+    from bridgebot.engine.modelcard import Export, Training
+    from bridgebot.models.onnx_mlp import policy_card, policy_graph
     from bridgebot.tournament.ddmatch import run_dd_match
     from bridgebot.tournament.deals import cycle_board
 
@@ -181,14 +185,9 @@ def evaluate_against_agent(
         cycle_board(int(b), hands_pbn(o), t) for b, o, t in zip(boards, owners, dd, strict=True)
     ]
     with tempfile.TemporaryDirectory() as tmp:
-        onnx.save(onnx_graph(net), f"{tmp}/policy.onnx")
-        sidecar = {
-            "feature_version": FEATURE_VERSION,
-            "inputs": [{"name": INPUT_NAME, "shape": ["batch", net.config.n_features]}],
-            "outputs": [{"name": OUTPUT_NAME, "shape": ["batch", net.config.n_calls]}],
-        }
-        with open(f"{tmp}/model.json", "w") as f:
-            json.dump(sidecar, f)
+        onnx.save(policy_graph(net), f"{tmp}/policy.onnx")
+        training = Training(kind="selfplay", command="the network being trained, mid-run")
+        policy_card(net, training, {}, Export()).write(tmp)
         result = run_dd_match(f"policy:{tmp}", them, deals)
     return imp_summary(np.array(result.imps))
 
@@ -198,29 +197,6 @@ def imp_summary(imps: npt.NDArray[np.integer]) -> dict[str, float]:
     x = np.asarray(imps, dtype=np.float64)
     se = float(x.std(ddof=1) / np.sqrt(len(x))) if len(x) > 1 else float("nan")
     return {"boards": float(len(x)), "imps_per_board": float(x.mean()), "stderr": se}
-
-
-@dataclass(frozen=True)
-class SelfPlayConfig:
-    init: str
-    dd: str
-    out: str
-    deals_per_iter: int = 1024
-    iters: int = 400
-    lr: float = 3e-5
-    ppo_epochs: int = 2
-    minibatch: int = 2048
-    clip: float = 0.2
-    entropy: float = 0.003
-    value_coef: float = 0.5
-    eval_every: int = 10
-    eval_bfg_every: int = 0
-    eval_bfg_deals: int = 200
-    eval_deals: int = 1000
-    max_minutes: float = 0.0
-    seed: int = 1
-    threads: int = 1
-    command: str = ""
 
 
 class PPOSettings(Protocol):
@@ -283,8 +259,13 @@ def ppo_update(
     return {key: val / k for key, val in stats.items()}
 
 
-def train_selfplay(cfg: SelfPlayConfig) -> dict[str, object]:
-    """Run (or resume) self-play; writes ``OUT/ckpt.pt``, ``OUT/policy.pt``, ``OUT/log.jsonl``."""
+def train_selfplay(
+    cfg: SelfPlayConfig, command: str = "", progress: bool = True
+) -> dict[str, object]:
+    """Run (or resume) self-play; writes ``OUT/ckpt.pt``, ``OUT/policy.pt``, ``OUT/log.jsonl``.
+
+    ``command`` is recorded as the run's command line; ``progress`` shows a bar on a terminal.
+    """
     torch.set_num_threads(cfg.threads)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     out = Path(cfg.out)
@@ -309,7 +290,7 @@ def train_selfplay(cfg: SelfPlayConfig) -> dict[str, object]:
         history: list[dict[str, object]] = list(state["history"])  # type: ignore[call-overload]
         elapsed = float(state["elapsed"])  # type: ignore[arg-type]
         games = int(state["games"])  # type: ignore[call-overload]
-        print(f"selfplay: resuming {ckpt_path} at iteration {it}", file=sys.stderr)
+        log.info("resuming", checkpoint=str(ckpt_path), iteration=it)
     else:
         net, _ = load_checkpoint(cfg.init)
         # Imitation never trains the value head: start it at zero, so its first errors are the
@@ -329,11 +310,11 @@ def train_selfplay(cfg: SelfPlayConfig) -> dict[str, object]:
     best = max((float(h["val_vs_init"]["imps_per_board"]) for h in history), default=float("-inf"))  # type: ignore[index]
     meta: dict[str, object] = {
         "kind": "selfplay",
-        "command": cfg.command,
-        "data": cfg.dd,
+        "command": command,
+        "data": [data_record(cfg.dd).model_dump(mode="json")],
         "seed": cfg.seed,
         "init": init_meta.get("meta"),
-        "config": cfg.__dict__,
+        "config": cfg.model_dump(mode="json"),
     }
 
     def evaluate() -> dict[str, float]:
@@ -355,9 +336,10 @@ def train_selfplay(cfg: SelfPlayConfig) -> dict[str, object]:
         }
         save_checkpoint(str(ckpt_path), net, extra)
 
+    bar = progress_bar(cfg.iters, "iter", "train selfplay", initial=it, show=progress)
     while it < cfg.iters:
         if cfg.max_minutes and (time.perf_counter() - start) > cfg.max_minutes * 60:
-            print("selfplay: time budget reached, stopping", file=sys.stderr)
+            log.warning("time budget reached, stopping", iteration=it, max_minutes=cfg.max_minutes)
             break
         t0 = time.perf_counter()
         deals = rng.choice(train_idx, size=cfg.deals_per_iter, replace=True)
@@ -406,13 +388,16 @@ def train_selfplay(cfg: SelfPlayConfig) -> dict[str, object]:
                 meta["best_val_imps"] = best
                 save_checkpoint(str(out / "best.pt"), net, {"meta": {**meta, "iter": it}})
         append_jsonl(log_path, entry)
-        print(
-            f"selfplay it {it}: train {entry['train_imps']:+.2f} IMPs, "
-            f"{entry['gen_games_per_s']:.0f} games/s"
-            + (f", eval {entry['val_vs_init']}" if "val_vs_init" in entry else "")
-            + (f", vs bfg {entry['val_vs_bfg']}" if "val_vs_bfg" in entry else ""),
-            file=sys.stderr,
-        )
+        bar.update(1)
+        bar.set_postfix(train_imps=f"{entry['train_imps']:+.2f}", best_val=f"{best:+.2f}")
+        if "val_vs_init" in entry:
+            log.info(
+                "validated",
+                iteration=it,
+                vs_init=entry["val_vs_init"],
+                vs_bfg=entry.get("val_vs_bfg"),
+            )
+    bar.close()
     final_eval = evaluate()
     wall = time.perf_counter() - start
     metrics = {

@@ -19,7 +19,7 @@ array              dtype, shape        meaning
 =================  ==================  ======================================================
 
 Deal k (counting from 0) is board k + 1 and takes its dealer and vulnerability from the standard
-16-board cycle, as the data README prescribes. Random deal k is a function of (seed, k) alone, so
+16-board cycle, as docs/data.md prescribes. Random deal k is a function of (seed, k) alone, so
 a run is reproducible whatever the number of workers, and a run stopped part way and resumed
 (the file is checkpointed as it grows) gives the same file as one uninterrupted run.
 """
@@ -28,15 +28,14 @@ from __future__ import annotations
 
 import json
 import os
-import sys
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.models.progress import progress_bar
 from endplay.types import Player, Vul
 
 TEACH_VERSION = "teach-v1"
@@ -102,45 +101,6 @@ def teach_chunk(job: tuple[int, int, int, npt.NDArray[np.uint8] | None]) -> Chun
     auctions = [bid_deal(bidder, owners[i], int(dealers[i])) for i in range(count)]
     s = bidder.stats
     return Chunk(start, owners, auctions, s.calls, s.errors, s.fallbacks)
-
-
-class Progress:
-    """A one-line progress bar on stderr: done/total, percent, rate, ETA (redrawn in place)."""
-
-    def __init__(self, total: int, unit: str, done: int = 0, stream: TextIO | None = None) -> None:
-        self.total, self.unit, self.start_done = total, unit, done
-        self.done = done
-        self.stream = stream if stream is not None else sys.stderr
-        self.t0 = time.monotonic()
-        self._last = 0.0
-
-    def update(self, n: int) -> None:
-        self.done += n
-        now = time.monotonic()
-        if now - self._last >= 0.5 or self.done >= self.total:
-            self._last = now
-            self.draw(now)
-
-    def rate(self, now: float | None = None) -> float:
-        elapsed = (time.monotonic() if now is None else now) - self.t0
-        return (self.done - self.start_done) / elapsed if elapsed > 0 else 0.0
-
-    def draw(self, now: float) -> None:
-        rate = self.rate(now)
-        left = (self.total - self.done) / rate if rate > 0 else float("inf")
-        eta = f"{int(left // 60)}m{int(left % 60):02d}s" if left != float("inf") else "?"
-        frac = self.done / self.total if self.total else 1.0
-        bar = "#" * int(frac * 30)
-        self.stream.write(
-            f"\r[{bar:<30}] {self.done}/{self.total} {100 * frac:5.1f}% "
-            f"{rate:7.1f} {self.unit}/s ETA {eta}  "
-        )
-        self.stream.flush()
-
-    def close(self) -> None:
-        self.draw(time.monotonic())
-        self.stream.write("\n")
-        self.stream.flush()
 
 
 @dataclass
@@ -247,14 +207,12 @@ def generate(
         teach = TeachSet(meta={**expect, "bfg_version": bfg_version()})
     start = len(teach)
     stop = count if stop_after is None else min(count, start + stop_after)
-    bar = Progress(count, "deals", done=start) if progress else None
     since_save = 0
     work = list(jobs(seed, start, stop, chunk, source_owners))
-    for result in run_jobs(teach_chunk, work, workers):
-        since_save = _take(teach, result, bar, out, since_save, checkpoint_every)
-    teach.save(out)
-    if bar is not None:
-        bar.close()
+    with progress_bar(count, "deal", "teach", initial=start, show=progress) as bar:
+        for result in run_jobs(teach_chunk, work, workers):
+            since_save = _take(teach, result, bar, out, since_save, checkpoint_every)
+        teach.save(out)
     return teach
 
 
@@ -276,12 +234,9 @@ def run_jobs(
             yield fn(job)
 
 
-def _take(
-    teach: TeachSet, chunk: Chunk, bar: Progress | None, out: Path, since: int, every: int
-) -> int:
+def _take(teach: TeachSet, chunk: Chunk, bar: Any, out: Path, since: int, every: int) -> int:
     teach.add(chunk)
-    if bar is not None:
-        bar.update(len(chunk.auctions))
+    bar.update(len(chunk.auctions))
     since += len(chunk.auctions)
     if since >= every:
         teach.save(out)

@@ -24,7 +24,7 @@ Bad input from a seat is logged with the seat and counted against a per-board ju
 that is not a message at all is not answered (several clients, bridge-player and Ben, stop on a
 line they do not know); a message the machine refuses (a call or card out of turn, a message in
 another seat's name) is answered at once with one ``Error: <Seat>: <reason>`` line, and the seat's
-queue goes on (docs/protocol.md, "the one rule"). ``max_junk`` bad lines in one board drop the
+queue goes on (docs/protocol.md 3.1, "the one rule"). ``max_junk`` bad lines in one board drop the
 connection (the seat is held for the same team; the board restarts when it is back). Refusals
 before a seat is given (taken seat, team name rules, not a ``Connecting`` line) are answered with
 an error line, then the socket is closed, as the spec says. Every error line is written to the

@@ -31,7 +31,7 @@ def test_train_without_the_train_extra_names_the_extra(tmp_path: Path) -> None:
         "sys.exit(main(sys.argv[1:]))"
     )
     for argv in (["train", "imitation", "--data", "x.npz", "--out", "run"],
-                 ["export", "--checkpoint", "x.pt", "--out", "m"]):  # fmt: skip
+                 ["export", "--checkpoint", "x.pt", "--out", "m", "--dd", "dd.npz"]):  # fmt: skip
         proc = subprocess.run(
             [sys.executable, "-c", code, *argv],
             cwd=tmp_path,

@@ -201,7 +201,7 @@ def ensure_dd(
 
 
 def _write_npz(path: Path, tables: dict[str, DDTable]) -> None:
-    """Write tables in the shared npz format, atomically (a killed run leaves the old cache)."""
+    """Write tables in the npz format of docs/data.md, atomically (a kill leaves the old cache)."""
     keys = sorted(tables)
     owners = np.stack([pbn_to_owners(k) for k in keys]) if keys else np.zeros((0, 52), np.uint8)
     dd = np.stack([tables[k] for k in keys]) if keys else np.zeros((0, 4, 5), np.uint8)

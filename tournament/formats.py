@@ -2,9 +2,9 @@
 
 - ``team`` (awaw against wawa): the open room has team ``us`` North-South, the closed room has it
   East-West; the board is worth IMP(S(open) - S(closed)) to us, S being North-South's score.
-- ``compatible`` (Lockhart et al. 2020, seeds file 000, section 4.2): our bot replaces one member of
-  the reference pair, in each of the four seats in turn, and is compared with the reference four
-  (``ref``, all ``them``):
+- ``compatible`` (Lockhart et al. 2020, section 4.2; docs/evaluation.md): our bot replaces one
+  member of the reference pair, in each of the four seats in turn, and is compared with the
+  reference four (``ref``, all ``them``):
   IMP(S(awww) - S(wwww)) - IMP(S(waww) - S(wwww)) + IMP(S(wwaw) - S(wwww)) - IMP(S(wwwa) - S(wwww)).
   (The paper's text prints the third term as S(wwww) - S(wwww), which is always zero; the symmetric
   reading with our bot South is the one that makes the metric seat-balanced.)

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from bridgebot.engine.agent import Agent
 from bridgebot.tournament.ddmatch import build_agents, play_dd_boards
@@ -29,6 +29,7 @@ from bridgebot.tournament.report import write_outputs
 from bridgebot.tournament.rooms import ExternalSeat, MatchStopped, Network, play_rooms
 from bridgebot.tournament.stats import mean_stderr
 from endplay.types import Player
+from tqdm import tqdm
 
 SCORINGS = ("dd", "play")
 BACKENDS = ("local", "ray")
@@ -124,31 +125,32 @@ def _chunks(deals: Sequence[BoardDeal], size: int) -> Iterator[list[BoardDeal]]:
 
 
 class Progress:
-    """A one-line progress bar on a terminal; a line every tenth of the match otherwise."""
+    """Boards played, as a tqdm bar on stderr with the running IMPs per board.
 
-    def __init__(self, total: int, done: Sequence[int], stream: TextIO | None = None) -> None:
-        self.total = total
+    Drawn only on a terminal (a log or a pipe gets the summary at the end, not redrawn lines).
+    """
+
+    def __init__(self, total: int, done: Sequence[int]) -> None:
         self.imps = list(done)
-        self.stream = stream if stream is not None else sys.stderr
-        self._last_tenth = -1
+        self.bar = tqdm(
+            total=total,
+            initial=len(self.imps),
+            unit="board",
+            desc="match",
+            file=sys.stderr,
+            dynamic_ncols=True,
+            disable=None,
+        )
 
     def __call__(self, board: BoardResult) -> None:
         self.imps.append(board.imps)
-        n = len(self.imps)
         mean, se = mean_stderr(self.imps)
-        width = 30
-        filled = width * n // max(self.total, 1)
-        text = f"[{'#' * filled}{'.' * (width - filled)}] {n}/{self.total} boards, "
-        text += f"{mean:+.2f} IMPs/board" + (f" ± {se:.2f}" if n > 1 else "")
-        if self.stream.isatty():
-            self.stream.write("\r" + text + ("\n" if n == self.total else ""))
-        else:
-            tenth = 10 * n // max(self.total, 1)
-            if tenth == self._last_tenth:
-                return
-            self._last_tenth = tenth
-            self.stream.write(text + "\n")
-        self.stream.flush()
+        spread = f" ± {se:.2f}" if len(self.imps) > 1 else ""
+        self.bar.set_postfix_str(f"{mean:+.2f} IMPs/board{spread}", refresh=False)
+        self.bar.update(1)
+
+    def close(self) -> None:
+        self.bar.close()
 
 
 def run_match(
@@ -194,7 +196,10 @@ def run_match(
         done = {b.board for b in journal.done}
         todo = [d for d in deals if d.board not in done]
         results = list(journal.done)
-        report = progress or Progress(len(deals), [b.imps for b in journal.done])
+        bar: Progress | None = None
+        if progress is None:
+            progress = bar = Progress(len(deals), [b.imps for b in journal.done])
+        report = progress
 
         def finish(board: BoardResult) -> None:
             journal.write(board)
@@ -216,6 +221,8 @@ def run_match(
                     f"{cfg.out / 'journal.jsonl'}; run the same command with --resume to play "
                     "the rest"
                 ) from None
+    if bar is not None:
+        bar.close()
     return write_outputs(cfg.out, header, results)
 
 

@@ -14,13 +14,13 @@ from bridgebot.engine.belief import (
     DEFAULT_DIR,
     N_OUTPUTS,
     OUTPUT_VERSION,
-    BeliefModelError,
     BeliefNet,
     BeliefSampler,
     owner_distribution,
     sample_owners,
 )
 from bridgebot.engine.features import FEATURE_VERSION, N_FEATURES, hand_to_array
+from bridgebot.engine.modelcard import Export, ModelCard, ModelError, Tensor, Training
 from bridgebot.engine.search import BorelSearch
 from bridgebot.laws.calls import bid_index, legal_calls
 from endplay.types import Player, Vul
@@ -55,8 +55,15 @@ def write_linear_belief(directory: Path, weight: np.ndarray, bias: np.ndarray) -
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
     onnx.save(model, directory / "belief.onnx")
-    meta = {"feature_version": FEATURE_VERSION, "output_version": OUTPUT_VERSION}
-    (directory / "model.json").write_text(json.dumps(meta))
+    ModelCard(
+        onnx="belief.onnx",
+        feature_version=FEATURE_VERSION,
+        output_version=OUTPUT_VERSION,
+        input=Tensor(name="rows", shape=("batch", N_FEATURES)),
+        output=Tensor(name="logits", shape=("batch", N_OUTPUTS)),
+        training=Training(kind="belief", command="tests: spades with the left-hand opponent"),
+        export=Export(),
+    ).write(directory)
     return directory
 
 
@@ -137,29 +144,29 @@ def test_model_with_an_unknown_feature_version_is_refused(tmp_path: Path) -> Non
     directory = spades_with_lho(tmp_path / "b")
     meta = json.loads((directory / "model.json").read_text())
     (directory / "model.json").write_text(json.dumps(dict(meta, feature_version="other-v9")))
-    with pytest.raises(BeliefModelError, match="other-v9"):
+    with pytest.raises(ModelError, match="other-v9"):
         BeliefNet(directory)
     (directory / "model.json").write_text(json.dumps(dict(meta, output_version="x")))
-    with pytest.raises(BeliefModelError, match="output layout"):
+    with pytest.raises(ModelError, match="output layout"):
         BeliefNet(directory)
-    with pytest.raises(BeliefModelError, match="no model"):
+    with pytest.raises(ModelError, match="no model"):
         BeliefNet(tmp_path / "missing")
 
 
 def test_shipped_belief_model_loads_and_is_small(tmp_path: Path) -> None:
     net = BeliefNet(DEFAULT_DIR)
     assert (DEFAULT_DIR / "belief.onnx").stat().st_size < 1.5e6
-    metrics = net.meta["metrics"]
+    metrics = net.model.card.metrics
     assert metrics["owner_loglik_per_card"] > metrics["uniform_loglik_per_card"]
     shutil.copytree(DEFAULT_DIR, tmp_path / "copy")
     meta = json.loads((tmp_path / "copy" / "model.json").read_text())
     (tmp_path / "copy" / "model.json").write_text(json.dumps(dict(meta, feature_version="v0")))
-    with pytest.raises(BeliefModelError):
+    with pytest.raises(ModelError):
         BeliefNet(tmp_path / "copy")
 
 
 def test_belief_guided_search_bids_a_legal_call(tmp_path: Path) -> None:
-    model = pass_or_grand_policy(tmp_path / "p").info.onnx_path.parent
+    model = pass_or_grand_policy(tmp_path / "p").model.onnx_path.parent
     belief = spades_with_lho(tmp_path / "b")
     spec = (
         f"search:{model},dd=solver,sampler=belief,belief={belief},particles=16,rollouts=8,r_min=2"
@@ -194,7 +201,7 @@ def bid_index_of(text: str) -> int:
 
 
 def test_search_agent_defaults_to_belief_particles_without_the_filter(tmp_path: Path) -> None:
-    model = pass_or_grand_policy(tmp_path / "p").info.onnx_path.parent
+    model = pass_or_grand_policy(tmp_path / "p").model.onnx_path.parent
     default = make_agent(f"search:{model}").search  # type: ignore[attr-defined]
     assert isinstance(default.sampler, BeliefSampler) and not default.config.filter
     assert default.config.p_min == 0.1

@@ -16,11 +16,11 @@ from bridgebot.engine.ddestimate import (
     CANONICAL_SUIT_ORDER,
     DEFAULT_DIR,
     DDEstimator,
-    DDModelError,
     encode_rows,
     full_table_rows,
 )
 from bridgebot.engine.dds import hands_pbn
+from bridgebot.engine.modelcard import ModelError
 from endplay.dds import calc_all_tables
 from endplay.types import Deal
 
@@ -96,8 +96,8 @@ def test_refuses_an_unknown_feature_version(tmp_path: Path) -> None:
     meta = json.loads((copy / "model.json").read_text())
     meta["feature_version"] = "ddnet-rows208-v0"
     (copy / "model.json").write_text(json.dumps(meta))
-    with pytest.raises(DDModelError, match="feature version 'ddnet-rows208-v0'"):
+    with pytest.raises(ModelError, match="feature version 'ddnet-rows208-v0'"):
         DDEstimator(copy)
     (copy / "model.json").unlink()
-    with pytest.raises(DDModelError, match=r"model\.json"):
+    with pytest.raises(ModelError, match=r"model\.json"):
         DDEstimator(copy)

@@ -1,7 +1,7 @@
 """engine.explain: explanations checked against the policy's own calls on fresh random deals.
 
 The deals are dealt here from a seed of their own, so none was used in training (the policy was
-trained on the shared DD files and on bfg's auctions of other seeded deals).
+trained on the DD files of docs/data.md and on bfg's auctions of other seeded deals).
 """
 
 from __future__ import annotations

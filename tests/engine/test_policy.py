@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 from bridgebot.engine.agent import BiddingView
 from bridgebot.engine.agents import AgentSpecError, make_agent
-from bridgebot.engine.policy import DEFAULT_MODEL_DIR, ModelError, ModelInfo, Policy, PolicyAgent
+from bridgebot.engine.modelcard import ModelError, load_model
+from bridgebot.engine.policy import DEFAULT_MODEL_DIR, POLICY_MODEL, Policy, PolicyAgent
 from bridgebot.laws.calls import auction_over, is_legal_call, legal_calls, same_call, to_call
 from endplay.types import Deal, Player, Vul
 
@@ -62,12 +63,12 @@ def default_agent() -> PolicyAgent:
     return agent
 
 
-def test_shipped_model_sidecar_says_how_it_was_made() -> None:
-    info = ModelInfo.load(DEFAULT_MODEL_DIR)
-    meta = info.meta
-    assert meta["training"]["command"].startswith("bridgebot train")
-    assert meta["training"]["seed"] is not None and meta["training"]["data"]
-    assert meta["export"]["git_commit"] and meta["export"]["parity_max_abs_diff"] <= 1e-4
+def test_shipped_model_card_says_how_it_was_made() -> None:
+    card = load_model(DEFAULT_MODEL_DIR, POLICY_MODEL).card
+    assert card.training.command.startswith("bridgebot train")
+    assert card.training.seed is not None and card.training.data
+    parity = card.export.parity_max_abs_diff
+    assert card.export.git_commit and parity is not None and parity <= 1e-4
     assert (DEFAULT_MODEL_DIR / "policy.onnx").stat().st_size < 8 * 2**20
 
 
@@ -140,13 +141,17 @@ def test_unknown_feature_version_is_refused(tmp_path: Path) -> None:
 def test_missing_or_malformed_sidecar_is_refused(tmp_path: Path) -> None:
     model = _copy_model(tmp_path)
     meta = json.loads((model / "model.json").read_text())
-    meta["inputs"][0]["shape"] = ["batch", 267]
+    meta["input"]["shape"] = ["batch", 267]
     (model / "model.json").write_text(json.dumps(meta))
-    with pytest.raises(ModelError, match="267"):
-        ModelInfo.load(model)
+    with pytest.raises(ModelError, match=r"input\.shape.*267"):
+        load_model(model, POLICY_MODEL)
+    del meta["training"]
+    (model / "model.json").write_text(json.dumps(meta))
+    with pytest.raises(ModelError, match=r"model\.json: field training: Field required"):
+        Policy(model)
     (model / "model.json").unlink()
     with pytest.raises(ModelError, match=r"no model\.json"):
-        ModelInfo.load(model / "policy.onnx")
+        load_model(model / "policy.onnx", POLICY_MODEL)
     with pytest.raises(AgentSpecError, match="needs a model path"):
         make_agent("policy")
 

@@ -8,7 +8,6 @@ know the answer the search must find.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -27,6 +26,7 @@ from bridgebot.engine.features import (
     N_FEATURES,
     hand_to_array,
 )
+from bridgebot.engine.modelcard import Export, ModelCard, Tensor, Training
 from bridgebot.engine.policy import Policy
 from bridgebot.engine.search import (
     BorelSearch,
@@ -71,12 +71,14 @@ def write_linear_policy(
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
     onnx.save(model, directory / "policy.onnx")
-    meta = {
-        "feature_version": FEATURE_VERSION,
-        "inputs": [{"name": "features", "shape": ["batch", N_FEATURES]}],
-        "outputs": [{"name": "logits", "shape": ["batch", N_CALLS]}],
-    }
-    (directory / "model.json").write_text(json.dumps(meta))
+    ModelCard(
+        onnx="policy.onnx",
+        feature_version=FEATURE_VERSION,
+        input=Tensor(name="features", shape=("batch", N_FEATURES)),
+        output=Tensor(name="logits", shape=("batch", N_CALLS)),
+        training=Training(kind="test", command=f"tests: one Gemm layer ({name})"),
+        export=Export(),
+    ).write(directory)
     return directory
 
 

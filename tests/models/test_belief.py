@@ -8,8 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from bridgebot.engine.belief import BeliefNet
+from bridgebot.engine.modelcard import Training
 from bridgebot.engine.policy import DEFAULT_MODEL_DIR
 from bridgebot.models import belief
+from bridgebot.models.config import BeliefConfig
 
 pytestmark = pytest.mark.train
 
@@ -53,16 +55,17 @@ def test_short_training_run_exports_a_matching_onnx_model(tmp_path: Path) -> Non
     data = tmp_path / "deals.npz"
     owners = random_deals(90, 2)
     np.savez(data, owners=owners, dd=np.zeros((90, 4, 5), dtype=np.uint8))
-    net, metrics, parity_x = belief.train(
-        data=str(data), epochs=2, batch=64, held_out=30, log=lambda _: None
-    )
+    cfg = BeliefConfig(data=str(data), out=str(tmp_path / "model"), epochs=2, batch=64)
+    net, metrics, parity_x = belief.train(cfg, held_out=30)
     assert metrics["train_deals"] == 60 and metrics["held_out_deals"] == 30
     assert metrics["uniform_loglik_per_card"] == round(math.log(1 / 3), 4)
-    gap = belief.export(net, tmp_path / "model", {"command": "test"}, parity_x)
-    assert gap < 1e-4
+    card = belief.export(
+        net, tmp_path / "model", Training(kind="belief", command="test"), metrics, parity_x
+    )
+    assert card.export.parity_max_abs_diff is not None and card.export.parity_max_abs_diff < 1e-4
     served = BeliefNet(tmp_path / "model")
     x = parity_x.astype(np.float32)
     with torch.no_grad():
         ref = torch.sigmoid(net(torch.from_numpy(x))).numpy()
     np.testing.assert_allclose(served.probabilities(x).reshape(-1, 156), ref, atol=1e-5)
-    assert served.meta["command"] == "test"
+    assert served.model.card.training.command == "test"

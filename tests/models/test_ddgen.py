@@ -1,4 +1,4 @@
-"""bridgebot ddgen: real DDS tables in the shared format, equal per deal to calc_dd_table;
+"""bridgebot ddgen: real DDS tables in the format of docs/data.md, equal per deal to calc_dd_table;
 an interrupted run resumed equals one run."""
 
 from __future__ import annotations
@@ -25,13 +25,13 @@ def load(path: Path) -> dict[str, np.ndarray]:
         return {k: z[k] for k in z.files}
 
 
-def test_pbn_matches_the_data_readme() -> None:
+def test_pbn_matches_the_data_format_doc() -> None:
     owners = np.repeat(np.arange(4, dtype=np.uint8), 13)  # N all spades, E hearts, ...
     assert pbn(owners) == "N:AKQJT98765432... .AKQJT98765432.. ..AKQJT98765432. ...AKQJT98765432"
 
 
 #: The first two deals of a development set of random deals (DDS 2.9) with their tables, copied here so
-#: the golden check runs without the shared data.
+#: the golden check runs without any data file.
 GOLDEN = [
     (
         "N:98763.83.96.AQT8 AK5.QT95.KT2.K64 Q42.KJ62.753.J93 JT.A74.AQJ84.752",

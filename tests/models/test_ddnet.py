@@ -12,7 +12,9 @@ from bridgebot.engine.ddestimate import (
     encode_rows,
     full_table_rows,
 )
+from bridgebot.engine.modelcard import Training
 from bridgebot.models import ddnet
+from bridgebot.models.config import DDNetConfig
 
 pytestmark = pytest.mark.train
 
@@ -123,22 +125,18 @@ def test_training_learns_and_the_export_matches_torch(tmp_path: Path) -> None:
     import torch
 
     data = tiny_dd_file(tmp_path / "dd.npz")
-    net, metrics = ddnet.train(
-        data=str(data),
-        epochs=4,
-        batch=32,
-        lr=3e-3,
-        config=ddnet.DDNetConfig((32,)),
+    cfg = DDNetConfig(
+        data=str(data), out=str(tmp_path / "model"), epochs=4, batch=32, lr=3e-3, hidden=(32,),
         threads=1,
-        log=print,
-        held_out=4,
-    )
+    )  # fmt: skip
+    net, metrics = ddnet.train(cfg, held_out=4)
     assert metrics["train_deals"] == 12 and metrics["held_out_deals"] == 4
     losses = metrics["epoch_loss"]
     assert losses[-1] < losses[0] < 2.8  # from about ln 14 down
     _, held = ddnet.load_split(str(data), 4)
-    gap = ddnet.export(net, tmp_path / "model", {"note": "test"}, held["owners"][:16])
-    assert gap < 1e-4
+    training = Training(kind="ddnet", command="test", config=cfg.model_dump(mode="json"))
+    card = ddnet.export(net, tmp_path / "model", training, metrics, held["owners"][:16])
+    assert card.export.parity_max_abs_diff is not None and card.export.parity_max_abs_diff < 1e-4
     est = DDEstimator(tmp_path / "model")
     owners = held["owners"]
     deal, declarer, strain = full_table_rows(owners)
@@ -147,4 +145,5 @@ def test_training_learns_and_the_export_matches_torch(tmp_path: Path) -> None:
     got = est.logits(owners[deal], declarer, strain)
     assert np.allclose(got, want, atol=1e-4)
     assert np.array_equal(est.tables(owners).reshape(-1), want.argmax(axis=1))
-    assert est.meta["note"] == "test" and est.meta["feature_version"] == "ddnet-rows209-v1"
+    assert est.model.card == card and card.feature_version == "ddnet-rows209-v1"
+    assert card.training.config["hidden"] == [32] and card.network["hidden"] == [32]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +9,8 @@ import pytest
 import torch
 from bridgebot.engine.agents import make_agent
 from bridgebot.engine.features import FEATURE_VERSION
-from bridgebot.engine.policy import ModelInfo, Policy
+from bridgebot.engine.modelcard import load_model
+from bridgebot.engine.policy import POLICY_MODEL, Policy
 from bridgebot.models.data import MAX_CALLS, board_dealer_vul, load_dd
 from bridgebot.models.export import ExportError, export, real_states
 from bridgebot.models.net import NetConfig, PolicyNet, save_checkpoint
@@ -37,14 +37,12 @@ def _checkpoint(path: Path, seed: int, meta: dict[str, object] | None = None) ->
 
 def test_export_writes_a_model_that_matches_torch(tmp_path: Path, dd_path: Path) -> None:
     ckpt = _checkpoint(tmp_path / "a.pt", 1, {"kind": "imitation", "seed": 1, "data": "x.npz"})
-    sidecar = export(str(ckpt), str(tmp_path / "model"), str(dd_path), states=128, command="t")
-    meta = json.loads((tmp_path / "model" / "model.json").read_text())
-    assert meta == json.loads(json.dumps(sidecar, default=str))
-    assert meta["feature_version"] == FEATURE_VERSION
-    assert meta["inputs"][0]["shape"] == ["batch", 480]
-    assert meta["outputs"][0]["shape"] == ["batch", 38]
-    assert meta["training"]["kind"] == "imitation" and meta["training"]["data"] == "x.npz"
-    assert meta["export"]["parity_max_abs_diff"] <= 1e-4
+    card = export(str(ckpt), str(tmp_path / "model"), str(dd_path), states=128, command="t")
+    assert load_model(tmp_path / "model", POLICY_MODEL).card == card
+    assert card.feature_version == FEATURE_VERSION
+    assert card.input.shape == ("batch", 480) and card.output.shape == ("batch", 38)
+    assert card.training.kind == "imitation" and card.training.data[0].name == "x.npz"
+    assert card.export.parity_max_abs_diff is not None and card.export.parity_max_abs_diff <= 1e-4
     # Independent check on other real states, through the runtime class the agents use.
     from bridgebot.models.net import load_checkpoint
 
@@ -54,7 +52,9 @@ def test_export_writes_a_model_that_matches_torch(tmp_path: Path, dd_path: Path)
         want = net(torch.from_numpy(x)).numpy()
     got = Policy(tmp_path / "model").logits(x)
     assert np.abs(got - want).max() < 1e-4
-    assert ModelInfo.load(tmp_path / "model" / "policy.onnx").input_name == "features"
+    assert (
+        load_model(tmp_path / "model" / "policy.onnx", POLICY_MODEL).card.input.name == "features"
+    )
 
 
 def test_export_refuses_on_parity_failure_and_writes_nothing(tmp_path: Path, dd_path: Path) -> None:

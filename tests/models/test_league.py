@@ -11,11 +11,10 @@ import torch
 from bridgebot.engine.policy import Policy
 from bridgebot.laws.calls import ALL_CALLS, final_contract
 from bridgebot.laws.scoring import dd_tricks, ns_score
+from bridgebot.models.config import LeagueConfig
 from bridgebot.models.data import observe
 from bridgebot.models.doubles_fit import observer_seats
-from bridgebot.models.export import net_from_onnx
 from bridgebot.models.league import (
-    LeagueConfig,
     LeagueError,
     doubled_stats,
     exploit,
@@ -24,6 +23,7 @@ from bridgebot.models.league import (
     parse_mix,
     train_league,
 )
+from bridgebot.models.onnx_mlp import policy_from_onnx
 from bridgebot.models.selfplay import Recorder, duplicate_imps
 from endplay.types import Penalty, Player, Vul
 
@@ -52,7 +52,7 @@ def scripted(calls: list[int]):  # type: ignore[no-untyped-def]
 
 def test_onnx_import_computes_what_the_shipped_model_computes() -> None:
     owners, _ = _solved()
-    net = net_from_onnx("models/default")
+    net = policy_from_onnx("models/default")
     auctions = np.array([[P, ONE_NT, -1, -1]] * len(owners))
     x, _ = observe(owners, np.zeros(len(owners), np.int64), np.zeros(len(owners), np.int64),
                    auctions, np.full(len(owners), 2))  # fmt: skip
@@ -114,7 +114,7 @@ def test_oracle_doubles_exactly_the_contracts_that_go_down() -> None:
 def test_learner_floor_explores_doubles_and_records_behaviour_logp() -> None:
     owners, _ = _solved()
     b = len(owners)
-    net = net_from_onnx("models/default")
+    net = policy_from_onnx("models/default")
     auctions = np.tile(np.array([[ONE_NT, -1]]), (b, 1))
     x, mask = observe(
         owners, np.zeros(b, np.int64), np.zeros(b, np.int64), auctions, np.ones(b, np.int64)

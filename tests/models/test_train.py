@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from bridgebot.laws.calls import ALL_CALLS, final_contract
 from bridgebot.laws.scoring import PENALTY_ORDER, dd_tricks, ns_score
+from bridgebot.models.config import ImitationConfig, SelfPlayConfig
 from bridgebot.models.data import (
     DDSet,
     board_dealer_vul,
@@ -20,9 +21,9 @@ from bridgebot.models.data import (
     observe,
     run_auctions,
 )
-from bridgebot.models.imitation import ImitationConfig, encode_decisions, train_imitation
+from bridgebot.models.imitation import encode_decisions, train_imitation
 from bridgebot.models.net import load_checkpoint
-from bridgebot.models.selfplay import SelfPlayConfig, duplicate_imps, train_selfplay
+from bridgebot.models.selfplay import duplicate_imps, train_selfplay
 from bridgebot.tournament.deals import owners_to_pbn
 from endplay.dds import calc_all_tables
 from endplay.types import Deal, Player, Vul

@@ -77,7 +77,7 @@ def test_ensure_dd_solves_once_and_caches(tmp_path: Path, solved_npz: Path) -> N
     cache = tmp_path / "cache.npz"
     solved = ensure_dd(plain, cache=cache, workers=1)
     assert [d.dd.tolist() for d in solved] == [d.dd.tolist() for d in stored]  # type: ignore[union-attr]
-    # The cache is in the shared npz format and answers without the solver next time.
+    # The cache is in the npz format of docs/data.md and answers without the solver next time.
     assert [d.board for d in load_npz(cache)] == [1, 2]
     cached = {owners_to_pbn(row): dd for row, dd in zip(*np.load(cache).values(), strict=True)}
     cached[stored[0].pbn][:] = 0  # a poisoned cache proves the second call reads it

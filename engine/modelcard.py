@@ -1,0 +1,212 @@
+"""The model card: what a ``model.json`` promises about the ONNX network beside it.
+
+Every model directory the engine serves (the bidding policy, the double-dummy estimator, the belief
+net) holds one ``.onnx`` file and one ``model.json``. :class:`ModelCard` is that file's schema,
+:func:`load_model` its one reader and :meth:`ModelCard.write` its one writer (the trainers in
+``models`` call it; nothing here needs torch). A card says
+
+- what the network computes: the feature layout it was trained on (a network fed features laid
+  out differently bids nonsense without failing, so an unknown ``feature_version`` is refused),
+  its output layout where it has one, and its one input and one output tensor;
+- how it was made: :class:`Training`, the command, seed, configuration and data of the run, with
+  the run it started from nested in ``init``; data files are :class:`DataSet` records naming the
+  command that regenerates them, since the path a trainer was given means nothing elsewhere;
+- what it measured (``metrics``) and that the ONNX graph computes what torch computed
+  (:class:`Export`).
+
+Example (the shipped estimator, shortened)::
+
+    {"format": 2, "onnx": "ddnet.onnx", "feature_version": "ddnet-rows209-v1",
+     "input": {"name": "rows", "shape": ["batch", 209]}, "output": {...},
+     "training": {"kind": "ddnet", "command": "bridgebot train ddnet ...", "seed": 0,
+                  "data": [{"name": "data/dd.npz", "deals": 33840, "regenerate": null, ...}]},
+     "metrics": {"exact": 0.498, ...}, "export": {"parity_max_abs_diff": 9.5e-06, ...}}
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator
+
+#: The card's file name inside a model directory.
+CARD_FILE = "model.json"
+#: The schema version :class:`ModelCard` reads and writes.
+FORMAT: Literal[2] = 2
+
+
+class ModelError(ValueError):
+    """A model directory that cannot be served; the message names the file and, for a card, the
+    field at fault."""
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Tensor(_Record):
+    """One ONNX input or output: its name and shape (``["batch", width]``)."""
+
+    name: str
+    shape: tuple[str | int, ...]
+    dtype: str = "float32"
+
+
+class DataSet(_Record):
+    """A data file a model was trained on, named so that someone without the file can remake it."""
+
+    name: str = Field(description="the path the trainer was given, e.g. data/dd_2026b.npz")
+    deals: int | None = Field(default=None, description="deals in the file")
+    regenerate: str | None = Field(
+        default=None, description="the command that makes the same file again; null when unknown"
+    )
+    sha256: str | None = Field(default=None, description="of the file, when it was at hand")
+    note: str = ""
+
+
+class Training(_Record):
+    """How a network's weights were made: one trainer run."""
+
+    kind: str = Field(description="imitation, selfplay, league, exploiter, ddnet, belief, doubles")
+    command: str = ""
+    seed: int | None = None
+    data: tuple[DataSet, ...] = ()
+    config: dict[str, JsonValue] = Field(
+        default_factory=dict, description="the trainer's configuration, every field"
+    )
+    init: JsonValue = Field(
+        default=None, description="the model the run started from: its own record, or a path"
+    )
+
+    @field_validator("data", mode="before")
+    @classmethod
+    def _paths_are_data_sets(cls, value: object) -> object:
+        """Checkpoints written before data sets were records name their files by path only."""
+        if isinstance(value, str):
+            value = [value]
+        if isinstance(value, list | tuple):
+            return [{"name": v} if isinstance(v, str) else v for v in value]
+        return value
+
+
+class Export(_Record):
+    """The ONNX export and its parity check against torch on real inputs (``parity_*``)."""
+
+    command: str = ""
+    checkpoint: str | None = None
+    git_commit: str = "unknown"
+    torch: str | None = None
+    onnxruntime: str | None = None
+    parity_states: int | None = None
+    parity_max_abs_diff: float | None = Field(
+        default=None, description="largest |onnx - torch| logit gap; null when never checked"
+    )
+    parity_same_argmax: float | None = None
+    parity_states_from: str | None = None
+
+
+class ModelCard(_Record):
+    """The schema of ``model.json``; :func:`load_model` reads it, :meth:`write` writes it."""
+
+    format: Literal[2] = FORMAT
+    onnx: str = Field(description="the network's file name, in the card's directory")
+    feature_version: str
+    output_version: str | None = None
+    input: Tensor
+    output: Tensor
+    network: dict[str, JsonValue] = Field(default_factory=dict)
+    training: Training
+    metrics: dict[str, JsonValue] = Field(default_factory=dict)
+    export: Export
+    notes: dict[str, JsonValue] = Field(
+        default_factory=dict, description="what else the model's makers wrote down"
+    )
+
+    def write(self, directory: str | Path) -> Path:
+        """Write ``directory/model.json`` atomically (a crash leaves the old card or the new)."""
+        path = Path(directory) / CARD_FILE
+        tmp = path.with_name(CARD_FILE + ".tmp")
+        tmp.write_text(self.model_dump_json(indent=2) + "\n")
+        os.replace(tmp, path)
+        return path
+
+    @classmethod
+    def read(cls, path: str | Path) -> ModelCard:
+        """Parse one card file; every failure is a :class:`ModelError` naming file and field."""
+        p = Path(path)
+        try:
+            text = p.read_text()
+        except OSError as e:
+            raise ModelError(f"{p}: cannot read the model card ({e.strerror})") from None
+        try:
+            return cls.model_validate_json(text)
+        except ValidationError as e:
+            first = e.errors()[0]
+            where = ".".join(str(k) for k in first["loc"]) or "(the whole file)"
+            raise ModelError(f"{p}: field {where}: {first['msg']}") from None
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What a reader needs of a model directory: its file, layouts and tensor widths."""
+
+    onnx: str
+    feature_versions: Collection[str]
+    inputs: int
+    outputs: int
+    remedy: str
+    output_version: str | None = None
+
+
+@dataclass(frozen=True)
+class ModelFiles:
+    """A model directory that passed :func:`load_model`."""
+
+    onnx_path: Path
+    card_path: Path
+    card: ModelCard
+
+
+def load_model(path: str | Path, expected: Expected) -> ModelFiles:
+    """Read and check the card of a model directory (or of an ``.onnx`` file beside its card).
+
+    Refuses, naming the file and the field: a missing card or network, a card that is not this
+    schema, a network for another file, a feature or output layout this build does not compute,
+    and tensor widths other than the reader's.
+    """
+    p = Path(path)
+    if p.is_file() and p.suffix == ".onnx":
+        onnx_path, card_path = p, p.with_name(CARD_FILE)
+    else:
+        directory = p.parent if p.is_file() else p
+        onnx_path, card_path = directory / expected.onnx, directory / CARD_FILE
+    if not card_path.is_file():
+        raise ModelError(f"{card_path}: no model.json beside the model")
+    card = ModelCard.read(card_path)
+    if card.onnx != onnx_path.name:
+        raise ModelError(f"{card_path}: field onnx: {card.onnx!r} is not {onnx_path.name!r}")
+    if not onnx_path.is_file():
+        raise ModelError(f"{onnx_path}: model file not found")
+    if card.feature_version not in expected.feature_versions:
+        raise ModelError(
+            f"{card_path}: field feature_version: feature version {card.feature_version!r} is not "
+            f"one this build knows ({', '.join(sorted(expected.feature_versions))}); "
+            f"{expected.remedy}"
+        )
+    if card.output_version != expected.output_version:
+        raise ModelError(
+            f"{card_path}: field output_version: output layout {card.output_version!r} is not "
+            f"{expected.output_version!r}; {expected.remedy}"
+        )
+    widths = (card.input.shape[-1:], card.output.shape[-1:])
+    if widths != ((expected.inputs,), (expected.outputs,)):
+        raise ModelError(
+            f"{card_path}: fields input.shape, output.shape: {list(card.input.shape)} -> "
+            f"{list(card.output.shape)} do not match {expected.inputs} inputs -> "
+            f"{expected.outputs} outputs"
+        )
+    return ModelFiles(onnx_path, card_path, card)

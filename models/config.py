@@ -1,0 +1,212 @@
+"""The trainers' configurations: one pydantic model per trainer, the command line made from it.
+
+Each trainer (imitation, selfplay, league and exploit, ddnet, belief, doubles) takes one frozen
+:class:`TrainerConfig`; its fields, defaults and descriptions are the only source of the command's
+options (:func:`add_config_arguments` writes them into argparse, :func:`config_from_args` reads
+them back), and the whole configuration goes into the model card, so a default cannot drift
+between the library and the command line. A field ``some_name`` is the option ``--some-name``;
+``tuple[str, ...]`` fields are repeated options, ``tuple[int, ...]`` fields comma separated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import types
+from collections.abc import Collection
+from typing import Any, TypeVar, Union, get_args, get_origin
+
+from pydantic import BaseModel, ConfigDict, Field
+
+C = TypeVar("C", bound="TrainerConfig")
+
+
+class TrainerConfig(BaseModel):
+    """Base of the trainers' configurations: frozen, no unknown fields, every field described."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+#: The league's default opponent mixture (kinds of ``models.league.KINDS`` and their weights).
+DEFAULT_MIX = "self=1,selfx=2,init=1,initx=1,snap=1,oracle=1,exploit=2,bfg=1.5,bfgx=1.5"
+
+
+class ImitationConfig(TrainerConfig):
+    """``bridgebot train imitation``: every setting of a run (recorded in the model card)."""
+
+    data: str = Field(description="teacher file from 'bridgebot teach' (.npz)")
+    out: str = Field(description="run directory (ckpt.pt, log.jsonl, policy.pt); resumes from it")
+    epochs: float = Field(default=4.0, description="passes over the training decisions")
+    batch: int = Field(default=512, description="decisions per step")
+    lr: float = Field(default=1e-3, description="peak learning rate (cosine decay)")
+    hidden: int = Field(default=512, description="width of the trunk's layers")
+    layers: int = Field(default=3, description="layers of the trunk")
+    holdout: int = Field(default=5000, description="last N deals: accuracy only, never trained on")
+    seed: int = Field(default=1, description="seed of the weights and the minibatch order")
+    threads: int = Field(default=1, description="torch threads (1 is fastest on a busy machine)")
+    save_every: int = Field(default=1000, description="steps between checkpoints")
+    max_minutes: float = Field(default=0.0, description="stop (resumably) after this; 0: no limit")
+
+
+class SelfPlayConfig(TrainerConfig):
+    """``bridgebot train selfplay``: every setting of a run (recorded in the model card)."""
+
+    init: str = Field(description="starting checkpoint (an imitation policy.pt)")
+    dd: str = Field(
+        description="DD deal file, e.g. from 'bridgebot ddgen'; its last 2,000 deals are held out"
+    )
+    out: str = Field(description="run directory (ckpt.pt, log.jsonl, policy.pt); resumes from it")
+    deals_per_iter: int = Field(default=1024, description="deals bid at both tables per iteration")
+    iters: int = Field(default=300, description="PPO iterations")
+    lr: float = Field(default=3e-5, description="learning rate")
+    ppo_epochs: int = Field(default=2, description="passes over an iteration's decisions")
+    minibatch: int = Field(default=2048, description="decisions per PPO step")
+    clip: float = Field(default=0.2, description="PPO ratio clip")
+    entropy: float = Field(default=0.003, description="entropy bonus weight")
+    value_coef: float = Field(default=0.5, description="value loss weight")
+    eval_every: int = Field(default=10, description="iterations between validation matches")
+    eval_bfg_every: int = Field(
+        default=0, description="match bfg every N iterations (a multiple of --eval-every); 0: never"
+    )
+    eval_bfg_deals: int = Field(default=200, description="validation deals of those matches")
+    eval_deals: int = Field(default=1000, description="validation deals just before the held-out")
+    max_minutes: float = Field(default=0.0, description="stop (resumably) after this; 0: no limit")
+    seed: int = Field(default=1, description="seed of the deals, dealers and samples")
+    threads: int = Field(default=1, description="torch threads (1 is fastest on a busy machine)")
+
+
+class LeagueConfig(TrainerConfig):
+    """``bridgebot train league`` and ``train exploit``: every setting of a run (the card's).
+
+    ``train exploit`` uses the exploiter's fields, ``init`` being the policy to beat.
+    """
+
+    init: str = Field(description="starting policy: model directory (ONNX) or .pt")
+    dd: tuple[str, ...] = Field(
+        description="DD deal file, e.g. from 'bridgebot ddgen'; the last file's last 2,000 deals "
+        "are held out"
+    )
+    out: str = Field(description="run directory (resumes from OUT/ckpt.pt)")
+    gens: int = Field(default=6, description="generations")
+    learner_iters: int = Field(default=200, description="learner iterations per generation")
+    exploiter_iters: int = Field(default=100, description="exploiter budget (iterations)")
+    deals_per_iter: int = Field(default=1024, description="deals bid at both tables per iteration")
+    lr: float = Field(default=1e-4, description="learner learning rate")
+    exploiter_lr: float = Field(default=2e-4, description="exploiter learning rate")
+    ppo_epochs: int = Field(default=2, description="passes over an iteration's decisions")
+    minibatch: int = Field(default=2048, description="decisions per PPO step")
+    clip: float = Field(default=0.2, description="PPO ratio clip")
+    entropy: float = Field(default=0.003, description="entropy bonus weight")
+    value_coef: float = Field(default=0.5, description="value loss weight")
+    explore: float = Field(default=0.05, description="X/XX probability floor at generation 0")
+    explore_gens: int = Field(default=3, description="the floor reaches 0 at this generation")
+    exploiter_explore: float = Field(default=0.05, description="the exploiter's X/XX floor")
+    mix: str = Field(default=DEFAULT_MIX, description="opponent kinds and their weights")
+    snapshots: int = Field(default=4, description="past generations kept as opponents")
+    eval_deals: int = Field(default=1000, description="validation deals just before the held-out")
+    save_minutes: float = Field(default=3.0, description="minutes between checkpoints")
+    max_minutes: float = Field(default=0.0, description="stop (resumably) after this; 0: no limit")
+    seed: int = Field(default=1, description="seed of the deals and samples")
+    threads: int = Field(default=1, description="torch threads")
+
+
+#: The league's fields that ``train exploit`` has no use for.
+LEARNER_ONLY = frozenset(
+    {"init", "gens", "learner_iters", "lr", "explore", "explore_gens", "mix", "snapshots"}
+)
+
+
+class DDNetConfig(TrainerConfig):
+    """``bridgebot train ddnet``: every setting of a run (recorded in the model card)."""
+
+    data: str = Field(
+        description="DD deal file (owners, dd), e.g. from 'bridgebot ddgen'; its last 2,000 "
+        "deals are held out"
+    )
+    out: str = Field(description="model directory to write (ddnet.onnx and model.json)")
+    epochs: int = Field(default=8, description="passes over the training rows")
+    batch: int = Field(default=1024, description="rows per step")
+    lr: float = Field(default=2e-3, description="peak learning rate (one-cycle schedule)")
+    hidden: tuple[int, ...] = Field(default=(256, 256, 128), description="hidden layer widths")
+    seed: int = Field(default=0, description="seed of the weights, the order and the shuffles")
+    threads: int = Field(default=2, description="torch threads")
+    max_deals: int | None = Field(default=None, description="train on at most N deals")
+
+
+class BeliefConfig(TrainerConfig):
+    """``bridgebot train belief``: every setting of a run (recorded in the model card)."""
+
+    data: str = Field(
+        description="DD deal file (its owners), e.g. from 'bridgebot ddgen'; its last 2,000 "
+        "deals are held out"
+    )
+    out: str = Field(description="model directory to write (belief.onnx and model.json)")
+    policy: str = Field(
+        default="models/default", description="policy model directory that bids the auctions"
+    )
+    epochs: int = Field(default=4, description="passes over the training decisions")
+    batch: int = Field(default=1024, description="decisions per step")
+    lr: float = Field(default=2e-3, description="peak learning rate (one-cycle schedule)")
+    hidden: tuple[int, ...] = Field(default=(256, 256, 256), description="hidden layer widths")
+    seed: int = Field(default=0, description="seed of the weights and the order")
+    threads: int = Field(default=1, description="torch and onnxruntime threads")
+    max_deals: int | None = Field(default=None, description="train on at most N deals")
+
+
+class DoublesConfig(TrainerConfig):
+    """``bridgebot train doubles``: every setting of a fit (recorded in the written file)."""
+
+    dd: str = Field(description="training deals with DD tables, e.g. from 'bridgebot ddgen' (.npz)")
+    deals: int = Field(default=20000, description="first N deals (the held-out 2,000 excluded)")
+    model: str = Field(default="models/default", description="policy that bids the auctions")
+    out: str = Field(description="model file to write (.json)")
+    seed: int = Field(default=1, description="seed of the dealers, vulnerabilities and samples")
+
+
+def _int_tuple(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not comma-separated integers") from None
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, tuple):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def add_config_arguments(
+    parser: argparse.ArgumentParser, config: type[TrainerConfig], skip: Collection[str] = ()
+) -> None:
+    """One option per field of ``config`` (but those in ``skip``), with its default and help."""
+    for name, field in config.model_fields.items():
+        if name in skip:
+            continue
+        kwargs: dict[str, Any] = {"dest": name, "help": field.description or ""}
+        annotation = field.annotation
+        args = get_args(annotation)
+        if get_origin(annotation) in (Union, types.UnionType) and type(None) in args:
+            (annotation,) = (a for a in args if a is not type(None))
+        if get_origin(annotation) is tuple:
+            if get_args(annotation)[0] is str:
+                kwargs["action"] = "append"
+                kwargs["help"] += " (repeat the option for several)"
+            else:
+                kwargs["type"] = _int_tuple
+                kwargs["metavar"] = "N,N,..."
+        elif annotation is bool:
+            kwargs["action"] = argparse.BooleanOptionalAction
+        else:
+            kwargs["type"] = annotation
+        if field.is_required():
+            kwargs["required"] = True
+        else:
+            kwargs["default"] = field.default
+            kwargs["help"] += f" (default: {_shown(field.default)})"
+        parser.add_argument("--" + name.replace("_", "-"), **kwargs)
+
+
+def config_from_args(config: type[C], args: argparse.Namespace, **values: object) -> C:
+    """The configuration the parsed ``args`` describe; ``values`` set fields the options do not."""
+    given = {k: getattr(args, k) for k in config.model_fields if hasattr(args, k)}
+    return config.model_validate({**given, **values})
