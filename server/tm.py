@@ -9,8 +9,16 @@ only moves lines, keeps time, and writes what happened:
 * every line in and out is logged once (structlog, debug, bound ``table`` and ``seat``) and
   written to ``DIR/transcript-<table>.txt`` in docs/protocol.md's section 6 format, so a session can be
   replayed by the scripted peers of ``server.testing``;
-* each finished board goes to ``DIR/boards.pbn`` and ``DIR/journal.jsonl``
-  (:class:`server.records.RecordWriter`, fsynced) before the next board starts.
+* each finished board goes to the table manager's records (by default ``DIR/boards.pbn`` and
+  ``DIR/journal.jsonl`` through :class:`server.records.RecordWriter`, fsynced), then to the
+  ``on_board`` hook, both before the next board starts.
+
+Two hooks let a caller (a match of several rooms, a test) follow the session without reaching
+inside: ``records`` replaces the record writer (:class:`BoardRecorder`), and ``on_board(table,
+result)`` is called with each finished board, in order, once it is durably recorded. Every timer
+(handshake, per-board timeout, reconnection, closing) runs on the running event loop's clock
+(``loop.time()``), so a test loop with a virtual clock (:mod:`server.testing`) drives them all; only
+the Timing line's thinking time reads the injected ``clock``.
 
 Bad input from a seat is logged with the seat and counted against a per-board junk budget. A line
 that is not a message at all is not answered (several clients, bridge-player and Ben, stop on a
@@ -31,9 +39,10 @@ import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 import structlog
+from bridgebot.laws.notation import contract_text
 from bridgebot.protocol.codec import Direction, parse, render
 from bridgebot.protocol.dialect import DEFAULT_DIALECT, Dialect
 from bridgebot.protocol.errors import LineTooLong, ParseError, ProtocolError, RemoteProtocolError
@@ -59,6 +68,19 @@ EXPECTED_CONNECT = "Expected 'Connecting .... as ... using protocol version ..'"
 
 def seat_name(p: Player) -> str:
     return p.name.capitalize()
+
+
+class BoardRecorder(Protocol):
+    """Where finished boards go: :class:`server.records.RecordWriter` unless the caller gives
+    another. ``write`` must be durable when it returns (the next board starts right after)."""
+
+    def write(self, result: BoardResult, table: int) -> object: ...
+
+    def close(self) -> None: ...
+
+
+#: ``on_board(table, result)``: called with each finished board, in order, after it is recorded.
+OnBoard = Callable[[int, BoardResult], None]
 
 
 @dataclass(frozen=True)
@@ -130,12 +152,13 @@ class Table:
         self,
         number: int,
         boards: Sequence[TableBoard],
-        writer: RecordWriter,
+        records: BoardRecorder,
         transcript: IO[str] | None,
         options: TableOptions,
         clock: Callable[[], float],
         limits: Limits = DEFAULT_LIMITS,
         keep_results: bool = True,
+        on_board: OnBoard | None = None,
     ) -> None:
         self.number = number
         self.boards = list(boards)
@@ -147,7 +170,8 @@ class Table:
         self.machine = TableMachine(
             clock=clock, max_illegal=options.max_illegal, scoring=options.scoring
         )
-        self.records = writer
+        self.records = records
+        self.on_board = on_board
         self.transcript = transcript
         self.conns: dict[Player, _Conn] = {}
         self.results: list[BoardResult] = []
@@ -283,16 +307,20 @@ class Table:
             self.send(m.start_board(board))
             await self._play_board()
             result = m.finished[-1]
-            record = self.records.write(result, self.number)
+            self.records.write(result, self.number)  # durable before anything else happens
+            if self.on_board is not None:
+                self.on_board(self.number, result)
             self.played += result.aborted is None
             self.aborted += result.aborted is not None
             if self.keep_results:
                 self.results.append(result)
             else:  # the journal is the record: hold nothing per board (memory flat, issue 7)
                 del m.finished[:-1]
-            self.log.info("board done", board=board.number, contract=record.contract,
-                          declarer=record.declarer, tricks=record.tricks,
-                          aborted=result.aborted)  # fmt: skip
+            contract = result.contract
+            self.log.info("board done", board=board.number,
+                          contract=None if contract is None else contract_text(contract),
+                          declarer=None if contract is None else seat_name(contract.declarer),
+                          tricks=result.declarer_tricks, aborted=result.aborted)  # fmt: skip
         self.send(m.end_session())
         for conn in list(self.conns.values()):
             await conn.close()
@@ -343,8 +371,14 @@ class TableManager:
         skip: Mapping[int, Collection[int]] | None = None,
         keep_results: bool = True,
         session: SessionHeader | None = None,
+        records: BoardRecorder | None = None,
+        on_board: OnBoard | None = None,
     ) -> None:
-        """``session``: the parameters written as the journal's header (``server.resume``).
+        """``records``: where finished boards go (default: a :class:`RecordWriter` on
+        ``out_dir``, which the table manager closes; a recorder given here is the caller's to
+        close). ``on_board(table, result)``: called with each finished board, in order, after
+        ``records`` has it. ``session``: the parameters the default writer puts in the journal's
+        header (``server.resume``).
         ``skip``: table number -> board numbers already finished (``server.resume``).
         ``keep_results`` False: ``serve()`` returns empty lists and memory stays flat however
         many boards are played (``Table.played``/``aborted`` count them; the journal has them)."""
@@ -355,13 +389,19 @@ class TableManager:
         opts = [options] * tables if isinstance(options, TableOptions) else list(options)
         if len(opts) != tables:
             raise ValueError(f"{len(opts)} table options for {tables} tables")
+        if records is not None and session is not None:
+            raise ValueError("session is written by the default record writer; give one or neither")
         self.host = host
         self.port = port
         self.seat_ports = seat_ports
         self.limits = limits
         self.guard = ConnectionGuard(limits, seats=4 * tables)
         self.out_dir = Path(out_dir)
-        self.records = RecordWriter(self.out_dir, session)
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        self._own_records = records is None
+        self.records: BoardRecorder = (
+            RecordWriter(self.out_dir, session) if records is None else records
+        )
         self._transcripts = [
             (self.out_dir / f"transcript-{i}.txt").open("a", encoding="utf-8")
             for i in range(1, tables + 1)
@@ -376,6 +416,7 @@ class TableManager:
                 clock,
                 limits,
                 keep_results,
+                on_board,
             )
             for i in range(1, tables + 1)
         ]
@@ -427,7 +468,8 @@ class TableManager:
             table.transcript = None  # a handler still running may log a refusal, not write it
         for f in self._transcripts:
             f.close()
-        self.records.close()
+        if self._own_records:
+            self.records.close()
 
     # ------------------------------------------------------------------ connections
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import ipaddress
 import json
 import socket
@@ -35,7 +36,7 @@ from bridgebot.protocol.table import TableBoard
 from bridgebot.server.guard import Limits
 from bridgebot.server.guard import Network as AddressNetwork
 from bridgebot.server.journal import JournalWriter, read_lines
-from bridgebot.server.records import RecordWriter, TableRecord, table_record
+from bridgebot.server.records import TableRecord, table_record
 from bridgebot.server.seat import SeatClient
 from bridgebot.server.tm import TableManager
 from bridgebot.tournament.deals import BoardDeal
@@ -137,22 +138,6 @@ class ExternalSeat:
         return cls(room.strip(), player)
 
 
-class _NotifyingWriter(RecordWriter):
-    """The table manager's record writer, also telling the match about each finished board."""
-
-    def __init__(
-        self, out_dir: Path, room: str, notify: Callable[[str, TableResult], None]
-    ) -> None:
-        super().__init__(out_dir)
-        self._room = room
-        self._notify = notify
-
-    def write(self, result: TableResult, table: int = 1) -> TableRecord:
-        record = super().write(result, table)
-        self._notify(self._room, result)
-        return record
-
-
 def room_result(
     deal: BoardDeal, seating: Seating, names: Sequence[str], result: TableResult, scoring: str
 ) -> TableRecord:
@@ -223,17 +208,18 @@ async def play_rooms(
 
     managers: dict[str, TableManager] = {}
 
-    def seat_names(s: Seating) -> tuple[str, str, str, str]:
-        machine = managers[s.room].tables[0].machine
+    def seat_names(s: Seating, result: TableResult) -> tuple[str, str, str, str]:
+        """Who played each seat: the agent spec, or the team an outside seat connected with."""
+        played = (result.ns_team, result.ew_team)
         out = [
-            machine.teams.get(p, teams[s.room][p.value % 2])
+            played[p.value % 2] or teams[s.room][p.value % 2]
             if ExternalSeat(s.room, p) in external
             else names[s.teams[p.value]]
             for p in Player
         ]
         return out[0], out[1], out[2], out[3]
 
-    def finished(room: str, result: TableResult) -> None:
+    def finished(room: str, _table: int, result: TableResult) -> None:
         if result.aborted is not None:
             end(f"room {room}, board {result.board.number} abandoned: {result.aborted}")
             return
@@ -241,7 +227,7 @@ async def play_rooms(
         deal = by_number[number]
         seating = next(s for s in rooms if s.room == room)
         try:
-            scored = room_result(deal, seating, seat_names(seating), result, scoring)
+            scored = room_result(deal, seating, seat_names(seating, result), result, scoring)
         except RoomError as exc:
             end(str(exc))
             return
@@ -271,17 +257,11 @@ async def play_rooms(
             complete(number, got)
     rooms_open = [s for s in rooms if len(pending.done(s.room)) < len(deals)]
     for s in rooms_open:
-        tm = TableManager(
+        managers[s.room] = TableManager(
             table_boards, rooms_dir / s.room, host=net.host, port=net.ports.get(s.room, 0),
             limits=limits, skip={1: pending.done(s.room)},
+            on_board=functools.partial(finished, s.room),  # each board once it is journaled
         )  # fmt: skip
-        # Swap in a writer that also reports each board to us (same files, same durability).
-        writer = _NotifyingWriter(rooms_dir / s.room, s.room, finished)
-        tm.records.close()
-        tm.records = writer
-        for table in tm.tables:
-            table.records = writer
-        managers[s.room] = tm
     tasks: list[asyncio.Task[Any]] = []
     everything: asyncio.Future[Any] | None = None
     try:

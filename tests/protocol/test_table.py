@@ -13,24 +13,12 @@ import pytest
 from bridgebot.protocol.codec import Direction, parse, render
 from bridgebot.protocol.errors import RemoteProtocolError
 from bridgebot.protocol.messages import Connect, Message
-from bridgebot.protocol.table import Phase, TableBoard, TableMachine
-from bridgebot.server.testing import seat_script
-from endplay.types import Deal, Player, Vul
+from bridgebot.protocol.table import Phase, TableMachine
+from bridgebot.server.testing import GOLDEN_BOARD, FakeClock, seat_script
+from endplay.types import Player
 
 TRANSCRIPT = Path(__file__).parents[1] / "peers" / "transcript_6_1.txt"
-GOLDEN_DEAL = "N:AT43.T853.KT.KT6 J7.Q76.Q85.QJ873 K985.A.AJ76.9542 Q62.KJ942.9432.A"
-GOLDEN_BOARD = TableBoard(
-    number=1, dealer=Player.north, vul=Vul.none, deal=Deal.from_pbn(GOLDEN_DEAL)
-)
 SEATS = list(Player)
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def transcript_events() -> list[tuple[str, Player, str]]:

@@ -27,24 +27,17 @@ from bridgebot.server.boards import generate
 from bridgebot.server.guard import Limits
 from bridgebot.server.records import RecordWriter, TableRecord, read_journal
 from bridgebot.server.resume import ResumeError, prepare
-from bridgebot.server.seat import SeatClient
 from bridgebot.server.testing import LineProxy
+from bridgebot.server.testing import random_seat as client
 from bridgebot.server.tm import TableManager
 from endplay.types import Player
-from structlog.testing import capture_logs
 
-from bridgebot.agents import make_agent
-
-TEAMS = {Player.north: "NS", Player.south: "NS", Player.east: "EW", Player.west: "EW"}
 BRIDGEBOT = [sys.executable, "-m", "bridgebot"]
+Logs = list[dict[str, Any]]
 
 
 def journal(out: Path) -> list[TableRecord]:
     return read_journal(out / "journal.jsonl").records
-
-
-def client(port: int, seat: Player, seed: int = 0) -> SeatClient:
-    return SeatClient("127.0.0.1", port, seat, TEAMS[seat], make_agent("random", seed + seat.value))
 
 
 def _msg(line: str, direction: Direction) -> Message | None:
@@ -108,18 +101,18 @@ async def cut_north(tm: TableManager, port: int, when: str) -> tuple[LineProxy, 
     return proxy, runs[1:]
 
 
+@pytest.mark.virtual_time
 @pytest.mark.parametrize("when", list(CUTS))
 async def test_a_seat_dropped_at_any_phase_comes_back_and_nothing_is_lost(
-    tmp_path: Path, when: str
+    tmp_path: Path, when: str, logs: Logs
 ) -> None:
     tm = TableManager(generate(11, 2), tmp_path)
     _, port = await tm.start()
     serving = asyncio.create_task(tm.serve())
-    with capture_logs() as logs:
-        proxy, others = await cut_north(tm, port, when)
-        back = client(port, Player.north, seed=7)  # same team name: the held seat is given back
-        await asyncio.wait_for(asyncio.gather(back.run(), *others), 60)
-        (results,) = await asyncio.wait_for(serving, 10)
+    proxy, others = await cut_north(tm, port, when)
+    back = client(port, Player.north, seed=7)  # same team name: the held seat is given back
+    await asyncio.wait_for(asyncio.gather(back.run(), *others), 60)
+    (results,) = await asyncio.wait_for(serving, 10)
     await proxy.close()
     assert [r.aborted for r in results] == [None, None]
     assert any(e["event"] == "connection closed by peer" for e in logs)
@@ -138,20 +131,24 @@ async def test_a_seat_dropped_at_any_phase_comes_back_and_nothing_is_lost(
     assert [r.board_num for r in records] == [1, 2]
 
 
+@pytest.mark.virtual_time
 async def test_a_seat_that_never_comes_back_abandons_the_board_and_ends_the_session(
-    tmp_path: Path,
+    tmp_path: Path, logs: Logs
 ) -> None:
-    tm = TableManager(generate(11, 3), tmp_path, limits=Limits(reconnect_timeout=0.5))
+    tm = TableManager(generate(11, 3), tmp_path, limits=Limits(reconnect_timeout=300))
     _, port = await tm.start()
     serving = asyncio.create_task(tm.serve())
-    with capture_logs() as logs:
-        proxy, others = await cut_north(tm, port, "mid-play")
-        summaries = await asyncio.wait_for(asyncio.gather(*others), 30)  # they end cleanly
-        (results,) = await asyncio.wait_for(serving, 10)
+    proxy, others = await cut_north(tm, port, "mid-play")
+    loop = asyncio.get_running_loop()
+    cut = loop.time()
+    summaries = await asyncio.wait_for(asyncio.gather(*others), 900)  # they end cleanly
+    (results,) = await asyncio.wait_for(serving, 10)
     await proxy.close()
+    # 300 s for the board, then 300 s more before the next board ends the session.
+    assert loop.time() - cut >= 600
     assert [s.boards for s in summaries] == [0, 0, 0]
     (result,) = results
-    assert result.aborted == "North did not come back within 0.5 s"
+    assert result.aborted == "North did not come back within 300 s"
     (entry,) = journal(tmp_path)
     assert entry.board == 1 and entry.aborted == result.aborted
     ended = [e for e in logs if e["event"] == "session ended: seats did not come back"]
@@ -159,16 +156,17 @@ async def test_a_seat_that_never_comes_back_abandons_the_board_and_ends_the_sess
     assert (tmp_path / "transcript-1.txt").read_text().count("End of session") == 3
 
 
+@pytest.mark.virtual_time
 async def test_a_seat_back_after_its_board_was_abandoned_plays_the_next_board(
     tmp_path: Path,
 ) -> None:
-    tm = TableManager(generate(11, 2), tmp_path, limits=Limits(reconnect_timeout=1.0))
+    abandoned = asyncio.Event()
+    tm = TableManager(generate(11, 2), tmp_path, limits=Limits(reconnect_timeout=300),
+                      on_board=lambda table, result: abandoned.set())  # fmt: skip
     _, port = await tm.start()
     serving = asyncio.create_task(tm.serve())
     proxy, others = await cut_north(tm, port, "auction")
-    async with asyncio.timeout(20):
-        while not tm.tables[0].results:  # board 1 abandoned after 1 s
-            await asyncio.sleep(0.01)
+    await asyncio.wait_for(abandoned.wait(), 600)  # board 1, abandoned after 300 s
     back = client(port, Player.north, seed=7)
     await asyncio.wait_for(asyncio.gather(back.run(), *others), 60)
     (results,) = await asyncio.wait_for(serving, 10)

@@ -11,8 +11,6 @@ in the journal: nothing hostile may cost a finished board.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 import socket
 from collections.abc import Callable
 from pathlib import Path
@@ -24,79 +22,19 @@ from bridgebot.protocol.errors import ParseError
 from bridgebot.protocol.messages import CallMsg
 from bridgebot.server.boards import generate
 from bridgebot.server.guard import ConnectionGuard, Limits, parse_networks
-from bridgebot.server.seat import SeatClient, TableConnectionError
+from bridgebot.server.records import read_journal
+from bridgebot.server.seat import TableConnectionError
+from bridgebot.server.testing import RawProxy, connecting
+from bridgebot.server.testing import random_seat as client
 from bridgebot.server.tm import TableManager, TableOptions, _Conn
 from endplay.types import Player
-from structlog.testing import capture_logs
 
-from bridgebot.agents import make_agent
-
-TEAMS = {Player.north: "NS", Player.south: "NS", Player.east: "EW", Player.west: "EW"}
-CONNECT = {p: f'Connecting "{TEAMS[p]}" as {p.name.capitalize()} using protocol version 18\r\n'
-           for p in Player}  # fmt: skip
+pytestmark = pytest.mark.virtual_time
+Logs = list[dict[str, Any]]
 
 
 def journal(out: Path) -> list[dict[str, Any]]:
-    return [json.loads(x) for x in (out / "journal.jsonl").read_text().splitlines()]
-
-
-def client(port: int, seat: Player, seed: int = 0) -> SeatClient:
-    return SeatClient("127.0.0.1", port, seat, TEAMS[seat], make_agent("random", seed + seat.value))
-
-
-class RawProxy:
-    """A byte-level man in the middle in front of one seat client.
-
-    ``before(line)`` is called with each line the client writes and returns raw bytes to send to
-    the table manager ahead of it (binary junk, invalid UTF-8, floods). Everything from the table
-    manager goes back to the client unchanged; when either side closes, both are closed.
-    """
-
-    def __init__(
-        self,
-        tm_port: int,
-        before: Callable[[str], bytes],
-        after: Callable[[str], bytes] | None = None,
-    ) -> None:
-        self.tm_port = tm_port
-        self.before = before
-        self.after = after  # bytes to send right behind the line, in the same write
-        self._server: asyncio.Server | None = None
-        self._tasks: list[asyncio.Task[Any]] = []
-
-    async def start(self) -> int:
-        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
-        return int(self._server.sockets[0].getsockname()[1])
-
-    async def close(self) -> None:
-        if self._server is not None:
-            self._server.close()
-        for t in self._tasks:
-            t.cancel()
-            with contextlib.suppress(asyncio.CancelledError, ConnectionError, OSError):
-                await t
-
-    async def _handle(self, s_reader: asyncio.StreamReader, s_writer: asyncio.StreamWriter) -> None:
-        t_reader, t_writer = await asyncio.open_connection("127.0.0.1", self.tm_port)
-
-        async def up() -> None:
-            while raw := await s_reader.readline():
-                line = raw.rstrip(b"\r\n").decode("ascii")
-                tail = self.after(line) if self.after is not None else b""
-                t_writer.write(self.before(line) + raw + tail)
-                await t_writer.drain()
-
-        async def down() -> None:
-            while data := await t_reader.read(65536):
-                s_writer.write(data)
-                await s_writer.drain()
-
-        tasks = [asyncio.ensure_future(up()), asyncio.ensure_future(down())]
-        self._tasks += tasks
-        with contextlib.suppress(ConnectionError, OSError):
-            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-        for w in (s_writer, t_writer):
-            w.close()
+    return [r.model_dump() for r in read_journal(out / "journal.jsonl").records]
 
 
 def at_first_call(payload: bytes) -> Callable[[str], bytes]:
@@ -134,16 +72,15 @@ JUNK_LINES: list[bytes] = [
 ]
 
 
-async def test_junk_of_every_kind_mid_auction_changes_nothing(tmp_path: Path) -> None:
+async def test_junk_of_every_kind_mid_auction_changes_nothing(tmp_path: Path, logs: Logs) -> None:
     tm = TableManager(generate(5, 2), tmp_path)  # board 1: North deals, so North calls first
     _, port = await tm.start()
     serving = asyncio.create_task(tm.serve())
     proxy = RawProxy(port, at_first_call(b"".join(x + b"\r\n" for x in JUNK_LINES)))
     pport = await proxy.start()
-    with capture_logs() as logs:
-        clients = [client(pport if p == Player.north else port, p) for p in Player]
-        await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 60)
-        results = await asyncio.wait_for(serving, 10)
+    clients = [client(pport if p == Player.north else port, p) for p in Player]
+    await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 60)
+    results = await asyncio.wait_for(serving, 10)
     await proxy.close()
     told = [e["text"] for e in logs if e["event"] == "table manager error"]  # North's client
     warnings = [e for e in logs if e["log_level"] == "warning" and "text" not in e]
@@ -165,7 +102,7 @@ async def test_junk_of_every_kind_mid_auction_changes_nothing(tmp_path: Path) ->
 
 
 async def test_a_flood_drops_the_seat_which_comes_back_and_the_board_completes(
-    tmp_path: Path,
+    tmp_path: Path, logs: Logs
 ) -> None:
     flood = b"".join(b"\xff\xfe flood %d\r\n" % i for i in range(5000))
     tm = TableManager(generate(5, 1), tmp_path, options=TableOptions(max_junk=20))
@@ -173,14 +110,13 @@ async def test_a_flood_drops_the_seat_which_comes_back_and_the_board_completes(
     serving = asyncio.create_task(tm.serve())
     proxy = RawProxy(port, at_first_call(flood))
     pport = await proxy.start()
-    with capture_logs() as logs:
-        runs = [asyncio.ensure_future(client(pport if p == Player.north else port, p).run())
-                for p in Player]  # fmt: skip
-        with pytest.raises(TableConnectionError, match="North sent 20 bad lines"):
-            await asyncio.wait_for(runs[0], 30)  # the client reports the TM's error line
-        back = client(port, Player.north, seed=9)  # same team name: the held seat is given back
-        await asyncio.wait_for(asyncio.gather(back.run(), *runs[1:]), 60)
-        await asyncio.wait_for(serving, 10)
+    runs = [asyncio.ensure_future(client(pport if p == Player.north else port, p).run())
+            for p in Player]  # fmt: skip
+    with pytest.raises(TableConnectionError, match="North sent 20 bad lines"):
+        await asyncio.wait_for(runs[0], 30)  # the client reports the TM's error line
+    back = client(port, Player.north, seed=9)  # same team name: the held seat is given back
+    await asyncio.wait_for(asyncio.gather(back.run(), *runs[1:]), 60)
+    await asyncio.wait_for(serving, 10)
     await proxy.close()
     dropped = [e for e in logs if e["event"] == "dropping seat"]
     assert len(dropped) == 1 and dropped[0]["reason"] == "North sent 20 bad lines; disconnected"
@@ -198,7 +134,7 @@ async def raw_seat(port: int, seat: Player, *, read_until: str | None = None) ->
     sock.setblocking(False)
     loop = asyncio.get_running_loop()
     await loop.sock_connect(sock, ("127.0.0.1", port))
-    await loop.sock_sendall(sock, CONNECT[seat].encode())
+    await loop.sock_sendall(sock, connecting(seat))
     await loop.sock_sendall(sock, f"{seat.name.capitalize()} ready for teams\r\n".encode())
     if read_until is not None:
         seen = b""
@@ -211,19 +147,18 @@ async def raw_seat(port: int, seat: Player, *, read_until: str | None = None) ->
 
 
 async def test_a_reader_that_never_reads_times_out_and_the_other_table_plays_on(
-    tmp_path: Path,
+    tmp_path: Path, logs: Logs
 ) -> None:
-    tm = TableManager(generate(3, 2), tmp_path, tables=2, options=TableOptions(timeout=1.0))
+    tm = TableManager(generate(3, 2), tmp_path, tables=2, options=TableOptions(timeout=60))
     _, port = await tm.start()
     serving = asyncio.create_task(tm.serve())
-    with capture_logs() as logs:
-        table1 = [asyncio.ensure_future(client(port, p).run()) for p in Player if p != Player.west]
-        slow = await raw_seat(port, Player.west, read_until="Teams")  # then never reads again
-        while not tm.tables[0].machine.all_ready:
-            await asyncio.sleep(0.01)
-        table2 = [client(port, p, seed=20).run() for p in Player]
-        await asyncio.wait_for(asyncio.gather(*table1, *table2), 60)
-        results = await asyncio.wait_for(serving, 20)
+    table1 = [asyncio.ensure_future(client(port, p).run()) for p in Player if p != Player.west]
+    slow = await raw_seat(port, Player.west, read_until="Teams")  # then never reads again
+    while not tm.tables[0].machine.all_ready:
+        await asyncio.sleep(0.01)
+    table2 = [client(port, p, seed=20).run() for p in Player]
+    await asyncio.wait_for(asyncio.gather(*table1, *table2), 600)  # two boards time out, 60 s each
+    results = await asyncio.wait_for(serving, 20)
     slow.close()
     slow_table, other = results
     assert [r.aborted is not None for r in slow_table] == [True, True]
@@ -273,10 +208,12 @@ async def test_a_peer_that_never_reads_is_dropped_at_the_write_buffer_limit() ->
 
 
 async def test_silent_connections_hit_the_connection_limit_then_time_out(tmp_path: Path) -> None:
-    limits = Limits(max_connections=4, handshake_timeout=1.0)
+    limits = Limits(max_connections=4)  # and the default handshake limit, 30 s
     tm = TableManager(generate(1, 1), tmp_path, limits=limits)
     host, port = await tm.start()
     serving = asyncio.create_task(tm.serve())
+    loop = asyncio.get_running_loop()
+    opened = loop.time()
     silent = [await asyncio.open_connection(host, port) for _ in range(4)]
     while tm.guard.open < 4:
         await asyncio.sleep(0.01)
@@ -287,8 +224,9 @@ async def test_silent_connections_hit_the_connection_limit_then_time_out(tmp_pat
     )
     writer.close()
     for r, w in silent:  # each said nothing: told why, then closed
-        assert await asyncio.wait_for(r.read(), 10) == b"Error: no Connecting line within 1 s\r\n"
+        assert await asyncio.wait_for(r.read(), 60) == b"Error: no Connecting line within 30 s\r\n"
         w.close()
+    assert loop.time() - opened >= 30  # not a moment early
     assert tm.guard.open == 0 and tm.guard.refused == 1
     # The table is untouched: four honest seats play the board.
     await asyncio.wait_for(asyncio.gather(*(client(port, p).run() for p in Player)), 60)
@@ -299,13 +237,13 @@ async def test_silent_connections_hit_the_connection_limit_then_time_out(tmp_pat
 async def test_a_seat_that_never_finishes_seating_is_dropped_and_its_seat_freed(
     tmp_path: Path,
 ) -> None:
-    tm = TableManager(generate(1, 1), tmp_path, limits=Limits(handshake_timeout=1.0))
+    tm = TableManager(generate(1, 1), tmp_path)  # the default handshake limit, 30 s
     host, port = await tm.start()
     serving = asyncio.create_task(tm.serve())
     reader, writer = await asyncio.open_connection(host, port)
-    writer.write(CONNECT[Player.north].encode())  # seated, then never "ready for teams"
-    got = await asyncio.wait_for(reader.read(), 10)
-    assert got == b'North ("NS") seated\r\nError: North did not finish seating within 1 s\r\n'
+    writer.write(connecting(Player.north))  # seated, then never "ready for teams"
+    got = await asyncio.wait_for(reader.read(), 60)
+    assert got == b'North ("NS") seated\r\nError: North did not finish seating within 30 s\r\n'
     writer.close()
     await asyncio.wait_for(asyncio.gather(*(client(port, p).run() for p in Player)), 60)
     (result,) = (await asyncio.wait_for(serving, 10))[0]

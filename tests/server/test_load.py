@@ -9,13 +9,13 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import endplay.parsers.pbn as pbn
 from bridgebot.server.boards import generate
 from bridgebot.server.seat import SeatClient
 from bridgebot.server.tm import TableManager
 from endplay.types import Player
-from structlog.testing import capture_logs
 
 from bridgebot.agents import make_agent
 
@@ -23,7 +23,9 @@ TEAMS = {Player.north: "NS", Player.south: "NS", Player.east: "EW", Player.west:
 TABLES, BOARDS = 8, 4
 
 
-async def test_eight_tables_at_once_every_board_recorded_once(tmp_path: Path) -> None:
+async def test_eight_tables_at_once_every_board_recorded_once(
+    tmp_path: Path, logs: list[dict[str, Any]]
+) -> None:
     tm = TableManager(generate(21, BOARDS), tmp_path, tables=TABLES)
     host, port = await tm.start()
     serving = asyncio.create_task(tm.serve())
@@ -32,9 +34,8 @@ async def test_eight_tables_at_once_every_board_recorded_once(tmp_path: Path) ->
         for t in range(TABLES)
         for p in Player
     ]
-    with capture_logs() as logs:
-        summaries = await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 120)
-        results = await asyncio.wait_for(serving, 20)
+    summaries = await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 120)
+    results = await asyncio.wait_for(serving, 20)
     assert [s.boards for s in summaries] == [BOARDS] * (TABLES * 4)
     assert [[r.aborted for r in table] for table in results] == [[None] * BOARDS] * TABLES
     assert [e for e in logs if e["log_level"] in ("warning", "error")] == []

@@ -8,7 +8,6 @@ import socket
 import threading
 
 import pytest
-import structlog
 from bridgebot.engine.agent import BiddingView, PlayView
 from bridgebot.laws.calls import PASS, same_call
 from bridgebot.protocol.codec import parse_call
@@ -18,6 +17,8 @@ from bridgebot.server.testing import ScriptedAgent, ScriptedTableManager, Script
 from endplay.types import Bid, Card, Player
 
 NORTH_HAND = "S A T 4 3. H T 8 5 3. D K T. C K T 6."
+pytestmark = pytest.mark.virtual_time
+Logs = list[dict[str, object]]
 
 
 def opening(seat: str = "North") -> list[ScriptStep]:
@@ -54,21 +55,21 @@ async def test_no_table_manager_is_a_connection_error() -> None:
         await client(port, ScriptedAgent([], []), connect_retries=2, retry_delay=0.01).run()
 
 
-async def test_connect_retries_until_the_table_manager_listens() -> None:
+async def test_connect_retries_until_the_table_manager_listens(logs: Logs) -> None:
     port = free_port()
     steps = [*opening()[:5], ScriptStep("send", "End of session")]
-    with structlog.testing.capture_logs() as logs:
-        task = asyncio.create_task(
-            client(port, ScriptedAgent([], []), connect_retries=500, retry_delay=0.01).run()
-        )
-        for _ in range(500):  # until the client has been refused at least once
-            if any(e["event"] == "connect retry" for e in logs):
-                break
-            await asyncio.sleep(0.01)
-        assert any(e["event"] == "connect retry" for e in logs)
-        async with ScriptedTableManager(steps, port=port, timeout=5) as tm:
-            summary = await asyncio.wait_for(task, 10)
-            await tm.assert_done()
+    # ComputerBridge's client retries 30 times, 2 s apart; in virtual time the waits cost nothing.
+    task = asyncio.create_task(
+        client(port, ScriptedAgent([], []), connect_retries=30, retry_delay=2.0).run()
+    )
+    for _ in range(500):  # until the client has been refused at least once
+        if any(e["event"] == "connect retry" for e in logs):
+            break
+        await asyncio.sleep(0.01)
+    assert any(e["event"] == "connect retry" for e in logs)
+    async with ScriptedTableManager(steps, port=port, timeout=5) as tm:
+        summary = await asyncio.wait_for(task, 10)
+        await tm.assert_done()
     assert summary.boards == 0 and summary.seat == Player.north
 
 
@@ -181,12 +182,11 @@ async def test_agent_failure_is_our_fault() -> None:
             await client(tm.port, Broken([], [])).run()
 
 
-async def test_every_line_is_logged_once_with_seat_and_direction() -> None:
+async def test_every_line_is_logged_once_with_seat_and_direction(logs: Logs) -> None:
     steps = [*opening()[:5], ScriptStep("send", "End of session")]
-    with structlog.testing.capture_logs() as logs:
-        async with ScriptedTableManager(steps, timeout=5) as tm:
-            summary = await client(tm.port, ScriptedAgent([], [])).run()
-            await tm.assert_done()
+    async with ScriptedTableManager(steps, timeout=5) as tm:
+        summary = await client(tm.port, ScriptedAgent([], [])).run()
+        await tm.assert_done()
     wire = [e for e in logs if e["event"] == "line"]
     assert [e["line"] for e in wire if e["dir"] == "out"] == tm.received
     sent = [s.line for s in steps if s.kind == "send"]
@@ -197,6 +197,9 @@ async def test_every_line_is_logged_once_with_seat_and_direction() -> None:
 
 async def test_idle_timeout_names_the_silent_table_manager() -> None:
     steps = [*opening()[:5], ScriptStep("expect", "nothing: the TM stays silent")]
-    async with ScriptedTableManager(steps, timeout=5) as tm:
-        with pytest.raises(TableConnectionError, match=r"no line from the table manager .* 0\.2s"):
-            await client(tm.port, ScriptedAgent([], []), idle_timeout=0.2).run()
+    async with ScriptedTableManager(steps, timeout=600) as tm:
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        with pytest.raises(TableConnectionError, match=r"no line from the table manager .* 120s"):
+            await client(tm.port, ScriptedAgent([], []), idle_timeout=120).run()
+        assert loop.time() - start >= 120

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 from bridgebot.protocol.dialect import Dialect
@@ -14,31 +15,31 @@ from bridgebot.server.boards import generate
 from bridgebot.server.seat import SeatClient
 from bridgebot.server.tm import TableManager
 from endplay.types import Player
-from structlog.testing import capture_logs
 
 from bridgebot.agents import make_agent
 from tests.grammar_check import known_rejection, unexpected_rejections
 
 
-async def _session(tmp: Path, dummy_form: DummyForm, early: bool, seed: int) -> list[str]:
+async def _session(
+    tmp: Path, dummy_form: DummyForm, early: bool, seed: int, logs: list[dict[str, Any]]
+) -> list[str]:
     tm = TableManager(generate(seed, 3), tmp)
-    with capture_logs() as logs:
-        host, port = await tm.start()
-        serving = asyncio.create_task(tm.serve())
-        clients = [
-            SeatClient(
-                host,
-                port,
-                p,
-                "Bots" if p in (Player.north, Player.south) else "Others",
-                make_agent("random,pass_bias=0.5", seed + p.value),
-                dummy_form=dummy_form,
-                dialect=Dialect(early_dummy=early),
-            )
-            for p in Player
-        ]
-        summaries = await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 120)
-        await asyncio.wait_for(serving, 10)
+    host, port = await tm.start()
+    serving = asyncio.create_task(tm.serve())
+    clients = [
+        SeatClient(
+            host,
+            port,
+            p,
+            "Bots" if p in (Player.north, Player.south) else "Others",
+            make_agent("random,pass_bias=0.5", seed + p.value),
+            dummy_form=dummy_form,
+            dialect=Dialect(early_dummy=early),
+        )
+        for p in Player
+    ]
+    summaries = await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 120)
+    await asyncio.wait_for(serving, 10)
     assert [s.boards for s in summaries] == [3, 3, 3, 3]
     assert [e for e in logs if e["log_level"] in ("warning", "error", "critical")] == []
     return [e["line"] for e in logs if e.get("role") == "seat" and e.get("dir") == "out"]
@@ -48,10 +49,10 @@ async def _session(tmp: Path, dummy_form: DummyForm, early: bool, seed: int) -> 
     ("dummy_form", "early"), [("self", False), ("all", False), ("never", False), ("all", True)]
 )
 async def test_every_client_line_passes_the_grammar(
-    tmp_path: Path, dummy_form: DummyForm, early: bool
+    tmp_path: Path, dummy_form: DummyForm, early: bool, logs: list[dict[str, Any]]
 ) -> None:
     """``all`` + early dummy is bridge-player's way; our table manager takes it too."""
-    sent = await _session(tmp_path, dummy_form, early, seed=11)
+    sent = await _session(tmp_path, dummy_form, early, seed=11, logs=logs)
     assert len(sent) > 200  # three whole boards from four seats
     assert unexpected_rejections(sent) == []
     known = {k.name for line in sent if (k := known_rejection(line)) is not None}

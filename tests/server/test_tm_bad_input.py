@@ -9,7 +9,6 @@ under test sees only what a faulty peer would send.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,24 +18,28 @@ import pytest
 from bridgebot.protocol.codec import Direction, parse, render_card
 from bridgebot.protocol.messages import CallMsg, PlayMsg
 from bridgebot.server.boards import generate
+from bridgebot.server.records import read_journal
 from bridgebot.server.seat import SeatClient
-from bridgebot.server.testing import LineProxy, ScriptedSeat, seat_script
+from bridgebot.server.testing import (
+    GOLDEN_BOARD,
+    FakeClock,
+    LineProxy,
+    ScriptedSeat,
+    random_seat,
+    seat_script,
+    thinking,
+)
 from bridgebot.server.tm import EXPECTED_CONNECT, TableManager, TableOptions
 from endplay.types import Player
-from structlog.testing import capture_logs
 
 from bridgebot.agents import make_agent
-from tests.protocol.test_table import GOLDEN_BOARD, TRANSCRIPT, FakeClock
 
-TEAMS = {Player.north: "NS", Player.south: "NS", Player.east: "EW", Player.west: "EW"}
+TRANSCRIPT = Path(__file__).parents[1] / "peers" / "transcript_6_1.txt"
+pytestmark = pytest.mark.virtual_time
 
 
 def journal(out: Path) -> list[dict[str, Any]]:
-    return [json.loads(x) for x in (out / "journal.jsonl").read_text().splitlines()]
-
-
-def client(port: int, seat: Player, seed: int = 0) -> SeatClient:
-    return SeatClient("127.0.0.1", port, seat, TEAMS[seat], make_agent("random", seed + seat.value))
+    return [r.model_dump() for r in read_journal(out / "journal.jsonl").records]
 
 
 async def run_with_proxy(
@@ -47,19 +50,18 @@ async def run_with_proxy(
     to_seat: Callable[[str], list[str]] | None = None,
     *,
     options: TableOptions | None = None,
-) -> tuple[TableManager, list[dict[str, Any]]]:
+) -> TableManager:
     """One table; North talks through a proxy with the given hooks; the others directly."""
     tm = TableManager(generate(seed, count), out, options=options or TableOptions())
     host, port = await tm.start()
     serving = asyncio.create_task(tm.serve())
     proxy = LineProxy(host, port, to_tm=to_tm, to_seat=to_seat)
     pport = await proxy.start()
-    with capture_logs() as logs:
-        clients = [client(pport if p == Player.north else port, p) for p in Player]
-        await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 60)
-        await asyncio.wait_for(serving, 10)
+    clients = [random_seat(pport if p == Player.north else port, p) for p in Player]
+    await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 600)
+    await asyncio.wait_for(serving, 10)
     await proxy.close()
-    return tm, logs
+    return tm
 
 
 def first_only(kind: type, inject: Callable[[Any, str], list[str]]) -> Callable[[str], list[str]]:
@@ -81,10 +83,12 @@ def swallow(text: str) -> Callable[[str], list[str]]:
     return lambda line: [] if line == text else [line]
 
 
-async def test_illegal_call_is_answered_and_the_retry_counts(tmp_path: Path) -> None:
+async def test_illegal_call_is_answered_and_the_retry_counts(
+    tmp_path: Path, logs: list[dict[str, Any]]
+) -> None:
     # Board 1: North deals; a double as the opening call is never legal.
     hook = first_only(CallMsg, lambda msg, line: ["North doubles", line])
-    _, logs = await run_with_proxy(tmp_path, 1, 5, hook, swallow("Illegal bid"))
+    await run_with_proxy(tmp_path, 1, 5, hook, swallow("Illegal bid"))
     (entry,) = journal(tmp_path)
     assert entry["aborted"] is None and entry["auction"][0] != "X"
     north = seat_script(tmp_path / "transcript-1.txt", Player.north)
@@ -93,7 +97,9 @@ async def test_illegal_call_is_answered_and_the_retry_counts(tmp_path: Path) -> 
     assert [e["seat"] for e in logs if e["event"] == "illegal call"] == ["north"]
 
 
-async def test_illegal_card_is_answered_and_the_retry_counts(tmp_path: Path) -> None:
+async def test_illegal_card_is_answered_and_the_retry_counts(
+    tmp_path: Path, logs: list[dict[str, Any]]
+) -> None:
     deal = generate(5, 1)[0].deal
 
     def inject(msg: PlayMsg, line: str) -> list[str]:
@@ -102,7 +108,7 @@ async def test_illegal_card_is_answered_and_the_retry_counts(tmp_path: Path) -> 
         foreign = next(c for p in Player if p != msg.seat for c in deal[p] if str(c) not in held)
         return [f"{msg.seat.name.capitalize()} plays {render_card(foreign)}", line]
 
-    _, logs = await run_with_proxy(tmp_path, 1, 5, first_only(PlayMsg, inject),
+    await run_with_proxy(tmp_path, 1, 5, first_only(PlayMsg, inject),
                                     swallow("Illegal card"))  # fmt: skip
     (entry,) = journal(tmp_path)
     assert entry["aborted"] is None and len(entry["play"]) == 52
@@ -112,11 +118,11 @@ async def test_illegal_card_is_answered_and_the_retry_counts(tmp_path: Path) -> 
 
 
 async def test_illegal_calls_beyond_the_cap_abort_the_board_and_the_next_one_plays(
-    tmp_path: Path,
+    tmp_path: Path, logs: list[dict[str, Any]]
 ) -> None:
     hook = first_only(CallMsg, lambda msg, line: ["North doubles", "North redoubles",
                                                   "North doubles", line])  # fmt: skip
-    _, logs = await run_with_proxy(tmp_path, 2, 5, hook, swallow("Illegal bid"))
+    await run_with_proxy(tmp_path, 2, 5, hook, swallow("Illegal bid"))
     first, second = journal(tmp_path)
     assert first["board"] == 1 and first["aborted"] == "North made 3 illegal calls"
     assert second["board"] == 2 and second["aborted"] is None
@@ -125,12 +131,14 @@ async def test_illegal_calls_beyond_the_cap_abort_the_board_and_the_next_one_pla
     assert sum(e["event"] == "illegal call" for e in logs) == 2  # the third one aborts
 
 
-async def test_a_silent_seat_times_out_and_the_session_goes_on(tmp_path: Path) -> None:
+async def test_a_silent_seat_times_out_and_the_session_goes_on(
+    tmp_path: Path, logs: list[dict[str, Any]]
+) -> None:
     # North's first call never reaches the table manager.
     hook = first_only(CallMsg, lambda msg, line: [])
-    _, logs = await run_with_proxy(tmp_path, 2, 5, hook, options=TableOptions(timeout=0.5))
+    await run_with_proxy(tmp_path, 2, 5, hook, options=TableOptions(timeout=60))
     first, second = journal(tmp_path)
-    assert first["aborted"].startswith("timeout: no line for 0.5 s in auction")
+    assert first["aborted"].startswith("timeout: no line for 60 s in auction")
     assert "waiting for North" in first["aborted"]
     assert second["aborted"] is None
     assert any(e["event"] == "board aborted" for e in logs)
@@ -138,7 +146,7 @@ async def test_a_silent_seat_times_out_and_the_session_goes_on(tmp_path: Path) -
 
 @pytest.mark.parametrize("cut_on", ["auction", "play"])
 async def test_seat_drops_and_reconnects_board_restarts_other_table_goes_on(
-    tmp_path: Path, cut_on: str
+    tmp_path: Path, cut_on: str, logs: list[dict[str, Any]]
 ) -> None:
     tm = TableManager(generate(5, 2), tmp_path, tables=2)
     host, port = await tm.start()
@@ -156,20 +164,19 @@ async def test_seat_drops_and_reconnects_board_restarts_other_table_goes_on(
 
     proxy = LineProxy(host, port, to_tm=cut)
     pport = await proxy.start()
-    with capture_logs() as logs:
-        # Table 1: North through the proxy (it will be cut); table 2 after, all direct.
-        table1 = [client(pport if p == Player.north else port, p) for p in Player]
-        runs1 = [asyncio.ensure_future(c.run()) for c in table1]
-        await asyncio.sleep(0)  # table 1's seats connect first: they fill table 1
-        while len(tm.tables[0].machine.teams) < 4:
-            await asyncio.sleep(0.01)
-        table2 = [asyncio.ensure_future(client(port, p, seed=50).run()) for p in Player]
-        with pytest.raises(Exception):  # noqa: B017 - the cut client fails, however it reports it
-            await asyncio.wait_for(runs1[0], 30)
-        # North comes back with the same team name; the board restarts from Start of board.
-        back = client(port, Player.north, seed=7)
-        await asyncio.wait_for(asyncio.gather(back.run(), *runs1[1:], *table2), 60)
-        results = await asyncio.wait_for(serving, 10)
+    # Table 1: North through the proxy (it will be cut); table 2 after, all direct.
+    table1 = [random_seat(pport if p == Player.north else port, p) for p in Player]
+    runs1 = [asyncio.ensure_future(c.run()) for c in table1]
+    await asyncio.sleep(0)  # table 1's seats connect first: they fill table 1
+    while len(tm.tables[0].machine.teams) < 4:
+        await asyncio.sleep(0.01)
+    table2 = [asyncio.ensure_future(random_seat(port, p, seed=50).run()) for p in Player]
+    with pytest.raises(Exception):  # noqa: B017 - the cut client fails, however it reports it
+        await asyncio.wait_for(runs1[0], 30)
+    # North comes back with the same team name; the board restarts from Start of board.
+    back = random_seat(port, Player.north, seed=7)
+    await asyncio.wait_for(asyncio.gather(back.run(), *runs1[1:], *table2), 60)
+    results = await asyncio.wait_for(serving, 10)
     await proxy.close()
     assert [len(r) for r in results] == [2, 2]
     assert all(r.aborted is None for t in results for r in t)
@@ -182,16 +189,13 @@ async def test_seat_drops_and_reconnects_board_restarts_other_table_goes_on(
 
 
 async def test_junk_and_a_megabyte_line_are_ignored_and_the_board_is_unchanged(
-    tmp_path: Path,
+    tmp_path: Path, logs: list[dict[str, Any]]
 ) -> None:
     clock = FakeClock()
     tm = TableManager([GOLDEN_BOARD], tmp_path, clock=clock)
     host, port = await tm.start()
     serving = asyncio.create_task(tm.serve())
-    hooks = {
-        Player.west: {"West plays AC": lambda: setattr(clock, "now", clock.now + 8)},
-        Player.south: {"North plays 3S": lambda: setattr(clock, "now", clock.now + 14)},
-    }
+    hooks = thinking(clock)
     seats = []
     for p in Player:
         steps = seat_script(TRANSCRIPT, p)
@@ -199,9 +203,8 @@ async def test_junk_and_a_megabyte_line_are_ignored_and_the_board_is_unchanged(
             junk = [type(steps[0])("expect", x) for x in ("hello there", "X" * 1_000_000)]
             steps = steps[:1] + junk + steps[1:40] + junk[:1] + steps[40:]
         seats.append(ScriptedSeat(host, port, steps, name=p.name, before=hooks.get(p)))
-    with capture_logs() as logs:
-        await asyncio.gather(*(s.run() for s in seats))
-        await asyncio.wait_for(serving, 10)
+    await asyncio.gather(*(s.run() for s in seats))
+    await asyncio.wait_for(serving, 10)
     warnings = [e for e in logs if e["log_level"] == "warning"]
     assert [e["event"] for e in warnings] == ["bad line", "line too long", "bad line"]
     assert all(e["seat"] == "north" for e in warnings)
@@ -245,23 +248,24 @@ async def test_refusals_before_seating_say_why_and_close(tmp_path: Path) -> None
     # Before the first board a seat that leaves is freed, not held for its first team (issue 16);
     # North comes back (any team could take it now).
     await north.close()
-    others = [client(port, p, 1) for p in (Player.north, Player.south, Player.east)]
+    others = [random_seat(port, p, 1) for p in (Player.north, Player.south, Player.east)]
     await asyncio.wait_for(asyncio.gather(anyp_run, *(c.run() for c in others)), 60)
     await asyncio.wait_for(serving, 10)
     assert 'West ("EW") seated' in (tmp_path / "transcript-1.txt").read_text()
 
 
-async def test_a_flood_of_junk_drops_the_seat_with_a_reason(tmp_path: Path) -> None:
+async def test_a_flood_of_junk_drops_the_seat_with_a_reason(
+    tmp_path: Path, logs: list[dict[str, Any]]
+) -> None:
     tm = TableManager(generate(1, 1), tmp_path, options=TableOptions(max_junk=5))
     host, port = await tm.start()
     serving = asyncio.create_task(tm.serve())
     seat = ScriptedSeat(host, port, timeout=10)
     await seat.write_raw(b'Connecting "NS" as North using protocol version 18\r\n')
     assert await seat.read_line() == 'North ("NS") seated'
-    with capture_logs() as logs:
-        await seat.write_raw(b"".join(b"junk %d\r\n" % i for i in range(10)))
-        assert await seat.read_line() == "ERROR: North sent 5 bad lines; disconnected"
-        assert await seat.read_line() is None
+    await seat.write_raw(b"".join(b"junk %d\r\n" % i for i in range(10)))
+    assert await seat.read_line() == "ERROR: North sent 5 bad lines; disconnected"
+    assert await seat.read_line() is None
     await seat.close()
     assert [e["junk"] for e in logs if e["event"] == "bad line"] == [1, 2, 3, 4, 5]
     serving.cancel()

@@ -15,11 +15,20 @@ from collections.abc import Callable
 from pathlib import Path
 
 import endplay.parsers.pbn as pbn
-from bridgebot.server.testing import ScriptedSeat, ScriptStep, seat_script
+import pytest
+from bridgebot.server.testing import (
+    GOLDEN_BOARD,
+    FakeClock,
+    ScriptedSeat,
+    ScriptStep,
+    seat_script,
+    thinking,
+)
 from bridgebot.server.tm import TableManager, TableOptions
 from endplay.types import Player
 
-from tests.protocol.test_table import GOLDEN_BOARD, TRANSCRIPT, FakeClock
+TRANSCRIPT = Path(__file__).parents[1] / "peers" / "transcript_6_1.txt"
+pytestmark = pytest.mark.virtual_time
 
 
 async def test_transcript_6_1_over_tcp(tmp_path: Path) -> None:
@@ -46,17 +55,7 @@ async def play_golden(
     tm = TableManager([GOLDEN_BOARD], tmp_path, clock=clock, options=options or TableOptions())
     host, port = await tm.start()
     serving = asyncio.create_task(tm.serve())
-
-    def think(seconds: float) -> object:
-        def advance() -> None:
-            clock.now += seconds
-
-        return advance
-
-    hooks = {
-        Player.west: {"West plays AC": think(8)},
-        Player.south: {"North plays 3S": think(14)},
-    }
+    hooks = thinking(clock)
     seats = [
         ScriptedSeat(
             host,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import endplay.parsers.pbn as pbn
 from bridgebot.laws import calls as rules
@@ -20,7 +21,6 @@ from bridgebot.server.seat import SeatClient
 from bridgebot.server.testing import seat_script
 from bridgebot.server.tm import TableManager, TableOptions
 from endplay.types import Player
-from structlog.testing import capture_logs
 
 from bridgebot.agents import make_agent
 from tests.grammar_check import unexpected_rejections
@@ -40,18 +40,19 @@ async def play_session(
     *,
     tables: int = 1,
     options: TableOptions | list[TableOptions] | None = None,
+    logs: list[dict[str, Any]],
 ) -> TableManager:
+    """Random seats play ``count`` boards; a clean session logs no warning or error."""
     tm = TableManager(generate(seed, count), tmp, tables=tables, options=options or TableOptions())
-    with capture_logs() as logs:  # cheap capture; a clean session logs no warning or error
-        host, port = await tm.start()
-        serving = asyncio.create_task(tm.serve())
-        clients = [
-            SeatClient(host, port, p, TEAMS[p], make_agent("random", seed * 100 + 10 * t + p.value))
-            for t in range(tables)
-            for p in Player
-        ]
-        summaries = await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 120)
-        await asyncio.wait_for(serving, 10)
+    host, port = await tm.start()
+    serving = asyncio.create_task(tm.serve())
+    clients = [
+        SeatClient(host, port, p, TEAMS[p], make_agent("random", seed * 100 + 10 * t + p.value))
+        for t in range(tables)
+        for p in Player
+    ]
+    summaries = await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 120)
+    await asyncio.wait_for(serving, 10)
     bad = [e for e in logs if e["log_level"] in ("warning", "error", "critical")]
     assert bad == []
     assert any(e["event"] == "line" and e.get("dir") == "in" for e in logs)
@@ -78,8 +79,8 @@ def recount(record: pbn.Board) -> int:
     return won
 
 
-async def test_32_boards_random_seats(tmp_path: Path) -> None:
-    tm = await play_session(tmp_path, 32, seed=7)
+async def test_32_boards_random_seats(tmp_path: Path, logs: list[dict[str, Any]]) -> None:
+    tm = await play_session(tmp_path, 32, seed=7, logs=logs)
     results = tm.tables[0].results
     assert len(results) == 32 and all(r.aborted is None for r in results)
     journal = [json.loads(x) for x in (tmp_path / "journal.jsonl").read_text().splitlines()]
@@ -103,28 +104,32 @@ async def test_32_boards_random_seats(tmp_path: Path) -> None:
         assert tricks == entry["tricks"] == record.contract.level + 6 + record.contract.result
 
 
-async def test_every_line_we_send_passes_the_third_party_grammar(tmp_path: Path) -> None:
+async def test_every_line_we_send_passes_the_third_party_grammar(
+    tmp_path: Path, logs: list[dict[str, Any]]
+) -> None:
     # bridge-player's dialect: the parser rejects the spec's parenthesised seated line.
     from bridgebot.protocol.dialect import BRIDGE_PLAYER_DIALECT
 
-    await play_session(tmp_path, 4, seed=3, options=TableOptions(dialect=BRIDGE_PLAYER_DIALECT))
+    await play_session(
+        tmp_path, 4, seed=3, options=TableOptions(dialect=BRIDGE_PLAYER_DIALECT), logs=logs
+    )
     transcript = tmp_path / "transcript-1.txt"
     sent = [s.line for p in Player for s in seat_script(transcript, p) if s.kind == "send"]
     assert any(line.startswith("Timing") for line in sent)
     assert unexpected_rejections(sent) == []
     # And the default dialect: only the known rejections (the parenthesised seated line).
-    await play_session(tmp_path / "default", 1, seed=4)
+    await play_session(tmp_path / "default", 1, seed=4, logs=logs)
     transcript = tmp_path / "default" / "transcript-1.txt"
     sent = [s.line for p in Player for s in seat_script(transcript, p) if s.kind == "send"]
     assert unexpected_rejections(sent) == []
 
 
-async def test_two_tables_in_one_process(tmp_path: Path) -> None:
+async def test_two_tables_in_one_process(tmp_path: Path, logs: list[dict[str, Any]]) -> None:
     from bridgebot.protocol.dialect import Dialect
 
     # Each table has its own output dialect (table 2 speaks to bridge-player-like clients).
     options = [TableOptions(), TableOptions(dialect=Dialect(seated="quoted", teams="colonless"))]
-    tm = await play_session(tmp_path, 3, seed=11, tables=2, options=options)
+    tm = await play_session(tmp_path, 3, seed=11, tables=2, options=options, logs=logs)
     assert [len(t.results) for t in tm.tables] == [3, 3]
     one, two = ((tmp_path / f"transcript-{i}.txt").read_text() for i in (1, 2))
     assert 'North ("Bots NS") seated' in one and 'Teams : N/S : "Bots NS" E/W' in one
@@ -150,7 +155,9 @@ def wbridge5_style(line: str) -> list[str]:
     return [text]
 
 
-async def test_peer_habits_wbridge5_gib_ben_bridge_player(tmp_path: Path) -> None:
+async def test_peer_habits_wbridge5_gib_ben_bridge_player(
+    tmp_path: Path, logs: list[dict[str, Any]]
+) -> None:
     """North speaks WBridge5's case (through a proxy), East and West use bridge-player's order
     (``ready for dummy`` right after the auction, ``dummy's`` form from everyone), South is plain:
     the table manager must play every board with no warning."""
@@ -163,17 +170,16 @@ async def test_peer_habits_wbridge5_gib_ben_bridge_player(tmp_path: Path) -> Non
     proxy = LineProxy(host, port, to_tm=wbridge5_style)
     pport = await proxy.start()
     early = Dialect(early_dummy=True)
-    with capture_logs() as logs:
-        clients = [
-            SeatClient(host, pport, Player.north, "NS", make_agent("random", 1)),
-            SeatClient(host, port, Player.south, "NS", make_agent("random", 2)),
-            SeatClient(host, port, Player.east, "EW", make_agent("random", 3), dialect=early,
-                       dummy_form="all"),
-            SeatClient(host, port, Player.west, "EW", make_agent("random", 4), dialect=early,
-                       dummy_form="all"),
-        ]  # fmt: skip
-        summaries = await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 60)
-        results = await asyncio.wait_for(serving, 10)
+    clients = [
+        SeatClient(host, pport, Player.north, "NS", make_agent("random", 1)),
+        SeatClient(host, port, Player.south, "NS", make_agent("random", 2)),
+        SeatClient(host, port, Player.east, "EW", make_agent("random", 3), dialect=early,
+                   dummy_form="all"),
+        SeatClient(host, port, Player.west, "EW", make_agent("random", 4), dialect=early,
+                   dummy_form="all"),
+    ]  # fmt: skip
+    summaries = await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 60)
+    results = await asyncio.wait_for(serving, 10)
     await proxy.close()
     assert [s.boards for s in summaries] == [6] * 4
     assert all(r.aborted is None for r in results[0])

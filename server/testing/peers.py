@@ -1,5 +1,6 @@
 """Scripted peers shipped with the package, so every test layer (and users debugging a bot against
-a transcript) reuses the same fakes: a scripted table manager (this part) and a scripted seat.
+a transcript) reuses the same fakes: a scripted table manager, a scripted seat, proxies that
+tamper with one seat's lines or bytes, and honest seats (our seat client with a random agent).
 
 A scripted peer stands in for the *other* side only; the code under test is always real and talks
 to it over real TCP on 127.0.0.1. The style follows python-chess's mock engine: a script of lines
@@ -19,8 +20,13 @@ from pathlib import Path
 from typing import Literal
 
 from bridgebot.engine.agent import BiddingView, PlayView
+from bridgebot.engine.random_agent import RandomAgent
 from bridgebot.laws.calls import same_call
+from bridgebot.server.seat import SeatClient
 from endplay.types import Bid, Card, Player
+
+#: The team names of the honest seats: ``NS`` for North-South, ``EW`` for East-West.
+TEAMS = {Player.north: "NS", Player.south: "NS", Player.east: "EW", Player.west: "EW"}
 
 # ------------------------------------------------------------------ scripted table manager
 
@@ -456,3 +462,76 @@ class LineProxy:
                         return
                     writer.write(line.encode("ascii") + b"\r\n")
                 await writer.drain()
+
+
+class RawProxy:
+    """A byte-level man in the middle in front of one seat client, for bad-input tests.
+
+    ``before(line)`` is called with each line the client writes and returns raw bytes to send to
+    the table manager ahead of it (binary junk, invalid UTF-8, floods); ``after(line)`` returns
+    bytes to send right behind it, in the same write. Everything from the table manager goes back
+    to the client unchanged; when either side closes, both are closed.
+    """
+
+    def __init__(
+        self,
+        tm_port: int,
+        before: Callable[[str], bytes],
+        after: Callable[[str], bytes] | None = None,
+        *,
+        tm_host: str = "127.0.0.1",
+    ) -> None:
+        self.tm_host = tm_host
+        self.tm_port = tm_port
+        self.before = before
+        self.after = after
+        self._server: asyncio.Server | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+
+    async def start(self) -> int:
+        self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
+        return int(self._server.sockets[0].getsockname()[1])
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        for t in self._tasks:
+            t.cancel()
+            with contextlib.suppress(asyncio.CancelledError, ConnectionError, OSError):
+                await t
+
+    async def _handle(self, s_reader: asyncio.StreamReader, s_writer: asyncio.StreamWriter) -> None:
+        t_reader, t_writer = await asyncio.open_connection(self.tm_host, self.tm_port)
+
+        async def up() -> None:
+            while raw := await s_reader.readline():
+                line = raw.rstrip(b"\r\n").decode("ascii")
+                tail = self.after(line) if self.after is not None else b""
+                t_writer.write(self.before(line) + raw + tail)
+                await t_writer.drain()
+
+        async def down() -> None:
+            while data := await t_reader.read(65536):
+                s_writer.write(data)
+                await s_writer.drain()
+
+        tasks = [asyncio.ensure_future(up()), asyncio.ensure_future(down())]
+        self._tasks += tasks
+        with contextlib.suppress(ConnectionError, OSError):
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for w in (s_writer, t_writer):
+            w.close()
+
+
+# ------------------------------------------------------------------ honest seats
+
+
+def connecting(seat: Player) -> bytes:
+    """The ``Connecting`` line of an honest seat, as bytes on the wire (for raw-socket peers)."""
+    return f'Connecting "{TEAMS[seat]}" as {seat.name.capitalize()} using protocol version 18\r\n'.encode()
+
+
+def random_seat(port: int, seat: Player, seed: int = 0, host: str = "127.0.0.1") -> SeatClient:
+    """Our own seat client with a random agent (seeded by ``seed`` and the seat), team ``TEAMS``:
+    the honest seats around a table manager under test."""
+    return SeatClient(host, port, seat, TEAMS[seat], RandomAgent(seed=seed + seat.value))
