@@ -21,19 +21,29 @@ same code serves a seat (a batch of one) and self-play (thousands of rows per st
 
 from __future__ import annotations
 
-import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 from bridgebot.engine.agent import Agent, BatchBidder, BiddingView, PlayView
 from bridgebot.engine.features import BIDS, HAND, N_BIDS, OPENING_PASS, VUL_THEM, encode, legal_mask
+from bridgebot.engine.modelcard import Training, validation_fault
 from bridgebot.laws.calls import DOUBLE, is_pass
 from bridgebot.laws.scoring import score_array
 from endplay.types import Bid, Card
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    ValidationError,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
 FloatArray = npt.NDArray[np.float32]
 IntArray = npt.NDArray[np.int64]
@@ -75,46 +85,73 @@ FEATURE_NAMES: tuple[str, ...] = (
 
 
 class DoublesModelError(ValueError):
-    """A penalty-double model file that cannot be used; the message names the file."""
+    """A penalty-double model file that cannot be used; the message names the file and field."""
 
 
-@dataclass(frozen=True)
-class DoublesModel:
-    """Linear estimate of our defensive tricks, its spread, and the margin (points) to double."""
+class DoublesMeta(BaseModel):
+    """How a fitted model was made: the trainer run (the model card's record) and what it measured."""
 
-    weights: npt.NDArray[np.float64]
-    sd: float
-    margin: float
-    meta: dict[str, Any]
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    training: Training
+    metrics: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+class DoublesModel(BaseModel):
+    """Linear estimate of our defensive tricks, its spread, and the margin (points) to double.
+
+    The schema of ``penalty_doubles.json``: :meth:`load` is its one reader, :meth:`save` its one
+    writer. A model file whose features are not :data:`FEATURE_NAMES` is refused (its weights
+    would multiply other columns)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    features: tuple[str, ...] = FEATURE_NAMES
+    weights: tuple[float, ...] = Field(description="one per feature: defensive tricks per unit")
+    sd: float = Field(gt=0, description="spread (tricks) of the true count around the estimate")
+    margin: float = Field(description="expected gain (points) above which the layer doubles")
+    meta: DoublesMeta | None = Field(
+        default=None, description="how the model was fitted; None while it is being fitted"
+    )
+
+    @field_validator("features")
+    @classmethod
+    def _computed_by_this_build(cls, names: tuple[str, ...]) -> tuple[str, ...]:
+        if names != FEATURE_NAMES:
+            raise ValueError(f"{list(names)[:3]}... are not the ones this build computes")
+        return names
+
+    @model_validator(mode="after")
+    def _one_weight_per_feature(self) -> DoublesModel:
+        if len(self.weights) != len(self.features):
+            raise ValueError(f"{len(self.weights)} weights for {len(self.features)} features")
+        return self
+
+    @field_serializer("weights")
+    def _rounded(self, weights: tuple[float, ...]) -> list[float]:
+        return [round(w, 6) for w in weights]
 
     @classmethod
     def load(cls, path: str | Path = DEFAULT_MODEL) -> DoublesModel:
+        """Read a model file; every failure is a :class:`DoublesModelError` naming file and field."""
         p = Path(path)
         try:
-            d = json.loads(p.read_text())
-        except (OSError, json.JSONDecodeError) as e:
+            text = p.read_text()
+        except OSError as e:
             raise DoublesModelError(f"{p}: cannot read the penalty-double model ({e})") from None
-        names = tuple(d.get("features", ()))
-        if names != FEATURE_NAMES:
+        try:
+            return cls.model_validate_json(text)
+        except ValidationError as e:
             raise DoublesModelError(
-                f"{p}: its features {list(names)[:3]}... are not the ones this build computes"
-            )
-        return cls(
-            weights=np.asarray(d["weights"], dtype=np.float64),
-            sd=float(d["sd"]),
-            margin=float(d["margin"]),
-            meta=dict(d.get("meta", {})),
-        )
+                f"{p}: not a penalty-double model: {validation_fault(e)}"
+            ) from None
 
     def save(self, path: str | Path) -> None:
-        blob = {
-            "features": list(FEATURE_NAMES),
-            "weights": [round(float(w), 6) for w in self.weights],
-            "sd": self.sd,
-            "margin": self.margin,
-            "meta": self.meta,
-        }
-        Path(path).write_text(json.dumps(blob, indent=1) + "\n")
+        """Write the model file atomically (a crash leaves the old file or the new one)."""
+        p = Path(path)
+        tmp = p.with_name(p.name + ".tmp")
+        tmp.write_text(self.model_dump_json(indent=1) + "\n")
+        os.replace(tmp, p)
 
 
 _MODEL: DoublesModel | None = None
@@ -255,7 +292,9 @@ def expected_gain(
     feats: FloatArray, contract: Contract, model: DoublesModel
 ) -> npt.NDArray[np.float64]:
     """Expected points our side gains by doubling instead of passing the standing contract."""
-    mu = feats.astype(np.float64) @ model.weights  # our defensive tricks
+    mu = feats.astype(np.float64) @ np.asarray(
+        model.weights, dtype=np.float64
+    )  # our defensive tricks
     tricks = np.arange(14)[None, :]  # declarer's tricks
     defence = 13 - tricks
     hi = _normal_cdf((defence + 0.5 - mu[:, None]) / model.sd)

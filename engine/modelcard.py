@@ -145,9 +145,17 @@ class ModelCard(_Record):
         try:
             return cls.model_validate_json(text)
         except ValidationError as e:
-            first = e.errors()[0]
-            where = ".".join(str(k) for k in first["loc"]) or "(the whole file)"
-            raise ModelError(f"{p}: field {where}: {first['msg']}") from None
+            raise ModelError(f"{p}: {validation_fault(e)}") from None
+
+
+def validation_fault(error: ValidationError) -> str:
+    """The first fault of a file that failed its schema, as ``field LOC: MESSAGE`` (the loc is
+    ``(the whole file)`` when the document itself is at fault: not JSON, or not an object).
+
+    Every reader of a project file puts this after the file's name, so one message names both."""
+    first = error.errors()[0]
+    where = ".".join(str(k) for k in first["loc"]) or "(the whole file)"
+    return f"field {where}: {first['msg']}"
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,10 @@ import argparse
 import json
 import shlex
 import sys
+from pathlib import Path
 from typing import Any
+
+from pydantic import JsonValue, TypeAdapter, ValidationError
 
 HELP = "train the bidding policy (imitation, self-play, league) or export it to ONNX"
 EXAMPLES = """examples:
@@ -83,6 +86,25 @@ def _export_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def read_metrics(path: str) -> dict[str, JsonValue]:
+    """``export --metrics FILE``: a JSON object of JSON values, recorded in the card's metrics.
+    A file that is not one is a :class:`DataError` naming the file."""
+    from bridgebot.engine.modelcard import validation_fault
+    from bridgebot.models.data import DataError
+
+    try:
+        text = Path(path).read_bytes()
+    except OSError as e:
+        raise DataError(f"{path}: cannot read the metrics ({e.strerror})") from None
+    try:
+        return _METRICS.validate_json(text)
+    except ValidationError as e:
+        raise DataError(f"{path}: not a JSON object of metrics: {validation_fault(e)}") from None
+
+
+_METRICS: TypeAdapter[dict[str, JsonValue]] = TypeAdapter(dict[str, JsonValue])
+
+
 def _train(args: argparse.Namespace, command: str) -> dict[str, object]:
     from bridgebot.models.config import (
         ImitationConfig,
@@ -123,11 +145,8 @@ def run(args: argparse.Namespace) -> int:
     if args.command == "export":
         from bridgebot.models.export import ExportError, export
 
-        extra = None
-        if args.metrics:
-            with open(args.metrics) as f:
-                extra = json.load(f)
         try:
+            extra = read_metrics(args.metrics) if args.metrics else None
             export(args.checkpoint, args.out, args.dd, args.states, 0, args.tol, command, extra)
         except (ExportError, DataError, FileNotFoundError) as e:
             print(f"export failed: {e}", file=sys.stderr)

@@ -3,7 +3,7 @@
 The file has the two arrays of ``docs/data.md`` (``owners`` uint8[N, 52], ``dd``
 uint8[N, 4, 5]: tricks for declarer N, E, S, W in strains C, D, H, S, NT), so files concatenate
 (docs/data.md, "Joining two files"), plus one extra scalar ``meta`` (JSON: generator, seed,
-count) that makes a file resumable. Deal k is :func:`bridgebot.laws.deals.random_owners` (seed,
+count; :class:`bridgebot.models.datameta.DataMeta`) that makes a file resumable. Deal k is :func:`bridgebot.laws.deals.random_owners` (seed,
 k), the stream every ``--seed`` deals from (``bridgebot teach``, ``tm``, ``match``), so teacher
 auctions and DD tables line up deal for deal.
 
@@ -16,7 +16,6 @@ the result equals one uninterrupted run.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -27,6 +26,8 @@ import numpy as np
 import numpy.typing as npt
 from bridgebot.engine.dds import dd_tables
 from bridgebot.laws.deals import random_owners_batch
+from bridgebot.models.data import DataError
+from bridgebot.models.datameta import DataMeta, read_meta
 
 DDGEN_VERSION = "ddgen-v1"
 HELP = "generate random deals with full double-dummy tables (the npz format of docs/data.md)"
@@ -59,12 +60,12 @@ def dd_chunk(job: tuple[int, int, int]) -> tuple[npt.NDArray[np.uint8], npt.NDAr
     return owners, dd_tables(owners)
 
 
-def _save(path: Path, owners: list[Any], dd: list[Any], meta: dict[str, Any]) -> None:
+def _save(path: Path, owners: list[Any], dd: list[Any], meta: DataMeta) -> None:
     o = np.concatenate(owners) if owners else np.zeros((0, 52), np.uint8)
     d = np.concatenate(dd) if dd else np.zeros((0, 4, 5), np.uint8)
-    meta = {**meta, "count": len(o)}
+    meta = meta.model_copy(update={"count": len(o)})
     tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez_compressed(tmp, owners=o, dd=d, meta=np.str_(json.dumps(meta, sort_keys=True)))
+    np.savez_compressed(tmp, owners=o, dd=d, meta=meta.array())
     os.replace(tmp, path)
 
 
@@ -86,23 +87,24 @@ def generate(
     from bridgebot.models.progress import progress_bar
     from bridgebot.models.teach import run_jobs
 
-    meta: dict[str, Any] = {"generator": DDGEN_VERSION, "seed": seed}
+    meta = DataMeta(generator=DDGEN_VERSION, seed=seed, count=0)
     owners: list[Any] = []
     dd: list[Any] = []
     if out.exists():
         with np.load(out, allow_pickle=False) as z:
-            if "meta" not in z.files:
+            old = read_meta(out, z)
+            if old is None:
                 raise DDGenError(
                     f"{out}: has no 'meta', so it was not made by ddgen; cannot resume"
                 )
-            old = json.loads(str(z["meta"]))
-            for key in ("generator", "seed"):
-                if old.get(key) != meta[key]:
-                    raise DDGenError(
-                        f"{out}: cannot continue, its {key} is {old.get(key)!r}, this run's is "
-                        f"{meta[key]!r} (use another --out)"
-                    )
-            owners, dd = [z["owners"]], [z["dd"]]
+            difference = old.differs(meta)
+            if difference:
+                key, was, now = difference
+                raise DDGenError(
+                    f"{out}: cannot continue, its {key} is {was!r}, this run's is {now!r} "
+                    "(use another --out)"
+                )
+            meta, owners, dd = old, [z["owners"]], [z["dd"]]
     start = sum(len(o) for o in owners)
     stop = count if stop_after is None else min(count, start + stop_after)
     work = [(seed, s, min(chunk, stop - s)) for s in range(start, stop, chunk)]
@@ -148,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
             checkpoint_every=args.checkpoint,
             progress=not args.quiet,
         )
-    except DDGenError as exc:
+    except (DDGenError, DataError) as exc:
         print(f"ddgen: {exc}", file=sys.stderr)
         return 1
     print(f"{args.out}: {n} deals with DD tables ({time.monotonic() - t0:.0f} s this run)")

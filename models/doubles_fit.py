@@ -22,7 +22,13 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from bridgebot.engine.doubles import FEATURE_NAMES, DoublesModel, expected_gain, observable_features
+from bridgebot.engine.doubles import (
+    FEATURE_NAMES,
+    DoublesMeta,
+    DoublesModel,
+    expected_gain,
+    observable_features,
+)
 from bridgebot.engine.features import DATA_TO_OPENSPIEL, HAND
 from bridgebot.engine.modelcard import Training
 from bridgebot.engine.policy import Policy
@@ -30,6 +36,7 @@ from bridgebot.laws.scoring import imps_array, score_array
 from bridgebot.models.config import DoublesConfig, add_config_arguments, config_from_args
 from bridgebot.models.data import IntArray, load_dd, run_auctions
 from bridgebot.models.provenance import data_record
+from pydantic import JsonValue
 
 HELP = "fit the penalty-double layer (doubles=on) on training deals with DD tables"
 EXAMPLES = """examples:
@@ -100,8 +107,9 @@ def fit(dd_path: str, deals: int, model_dir: str, seed: int) -> tuple[DoublesMod
     cal = ~fit_idx & (calls == 0)
     table = []
     best = (float("-inf"), 0.0)
+    fitted = DoublesModel(weights=tuple(w.tolist()), sd=sd, margin=0.0)
     for margin in MARGINS:
-        model = DoublesModel(w, sd, margin, {})
+        model = fitted.model_copy(update={"margin": margin})
         dbl = cal & (expected_gain(feats, c, model) > margin)
         k = int(dbl.sum())
         gain = float(realised[dbl].sum() / max(int(cal.sum()), 1))
@@ -120,7 +128,7 @@ def fit(dd_path: str, deals: int, model_dir: str, seed: int) -> tuple[DoublesMod
         "chosen": chosen,
         "greedy_half": half,
     }
-    return DoublesModel(w, sd, best[1], {}), report
+    return fitted.model_copy(update={"margin": best[1]}), report
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -138,11 +146,11 @@ def run(args: argparse.Namespace, command: str) -> int:
         data=(data_record(cfg.dd),),
         config=cfg.model_dump(mode="json"),
     )
-    meta = {
-        "training": training.model_dump(mode="json"),
-        "metrics": {"calibration": report, "wall_s": round(time.monotonic() - t0, 1)},
+    metrics: dict[str, JsonValue] = {
+        "calibration": report,
+        "wall_s": round(time.monotonic() - t0, 1),
     }
-    DoublesModel(model.weights, model.sd, model.margin, meta).save(cfg.out)
+    model.model_copy(update={"meta": DoublesMeta(training=training, metrics=metrics)}).save(cfg.out)
     print(json.dumps(report, indent=1), file=sys.stderr)
     print(f"{cfg.out}: margin {model.margin:g} points, sd {model.sd:.2f} tricks")
     return 0

@@ -9,13 +9,13 @@ hash and an honest "unknown".
 from __future__ import annotations
 
 import hashlib
-import json
 import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
 from bridgebot.engine.modelcard import DataSet
+from bridgebot.models.datameta import DataMeta, read_meta
 
 
 def git_commit() -> str:
@@ -43,13 +43,14 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def regenerate_command(name: str, meta: dict[str, object], deals: int) -> str | None:
+def regenerate_command(name: str, meta: DataMeta | None, deals: int) -> str | None:
     """The ``bridgebot`` command that makes file ``name`` again from its stored ``meta``."""
-    generator, seed = meta.get("generator"), meta.get("seed")
-    if generator == "ddgen-v1":
-        return f"bridgebot ddgen --deals {deals} --seed {seed} --out {name}"
-    if generator == "teach-v1" and meta.get("source") == "random":
-        return f"bridgebot teach --count {deals} --seed {seed} --out {name}"
+    if meta is None:
+        return None
+    if meta.generator == "ddgen-v1":
+        return f"bridgebot ddgen --deals {deals} --seed {meta.seed} --out {name}"
+    if meta.generator == "teach-v1" and meta.source == "random":
+        return f"bridgebot teach --count {deals} --seed {meta.seed} --out {name}"
     return None
 
 
@@ -58,7 +59,7 @@ def data_record(path: str | Path) -> DataSet:
     p = Path(path)
     with np.load(p, allow_pickle=False) as z:
         deals = int(z["owners"].shape[0])
-        meta = json.loads(str(z["meta"])) if "meta" in z.files else {}
+        meta = read_meta(p, z)
     command = regenerate_command(str(path), meta, deals)
     note = (
         ""

@@ -15,7 +15,9 @@ array              dtype, shape        meaning
 ``seed``           int64 scalar        the ``--seed`` (random deals)
 ``generator``      str scalar          :data:`TEACH_VERSION`
 ``bfg_version``    str scalar          the bfgbidding version that bid
-``meta``           str scalar          JSON: the above plus source, counts of bfg errors/fallbacks
+``meta``           str scalar          JSON (:class:`~bridgebot.models.datameta.DataMeta`): the
+                                       above plus source, deal count, bfg's calls, errors and
+                                       fallbacks
 =================  ==================  ======================================================
 
 Deal k (counting from 0) is board k + 1 and takes its dealer and vulnerability from the standard
@@ -27,7 +29,6 @@ a run is reproducible whatever the number of workers, and a run stopped part way
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -38,9 +39,12 @@ import numpy as np
 import numpy.typing as npt
 from bridgebot.laws.boards import dealer_vul_arrays
 from bridgebot.laws.deals import random_owners_batch
+from bridgebot.models.datameta import DataMeta, read_meta
 from bridgebot.models.progress import progress_bar
 
 TEACH_VERSION = "teach-v1"
+#: What :class:`Chunk` counts of bfg's work, summed into the file's meta.
+BFG_COUNTS = ("calls", "errors", "fallbacks")
 
 J = TypeVar("J")
 R = TypeVar("R")
@@ -90,7 +94,7 @@ def teach_chunk(job: tuple[int, int, int, npt.NDArray[np.uint8] | None]) -> Chun
 class TeachSet:
     """Teacher deals accumulated in memory, saved as one npz."""
 
-    meta: dict[str, Any]
+    meta: DataMeta
     owners: list[npt.NDArray[np.uint8]] = field(default_factory=list)
     auctions: list[list[int]] = field(default_factory=list)
     indices: list[npt.NDArray[np.int64]] = field(default_factory=list)
@@ -102,8 +106,8 @@ class TeachSet:
         self.owners.append(chunk.owners)
         self.auctions.extend(chunk.auctions)
         self.indices.append(np.arange(chunk.start, chunk.start + len(chunk.auctions)))
-        for key in ("calls", "errors", "fallbacks"):
-            self.meta[key] = int(self.meta.get(key, 0)) + int(getattr(chunk, key))
+        counts = {k: (getattr(self.meta, k) or 0) + int(getattr(chunk, k)) for k in BFG_COUNTS}
+        self.meta = self.meta.model_copy(update=counts)
 
     def save(self, path: Path) -> None:
         """Write atomically (a temporary file renamed over ``path``), so a crash loses nothing."""
@@ -114,7 +118,7 @@ class TeachSet:
             auctions[i, : len(a)] = a
         index = np.concatenate(self.indices) if self.indices else np.zeros(0, np.int64)
         dealer, vul = dealer_vul_arrays(index + 1)  # deal k is board k + 1
-        self.meta["count"] = n
+        self.meta = self.meta.model_copy(update={"count": n})
         tmp = path.with_name(path.name + ".tmp.npz")
         np.savez_compressed(
             tmp,
@@ -123,24 +127,29 @@ class TeachSet:
             vul=vul.astype(np.uint8),
             auctions=auctions,
             deal_index=index.astype(np.int64),
-            seed=np.int64(self.meta["seed"]),
+            seed=np.int64(self.meta.seed),
             generator=np.str_(TEACH_VERSION),
-            bfg_version=np.str_(self.meta["bfg_version"]),
-            meta=np.str_(json.dumps(self.meta, sort_keys=True)),
+            bfg_version=np.str_(self.meta.bfg_version),
+            meta=self.meta.array(),
         )
         os.replace(tmp, path)
 
     @classmethod
-    def load(cls, path: Path, expect: dict[str, Any]) -> TeachSet:
+    def load(cls, path: Path, run: DataMeta) -> TeachSet:
         """Reopen a partial file to append to; its identity must match this run's."""
         with np.load(path, allow_pickle=False) as z:
-            meta = json.loads(str(z["meta"]))
-            for key in ("generator", "seed", "source"):
-                if meta.get(key) != expect.get(key):
-                    raise TeachError(
-                        f"{path}: cannot resume, its {key} is {meta.get(key)!r} but this run's "
-                        f"is {expect.get(key)!r} (use another --out)"
-                    )
+            meta = read_meta(path, z)
+            if meta is None:
+                raise TeachError(
+                    f"{path}: has no 'meta', so it was not made by teach; cannot resume"
+                )
+            difference = meta.differs(run)
+            if difference:
+                key, was, now = difference
+                raise TeachError(
+                    f"{path}: cannot resume, its {key} is {was!r} but this run's is {now!r} "
+                    "(use another --out)"
+                )
             owners = z["owners"]
             auctions = [[int(c) for c in row if c >= 0] for row in z["auctions"]]
             index = z["deal_index"].astype(np.int64)
@@ -183,11 +192,15 @@ def generate(
         source = f"deals:{deals.name}:{len(source_owners)}"
         if count > len(source_owners):
             raise TeachError(f"{deals}: holds {len(source_owners)} deals, asked for {count}")
-    expect = {"generator": TEACH_VERSION, "seed": seed, "source": source}
-    if out.exists():
-        teach = TeachSet.load(out, expect)
-    else:
-        teach = TeachSet(meta={**expect, "bfg_version": bfg_version()})
+    meta = DataMeta(
+        generator=TEACH_VERSION,
+        seed=seed,
+        count=0,
+        source=source,
+        bfg_version=bfg_version(),
+        **dict.fromkeys(BFG_COUNTS, 0),
+    )
+    teach = TeachSet.load(out, meta) if out.exists() else TeachSet(meta=meta)
     start = len(teach)
     stop = count if stop_after is None else min(count, start + stop_after)
     since_save = 0

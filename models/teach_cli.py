@@ -37,6 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from bridgebot.models.data import DataError
     from bridgebot.models.teach import TeachError, generate, load_deal_owners
 
     count = args.count
@@ -61,12 +62,12 @@ def run(args: argparse.Namespace) -> int:
             checkpoint_every=args.checkpoint,
             progress=not args.quiet,
         )
-    except TeachError as exc:
+    except (TeachError, DataError) as exc:
         print(f"teach: {exc}", file=sys.stderr)
         return 1
     m = teach.meta
     print(
         f"{args.out}: {len(teach)} deals ({time.monotonic() - t0:.0f} s this run); bfg calls "
-        f"{m.get('calls', 0)}, errors {m.get('errors', 0)}, illegal answers {m.get('fallbacks', 0)}"
+        f"{m.calls}, errors {m.errors}, illegal answers {m.fallbacks}"
     )
     return 0

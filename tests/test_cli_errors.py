@@ -59,12 +59,20 @@ def test_train_without_the_train_extra_names_the_extra(tmp_path: Path) -> None:
         (["seat", "--agent", "nosuch", "--port", "2000", "--seat", "north", "--team", "t"],
          "unknown agent"),
         (["seat", "--port", "99999", "--seat", "north", "--team", "t"], "not a port number"),
+        (["export", "--checkpoint", "x.pt", "--out", "{tmp}/m", "--dd", "d.npz",
+          "--metrics", "{tmp}/file"], "file: not a JSON object of metrics: field (the whole file)"),
+        (["export", "--checkpoint", "x.pt", "--out", "{tmp}/m", "--dd", "d.npz",
+          "--metrics", "{tmp}/metrics.json"], "metrics.json: not a JSON object of metrics: "
+         "field (the whole file): Input should be an object"),
+        (["export", "--checkpoint", "x.pt", "--out", "{tmp}/m", "--dd", "d.npz",
+          "--metrics", "{tmp}/none.json"], "none.json: cannot read the metrics"),
     ],
 )  # fmt: skip
 def test_user_errors_are_one_line_and_a_nonzero_exit(
     argv: list[str], expected: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (tmp_path / "file").write_text("a file where a directory is wanted")
+    (tmp_path / "metrics.json").write_text('[{"imps": 1.25}]')
     args = [a.replace("{tmp}", str(tmp_path)) for a in argv]
     try:
         code = main(args)

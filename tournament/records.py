@@ -1,4 +1,5 @@
-"""What a match writes besides PBN files and reports: its journal's lines and ``summary.json``.
+"""What a match writes besides PBN files and reports: its journal's lines and ``summary.json``;
+and what a tournament writes to say which it is (:class:`TournamentHeader`).
 
 The journal is the single source of truth: summaries, PBN files and reports are all rebuilt from
 its lines. Its first line is the :class:`MatchHeader`; every later line is a :class:`BoardResult`,
@@ -137,3 +138,33 @@ class MatchSummary(BaseModel):
     """Boards passed out in every room."""
     same_contract: int
     """Boards with the same contract and declarer in every room."""
+
+
+class TournamentEntrant(BaseModel):
+    """An entrant as the tournament header names it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    spec: str
+    """The agent spec, or ``external`` for an outside program."""
+
+
+class TournamentHeader(BaseModel):
+    """``bridgebot.tournament.json``: what identifies a tournament (``--resume`` refuses another)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    type: Literal["tournament"] = "tournament"
+    format: str
+    entrants: tuple[TournamentEntrant, ...] = Field(min_length=1)
+    boards_per_match: int = Field(ge=1)
+    scoring: str
+    deals: str | None
+    """The deal file, or None for seeded deals."""
+    seed: int
+
+    def differences(self, other: TournamentHeader) -> dict[str, tuple[Any, Any]]:
+        """Fields that differ: name -> (ours, theirs), as JSON values."""
+        mine, theirs = self.model_dump(mode="json"), other.model_dump(mode="json")
+        return {k: (v, theirs[k]) for k, v in mine.items() if v != theirs[k]}

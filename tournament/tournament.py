@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import ctypes
 import fcntl
-import json
 import os
 import signal
 import sys
@@ -33,16 +32,17 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from bridgebot.engine.agent import AgentFactory
+from bridgebot.engine.modelcard import validation_fault
 from bridgebot.laws.cards import deal_owners
 from bridgebot.tournament.config import MatchConfig
 from bridgebot.tournament.deals import BoardDeal, ensure_dd, load_deals
 from bridgebot.tournament.formats import THEM, US, seatings
 from bridgebot.tournament.journal import read_journal
 from bridgebot.tournament.match import run_match
+from bridgebot.tournament.records import TournamentEntrant, TournamentHeader
 from bridgebot.tournament.rooms import ExternalSeat, Network
 from bridgebot.tournament.schedule import Entrant, Pairing, TournamentError, next_matches, schedule
 from bridgebot.tournament.standings import (
@@ -54,6 +54,7 @@ from bridgebot.tournament.standings import (
 )
 from endplay.parsers import pbn
 from endplay.types import Board, Deal, Player
+from pydantic import ValidationError
 
 #: The agent built (and never asked) at seats an outside program takes: the cheapest there is.
 EXTERNAL_STANDIN = "random"
@@ -81,20 +82,19 @@ class TournamentConfig:
     make_agent: AgentFactory = field(kw_only=True)
     """Builds the entrants' agents (the composition root's ``make_agent``)."""
 
-    def header(self) -> dict[str, Any]:
+    def header(self) -> TournamentHeader:
         """What identifies the tournament; ``--resume`` refuses a different one."""
-        return {
-            "type": "tournament",
-            "format": self.fmt,
-            "entrants": [
-                {"name": e.name, "spec": e.spec if e.spec is not None else EXTERNAL}
+        return TournamentHeader(
+            format=self.fmt,
+            entrants=tuple(
+                TournamentEntrant(name=e.name, spec=e.spec if e.spec is not None else EXTERNAL)
                 for e in self.entrants
-            ],
-            "boards_per_match": self.boards_per_match,
-            "scoring": self.scoring,
-            "deals": str(self.deals) if self.deals is not None else None,
-            "seed": self.seed,
-        }
+            ),
+            boards_per_match=self.boards_per_match,
+            scoring=self.scoring,
+            deals=str(self.deals) if self.deals is not None else None,
+            seed=self.seed,
+        )
 
 
 def _check(cfg: TournamentConfig) -> list[Pairing]:
@@ -360,25 +360,41 @@ def _run(
                 finished(p)
 
 
+#: The file in ``OUT`` that says which tournament the directory holds.
+HEADER_FILE = "bridgebot.tournament.json"
+
+
 def _claim(cfg: TournamentConfig) -> None:
-    """Write ``OUT/tournament.json``, or check it is this tournament when resuming."""
-    path = cfg.out / "bridgebot.tournament.json"
+    """Write ``OUT/bridgebot.tournament.json``, or check it is this tournament when resuming."""
+    path = cfg.out / HEADER_FILE
     header = cfg.header()
-    if path.exists():
-        try:
-            old = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise TournamentError(f"{path}: unreadable ({exc})") from exc
-        if not cfg.resume:
-            raise TournamentError(f"{path}: a tournament is already there; pass --resume")
-        if old != header:
-            diff = ", ".join(
-                f"{k}: was {old.get(k)!r}, now {v!r}" for k, v in header.items() if old.get(k) != v
-            )
-            raise TournamentError(f"{path}: cannot resume a different tournament ({diff})")
+    if not path.exists():
+        write_header(path, header)
         return
+    old = read_header(path)
+    if not cfg.resume:
+        raise TournamentError(f"{path}: a tournament is already there; pass --resume")
+    diff = header.differences(old)
+    if diff:
+        changes = ", ".join(f"{k}: was {was!r}, now {now!r}" for k, (now, was) in diff.items())
+        raise TournamentError(f"{path}: cannot resume a different tournament ({changes})")
+
+
+def read_header(path: Path) -> TournamentHeader:
+    """Read a tournament's header file; a bad one is a :class:`TournamentError` naming the file
+    and field."""
+    try:
+        return TournamentHeader.model_validate_json(path.read_bytes())
+    except OSError as exc:
+        raise TournamentError(f"{path}: unreadable ({exc.strerror})") from None
+    except ValidationError as exc:
+        raise TournamentError(f"{path}: not a tournament header: {validation_fault(exc)}") from None
+
+
+def write_header(path: Path, header: TournamentHeader) -> None:
+    """Write a tournament's header file atomically."""
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(header, indent=2) + "\n", encoding="utf-8")
+    tmp.write_text(header.model_dump_json(indent=2) + "\n", encoding="utf-8")
     os.replace(tmp, path)
 
 

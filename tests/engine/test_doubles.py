@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 from bridgebot.engine.agent import Agent, BatchBidder, BiddingView, PlayView
 from bridgebot.engine.doubles import (
+    DEFAULT_MODEL,
     FEATURE_NAMES,
     DoublesModel,
     DoublesModelError,
@@ -143,9 +145,38 @@ def test_spec_option() -> None:
 def test_model_file_with_other_features_is_refused(tmp_path: Path) -> None:
     p = tmp_path / "m.json"
     p.write_text(json.dumps({"features": ["bias"], "weights": [1.0], "sd": 1, "margin": 0}))
-    with pytest.raises(DoublesModelError, match=str(p)):
+    with pytest.raises(DoublesModelError, match=rf"{p}: .*field features: .*not the ones this"):
         DoublesModel.load(p)
+
+
+def test_the_shipped_model_reads_and_writes_back_byte_for_byte(tmp_path: Path) -> None:
     good = DoublesModel.load()
+    assert good.meta is not None and good.meta.training.kind == "doubles"
+    assert set(good.meta.metrics) == {"calibration", "wall_s"}
     good.save(tmp_path / "copy.json")
-    again = DoublesModel.load(tmp_path / "copy.json")
-    assert np.allclose(again.weights, good.weights) and again.margin == good.margin
+    assert (tmp_path / "copy.json").read_bytes() == DEFAULT_MODEL.read_bytes()
+    assert DoublesModel.load(tmp_path / "copy.json") == good
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"sd": 0}, "sd"),
+        ({"weights": [1.0, 2.0]}, "(the whole file)"),  # not one weight per feature
+        ({"margin": "high"}, "margin"),
+        ({"meta": {"training": {"kind": "doubles", "seed": "one"}}}, "meta.training.seed"),
+        ({"meta": {"training": {"kind": "doubles"}, "fitted": True}}, "meta.fitted"),
+        ({"weight": []}, "weight"),
+    ],
+)
+def test_a_malformed_model_file_names_the_file_and_field(
+    change: dict[str, object], field: str, tmp_path: Path
+) -> None:
+    blob = json.loads(DEFAULT_MODEL.read_text()) | change
+    p = tmp_path / "m.json"
+    p.write_text(json.dumps(blob))
+    with pytest.raises(DoublesModelError, match=rf"^{p}: .*field {re.escape(field)}: "):
+        DoublesModel.load(p)
+    p.write_text("{not json")
+    with pytest.raises(DoublesModelError, match=rf"^{p}: .*field \(the whole file\): Invalid JSON"):
+        DoublesModel.load(p)

@@ -85,7 +85,9 @@ def test_data_is_named_by_the_command_that_makes_it_again(tmp_path: Path) -> Non
     record = data_record(made)
     assert record.regenerate == f"bridgebot ddgen --deals 5 --seed 20261123 --out {made}"
     assert record.deals == 5 and record.sha256 is not None and len(record.sha256) == 64
-    teach = _npz(tmp_path / "t.npz", 3, {"generator": "teach-v1", "seed": 4, "source": "random"})
+    teach = _npz(
+        tmp_path / "t.npz", 3, {"generator": "teach-v1", "seed": 4, "source": "random", "count": 3}
+    )
     assert data_record(teach).regenerate == f"bridgebot teach --count 3 --seed 4 --out {teach}"
     unknown = data_record(_npz(tmp_path / "old.npz", 2, None))
     assert unknown.regenerate is None and "unknown" in unknown.note

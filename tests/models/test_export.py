@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +20,7 @@ from bridgebot.tournament.ddmatch import run_dd_match
 from bridgebot.tournament.deals import load_npz
 
 from bridgebot.agents import make_agent
+from bridgebot.cli import main
 from tests.models.test_train import small_dd
 
 pytestmark = pytest.mark.train
@@ -56,6 +58,16 @@ def test_export_writes_a_model_that_matches_torch(tmp_path: Path, dd_path: Path)
     assert (
         load_model(tmp_path / "model" / "policy.onnx", POLICY_MODEL).card.input.name == "features"
     )
+
+
+def test_export_records_the_metrics_file(tmp_path: Path, dd_path: Path) -> None:
+    ckpt = _checkpoint(tmp_path / "a.pt", 1, {"kind": "imitation", "metrics": {"acc": 0.5}})
+    metrics = tmp_path / "metrics.json"
+    metrics.write_text(json.dumps({"imps": {"vs_bfg": 1.25, "boards": [64, None]}}))
+    argv = ["export", "--checkpoint", str(ckpt), "--out", str(tmp_path / "m"), "--dd"]
+    assert main([*argv, str(dd_path), "--states", "32", "--metrics", str(metrics)]) == 0
+    card = load_model(tmp_path / "m", POLICY_MODEL).card
+    assert card.metrics == {"acc": 0.5, "imps": {"vs_bfg": 1.25, "boards": [64, None]}}
 
 
 def test_export_refuses_on_parity_failure_and_writes_nothing(tmp_path: Path, dd_path: Path) -> None:

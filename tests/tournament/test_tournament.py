@@ -13,6 +13,7 @@ import sys
 import threading
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -32,7 +33,14 @@ from bridgebot.tournament.standings import (
     markdown_standings,
     write_standings,
 )
-from bridgebot.tournament.tournament import TournamentConfig, match_config, run_tournament
+from bridgebot.tournament.tournament import (
+    HEADER_FILE,
+    TournamentConfig,
+    match_config,
+    read_header,
+    run_tournament,
+    write_header,
+)
 from endplay.types import Player
 
 from bridgebot.agents import make_agent
@@ -404,6 +412,70 @@ def test_two_tournaments_never_share_a_directory(tmp_path: Path) -> None:
         with pytest.raises(TournamentError, match="another tournament is running there"):
             run_tournament(cfg)
     assert not (tmp_path / "t" / "bridgebot.tournament.json").exists()
+
+
+def _header_config(tmp_path: Path, **changes: object) -> TournamentConfig:
+    entrants = (Entrant.parse("a=random"), Entrant.parse("b=random,seed=2"), Entrant("wb", None))
+    cfg = TournamentConfig(make_agent=make_agent, entrants=entrants, out=tmp_path / "t", seed=1)
+    return replace(cfg, **changes)
+
+
+#: ``bridgebot.tournament.json`` as the code before the pydantic header wrote it.
+TODAYS_HEADER = {
+    "type": "tournament",
+    "format": "round-robin",
+    "entrants": [
+        {"name": "a", "spec": "random"},
+        {"name": "b", "spec": "random,seed=2"},
+        {"name": "wb", "spec": "external"},
+    ],
+    "boards_per_match": 32,
+    "scoring": "dd",
+    "deals": None,
+    "seed": 1,
+}
+
+
+def test_the_tournament_header_round_trips_and_reads_todays_file(tmp_path: Path) -> None:
+    header = _header_config(tmp_path).header()
+    path = tmp_path / HEADER_FILE
+    write_header(path, header)
+    assert read_header(path) == header
+    path.write_text(json.dumps(TODAYS_HEADER, indent=2) + "\n")
+    assert read_header(path) == header
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"boards_per_match": 0}, "boards_per_match"),
+        ({"entrants": [{"name": "a", "spec": None}]}, "entrants.0.spec"),
+        ({"seed": None}, "seed"),
+        ({"type": "match"}, "type"),
+        ({"rounds": 3}, "rounds"),
+    ],
+)
+def test_a_malformed_tournament_header_names_the_file_and_field(
+    change: dict[str, object], field: str, tmp_path: Path
+) -> None:
+    path = tmp_path / HEADER_FILE
+    path.write_text(json.dumps(TODAYS_HEADER | change))
+    with pytest.raises(
+        TournamentError, match=rf"^{path}: not a tournament header: field {field}: "
+    ):
+        read_header(path)
+
+
+def test_resume_names_the_fields_that_differ(tmp_path: Path) -> None:
+    first = _header_config(tmp_path)
+    first.out.mkdir()
+    write_header(first.out / HEADER_FILE, first.header())
+    other = _header_config(tmp_path, seed=2, boards_per_match=4, resume=True)
+    with pytest.raises(
+        TournamentError, match=r"\(boards_per_match: was 32, now 4, seed: was 1, now 2\)$"
+    ):
+        run_tournament(other, progress=lambda _: None)
+    assert read_header(first.out / HEADER_FILE) == first.header()  # left as it was
 
 
 @pytest.mark.parametrize(
