@@ -34,17 +34,6 @@ class UserError(Exception):
     """A mistake in what the user asked for; the message says what and where, in one line."""
 
 
-def port_number(text: str) -> int:
-    """An argparse ``type`` for TCP ports: 1..65535, or argparse's one-line error."""
-    try:
-        port = int(text)
-    except ValueError:
-        port = -1
-    if not 1 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (1..65535)")
-    return port
-
-
 #: Optional packages -> the extra of pyproject.toml that installs them.
 EXTRAS = {"torch": "train", "ray": "distributed"}
 

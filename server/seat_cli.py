@@ -13,8 +13,6 @@ from typing import TYPE_CHECKING
 
 from bridgebot.server.logs import add_log_level_argument, configure_logging
 
-from bridgebot.cli import port_number
-
 if TYPE_CHECKING:
     from bridgebot.server.seat import Alerter
 
@@ -30,6 +28,17 @@ examples:
 """
 
 _SEATS = ("north", "east", "south", "west", "anypl")
+
+
+def port_number(text: str) -> int:
+    """An argparse ``type`` for TCP ports: 1..65535, or argparse's one-line error."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (1..65535)")
+    return port
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -8,10 +8,9 @@ from pathlib import Path
 
 from bridgebot.server.guard import parse_networks
 from bridgebot.server.logs import add_log_level_argument, configure_logging
+from bridgebot.server.seat_cli import port_number
 from bridgebot.tournament.formats import seatings
 from bridgebot.tournament.rooms import THEM_NAME, US_NAME, Network
-
-from bridgebot.cli import port_number
 
 HELP = "play a duplicate match between two agents and report IMPs per board"
 EXAMPLES = """examples:
