@@ -14,6 +14,10 @@ import numpy.typing as npt
 from bridgebot.laws.cards import OwnersArray, owners_deal
 from endplay.types import Deal
 
+#: The name of this stream in records (a match journal's header): change it whenever
+#: :func:`random_owners` changes, so that resuming a seeded run refuses boards dealt otherwise.
+STREAM = "bridgebot.laws.deals.random_owners/1"
+
 #: The 52 seats of a deal before shuffling: 13 cards to each of N, E, S, W.
 _SEATS = np.repeat(np.arange(4, dtype=np.uint8), 13)
 

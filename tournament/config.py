@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bridgebot.engine.agent import AgentFactory
+from bridgebot.laws.deals import STREAM
 from bridgebot.tournament.formats import THEM, US, seatings
 from bridgebot.tournament.records import MatchHeader
 from bridgebot.tournament.rooms import ExternalSeat, Network
@@ -63,6 +64,7 @@ class MatchConfig:
             deals=str(self.deals) if self.deals is not None else None,
             seed=self.seed,
             boards=self.boards,
+            stream=STREAM if self.deals is None else None,
         )
 
     def side_name(self, side: str) -> str:

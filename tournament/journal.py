@@ -63,6 +63,8 @@ class Journal:
                 detail = ", ".join(
                     f"{k}: journal {a!r}, now {b!r}" for k, (a, b) in mismatched.items()
                 )
+                if "stream" in mismatched:
+                    detail += "; its seeded boards were dealt by another generator: start anew"
                 raise JournalError(f"{path}: cannot resume a different match ({detail})")
         self.done = existing.boards
         self._writer = JournalWriter(path, keep_bytes=existing.good_bytes)

@@ -40,6 +40,10 @@ class MatchHeader(BaseModel):
     seed: int | None
     boards: int = Field(ge=1)
     """Boards in the match; the one field a resume may change (deal sets are prefixes)."""
+    stream: str | None = None
+    """The seeded deal stream (``laws.deals.STREAM``) when the deals come from ``seed``; None for a
+    deal file. Journals written before streams were named read as None, so a seeded one of them
+    is refused on resume: its boards came from an older generator."""
 
     def differences(self, other: MatchHeader) -> dict[str, tuple[Any, Any]]:
         """Fields other than ``boards`` that differ: name -> (ours, theirs)."""

@@ -22,6 +22,7 @@ from tests.tournament.rooms_helper import board, room
 
 #: Files written by the code before the models (``random`` against ``random``, seed 3, two
 #: boards): a match scored by play and one scored double-dummy, a kept room, a summary.
+EXAMPLE_DEALS = Path(__file__).parents[2] / "tournament" / "examples" / "deals.pbn"
 JOURNALS = Path(__file__).parents[1] / "journals"
 
 SEATS = ("us", "them", "us", "them")
@@ -107,19 +108,20 @@ def test_rooms_kept_before_the_models_are_read(tmp_path: Path) -> None:
 
 def test_resume_across_the_upgrade(tmp_path: Path) -> None:
     """A match journaled by the code before the models, killed after board 1, resumes: board 1
-    is kept as it was, board 2 is played and journaled in the new form after it."""
+    is kept as it was, board 2 is played and journaled in the new form after it. (Its deals come
+    from a file: a seeded journal of that code is refused, next test.)"""
+    deals = tmp_path / "deals.pbn"
+    shutil.copy(EXAMPLE_DEALS, deals)
     lines = (JOURNALS / "old-match-journal-dd.jsonl").read_text(encoding="utf-8").splitlines()
-    (tmp_path / "journal.jsonl").write_text("\n".join(lines[:2]) + "\n", encoding="utf-8")
+    header = {**json.loads(lines[0]), "deals": str(deals), "seed": None}
+    (tmp_path / "journal.jsonl").write_text(
+        "\n".join([json.dumps(header), lines[1]]) + "\n", encoding="utf-8"
+    )
     before = read_journal(tmp_path / "journal.jsonl").boards
     cfg = MatchConfig(
-        make_agent=make_agent,
-        us="random",
-        them="random",
-        out=tmp_path,
-        boards=2,
-        seed=3,
+        make_agent=make_agent, us="random", them="random", out=tmp_path, boards=2, deals=deals,
         resume=True,
-    )
+    )  # fmt: skip
     summary = run_match(cfg, progress=lambda b: None)
     after = read_journal(tmp_path / "journal.jsonl")
     assert after.boards[0] == before[0] and [b.board for b in after.boards] == [1, 2]
@@ -128,6 +130,20 @@ def test_resume_across_the_upgrade(tmp_path: Path) -> None:
     assert set(json.loads((tmp_path / "summary.json").read_text())) >= {
         "boards", "imps_per_board", "stderr", "us", "them", "scoring", "format",
     }  # fmt: skip
+
+
+def test_a_seeded_journal_of_another_deal_stream_is_refused(tmp_path: Path) -> None:
+    """Seeded boards before ``laws.deals`` came from another generator: resuming such a journal
+    would deal its remaining boards from today's stream, so it is refused, saying why."""
+    lines = (JOURNALS / "old-match-journal-dd.jsonl").read_text(encoding="utf-8").splitlines()
+    (tmp_path / "journal.jsonl").write_text("\n".join(lines[:2]) + "\n", encoding="utf-8")
+    cfg = MatchConfig(
+        make_agent=make_agent, us="random", them="random", out=tmp_path, boards=2, seed=3,
+        resume=True,
+    )  # fmt: skip
+    with pytest.raises(JournalError, match=r"stream: journal None, now '.+another generator"):
+        run_match(cfg, progress=lambda b: None)
+    assert (tmp_path / "journal.jsonl").read_text().splitlines() == lines[:2]  # untouched
 
 
 def test_a_damaged_line_is_named_by_file_and_line(tmp_path: Path) -> None:
