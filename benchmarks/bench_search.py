@@ -59,18 +59,21 @@ def _chunk_match(job: dict[str, Any]) -> dict[str, Any]:
         for d in load_npz(Path(job["data"]), boards=job["n"], first=job["first"])
     ]
     start = time.perf_counter()
-    results, made = [], []
+    results, made, board_changed = [], [], []
     with seated_agents(make_agent, job["us"], job["them"], seatings("team"), job["seed"]) as agents:
         searchers = [a for room in agents.values() for a in room if isinstance(a, SearchAgent)]
         for deal in deals:  # a search agent keeps one board's decisions: collect them per board
             results += play_dd_boards([deal], "team", job["us"], job["them"], agents)
-            made += [d for a in searchers for d in a.decisions]
+            board = [d for a in searchers for d in a.decisions]
+            made += board
+            board_changed.append(sum(int(d.searched and d.changed) for d in board))
     done: list[SearchResult] = [d for d in made if d.searched]
     seconds = [d.seconds for d in done]
     searched, changed = len(done), sum(int(d.changed) for d in done)
     decisions = len(made)
     return {
         "imps": [b.imps for b in results],
+        "changed_per_board": board_changed,
         "seconds": seconds,
         "decisions": decisions,
         "searched": searched,
@@ -165,6 +168,7 @@ def journaled_match(
     secs = sorted(x for p in parts for x in p["seconds"])
     out_: dict[str, Any] = {
         "us": us, "them": them, "boards": len(imps), "imps": imps,
+        "changed_per_board": [x for p in parts for x in p.get("changed_per_board", [])],
         "imps_per_board": float(np.mean(imps)),
         "stderr": float(np.std(imps, ddof=1) / math.sqrt(len(imps))),
         "decisions": sum(p["decisions"] for p in parts),

@@ -119,6 +119,15 @@ class SearchOptions(CardPlayOptions):
         _CONFIG.max_rollout_calls, ge=1, description="calls a rollout may add"
     )
     margin: float = Field(_CONFIG.margin, description="standard errors a deviation must win by")
+    value: Literal["points", "imps"] = Field(
+        "points", description="rollout value: points, or IMPs over the policy's call"
+    )
+    imp_temperature: float = Field(
+        _CONFIG.imp_temperature, gt=0.0, description="posterior temperature with value=imps"
+    )
+    tricks: Literal["likeliest", "expected"] = Field(
+        "likeliest", description="a rollout's tricks: the oracle's likeliest or its distribution"
+    )
     reweight: bool = Field(_CONFIG.reweight, description="reweight belief particles by model")
 
     def config(self) -> SearchConfig:

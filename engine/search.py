@@ -48,7 +48,7 @@ from bridgebot.engine.features import (
 )
 from bridgebot.laws.boards import side_vulnerable_arrays
 from bridgebot.laws.calls import ALL_CALLS, bid_index, final_contracts_array, same_call
-from bridgebot.laws.scoring import score_array
+from bridgebot.laws.scoring import imps_array, score_array
 from endplay.types import Bid, Card
 
 FloatArray = npt.NDArray[np.float32]
@@ -56,6 +56,7 @@ IntArray = npt.NDArray[np.int64]
 U8Array = npt.NDArray[np.uint8]
 
 NEG_INF = np.float32(-1e9)
+N_TRICKS = 14  # trick counts 0..13
 
 
 class BatchPolicy(Protocol):
@@ -70,6 +71,9 @@ class TrickOracle(Protocol):
 
     def tricks(self, owners: U8Array, declarer: IntArray, strain: IntArray) -> IntArray:
         """Tricks [B] declarer takes in strain (DD index 0 C .. 4 NT) on deal ``owners`` [B, 52]."""
+
+    def trick_probs(self, owners: U8Array, declarer: IntArray, strain: IntArray) -> FloatArray:
+        """The distribution [B, 14] of those tricks (one-hot for an exact oracle)."""
 
 
 #: (seat, our hand [52] 0/1, n) -> owners uint8 [n, 52]: a sampler blind to the auction.
@@ -122,6 +126,20 @@ class SearchConfig:
     every opponent model's posterior chooses it and, under every model, its mean value beats the
     policy call's by more than ``margin`` standard errors of the paired (same particles)
     difference. 0 asks only that every model agree and the deviation's value be higher."""
+    value: str = "points"
+    """What a rollout is worth: ``points`` (our side's duplicate score, as Lockhart et al.) or
+    ``imps``, the IMPs its score gains over the policy's own call's on the same particle (a
+    team match pays IMPs against the other room, and the policy's call is the room the search
+    would otherwise have been; the IMP scale stops one huge swing from outweighing many small
+    ones). With ``imps``, ``temperature`` is read in IMPs through ``imp_temperature``."""
+    imp_temperature: float = 4.0
+    """t of the posterior when ``value`` is ``imps`` (about 100 points in IMPs near game swings)."""
+    tricks: str = "likeliest"
+    """How a rollout's contract takes its tricks from the oracle: ``likeliest`` (the oracle's most
+    likely count) or ``expected`` (the score averaged over the oracle's distribution of trick
+    counts: the learned estimator's most likely count is exact only half the time, and a contract
+    on the edge of making is worth its chance of making, not all or nothing). With the solver the
+    two are the same."""
     reweight: bool = False
     """With the belief sampler and the filter off: weight each particle by how much more likely
     the opponents' calls are under the opponent model than under our policy (the belief net was
@@ -423,6 +441,15 @@ class SolverOracle:
         )
         return out
 
+    def trick_probs(self, owners: U8Array, declarer: IntArray, strain: IntArray) -> FloatArray:
+        return one_hot_tricks(self.tricks(owners, declarer, strain))
+
+
+def one_hot_tricks(tricks: IntArray) -> FloatArray:
+    """Trick counts [B] as distributions [B, 14]."""
+    out: FloatArray = np.eye(N_TRICKS, dtype=np.float32)[np.asarray(tricks, dtype=np.int64)]
+    return out
+
 
 class EstimatorOracle:
     """Tricks from the learned estimator (:class:`engine.ddestimate.DDEstimator`)."""
@@ -436,6 +463,9 @@ class EstimatorOracle:
 
     def tricks(self, owners: U8Array, declarer: IntArray, strain: IntArray) -> IntArray:
         return self.estimator.tricks(owners, declarer, strain).astype(np.int64)
+
+    def trick_probs(self, owners: U8Array, declarer: IntArray, strain: IntArray) -> FloatArray:
+        return self.estimator.trick_probs(owners, declarer, strain)
 
 
 # -- the search ------------------------------------------------------------------------------------
@@ -526,6 +556,7 @@ class BorelSearch:
         stats["filter_s"] = time.perf_counter() - t0
 
         names = [name for name, _ in self.opponents]
+        temperature = cfg.imp_temperature if cfg.value == "imps" else cfg.temperature
         means_by = np.zeros((len(names), len(cands)), dtype=np.float64)
         posts, ok = [], True
         d_mean = np.zeros((len(names), len(cands)), dtype=np.float64)
@@ -547,7 +578,7 @@ class BorelSearch:
             d_se[i] = np.sqrt(var / max(r_eff, 1.0))
             if r_eff >= cfg.r_min:
                 posts.append(
-                    posterior(prior, cands, means_by[i].astype(np.float32), r_eff, cfg.temperature)
+                    posterior(prior, cands, means_by[i].astype(np.float32), r_eff, temperature)
                 )
             else:
                 ok = False
@@ -644,14 +675,52 @@ class BorelSearch:
         t0 = time.perf_counter()
         contracts = final_contracts(finished, dealer)
         played = np.flatnonzero(contracts.level > 0)
-        tricks = np.zeros(c * u, dtype=np.int64)
+        probs = np.zeros((c * u, N_TRICKS), dtype=np.float64)
+        probs[:, 0] = 1.0  # a passed-out row scores 0 whatever the tricks
         if played.size:
-            tricks[played] = self.oracle.tricks(
-                rows_owners[played], contracts.declarer[played], contracts.strain[played]
+            p = np.asarray(
+                self.oracle.trick_probs(
+                    rows_owners[played], contracts.declarer[played], contracts.strain[played]
+                ),
+                dtype=np.float64,
             )
+            if cfg.tricks == "likeliest":
+                p = np.eye(N_TRICKS)[p.argmax(axis=1)]
+            probs[played] = p
         stats["dd_s"] = stats.get("dd_s", 0.0) + time.perf_counter() - t0
-        scores = score_for_side(contracts, tricks, vul, seat).reshape(c, u).astype(np.float64)
-        return scores
+        # Our side's score for every trick count [row, 14], then its expectation (points) or the
+        # expected IMPs over the policy's call on the same particle (imps).
+        per_trick = np.stack(
+            [score_for_side(contracts, np.full(c * u, t), vul, seat) for t in range(N_TRICKS)],
+            axis=1,
+        ).astype(np.float64)
+        if cfg.value != "imps":
+            out: npt.NDArray[np.float64] = (probs * per_trick).sum(axis=1).reshape(c, u)
+            return out
+        return expected_imps(
+            probs.reshape(c, u, N_TRICKS),
+            per_trick.reshape(c, u, N_TRICKS),
+            (contracts.declarer * 5 + contracts.strain).reshape(c, u),
+        )
+
+
+def expected_imps(
+    probs: npt.NDArray[np.float64], scores: npt.NDArray[np.float64], key: IntArray
+) -> npt.NDArray[np.float64]:
+    """Expected IMPs of each candidate's row over candidate 0's on the same particle: [c, u].
+
+    ``probs`` and ``scores`` [c, u, 14] are each row's trick distribution and our score for each
+    trick count; ``key`` [c, u] names the row's (declarer, strain). Two rows with the same key
+    take the same double-dummy tricks, so their trick counts are one variable; otherwise the two
+    distributions are taken as independent.
+    """
+    ref_p, ref_s = probs[0], scores[0]  # [u, 14]
+    same = key == key[0][None, :]  # [c, u]
+    shared = (probs * imps_array(scores - ref_s[None]).astype(np.float64)).sum(axis=2)
+    diff = imps_array(scores[:, :, :, None] - ref_s[None, :, None, :]).astype(np.float64)
+    apart = np.einsum("cut,cutv,uv->cu", probs, diff, ref_p)
+    out: npt.NDArray[np.float64] = np.where(same, shared, apart)
+    return out
 
 
 # -- the agent -------------------------------------------------------------------------------------

@@ -46,33 +46,61 @@ def build_net(hidden: tuple[int, ...]) -> Any:
     return build_mlp(hidden, N_FEATURES, N_OUTPUTS)
 
 
+def seat_assignment(n_deals: int, n_opponents: int) -> npt.NDArray[np.int64]:
+    """``who[i, seat]`` for deal ``i``: 0 is the policy, ``k >= 1`` opponent model ``k``.
+
+    Deals take turns: all four seats the policy, then each opponent model against the policy with
+    the policy North-South, then with it East-West; so every pairing bids an equal share.
+    """
+    pairings = [np.zeros(4, dtype=np.int64)]
+    for k in range(1, n_opponents + 1):
+        pairings.append(np.array([0, k, 0, k], dtype=np.int64))
+        pairings.append(np.array([k, 0, k, 0], dtype=np.int64))
+    table = np.stack(pairings)
+    return table[np.arange(n_deals) % len(table)]
+
+
 def decision_examples(
-    owners: npt.NDArray[np.uint8], policy_dir: str | Path, threads: int = 1, chunk: int = 4096
+    owners: npt.NDArray[np.uint8],
+    policy_dir: str | Path,
+    threads: int = 1,
+    chunk: int = 4096,
+    opponents: tuple[str | Path, ...] = (),
 ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
     """(features uint8 [M, 480], targets uint8 [M, 156], call position [M]) for every decision.
 
     Deal ``i`` is bid as board ``i + 1`` (dealer and vulnerability of the 16-board cycle) by the
-    policy in ``policy_dir``, greedily at all four seats.
+    policy in ``policy_dir``, greedily at all four seats; with ``opponents`` (policy directories),
+    deals take turns between that and each opponent model bidding against the policy
+    (:func:`seat_assignment`). Only the policy's own decisions are examples: the belief net is
+    what the policy's seat should believe, and the opponents' half of the data teaches it what
+    their calls say about their hands.
     """
     from bridgebot.engine.policy import Policy
 
-    policy = Policy(policy_dir, threads=threads)
+    def greedy_of(policy: Policy) -> Any:
+        def greedy(
+            rows: npt.NDArray[np.int64], x: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_]
+        ) -> npt.NDArray[np.int64]:
+            logits = policy.logits(x)
+            return np.asarray(np.where(mask, logits, -1e9).argmax(axis=1), dtype=np.int64)
 
-    def greedy(
-        rows: npt.NDArray[np.int64], x: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_]
-    ) -> npt.NDArray[np.int64]:
-        logits = policy.logits(x)
-        return np.asarray(np.where(mask, logits, -1e9).argmax(axis=1), dtype=np.int64)
+        return greedy
 
+    choosers = [greedy_of(Policy(d, threads=threads)) for d in (policy_dir, *opponents)]
+    who_all = seat_assignment(owners.shape[0], len(opponents))
     xs, ys, ps = [], [], []
     for start in range(0, owners.shape[0], chunk):
         own = owners[start : start + chunk]
         n = own.shape[0]
         dealer, vul = dealer_vul_arrays(np.arange(start, start + n) + 1)
-        auctions = run_auctions(own, dealer, vul, np.zeros((n, 4), dtype=np.int64), [greedy])
+        who = who_all[start : start + n]
+        auctions = run_auctions(own, dealer, vul, who, choosers)
         lengths = (auctions >= 0).sum(axis=1)
         deal = np.repeat(np.arange(n), lengths)
         pos = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        ours = who[deal, (dealer[deal] + pos) % 4] == 0
+        deal, pos = deal[ours], pos[ours]
         x, _ = observe(own[deal], dealer[deal], vul[deal], auctions[deal], pos)
         seat = (dealer[deal] + pos) % 4
         rel = (own[deal].astype(np.int64) - seat[:, None]) % 4  # 0 = the observer
@@ -145,8 +173,11 @@ def train(
     if cfg.max_deals is not None:
         train_idx = train_idx[: cfg.max_deals]
     start = time.monotonic()
-    x, y, _ = decision_examples(dd.owners[train_idx], cfg.policy, cfg.threads)
-    xt, yt, pt = decision_examples(dd.owners[test_idx], cfg.policy, cfg.threads)
+    opponents = tuple(o for o in cfg.opponents.split("+") if o.strip())
+    x, y, _ = decision_examples(dd.owners[train_idx], cfg.policy, cfg.threads, opponents=opponents)
+    xt, yt, pt = decision_examples(
+        dd.owners[test_idx], cfg.policy, cfg.threads, opponents=opponents
+    )
     log.info(
         "examples bid",
         training=x.shape[0],

@@ -143,6 +143,11 @@ class BeliefConfig(TrainerConfig):
     policy: str = Field(
         default="models/default", description="policy model directory that bids the auctions"
     )
+    opponents: str = Field(
+        default="",
+        description="'+'-separated policy directories that also bid against the policy, each "
+        "on an equal share of the deals (e.g. models/bfgnet); only the policy's calls are examples",
+    )
     epochs: int = Field(default=4, description="passes over the training decisions")
     batch: int = Field(default=1024, description="decisions per step")
     lr: float = Field(default=2e-3, description="peak learning rate (one-cycle schedule)")

@@ -33,6 +33,7 @@ from bridgebot.engine.search import (
     auction_log_likelihood,
     candidates_from_prior,
     deal_uniform,
+    expected_imps,
     final_contracts,
     posterior,
     resample,
@@ -41,7 +42,7 @@ from bridgebot.engine.search import (
 )
 from bridgebot.laws.calls import ALL_CALLS, bid_index, final_contract, legal_calls
 from bridgebot.laws.cards import deal_owners, owners_pbn
-from bridgebot.laws.scoring import PENALTY_ORDER
+from bridgebot.laws.scoring import PENALTY_ORDER, imps, imps_array
 from endplay.types import Deal, Hand, Player, Vul
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -359,6 +360,55 @@ def test_search_finds_the_grand_slam_with_thirteen_tricks(tmp_path: Path) -> Non
     assert bid_index(result.call) == PASS
     values = dict(zip(result.candidates, result.values, strict=True))
     assert values[SEVEN_NT] <= -300  # 7NT undoubled, not vulnerable, down 6 or more
+
+
+def test_grand_slam_in_imps_over_the_policys_pass(tmp_path: Path) -> None:
+    """value=imps: each candidate is worth the IMPs it gains over the policy's call (pass, 0) on
+    the same particle: 7NT making, 1520 points, is 17 IMPs; the pass itself is worth 0."""
+    policy = pass_or_grand_policy(tmp_path / "p")
+    cfg = SearchConfig(particles=32, rollouts=16, r_min=4, value="imps")
+    search = BorelSearch(policy, SolverOracle(), cfg)
+    rock = view_for(full_pbn(ROCK), Player.south, Player.south, [], Vul.none)
+    result = search.search(rock, np.random.default_rng(0))
+    assert bid_index(result.call) == SEVEN_NT
+    values = dict(zip(result.candidates, result.values, strict=True))
+    assert values[SEVEN_NT] == 17 and values[PASS] == 0
+
+
+def test_expected_imps_share_the_tricks_of_one_strain() -> None:
+    """Candidate 0 in 3NT, candidate 1 in 4NT by the same declarer: one trick count decides both
+    (9 tricks: 400 against -50, 10 IMPs lost; 10 tricks: 430 each, 0); in 4S by the other hand
+    the counts are independent."""
+    p9_10 = np.zeros(14)
+    p9_10[[9, 10]] = 0.5
+    probs = np.stack([p9_10, p9_10, p9_10])[:, None, :]  # [3 candidates, 1 particle, 14]
+    scores = np.zeros((3, 1, 14))
+    scores[0, 0, 9], scores[0, 0, 10] = 400, 430  # 3NT
+    scores[1, 0, 9], scores[1, 0, 10] = -50, 430  # 4NT
+    scores[2, 0, 9], scores[2, 0, 10] = -50, 420  # 4S (the other strain)
+    key = np.array([[4], [4], [7]])
+    out = expected_imps(probs, scores, key)
+    assert out[0, 0] == 0.0
+    assert out[1, 0] == pytest.approx(0.5 * -10 + 0.5 * 0)
+    # 4S: -50 or 420 against 400 or 430, each of the four pairs a quarter.
+    expect = 0.25 * (imps(-450) + imps(-480) + imps(20) + imps(-10))
+    assert out[2, 0] == pytest.approx(expect)
+
+
+def test_one_hot_expected_imps_are_the_imps_of_the_likeliest_counts() -> None:
+    rng = np.random.default_rng(3)
+    tricks = rng.integers(0, 14, size=(4, 6))
+    probs = np.eye(14)[tricks]
+    scores = rng.integers(-800, 1500, size=(4, 6, 14)).astype(np.float64)
+    key = rng.integers(0, 3, size=(4, 6))
+    got = expected_imps(probs, scores, key)
+    picked = np.take_along_axis(scores, tricks[:, :, None], axis=2)[:, :, 0]
+    same = key == key[0]
+    # With the same key the reference takes the row's own count, else its own likeliest.
+    ref_same = np.take_along_axis(scores[0][None].repeat(4, 0), tricks[:, :, None], axis=2)[:, :, 0]
+    ref_apart = picked[0][None, :]
+    want = np.where(same, imps_array(picked - ref_same), imps_array(picked - ref_apart))
+    assert np.array_equal(got, want)
 
 
 def test_too_few_rollouts_fall_back_to_the_prior(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ import pytest
 from bridgebot.engine.belief import BeliefNet
 from bridgebot.engine.modelcard import Training
 from bridgebot.engine.policy import DEFAULT_MODEL_DIR
+from bridgebot.engine.search import BFGNET_DIR
 from bridgebot.laws.deals import random_owners_batch
 from bridgebot.models import belief
 from bridgebot.models.config import BeliefConfig
@@ -30,6 +31,39 @@ def test_examples_are_the_hidden_cards_of_each_decision() -> None:
     # Deal 0 is board 1 (North deals): its first decision is North's, so LHO is East.
     assert pos[0] == 0
     assert np.array_equal(y3[0, 0], (owners[0] == 1).astype(np.uint8))
+
+
+def test_seat_assignment_gives_every_pairing_an_equal_share() -> None:
+    who = belief.seat_assignment(10, 2)
+    assert who.shape == (10, 4)
+    assert who[0].tolist() == [0, 0, 0, 0]
+    assert who[1].tolist() == [0, 1, 0, 1] and who[2].tolist() == [1, 0, 1, 0]
+    assert who[3].tolist() == [0, 2, 0, 2] and who[4].tolist() == [2, 0, 2, 0]
+    assert who[5].tolist() == [0, 0, 0, 0]
+    assert (belief.seat_assignment(3, 0) == 0).all()
+
+
+def test_examples_against_an_opponent_model_are_only_the_policys_decisions() -> None:
+    owners = random_owners_batch(0, 0, 9)
+    x_alone, _, pos_alone = belief.decision_examples(owners, DEFAULT_MODEL_DIR)
+    x, y, pos = belief.decision_examples(owners, DEFAULT_MODEL_DIR, opponents=(BFGNET_DIR,))
+    who = belief.seat_assignment(9, 1)
+    # Positions rise within a deal and restart with the next: split the examples by deal.
+    bounds = [0, *(np.flatnonzero(np.diff(pos) <= 0) + 1).tolist(), pos.size]
+    assert len(bounds) - 1 == 9
+    for deal in range(9):
+        dealer = deal % 4  # deal i is board i + 1: North deals board 1
+        seats = (dealer + pos[bounds[deal] : bounds[deal + 1]]) % 4
+        assert (who[deal, seats] == 0).all(), f"deal {deal}: an opponent's call is an example"
+        if who[deal].any():
+            assert set(seats.tolist()) <= {s for s in range(4) if who[deal, s] == 0}
+    # The all-policy deals (0, 3, 6) give the same examples with or without the opponent model.
+    bounds_alone = [0, *(np.flatnonzero(np.diff(pos_alone) <= 0) + 1).tolist(), pos_alone.size]
+    for deal in (0, 3, 6):
+        mine = x[bounds[deal] : bounds[deal + 1]]
+        alone = x_alone[bounds_alone[deal] : bounds_alone[deal + 1]]
+        assert np.array_equal(mine, alone)
+    assert (x[:, 428:].sum(axis=1) == 13).all() and (y.reshape(-1, 3, 52).sum(axis=2) == 13).all()
 
 
 def test_quality_of_perfect_and_uniform_beliefs() -> None:
