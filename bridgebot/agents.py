@@ -115,10 +115,19 @@ class SearchOptions(CardPlayOptions):
     filter: bool | None = Field(
         None, description="weight particles by the auction (default: on unless sampler=belief)"
     )
+    filter_power: float = Field(
+        _CONFIG.filter_power, ge=0.0, le=1.0, description="the filter's likelihood to this power"
+    )
+    punish: int = Field(
+        _CONFIG.punish, ge=0, le=13, description="opponents double our contracts this many down"
+    )
     max_rollout_calls: int = Field(
         _CONFIG.max_rollout_calls, ge=1, description="calls a rollout may add"
     )
     margin: float = Field(_CONFIG.margin, description="standard errors a deviation must win by")
+    min_gain: float = Field(
+        _CONFIG.min_gain, ge=0.0, description="least gain of a deviation (points or IMPs)"
+    )
     value: Literal["points", "imps"] = Field(
         "points", description="rollout value: points, or IMPs over the policy's call"
     )

@@ -33,7 +33,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -119,6 +119,16 @@ class SearchConfig:
     """Weight particles by the auction's likelihood (off: plain Borel search). The ``search`` agent
     turns it off with the belief sampler unless told otherwise: the belief net has read the
     auction already, and weighting its particles by it again counts it twice."""
+    filter_power: float = 1.0
+    """The filter's weights are the auction's likelihood to this power: below 1 tempers them,
+    for a sampler that has read the auction already (the belief net), so that the auction is
+    not counted at full weight twice."""
+    punish: int = 0
+    """A model of opponents who punish, applied under every opponent model: at the end of a
+    rollout the opponents double our undoubled contract when it goes down this many tricks or
+    more (0: only the calls the models make). The opponent models bid; few of them double
+    (bfg almost never does), while the opponents who beat a sacrificing policy are those who
+    do."""
     max_rollout_calls: int = 48
     """Calls a rollout may add before it is closed with passes (a safety bound)."""
     margin: float = 0.0
@@ -126,6 +136,10 @@ class SearchConfig:
     every opponent model's posterior chooses it and, under every model, its mean value beats the
     policy call's by more than ``margin`` standard errors of the paired (same particles)
     difference. 0 asks only that every model agree and the deviation's value be higher."""
+    min_gain: float = 0.0
+    """Least gain a deviation must promise under every opponent model, in the unit of ``value``
+    (points or IMPs), on top of the ``margin``: the models' errors do not shrink with more
+    rollouts, so a standard error alone lets through deviations too small to trust."""
     value: str = "points"
     """What a rollout is worth: ``points`` (our side's duplicate score, as Lockhart et al.) or
     ``imps``, the IMPs its score gains over the policy's own call's on the same particle (a
@@ -592,7 +606,7 @@ class BorelSearch:
             if ok and len(picks) == 1:
                 choice = picks.pop()
                 j = cands.index(choice) if choice in cands else 0
-                if j and bool(np.all(d_mean[:, j] > cfg.margin * d_se[:, j])):
+                if j and bool(np.all(d_mean[:, j] > cfg.min_gain + cfg.margin * d_se[:, j])):
                     pick = choice
         return SearchResult(
             call=ALL_CALLS[pick],
@@ -642,6 +656,7 @@ class BorelSearch:
             else:
                 out.append(ones)
                 continue
+            log_w = log_w * cfg.filter_power
             out.append(np.exp(log_w - log_w.max()))
         return out
 
@@ -687,6 +702,8 @@ class BorelSearch:
             if cfg.tricks == "likeliest":
                 p = np.eye(N_TRICKS)[p.argmax(axis=1)]
             probs[played] = p
+        if cfg.punish:
+            contracts = punished(contracts, probs, seat, cfg.punish)
         stats["dd_s"] = stats.get("dd_s", 0.0) + time.perf_counter() - t0
         # Our side's score for every trick count [row, 14], then its expectation (points) or the
         # expected IMPs over the policy's call on the same particle (imps).
@@ -702,6 +719,21 @@ class BorelSearch:
             per_trick.reshape(c, u, N_TRICKS),
             (contracts.declarer * 5 + contracts.strain).reshape(c, u),
         )
+
+
+def punished(
+    contracts: Contracts, probs: npt.NDArray[np.float64], our_seat: int, down: int
+) -> Contracts:
+    """The contracts after punishing opponents have had their say: every undoubled contract of
+    ``our_seat``'s side that goes down ``down`` tricks or more (more likely than not, under the
+    trick distribution ``probs`` [B, 14]) is doubled. A model of opponents who double what
+    fails badly, written from the double-dummy tricks, not from any bot's doubling code."""
+    need = contracts.level + 6
+    counts = np.arange(N_TRICKS)[None, :]
+    p_fail = (probs * (counts <= (need - down)[:, None])).sum(axis=1)
+    ours = (contracts.declarer % 2) == (our_seat % 2)
+    hit = (contracts.level > 0) & (contracts.penalty == 0) & ours & (p_fail > 0.5)
+    return replace(contracts, penalty=np.where(hit, 1, contracts.penalty).astype(np.int64))
 
 
 def expected_imps(

@@ -28,6 +28,7 @@ from bridgebot.engine.modelcard import Export, ModelCard, Tensor, Training
 from bridgebot.engine.policy import Policy
 from bridgebot.engine.search import (
     BorelSearch,
+    Contracts,
     SearchConfig,
     SolverOracle,
     auction_log_likelihood,
@@ -36,6 +37,7 @@ from bridgebot.engine.search import (
     expected_imps,
     final_contracts,
     posterior,
+    punished,
     resample,
     rollout,
     score_for_side,
@@ -375,6 +377,47 @@ def test_grand_slam_in_imps_over_the_policys_pass(tmp_path: Path) -> None:
     assert values[SEVEN_NT] == 17 and values[PASS] == 0
 
 
+def test_punishing_opponents_double_what_goes_down(tmp_path: Path) -> None:
+    """punish=2: the opponents double our contract when it goes down two or more. With a
+    Yarborough 7NT goes down ten tricks or so, worth 50 a trick undoubled and 300 a trick beyond
+    the third doubled (not vulnerable): over four times as much; with 13 top tricks it makes and
+    nobody doubles it."""
+    policy = pass_or_grand_policy(tmp_path / "p")
+    weak = view_for(full_pbn(YARBOROUGH), Player.south, Player.south, [], Vul.none)
+    rock = view_for(full_pbn(ROCK), Player.south, Player.south, [], Vul.none)
+
+    def seven_nt(view: BiddingView, punish: int) -> float:
+        cfg = SearchConfig(particles=32, rollouts=16, r_min=4, punish=punish)
+        result = BorelSearch(policy, SolverOracle(), cfg).search(view, np.random.default_rng(0))
+        return float(dict(zip(result.candidates, result.values, strict=True))[SEVEN_NT])
+
+    undoubled = seven_nt(weak, 0)
+    assert -650 <= undoubled <= -350
+    assert seven_nt(weak, 2) < 4 * undoubled
+    assert seven_nt(rock, 2) == seven_nt(rock, 0) == 1520
+
+
+def test_punished_doubles_only_our_undoubled_failures() -> None:
+    contracts = Contracts(
+        level=np.array([4, 4, 2, 4, 3, 0]),
+        strain=np.array([3, 3, 1, 3, 4, 0]),
+        penalty=np.array([0, 0, 0, 1, 0, 0]),
+        declarer=np.array([0, 1, 2, 0, 2, 0]),
+    )
+    probs = np.zeros((6, 14))
+    probs[:, 8] = 1.0  # 4S down 2, 2D made, 3NT down 1
+    out = punished(contracts, probs, our_seat=0, down=2)
+    # Ours down two: doubled; theirs, made, already doubled, down one, passed out: as they were.
+    assert out.penalty.tolist() == [1, 0, 0, 1, 0, 0]
+    assert punished(contracts, probs, our_seat=0, down=1).penalty.tolist() == [1, 0, 0, 1, 1, 0]
+    # A distribution: down two with probability 0.6 is "more likely than not".
+    probs[0] = 0.0
+    probs[0, 8], probs[0, 10] = 0.6, 0.4
+    assert punished(contracts, probs, our_seat=0, down=2).penalty[0] == 1
+    probs[0, 8], probs[0, 10] = 0.4, 0.6
+    assert punished(contracts, probs, our_seat=0, down=2).penalty[0] == 0
+
+
 def test_expected_imps_share_the_tricks_of_one_strain() -> None:
     """Candidate 0 in 3NT, candidate 1 in 4NT by the same declarer: one trick count decides both
     (9 tricks: 400 against -50, 10 IMPs lost; 10 tricks: 430 each, 0); in 4S by the other hand
@@ -514,6 +557,9 @@ def test_a_deviation_must_win_under_every_opponent_model(tmp_path: Path) -> None
     # The margin: the 7NT gain under our model is real but noisy (partner has the club ace a third
     # of the time); asking for 50 standard errors refuses it.
     assert call([("self", None)], replace(cfg, margin=50.0)) == PASS
+    # The least gain: 7NT's edge under our model is a few hundred points, not ten thousand.
+    assert call([("self", None)], replace(cfg, min_gain=10_000.0)) == PASS
+    assert call([("self", None)], replace(cfg, min_gain=1.0)) == SEVEN_NT
 
 
 def test_search_agent_opponents_option(tmp_path: Path) -> None:
@@ -553,3 +599,12 @@ def test_particle_weights_under_an_opponent_model(tmp_path: Path) -> None:
             assert np.array_equal(w > 0.5, east_ace) and w[~east_ace].max() < 1e-4
         else:
             assert np.all(w == 1.0)
+    # Tempered: the same particles lead, the others weigh the square root of what they did.
+    full = BorelSearch(ours, SolverOracle(), SearchConfig(filter=True), opponents=[("ace", ace)])
+    half = BorelSearch(
+        ours, SolverOracle(), SearchConfig(filter=True, filter_power=0.5), opponents=[("ace", ace)]
+    )
+    (w1,) = full.model_weights(particles, view, history)
+    (w2,) = half.model_weights(particles, view, history)
+    assert np.allclose(w2, np.sqrt(w1), rtol=1e-6, atol=1e-12)
+    assert w2[~east_ace].max() > w1[~east_ace].max()
