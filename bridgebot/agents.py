@@ -115,6 +115,9 @@ class SearchOptions(CardPlayOptions):
     filter: bool | None = Field(
         None, description="weight particles by the auction (default: on unless sampler=belief)"
     )
+    opponent_noise: float = Field(
+        _CONFIG.opponent_noise, ge=0.0, le=1.0, description="chance an opponent call is random"
+    )
     filter_power: float = Field(
         _CONFIG.filter_power, ge=0.0, le=1.0, description="the filter's likelihood to this power"
     )

@@ -119,6 +119,10 @@ class SearchConfig:
     """Weight particles by the auction's likelihood (off: plain Borel search). The ``search`` agent
     turns it off with the belief sampler unless told otherwise: the belief net has read the
     auction already, and weighting its particles by it again counts it twice."""
+    opponent_noise: float = 0.0
+    """In the filter, each opponent call is the model's with probability ``1 - opponent_noise``
+    and a random legal call otherwise: an opponent who bids what no model of it would (an
+    exploiter's light doubles) then moves the particles a little instead of deciding them."""
     filter_power: float = 1.0
     """The filter's weights are the auction's likelihood to this power: below 1 tempers them,
     for a sampler that has read the auction already (the belief net), so that the auction is
@@ -244,12 +248,16 @@ def auction_log_likelihood(
     history: IntArray,
     skip_seat: int | None,
     only: set[int] | None = None,
+    noise: float = 0.0,
 ) -> npt.NDArray[np.float64]:
     """Sum over the calls in ``history`` (not those of ``skip_seat``) of log pi(call | particle).
 
     One batched policy call over (particle x call) rows. ``history`` holds ALL_CALLS indices from
     the dealer's call on; ``dealer``/``vul`` are endplay values. ``only``, when given, keeps only
-    the calls of those seats (e.g. the opponents', scored under an opponent model).
+    the calls of those seats (e.g. the opponents', scored under an opponent model). ``noise``
+    mixes the policy with a uniformly random legal call: each call is the policy's with
+    probability ``1 - noise``, so a call the policy would never make costs a particle at most a
+    factor ``noise / legal calls`` instead of all its weight.
     """
     p = owners.shape[0]
     positions = [
@@ -272,9 +280,12 @@ def auction_log_likelihood(
     vus, vth = vul_flags(np.full(p * m, vul), np.tile(seats, p))
     auctions = np.tile(prefixes, (p, 1))
     feats = encode_arrays(hands, rel, vus, vth, auctions)
-    probs = masked_softmax(policy.logits(feats), legal_masks_arrays(auctions))
+    masks = legal_masks_arrays(auctions)
+    probs = masked_softmax(policy.logits(feats), masks)
     observed = np.tile(history[positions], p)
     chosen = probs[np.arange(p * m), observed].astype(np.float64)
+    if noise > 0:
+        chosen = (1.0 - noise) * chosen + noise / masks.sum(axis=1)
     out = np.log(np.maximum(chosen, 1e-12)).reshape(p, m).sum(axis=1)
     return np.asarray(out, dtype=np.float64)
 
@@ -638,8 +649,12 @@ class BorelSearch:
         if not len(history):
             return [ones for _ in self.opponents]
 
-        def loglik(policy: BatchPolicy, seats: set[int]) -> npt.NDArray[np.float64]:
-            return auction_log_likelihood(policy, particles, dealer, vul, history, seat, seats)
+        def loglik(
+            policy: BatchPolicy, seats: set[int], noise: float = 0.0
+        ) -> npt.NDArray[np.float64]:
+            return auction_log_likelihood(
+                policy, particles, dealer, vul, history, seat, seats, noise
+            )
 
         out: list[npt.NDArray[np.float64]] = []
         base: npt.NDArray[np.float64] | None = None
@@ -647,7 +662,7 @@ class BorelSearch:
             if cfg.filter:
                 if base is None:
                     base = loglik(self.policy, {(seat + 2) % 4})
-                opp = loglik(model or self.policy, theirs)
+                opp = loglik(model or self.policy, theirs, cfg.opponent_noise)
                 log_w = base + opp
             elif model is not None and cfg.reweight:
                 if base is None:

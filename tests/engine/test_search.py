@@ -608,3 +608,14 @@ def test_particle_weights_under_an_opponent_model(tmp_path: Path) -> None:
     (w2,) = half.model_weights(particles, view, history)
     assert np.allclose(w2, np.sqrt(w1), rtol=1e-6, atol=1e-12)
     assert w2[~east_ace].max() > w1[~east_ace].max()
+    # Opponent noise: East's 1S is a random legal call a fifth of the time, so a particle without
+    # the ace keeps about (0.2 / 35) of the weight of one with it, instead of nothing.
+    noisy = BorelSearch(
+        ours,
+        SolverOracle(),
+        SearchConfig(filter=True, opponent_noise=0.2),
+        opponents=[("ace", ace)],
+    )
+    (w3,) = noisy.model_weights(particles, view, history)
+    assert np.array_equal(w3 > 0.5, east_ace)
+    assert w3[~east_ace].min() > 1e-3 and w3[~east_ace].max() < 0.02
