@@ -19,7 +19,7 @@ error, and the median and p95 seconds per searched call. Chunks of 50 boards are
 (``--journal``); rerunning the same command resumes.
 
     nice -n 10 python benchmarks/bench_search.py --data data/test_9002.npz --boards 2000 \\
-        --opponents "bfg;bfg,doubles=on;policy:runs/exploiter3" --spec search
+        --opponents "bfg;bfg,doubles=on;policy:runs/exploiter_gen5b/onnx" --spec search
 """
 
 from __future__ import annotations

@@ -112,9 +112,7 @@ class SearchOptions(CardPlayOptions):
     temperature: float = Field(_CONFIG.temperature, gt=0.0, description="posterior temperature")
     greedy: bool = Field(_CONFIG.greedy, description="greedy rollouts; off samples them")
     sample_choice: bool = Field(_CONFIG.sample_choice, description="sample the posterior")
-    filter: bool | None = Field(
-        None, description="weight particles by the auction (default: on unless sampler=belief)"
-    )
+    filter: bool = Field(_CONFIG.filter, description="weight particles by the auction")
     opponent_noise: float = Field(
         _CONFIG.opponent_noise, ge=0.0, le=1.0, description="chance an opponent call is random"
     )
@@ -132,23 +130,21 @@ class SearchOptions(CardPlayOptions):
         _CONFIG.min_gain, ge=0.0, description="least gain of a deviation (points or IMPs)"
     )
     value: Literal["points", "imps"] = Field(
-        "points", description="rollout value: points, or IMPs over the policy's call"
+        _CONFIG.value,
+        description="rollout value: points, or IMPs over the policy's call",
     )
     imp_temperature: float = Field(
         _CONFIG.imp_temperature, gt=0.0, description="posterior temperature with value=imps"
     )
     tricks: Literal["likeliest", "expected"] = Field(
-        "likeliest", description="a rollout's tricks: the oracle's likeliest or its distribution"
+        _CONFIG.tricks,
+        description="a rollout's tricks: the oracle's likeliest or its distribution",
     )
     reweight: bool = Field(_CONFIG.reweight, description="reweight belief particles by model")
 
     def config(self) -> SearchConfig:
-        """The search's :class:`SearchConfig`; the filter defaults to off with the belief
-        sampler, which has read the auction already."""
-        values = {f.name: getattr(self, f.name) for f in fields(SearchConfig)}
-        if values["filter"] is None:
-            values["filter"] = self.sampler != "belief"
-        return SearchConfig(**values)
+        """The search's :class:`SearchConfig`."""
+        return SearchConfig(**{f.name: getattr(self, f.name) for f in fields(SearchConfig)})
 
 
 # -- specs -----------------------------------------------------------------------------------------

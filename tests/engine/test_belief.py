@@ -200,12 +200,11 @@ def bid_index_of(text: str) -> int:
     return bid_index(Bid(text))
 
 
-def test_search_agent_defaults_to_belief_particles_without_the_filter(tmp_path: Path) -> None:
+def test_search_agent_defaults_to_belief_particles_with_the_filter(tmp_path: Path) -> None:
     model = pass_or_grand_policy(tmp_path / "p").model.onnx_path.parent
     default = make_agent(f"search:{model}").search  # type: ignore[attr-defined]
-    assert isinstance(default.sampler, BeliefSampler) and not default.config.filter
-    assert default.config.p_min == 0.1
-    forced = make_agent(f"search:{model},filter=1").search  # type: ignore[attr-defined]
-    assert isinstance(forced.sampler, BeliefSampler) and forced.config.filter
+    assert isinstance(default.sampler, BeliefSampler) and default.config.filter
+    off = make_agent(f"search:{model},filter=0").search  # type: ignore[attr-defined]
+    assert isinstance(off.sampler, BeliefSampler) and not off.config.filter
     uniform = make_agent(f"search:{model},sampler=uniform").search  # type: ignore[attr-defined]
     assert not isinstance(uniform.sampler, BeliefSampler) and uniform.config.filter

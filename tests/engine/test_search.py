@@ -299,7 +299,8 @@ def test_config_from_options() -> None:
         50.0,
         False,
     )
-    assert cfg.config().filter is False  # the belief sampler has read the auction already
+    assert cfg.config().filter is True  # on with the belief sampler too (measured)
+    assert SearchOptions.model_validate({"filter": "0"}).config().filter is False
     with pytest.raises(AgentSpecError, match="option rollouts must be an integer, not 'many'"):
         AgentSpec.parse("search,rollouts=many")
 
@@ -589,7 +590,7 @@ def test_particle_weights_under_an_opponent_model(tmp_path: Path) -> None:
     assert 0 < east_ace.sum() < 64
     history = np.array([ONE_S], dtype=np.int64)
     for cfg, informed in (
-        (SearchConfig(filter=True), True),
+        (SearchConfig(filter=True, opponent_noise=0.0), True),
         (SearchConfig(filter=False, reweight=True), True),
         (SearchConfig(filter=False, reweight=False), False),
     ):
@@ -600,9 +601,10 @@ def test_particle_weights_under_an_opponent_model(tmp_path: Path) -> None:
         else:
             assert np.all(w == 1.0)
     # Tempered: the same particles lead, the others weigh the square root of what they did.
-    full = BorelSearch(ours, SolverOracle(), SearchConfig(filter=True), opponents=[("ace", ace)])
+    exact = SearchConfig(filter=True, opponent_noise=0.0)
+    full = BorelSearch(ours, SolverOracle(), exact, opponents=[("ace", ace)])
     half = BorelSearch(
-        ours, SolverOracle(), SearchConfig(filter=True, filter_power=0.5), opponents=[("ace", ace)]
+        ours, SolverOracle(), replace(exact, filter_power=0.5), opponents=[("ace", ace)]
     )
     (w1,) = full.model_weights(particles, view, history)
     (w2,) = half.model_weights(particles, view, history)
