@@ -69,11 +69,9 @@ class BatchPolicy(Protocol):
 class TrickOracle(Protocol):
     """Double-dummy trick counts for rows (deal, declarer, strain)."""
 
-    def tricks(self, owners: U8Array, declarer: IntArray, strain: IntArray) -> IntArray:
-        """Tricks [B] declarer takes in strain (DD index 0 C .. 4 NT) on deal ``owners`` [B, 52]."""
-
     def trick_probs(self, owners: U8Array, declarer: IntArray, strain: IntArray) -> FloatArray:
-        """The distribution [B, 14] of those tricks (one-hot for an exact oracle)."""
+        """The distribution [B, 14] of the tricks declarer takes in strain (DD index 0 C .. 4 NT)
+        on deal ``owners`` [B, 52]: one-hot for an exact oracle."""
 
 
 #: (seat, our hand [52] 0/1, n) -> owners uint8 [n, 52]: a sampler blind to the auction.
@@ -448,6 +446,7 @@ class SolverOracle:
         return entry
 
     def tricks(self, owners: U8Array, declarer: IntArray, strain: IntArray) -> IntArray:
+        """Tricks [B] declarer takes in strain (DD index 0 C .. 4 NT) on deal ``owners`` [B, 52]."""
         from bridgebot.engine.dds import dd_tables  # the one door to the solver (not reentrant)
 
         owners = np.ascontiguousarray(owners, dtype=np.uint8)
@@ -491,9 +490,6 @@ class EstimatorOracle:
         if not isinstance(estimator, DDEstimator):
             raise TypeError("EstimatorOracle needs an engine.ddestimate.DDEstimator")
         self.estimator = estimator
-
-    def tricks(self, owners: U8Array, declarer: IntArray, strain: IntArray) -> IntArray:
-        return self.estimator.tricks(owners, declarer, strain).astype(np.int64)
 
     def trick_probs(self, owners: U8Array, declarer: IntArray, strain: IntArray) -> FloatArray:
         return self.estimator.trick_probs(owners, declarer, strain)
@@ -714,15 +710,10 @@ class BorelSearch:
         probs = np.zeros((c * u, N_TRICKS), dtype=np.float64)
         probs[:, 0] = 1.0  # a passed-out row scores 0 whatever the tricks
         if played.size:
-            p = np.asarray(
-                self.oracle.trick_probs(
-                    rows_owners[played], contracts.declarer[played], contracts.strain[played]
-                ),
-                dtype=np.float64,
+            p = self.oracle.trick_probs(
+                rows_owners[played], contracts.declarer[played], contracts.strain[played]
             )
-            if cfg.tricks == "likeliest":
-                p = np.eye(N_TRICKS)[p.argmax(axis=1)]
-            probs[played] = p
+            probs[played] = one_hot_tricks(p.argmax(axis=1)) if cfg.tricks == "likeliest" else p
         if cfg.punish:
             contracts = punished(contracts, probs, seat, cfg.punish)
         stats["dd_s"] = stats.get("dd_s", 0.0) + time.perf_counter() - t0
