@@ -46,6 +46,11 @@ def build_net(hidden: tuple[int, ...]) -> Any:
     return build_mlp(hidden, N_FEATURES, N_OUTPUTS)
 
 
+def opponent_dirs(spec: str) -> tuple[str, ...]:
+    """The opponent policy directories of ``--opponents DIR+DIR``, blanks around each name dropped."""
+    return tuple(name.strip() for name in spec.split("+") if name.strip())
+
+
 def seat_assignment(n_deals: int, n_opponents: int) -> npt.NDArray[np.int64]:
     """``who[i, seat]`` for deal ``i``: 0 is the policy, ``k >= 1`` opponent model ``k``.
 
@@ -173,7 +178,7 @@ def train(
     if cfg.max_deals is not None:
         train_idx = train_idx[: cfg.max_deals]
     start = time.monotonic()
-    opponents = tuple(o for o in cfg.opponents.split("+") if o.strip())
+    opponents = opponent_dirs(cfg.opponents)
     x, y, _ = decision_examples(dd.owners[train_idx], cfg.policy, cfg.threads, opponents=opponents)
     xt, yt, pt = decision_examples(
         dd.owners[test_idx], cfg.policy, cfg.threads, opponents=opponents

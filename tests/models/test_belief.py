@@ -43,6 +43,11 @@ def test_seat_assignment_gives_every_pairing_an_equal_share() -> None:
     assert (belief.seat_assignment(3, 0) == 0).all()
 
 
+def test_opponent_dirs_drop_the_blanks_around_each_name() -> None:
+    assert belief.opponent_dirs("a + b/c+") == ("a", "b/c")
+    assert belief.opponent_dirs("") == ()
+
+
 def test_examples_against_an_opponent_model_are_only_the_policys_decisions() -> None:
     owners = random_owners_batch(0, 0, 9)
     x_alone, _, pos_alone = belief.decision_examples(owners, DEFAULT_MODEL_DIR)
