@@ -69,7 +69,7 @@ def _chunk_match(job: dict[str, Any]) -> dict[str, Any]:
             board_changed.append(sum(int(d.searched and d.changed) for d in board))
     done: list[SearchResult] = [d for d in made if d.searched]
     seconds = [d.seconds for d in done]
-    searched, changed = len(done), sum(int(d.changed) for d in done)
+    searched, changed = len(done), sum(board_changed)
     decisions = len(made)
     return {
         "imps": [b.imps for b in results],

@@ -34,7 +34,7 @@ from bridgebot.engine.features import FEATURE_VERSION, N_FEATURES
 from bridgebot.engine.modelcard import ModelCard, Training
 from bridgebot.laws.boards import dealer_vul_arrays
 from bridgebot.models.config import BeliefConfig, add_config_arguments, config_from_args
-from bridgebot.models.data import HOLDOUT, load_dd, observe, run_auctions
+from bridgebot.models.data import HOLDOUT, Chooser, load_dd, observe, run_auctions
 from bridgebot.models.progress import progress_bar
 
 log = structlog.get_logger(__name__)
@@ -83,14 +83,8 @@ def decision_examples(
     """
     from bridgebot.engine.policy import Policy
 
-    def greedy_of(policy: Policy) -> Any:
-        def greedy(
-            rows: npt.NDArray[np.int64], x: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_]
-        ) -> npt.NDArray[np.int64]:
-            logits = policy.logits(x)
-            return np.asarray(np.where(mask, logits, -1e9).argmax(axis=1), dtype=np.int64)
-
-        return greedy
+    def greedy_of(policy: Policy) -> Chooser:
+        return lambda rows, x, mask: policy.choose(x, mask)  # greedy
 
     choosers = [greedy_of(Policy(d, threads=threads)) for d in (policy_dir, *opponents)]
     who_all = seat_assignment(owners.shape[0], len(opponents))
