@@ -253,6 +253,7 @@ class SeatClient:
         queue = list(events)
         while queue:
             event = queue.pop(0)
+            await self._notice(event)
             if isinstance(event, Send):
                 await self._write(event.message)
             elif isinstance(event, BoardStarted):
@@ -273,6 +274,10 @@ class SeatClient:
                 self._log.info("end of session", boards=event.boards)
             elif isinstance(event, TableError):
                 self._log.warning("table manager error", text=event.text)
+
+    async def _notice(self, event: Event) -> None:
+        """Called with every event, in order, before it is carried out: a hook for subclasses
+        (the person's seat shows finished boards); the bot's seat has nothing to add."""
 
     async def _decide(self, request: NeedCall | NeedCard) -> list[Event]:
         """Ask the agent in the executor while still reading lines; return the machine's events.

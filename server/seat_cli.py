@@ -25,6 +25,8 @@ examples:
   bridgebot seat --port 2000 --seat ANYPL --team Bots --agent random   (the TM picks the seat)
   bridgebot seat --port 2000 --seat South --team Bots --agent random \\
       --dummy-form all --early-dummy --log-level debug   (bridge-player's habits, every line logged)
+  bridgebot seat --port 2000 --seat South --team People --agent human --web-port 8080
+      a person plays South in a browser at http://127.0.0.1:8080/ (docs/web.md)
 """
 
 _SEATS = ("north", "east", "south", "west", "anypl")
@@ -58,7 +60,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--agent",
         default="default",
-        help="agent spec: random, bfg, default, policy:PATH, search[:PATH] (default %(default)s)",
+        help="agent spec: random, bfg, default, policy:PATH, search[:PATH], or human (a person "
+        "in a browser page, see --web-port) (default %(default)s)",
     )
     parser.add_argument("--seed", type=int, default=0, help="agent seed (default %(default)s)")
     parser.add_argument(
@@ -106,7 +109,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="most hands sampled to explain one call (the work budget per call; "
         "default %(default)s)",
     )
+    g = parser.add_argument_group("a person at the seat (--agent human)")
+    g.add_argument("--web-port", type=web_port, default=0, metavar="PORT",
+                   help="serve the person's page on this port (default 0: a free one, printed)")  # fmt: skip
+    g.add_argument("--web-host", default="127.0.0.1",
+                   help="address the page listens on (default %(default)s: this machine only)")  # fmt: skip
+    g.add_argument("--no-browser", action="store_true",
+                   help="do not open the page in a browser")  # fmt: skip
     add_log_level_argument(parser, "warning", "stderr log level; debug logs every line in and out")
+
+
+def web_port(text: str) -> int:
+    """0..65535 (0: a free port), or argparse's one-line error."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (0..65535)")
+    return port
 
 
 def run(args: argparse.Namespace) -> int:
@@ -127,6 +148,10 @@ def run(args: argparse.Namespace) -> int:
     seat = None if args.seat == "anypl" else Player.find(args.seat)
     label = args.seat.capitalize() if seat is None else seat.name.capitalize()
     make_agent: AgentFactory = args.make_agent
+    if args.agent.strip().lower() == "human":
+        from bridgebot.server.web.play_cli import run_human_seat
+
+        return run_human_seat(args, seat, label)
     try:
         with make_agent(args.agent, seed=args.seed) as agent:
             alerter = None if args.no_alerts else _alerter(agent, args.alert_hands)
