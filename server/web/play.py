@@ -57,6 +57,8 @@ class PlayOptions:
     deals: Path | None = None
     resume: bool = False
     alerts: bool = True
+    fresh_seed: bool = False
+    """The seed was drawn for this session (the command says which, to deal the boards again)."""
     make_agent: AgentFactory = field(kw_only=True)
 
     def config(self) -> MatchConfig:

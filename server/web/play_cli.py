@@ -115,10 +115,6 @@ def _run(args: argparse.Namespace) -> int:
     if args.resume and args.out is None:
         raise UserError("--resume needs --out DIR (the folder of the session to continue)")
     make_agent: AgentFactory = args.make_agent
-    try:
-        make_agent(args.agent, 0).close()  # a spec or model that cannot work stops us here
-    except AgentSpecError as exc:
-        raise UserError(f"--agent {args.agent!r}: {exc}") from exc
     out: Path = args.out
     if out is None:
         import tempfile
@@ -126,14 +122,31 @@ def _run(args: argparse.Namespace) -> int:
         out = Path(tempfile.mkdtemp(prefix="bridgebot-play-"))
     seed = args.seed
     if seed is None and args.resume and (out / "journal.jsonl").exists():
-        header = read_journal(out / "journal.jsonl").header
+        try:
+            header = read_journal(out / "journal.jsonl").header
+        except JournalError as exc:
+            raise UserError(str(exc)) from exc
         seed = None if header is None else header.seed
     if seed is None:
         seed = 1 if args.deals is not None else secrets.randbelow(1_000_000)
-        if args.deals is None:
-            print(f"seed {seed} (--seed {seed} deals these boards again)", file=sys.stderr)
     from bridgebot.server.web.play import PlayOptions
+    from bridgebot.tournament.deals import load_deals
 
+    journal = out / "journal.jsonl"
+    if journal.exists() and not args.resume:
+        raise UserError(f"{journal}: a session is already there; pass --resume or another --out")
+    try:
+        load_deals(deals=args.deals, seed=seed, boards=args.boards)  # a bad file stops us here
+        out.mkdir(parents=True, exist_ok=True)
+    except DealSourceError as exc:
+        raise UserError(str(exc)) from exc
+    except OSError as exc:
+        raise UserError(f"--out {out}: cannot create the folder ({exc.strerror or exc})") from exc
+    try:
+        make_agent(args.agent, 0).close()  # a spec or model that cannot work stops us here
+    except AgentSpecError as exc:
+        raise UserError(f"--agent {args.agent!r}: {exc}") from exc
+    fresh = args.seed is None and args.deals is None and not args.resume
     options = PlayOptions(
         seat=Player.find(args.seat),
         agent=args.agent,
@@ -143,6 +156,7 @@ def _run(args: argparse.Namespace) -> int:
         deals=args.deals,
         resume=args.resume,
         alerts=not args.no_alerts,
+        fresh_seed=fresh,
         make_agent=make_agent,
     )
     status: dict[str, bool] = {}
@@ -197,6 +211,10 @@ async def _session(args: argparse.Namespace, options: object, status: dict[str, 
     table = PersonTable(expect_other=True, note="dealing the cards\u2026")
     table.explain = explainer(table, policy_for(options.agent))
     web = await serve_page(args, table)
+    if options.fresh_seed:
+        print(
+            f"seed {options.seed} (--seed {options.seed} deals these boards again)", file=sys.stderr
+        )
     try:
         table.note = ""
         session = PlaySession(options, table, lambda line: print(line, file=sys.stderr))
