@@ -109,25 +109,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="most hands sampled to explain one call (the work budget per call; "
         "default %(default)s)",
     )
-    g = parser.add_argument_group("a person at the seat (--agent human)")
-    g.add_argument("--web-port", type=web_port, default=0, metavar="PORT",
-                   help="serve the person's page on this port (default 0: a free one, printed)")  # fmt: skip
-    g.add_argument("--web-host", default="127.0.0.1",
-                   help="address the page listens on (default %(default)s: this machine only)")  # fmt: skip
-    g.add_argument("--no-browser", action="store_true",
-                   help="do not open the page in a browser")  # fmt: skip
+    from bridgebot.server.web.cli import add_web_arguments
+
+    add_web_arguments(parser.add_argument_group("a person at the seat (--agent human)"))
     add_log_level_argument(parser, "warning", "stderr log level; debug logs every line in and out")
-
-
-def web_port(text: str) -> int:
-    """0..65535 (0: a free port), or argparse's one-line error."""
-    try:
-        port = int(text)
-    except ValueError:
-        port = -1
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (0..65535)")
-    return port
 
 
 def run(args: argparse.Namespace) -> int:
@@ -149,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
     label = args.seat.capitalize() if seat is None else seat.name.capitalize()
     make_agent: AgentFactory = args.make_agent
     if args.agent.strip().lower() == "human":
-        from bridgebot.server.web.play_cli import run_human_seat
+        from bridgebot.server.web.cli import run_human_seat
 
         return run_human_seat(args, seat, label)
     try:

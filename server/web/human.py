@@ -11,11 +11,13 @@ here assumes which table manager it sits at.
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable
 from typing import Any
 
 import structlog
 from bridgebot.engine.agent import BiddingView, PlayView
+from bridgebot.engine.explain import Logits
 from bridgebot.protocol.seat import BoardFinished, Event, NeedCall, NeedCard, SessionEnded
 from bridgebot.server.seat import SeatClient
 from bridgebot.server.web.table import FinishedBoard, PersonTable, dd_table
@@ -114,3 +116,43 @@ async def solve(table: PersonTable, done: FinishedBoard) -> None:
 
 def _pbn_hand(cards: list[str]) -> str:
     return ".".join("".join(c[1] for c in cards if c[0] == s) for s in "SHDC")
+
+
+def explainer(table: PersonTable, load: Callable[[], Logits]) -> Callable[[int, int], str]:
+    """``(board, index) -> meaning``: what call ``index`` of a board on the page means, as
+    ``bridgebot explain`` tells it from the policy ``load`` gives (called on the first question;
+    one question at a time)."""
+    from bridgebot.engine.explain import Explainer
+
+    lock = threading.Lock()
+    built: list[Explainer] = []
+
+    def explain(board: int, index: int) -> str:
+        state = _board_state(table, board)
+        if not 0 <= index < len(state.auction):
+            raise IndexError(f"board {board} has {len(state.auction)} calls")
+        seat = Player((state.dealer.value + index) % 4)
+        with lock:
+            if not built:
+                built.append(Explainer(load(), max_hands=8192))
+            found = built[0].explain(state.dealer, state.vul, state.auction[: index + 1], [seat])
+        return found[-1].text()
+
+    return explain
+
+
+def _board_state(table: PersonTable, board: int) -> Any:
+    machine = table.machine
+    if machine is not None and machine.board is not None and machine.board.number == board:
+        return machine.board.copy()
+    for done in reversed(table.finished):
+        if done.final.number == board:
+            return done.final
+    raise KeyError(f"board {board} is not on the table")
+
+
+def shipped_policy() -> Logits:
+    """The shipped policy (``models/default``): what explains calls at a person's seat."""
+    from bridgebot.engine.policy import DEFAULT_MODEL_DIR, Policy
+
+    return Policy(DEFAULT_MODEL_DIR)

@@ -36,7 +36,7 @@ from bridgebot.laws.notation import (
 )
 from bridgebot.laws.play import trick_winner
 from bridgebot.laws.scoring import ns_score
-from bridgebot.protocol.seat import BoardState, NeedCall, NeedCard, SeatMachine
+from bridgebot.protocol.seat import BoardState, NeedCall, NeedCard, Phase, SeatMachine
 from endplay.types import Bid, Card, Hand, Player
 
 State = Literal["waiting", "your-call", "your-card", "dummy-card", "board-done", "session-done"]
@@ -204,8 +204,11 @@ class PersonTable:
         state = self.state()
         out: dict[str, Any] = {"state": state, "version": self.version, "note": self.note}
         machine = self.machine
-        if machine is not None and machine._seat is not None:
-            out["seat"] = SEATS[machine.seat.value]
+        seat = None if machine is None else machine.requested_seat
+        if machine is not None and machine.phase is not Phase.CONNECTING:
+            seat = machine.seat  # assigned by the table manager when we asked for ANYPL
+        if seat is not None:
+            out["seat"] = SEATS[seat.value]
         if machine is not None and machine.teams is not None:
             out["teams"] = {"ns": machine.teams.ns, "ew": machine.teams.ew}
         if state == "board-done":
@@ -213,7 +216,9 @@ class PersonTable:
         elif machine is not None and machine.board is not None:
             out["table"] = _table_view(machine.board, self._request)
         elif self.moved_on < len(self.finished):  # the other room is still playing
-            out["table"] = _table_view(self.finished[self.moved_on].final, None)
+            final = self.finished[self.moved_on].final
+            out["table"] = _table_view(final, None)
+            out["note"] = f"The other room is still playing board {final.number}\u2026"
         out["history"] = [_history_line(f) for f in self.finished[: self.moved_on]]
         if state == "session-done":
             out["summary"] = self.summary or {"boards": len(self.finished)}
@@ -289,7 +294,7 @@ def _table_view(board: BoardState, request: NeedCall | NeedCard | None) -> dict[
     elif isinstance(request, NeedCard):
         view["legalCards"] = [card_text(c) for c in _legal_cards(request)]
         view["toAct"] = SEATS[request.player.value]
-    elif board.contract is None and board.auction is not None:
+    elif board.contract is None:
         view["toAct"] = SEATS[board.bidder.value]
     elif board.leader is not None and len(board.played) < 52:
         view["toAct"] = SEATS[board.next_player.value]

@@ -6,6 +6,7 @@ minutes (virtual time) is waited for."""
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from bridgebot.server.boards import generate
 from bridgebot.server.seat import SeatClient
 from bridgebot.server.tm import TableManager
 from bridgebot.server.web.app import start_web
-from bridgebot.server.web.human import HumanSeatClient
+from bridgebot.server.web.human import HumanSeatClient, explainer, shipped_policy
 from bridgebot.server.web.table import PersonTable
 from endplay.types import Player
 
@@ -56,6 +57,7 @@ async def test_a_person_plays_whole_boards_at_our_table_manager(tmp_path: Path) 
         for p in (Player.north, Player.east, Player.west)
     ]
     table = PersonTable()
+    table.explain = explainer(table, shipped_policy)
     person = HumanSeatClient(host, port, Player.south, "People", table)
     web = await start_web(table)
     tasks = [asyncio.create_task(c.run()) for c in (*bots, person)]
@@ -74,6 +76,10 @@ async def test_a_person_plays_whole_boards_at_our_table_manager(tmp_path: Path) 
                 if state == "board-done":
                     done = view["done"]
                     assert done["result"]["text"] and len(done["auction"]) >= 4
+                    async with http.get(url + f"api/explain?board={done['board']}&index=0") as r:
+                        meaning = await r.json()
+                    first = done["auction"][0]["call"]
+                    assert meaning["text"].startswith(f"{first}: "), meaning
                     status, _ = await _post(http, url, "call", {"call": "Pass"})
                     assert status == 409  # a finished board takes no call
                     assert (await _post(http, url, "next", {}))[0] == 200
@@ -114,6 +120,15 @@ async def test_a_person_plays_whole_boards_at_our_table_manager(tmp_path: Path) 
                     assert status == 200
             async with http.post(url + "api/call", data="not json") as r:
                 assert r.status == 400
+            for path, kind in (("", "text/html"), ("favicon.ico", "image/svg+xml"),
+                               ("static/play.js", "text/javascript"),
+                               ("static/play.css", "text/css")):  # fmt: skip
+                async with http.get(url + path) as r:
+                    assert r.status == 200 and r.content_type == kind
+                    # nothing from elsewhere: no address but the SVG namespace
+                    assert re.search(rb"https?://(?!www\.w3\.org/)", await r.read()) is None
+            async with http.get(url + "static/../app.py") as r:
+                assert r.status == 404
             # Another site's page cannot act through the person's browser.
             async with http.post(
                 url + "api/next", json={}, headers={"Origin": "http://elsewhere.example"}
@@ -129,5 +144,5 @@ async def test_a_person_plays_whole_boards_at_our_table_manager(tmp_path: Path) 
     assert thought and refused >= 3
     assert [s.boards for s in summaries] == [boards] * 4
     assert len(table.finished) == boards
-    records = (tmp_path / "tm" / "journal.jsonl").read_text().splitlines()
-    assert sum('"board"' in line for line in records) >= boards
+    journal = (tmp_path / "tm" / "journal.jsonl").read_text().splitlines()
+    assert sum('"deal"' in line for line in journal) == boards

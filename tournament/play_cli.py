@@ -6,16 +6,10 @@ import argparse
 import asyncio
 import secrets
 import sys
-import webbrowser
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from bridgebot.server.logs import add_log_level_argument, configure_logging
-from bridgebot.server.seat_cli import web_port
-
-if TYPE_CHECKING:
-    from bridgebot.server.web.app import WebServer
-    from bridgebot.server.web.table import PersonTable
+from bridgebot.server.web.cli import UserError, add_web_arguments, serve_page
 
 HELP = (
     "play a duplicate against the bots in your browser (you and three bots; four in the other room)"
@@ -41,10 +35,6 @@ exit status: 0 done (Ctrl-C after the session), 2 a bad option or file, 130 stop
 """
 
 _SEATS = ("north", "east", "south", "west")
-
-
-class UserError(ValueError):
-    """A mistake in what the person asked for: one line on stderr, exit status 2."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -85,12 +75,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-alerts", action="store_true", help="the bots do not alert their artificial calls"
     )
-    parser.add_argument("--web-port", type=web_port, default=0, metavar="PORT",
-                        help="serve the page on this port (default 0: a free one, printed)")  # fmt: skip
-    parser.add_argument("--web-host", default="127.0.0.1",
-                        help="address the page listens on (default %(default)s: this machine only)")  # fmt: skip
-    parser.add_argument("--no-browser", action="store_true",
-                        help="do not open the page in a browser")  # fmt: skip
+    add_web_arguments(parser)
     add_log_level_argument(parser, "warning", "log level (stderr)")
 
 
@@ -129,8 +114,8 @@ def _run(args: argparse.Namespace) -> int:
         seed = None if header is None else header.seed
     if seed is None:
         seed = 1 if args.deals is not None else secrets.randbelow(1_000_000)
-    from bridgebot.server.web.play import PlayOptions
     from bridgebot.tournament.deals import load_deals
+    from bridgebot.tournament.play import PlayOptions
 
     journal = out / "journal.jsonl"
     if journal.exists() and not args.resume:
@@ -175,41 +160,14 @@ def _run(args: argparse.Namespace) -> int:
         return 130
 
 
-async def serve_page(args: argparse.Namespace, table: PersonTable) -> WebServer:
-    """Start the page, say where it is (stdout, flushed at once) and open a browser if asked."""
-    from bridgebot.server.web.app import start_web
-
-    try:
-        web = await start_web(table, args.web_host, args.web_port)
-    except OSError as exc:
-        raise UserError(
-            f"--web-port {args.web_port}: cannot listen on {args.web_host}: {exc.strerror or exc}"
-        ) from None
-    print(f"open {web.url} to play", flush=True)
-    if not args.no_browser:
-        await asyncio.get_running_loop().run_in_executor(None, webbrowser.open, web.url)
-    return web
-
-
-def policy_for(agent: str) -> Path:
-    """The policy that explains calls on the page: the agent's own, else the shipped one."""
-    from bridgebot.engine.policy import DEFAULT_MODEL_DIR
-
-    from bridgebot.explain import policy_dir
-
-    try:
-        return policy_dir(agent)
-    except ValueError:
-        return DEFAULT_MODEL_DIR
-
-
 async def _session(args: argparse.Namespace, options: object, status: dict[str, bool]) -> int:
-    from bridgebot.server.web.play import PlayOptions, PlaySession, explainer
+    from bridgebot.server.web.human import explainer
     from bridgebot.server.web.table import PersonTable
+    from bridgebot.tournament.play import PlayOptions, PlaySession, policy_of
 
     assert isinstance(options, PlayOptions)
     table = PersonTable(expect_other=True, note="dealing the cards\u2026")
-    table.explain = explainer(table, policy_for(options.agent))
+    table.explain = explainer(table, lambda: policy_of(options.agent, options.make_agent))
     web = await serve_page(args, table)
     if options.fresh_seed:
         print(
@@ -230,61 +188,6 @@ async def _session(args: argparse.Namespace, options: object, status: dict[str, 
             flush=True,
         )
         print(f"report: {options.out / 'report.html'} ({summary.boards} boards)", flush=True)
-        print(f"still serving {web.url}; Ctrl-C to stop", flush=True)
-        await asyncio.Event().wait()  # until Ctrl-C
-    finally:
-        await web.close()
-    return 0
-
-
-def run_human_seat(args: argparse.Namespace, seat: object, label: str) -> int:
-    """``bridgebot seat --agent human``: the seat client with a person deciding in the page."""
-    from bridgebot.protocol.errors import ProtocolError
-    from bridgebot.server.seat import TableConnectionError
-
-    status: dict[str, bool] = {}
-    try:
-        return asyncio.run(_human_seat(args, seat, status))
-    except UserError as exc:
-        print(f"bridgebot seat: {exc}", file=sys.stderr)
-        return 2
-    except TableConnectionError as exc:
-        print(f"bridgebot seat {label}: connection: {exc}", file=sys.stderr)
-        return 1
-    except ProtocolError as exc:
-        who = "our own code" if type(exc).__name__ == "LocalProtocolError" else "table manager"
-        print(f"bridgebot seat {label}: protocol error ({who}): {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 0 if status.get("done") else 130
-
-
-async def _human_seat(args: argparse.Namespace, seat: object, status: dict[str, bool]) -> int:
-    from bridgebot.protocol.dialect import Dialect
-    from bridgebot.server.web.human import HumanSeatClient
-    from bridgebot.server.web.play import explainer
-    from bridgebot.server.web.table import PersonTable
-    from endplay.types import Player
-
-    assert seat is None or isinstance(seat, Player)
-    table = PersonTable(note=f"connecting to the table manager at {args.host}:{args.port}\u2026")
-    table.explain = explainer(table, policy_for("default"))
-    web = await serve_page(args, table)
-    try:
-        client = HumanSeatClient(
-            args.host, args.port, seat, args.team, table,
-            dialect=Dialect(early_dummy=args.early_dummy), dummy_form=args.dummy_form,
-            connect_retries=max(0, args.retries), retry_delay=args.retry_delay,
-            idle_timeout=args.idle_timeout,
-        )  # fmt: skip
-        table.note = ""
-        summary = await client.run()
-        status["done"] = True
-        print(
-            f"{summary.seat.name.capitalize()} ({summary.team}): {summary.boards} board(s) "
-            "played, End of session",
-            flush=True,
-        )
         print(f"still serving {web.url}; Ctrl-C to stop", flush=True)
         await asyncio.Event().wait()  # until Ctrl-C
     finally:

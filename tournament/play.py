@@ -23,6 +23,7 @@ from typing import Any
 
 import structlog
 from bridgebot.engine.agent import AgentFactory
+from bridgebot.engine.explain import Logits
 from bridgebot.laws.notation import parse_contract
 from bridgebot.server.records import TableRecord
 from bridgebot.server.seat import Alerter
@@ -288,35 +289,15 @@ def _alerter(agent: object) -> Alerter | None:
     return Explainer(policy, target=200, max_hands=2048).alert_for
 
 
-def explainer(table: PersonTable, policy_dir: Path) -> Callable[[int, int], str]:
-    """``(board, index) -> meaning``: what call ``index`` of a board on the page means, as
-    ``bridgebot explain`` tells it from the policy in ``policy_dir`` (loaded on the first
-    question; one question at a time)."""
-    from bridgebot.engine.explain import Explainer
-    from bridgebot.engine.policy import Policy
+def policy_of(agent: str, make_agent: AgentFactory) -> Logits:
+    """The policy that explains calls on the page: the bots' own (the agent stays open for the
+    session: its policy is in use), else the shipped one (bfg and random have none)."""
+    from bridgebot.engine.explain import agent_policy
+    from bridgebot.server.web.human import shipped_policy
 
-    lock = threading.Lock()
-    built: list[Explainer] = []
-
-    def explain(board: int, index: int) -> str:
-        state = _board_state(table, board)
-        if not 0 <= index < len(state.auction):
-            raise IndexError(f"board {board} has {len(state.auction)} calls")
-        seat = Player((state.dealer.value + index) % 4)
-        with lock:
-            if not built:
-                built.append(Explainer(Policy(policy_dir), max_hands=8192))
-            found = built[0].explain(state.dealer, state.vul, state.auction[: index + 1], [seat])
-        return found[-1].text()
-
-    return explain
-
-
-def _board_state(table: PersonTable, board: int) -> Any:
-    machine = table.machine
-    if machine is not None and machine.board is not None and machine.board.number == board:
-        return machine.board.copy()
-    for done in reversed(table.finished):
-        if done.final.number == board:
-            return done.final
-    raise KeyError(f"board {board} is not on the table")
+    bot = make_agent(agent, 0)
+    policy = agent_policy(bot)
+    if policy is None:
+        bot.close()
+        return shipped_policy()
+    return policy
