@@ -27,7 +27,7 @@ from bridgebot.laws.calls import same_call
 from bridgebot.laws.notation import call_text
 from bridgebot.protocol.codec import render
 from bridgebot.protocol.dialect import DEFAULT_DIALECT, Dialect
-from bridgebot.protocol.errors import LineTooLong, RemoteProtocolError
+from bridgebot.protocol.errors import LineTooLong, LocalProtocolError, RemoteProtocolError
 from bridgebot.protocol.framing import LineBuffer, encode_line
 from bridgebot.protocol.messages import Message
 from bridgebot.protocol.seat import (
@@ -397,6 +397,15 @@ def decide(agent: Agent, request: NeedCall | NeedCard) -> Bid | Card:
     if card not in pview.legal:
         raise AgentError(f"agent {name} chose {card} for {request.player.name}, not legal")
     return card
+
+
+def failure_line(label: str, exc: Exception) -> str:
+    """The one line for a session that failed: whose fault (the connection, the table manager,
+    or our own code) and why."""
+    if isinstance(exc, ConnectionError):
+        return f"bridgebot seat {label}: connection: {exc}"
+    who = "our own code" if isinstance(exc, LocalProtocolError) else "table manager"
+    return f"bridgebot seat {label}: protocol error ({who}): {exc}"
 
 
 def _discard(future: asyncio.Future[Any]) -> None:

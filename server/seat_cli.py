@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
     from bridgebot.engine.agent import AgentFactory, AgentSpecError
     from bridgebot.protocol.dialect import Dialect
     from bridgebot.protocol.errors import ProtocolError
-    from bridgebot.server.seat import AgentError, SeatClient, TableConnectionError
+    from bridgebot.server.seat import AgentError, SeatClient, TableConnectionError, failure_line
     from endplay.types import Player
 
     if '"' in args.team or not args.team.strip():
@@ -157,12 +157,8 @@ def run(args: argparse.Namespace) -> int:
     except AgentSpecError as exc:
         print(f"bridgebot seat: --agent {args.agent!r}: {exc}", file=sys.stderr)
         return 2
-    except TableConnectionError as exc:
-        print(f"bridgebot seat {label}: connection: {exc}", file=sys.stderr)
-        return 1
-    except ProtocolError as exc:
-        who = "our own code" if type(exc).__name__ == "LocalProtocolError" else "table manager"
-        print(f"bridgebot seat {label}: protocol error ({who}): {exc}", file=sys.stderr)
+    except (TableConnectionError, ProtocolError) as exc:
+        print(failure_line(label, exc), file=sys.stderr)
         return 1
     except AgentError as exc:
         cause = f": {exc.__cause__!r}" if exc.__cause__ else ""

@@ -58,7 +58,7 @@ async def serve_page(args: argparse.Namespace, table: PersonTable) -> WebServer:
 def run_human_seat(args: argparse.Namespace, seat: object, label: str) -> int:
     """``bridgebot seat --agent human``: the seat client with a person deciding in the page."""
     from bridgebot.protocol.errors import ProtocolError
-    from bridgebot.server.seat import TableConnectionError
+    from bridgebot.server.seat import TableConnectionError, failure_line
 
     status: dict[str, bool] = {}
     try:
@@ -66,12 +66,8 @@ def run_human_seat(args: argparse.Namespace, seat: object, label: str) -> int:
     except UserError as exc:
         print(f"bridgebot seat: {exc}", file=sys.stderr)
         return 2
-    except TableConnectionError as exc:
-        print(f"bridgebot seat {label}: connection: {exc}", file=sys.stderr)
-        return 1
-    except ProtocolError as exc:
-        who = "our own code" if type(exc).__name__ == "LocalProtocolError" else "table manager"
-        print(f"bridgebot seat {label}: protocol error ({who}): {exc}", file=sys.stderr)
+    except (TableConnectionError, ProtocolError) as exc:
+        print(failure_line(label, exc), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 0 if status.get("done") else 130

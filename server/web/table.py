@@ -23,7 +23,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from bridgebot.engine.agent import bidding_view, play_view
 from bridgebot.laws.calls import same_call
 from bridgebot.laws.cards import SEATS, SUITS, card_index, deal_owners, owners_pbn
 from bridgebot.laws.notation import (
@@ -37,6 +36,7 @@ from bridgebot.laws.notation import (
 from bridgebot.laws.play import trick_winner
 from bridgebot.laws.scoring import ns_score
 from bridgebot.protocol.seat import BoardState, NeedCall, NeedCard, Phase, SeatMachine
+from bridgebot.server.seat import bidding_view, play_view
 from endplay.types import Bid, Card, Hand, Player
 
 State = Literal["waiting", "your-call", "your-card", "dummy-card", "board-done", "session-done"]
@@ -142,14 +142,7 @@ class PersonTable:
                 call = parse_call(text)
             except NotationError:
                 raise Refused(f"{text!r} is not a call (Pass, X, XX, 1C .. 7NT)") from None
-            legal = bidding_view(
-                request.dealer,
-                request.vul,
-                request.hand,
-                request.auction,
-                request.board,
-                request.rejected,
-            ).legal
+            legal = _legal_calls(request)
             if not any(same_call(call, c) for c in legal):
                 raise Refused(f"{call_text(call)} is not a legal call now")
             chosen: Bid | Card = next(c for c in legal if same_call(call, c))
@@ -235,19 +228,11 @@ class PersonTable:
 
 
 def _legal_cards(request: NeedCard) -> tuple[Card, ...]:
-    return play_view(
-        seat=request.player,
-        controller=request.controller,
-        dealer=request.dealer,
-        vul=request.vul,
-        auction=request.auction,
-        contract=request.contract,
-        hand=request.hand,
-        dummy=request.dummy,
-        played=request.played,
-        board=request.board,
-        refused=request.rejected,
-    ).legal
+    return play_view(request).legal
+
+
+def _legal_calls(request: NeedCall) -> tuple[Bid, ...]:
+    return bidding_view(request).legal
 
 
 def hand_cards(hand: Hand) -> dict[str, list[str]]:
@@ -281,14 +266,7 @@ def _table_view(board: BoardState, request: NeedCall | NeedCard | None) -> dict[
             view["dummy"] = hand_cards(board.dummy_hand)
         view.update(_tricks(board))
     if isinstance(request, NeedCall):
-        legal = bidding_view(
-            request.dealer,
-            request.vul,
-            request.hand,
-            request.auction,
-            request.board,
-            request.rejected,
-        ).legal
+        legal = _legal_calls(request)
         view["legalCalls"] = [call_text(c) for c in legal]
         view["toAct"] = SEATS[me.value]
     elif isinstance(request, NeedCard):

@@ -23,7 +23,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from tests.web.browser import chromium, console_errors, foreign_requests
+from tests.browser import chromium, console_errors, foreign_requests
 
 AGENT = "default,play=baseline"
 SEED = 1
