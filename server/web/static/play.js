@@ -175,6 +175,8 @@ function bySuit(list) {
 }
 
 function drawTable(t) {
+  $("table").style.visibility = t ? "" : "hidden";
+  $("auction-panel").hidden = $("box-panel").hidden = !t;
   for (let p = 0; p < 4; p++) $("pos" + p).textContent = "";
   $("trick").textContent = "";
   $("tricks-won").textContent = "";
@@ -280,35 +282,34 @@ function auctionLine(auction) {
   return auction.map((e) => callText(e.call || e)).join(" ");
 }
 
+function signed(n) { return (n >= 0 ? "+" : "") + n; }
+
 function drawDone() {
   const d = view && view.done;
   $("done").hidden = !d;
   const box = $("done-body");
   box.textContent = "";
   if (!d) return;
-  box.append(el("h2", { text: `Board ${d.board} is over` }));
-  if (d.contract) box.append(el("p", { text: `Contract ${d.contract.slice(0, -1)} by ${NAMES[d.declarer]}` }));
-  const rooms = el("div", { class: "rooms" });
-  rooms.append(el("div", {},
-    el("h3", { text: "Your table" }),
+  const mine = el("div", { class: "your-room" },
+    el("h2", { text: `Board ${d.board} is over` }),
+    el("p", { text: d.contract ? `Contract ${d.contract.slice(0, -1)} by ${NAMES[d.declarer]}` : "Passed out" }),
     el("p", { text: "Auction: " + (auctionLine(d.auction) || "\u2013") }),
-    el("p", { class: "result", text: `Result: ${d.result.text}, North-South ${d.result.score_ns >= 0 ? "+" : ""}${d.result.score_ns}` })));
+    el("p", { class: "result", text: `Result: ${d.result.text}, North-South ${signed(d.result.score_ns)}` }));
+  box.append(mine);
   if (d.other) {
     const o = d.other;
-    rooms.append(el("div", { class: "other-room" },
+    mine.append(el("p", { class: "imps", text: `${signed(o.imps)} IMPs for your side` }));
+    box.append(el("div", { class: "other-room" },
       el("h3", { text: "The other room (four bots)" }),
       el("p", { text: "Auction: " + (auctionLine(o.auction) || "\u2013") }),
       el("p", { text: `Contract: ${o.contract || "passed out"}` }),
-      el("p", { text: `Result: ${o.result}, North-South ${o.score_ns >= 0 ? "+" : ""}${o.score_ns}` })));
-    box.append(rooms, el("p", { class: "imps", text: `${o.imps >= 0 ? "+" : ""}${o.imps} IMPs for your side` }));
-  } else {
-    box.append(rooms);
+      el("p", { text: `Result: ${o.result}, North-South ${signed(o.score_ns)}` })));
   }
   if (d.dd) {
     const table = el("table", { class: "dd" });
-    table.append(el("tr", {}, el("th", { text: "double dummy" }), ...["C", "D", "H", "S", "NT"].map((s) => el("th", { text: strainText(s) }))));
+    table.append(el("tr", {}, el("th"), ...["C", "D", "H", "S", "NT"].map((s) => el("th", { text: strainText(s) }))));
     d.dd.forEach((row, i) => table.append(el("tr", {}, el("th", { text: NAMES[SEATS[i]] }), ...row.map((n) => el("td", { text: String(n) })))));
-    box.append(el("h3", { text: "Double-dummy tricks" }), table);
+    box.append(el("div", { class: "dd-result" }, el("h3", { text: "Double-dummy tricks" }), table));
   }
 }
 
