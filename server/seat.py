@@ -302,7 +302,11 @@ class SeatClient:
         while True:
             getter = asyncio.ensure_future(self._next_line())
             racing: set[asyncio.Future[Any]] = {decision, getter}
-            done, _ = await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
+            try:
+                done, _ = await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
+            except BaseException:  # cancelled while deciding: the read goes too, unread
+                getter.cancel()
+                raise
             if getter in done:
                 events += self.machine.receive_line(getter.result())
                 if self.machine.pending is not request:

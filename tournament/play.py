@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -130,7 +129,7 @@ class PlaySession:
         self.results: dict[int, BoardResult] = {}
         self.human: asyncio.Task[Any] | None = None
         self._seat_started = asyncio.Event()
-        self._lock = threading.Lock()
+        self._tasks: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------------ scoring
 
@@ -155,10 +154,10 @@ class PlaySession:
         done.other = other_room(board, self.options.sign)
         done.complete = True
         self.table.changed()
-        asyncio.get_running_loop().create_task(solve(self.table, done))
-
-    def _finished_at_table(self, done: FinishedBoard) -> None:
-        self._complete(done)
+        if done.dd is None:  # the seat solves what the play showed; a passed-out board: here
+            task = asyncio.get_running_loop().create_task(solve(self.table, done))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
 
     # ------------------------------------------------------------------ the person's seat
 
@@ -176,7 +175,7 @@ class PlaySession:
             self.options.seat,
             where["team"],
             self.table,
-            on_finished=self._finished_at_table,
+            on_finished=self._complete,
             connect_retries=20,
             retry_delay=0.25,
         )

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from bridgebot.server.logs import add_log_level_argument, configure_logging
-from bridgebot.server.web.cli import UserError, add_web_arguments, serve_page
+from bridgebot.server.web.cli import UserError, add_web_arguments, serve_page, stop_on_signals
 
 HELP = (
     "play a duplicate against the bots in your browser (you and three bots; four in the other room)"
@@ -149,7 +149,7 @@ def _run(args: argparse.Namespace) -> int:
         return asyncio.run(_session(args, options, status))
     except (DealSourceError, JournalError) as exc:
         raise UserError(str(exc)) from exc
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, asyncio.CancelledError):
         if status.get("done"):
             return 0  # the session was over: Ctrl-C stops serving the page
         print(
@@ -166,6 +166,7 @@ async def _session(args: argparse.Namespace, options: object, status: dict[str, 
     from bridgebot.tournament.play import PlayOptions, PlaySession, policy_of
 
     assert isinstance(options, PlayOptions)
+    stop_on_signals()
     table = PersonTable(expect_other=True, note="dealing the cards\u2026")
     table.explain = explainer(table, lambda: policy_of(options.agent, options.make_agent))
     web = await serve_page(args, table)

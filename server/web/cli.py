@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import signal
 import sys
 import webbrowser
 from typing import TYPE_CHECKING
@@ -39,6 +41,18 @@ def web_port(text: str) -> int:
     return port
 
 
+def stop_on_signals() -> None:
+    """SIGTERM (and SIGINT, even where a shell started us ignoring it) cancels the running main
+    task, so that ``kill`` stops the page as cleanly as Ctrl-C; the command reads the
+    cancellation as a Ctrl-C."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(sig, task.cancel)
+
+
 async def serve_page(args: argparse.Namespace, table: PersonTable) -> WebServer:
     """Start the page, say where it is (stdout, flushed at once) and open a browser if asked."""
     from bridgebot.server.web.app import start_web
@@ -69,7 +83,7 @@ def run_human_seat(args: argparse.Namespace, seat: object, label: str) -> int:
     except (TableConnectionError, ProtocolError) as exc:
         print(failure_line(label, exc), file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, asyncio.CancelledError):
         return 0 if status.get("done") else 130
 
 
@@ -80,6 +94,7 @@ async def _human_seat(args: argparse.Namespace, seat: object, status: dict[str, 
     from endplay.types import Player
 
     assert seat is None or isinstance(seat, Player)
+    stop_on_signals()
     table = PersonTable(note=f"connecting to the table manager at {args.host}:{args.port}\u2026")
     table.explain = explainer(table, shipped_policy)
     web = await serve_page(args, table)

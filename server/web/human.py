@@ -104,8 +104,9 @@ class HumanSeatClient(SeatClient):
 async def solve(table: PersonTable, done: FinishedBoard) -> None:
     """Fill in the double-dummy table of a finished board whose hands are known (in a thread:
     DDS takes a moment), then tell the page."""
-    if done.hands is None or done.dd is not None:
+    if done.hands is None or done.dd is not None or done.solving:
         return
+    done.solving = True
     pbn = "N:" + " ".join(_pbn_hand(done.hands[s]) for s in "NESW")
     try:
         done.dd = await asyncio.get_running_loop().run_in_executor(None, dd_table, pbn)

@@ -59,6 +59,8 @@ class FinishedBoard:
     """The other room's auction, contract and result, and the IMPs (``bridgebot play``)."""
     complete: bool = True
     """False while the result waits for something (the other room) before it is shown."""
+    solving: bool = False
+    """The double-dummy table is being solved (once per board)."""
 
 
 @dataclass

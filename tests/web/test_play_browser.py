@@ -99,6 +99,7 @@ def test_a_person_plays_bridgebot_play_in_chromium(tmp_path: Path) -> None:
                 )
                 driver.find_element(By.CSS_SELECTOR, "[data-next]").click()
                 continue
+            assert driver.find_elements(By.CSS_SELECTOR, "[data-next]") == []  # only on board-done
             if state == "your-call":
                 enabled = [b.get_attribute("data-call") for b in
                            driver.find_elements(By.CSS_SELECTOR, "[data-call]:not([disabled])")]  # fmt: skip

@@ -287,6 +287,7 @@ function signed(n) { return (n >= 0 ? "+" : "") + n; }
 function drawDone() {
   const d = view && view.done;
   $("done").hidden = !d;
+  $("next").toggleAttribute("data-next", !!d);  // the hook is there only while it can be used
   const box = $("done-body");
   box.textContent = "";
   if (!d) return;
