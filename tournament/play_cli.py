@@ -46,17 +46,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SEAT",
         help="your seat: North, East, South or West (default South)",
     )
-    parser.add_argument("--boards", type=int, default=8, help="number of boards (default 8)")
+    parser.add_argument(
+        "--boards", type=int, default=8, metavar="N", help="number of boards (default 8)"
+    )
     deals = parser.add_mutually_exclusive_group()
     deals.add_argument(
         "--seed",
         type=int,
         default=None,
+        metavar="N",
         help="the deal stream and the bots' seed (default: a fresh one, printed; with --resume "
         "the journal's)",
     )
     deals.add_argument(
-        "--deals", type=Path, help="deal file: PBN, LIN, or a double-dummy .npz (ddgen)"
+        "--deals",
+        type=Path,
+        metavar="FILE",
+        help="deal file: PBN, LIN, or a double-dummy .npz (ddgen)",
     )
     parser.add_argument(
         "--agent",
@@ -67,6 +73,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--out",
         type=Path,
         default=None,
+        metavar="DIR",
         help="keep the journal, PBN, LIN and report.html here (default: a new temporary folder)",
     )
     parser.add_argument(
