@@ -41,6 +41,7 @@ EXTRAS = {"torch": "train", "ray": "distributed"}
 COMMANDS: dict[str, str] = {
     "tm": "bridgebot.server.tm_cli",
     "seat": "bridgebot.server.seat_cli",
+    "play": "bridgebot.tournament.play_cli",
     "match": "bridgebot.tournament.cli",
     "tournament": "bridgebot.tournament.tournament_cli",
     "train": "bridgebot.models.cli",

@@ -146,6 +146,8 @@ class BoardFinished:
     number: int
     passed_out: bool
     contract: Contract | None
+    final: BoardState | None = field(default=None, compare=False, repr=False)
+    """The board as this seat saw it at the end (every call and card), for whoever shows it."""
 
 
 @dataclass(frozen=True)
@@ -191,6 +193,8 @@ class BoardState:
     contract: Contract | None = None
     dummy_hand: Hand | None = None
     played: list[tuple[Player, Card]] = field(default_factory=list)
+    alerts: dict[int, str] = field(default_factory=dict)
+    """Auction index -> the alert text another seat's call came with (``""``: a bare alert)."""
     leader: Player | None = None
     awaiting_dummy: bool = False
     ready_sent: bool = False
@@ -259,6 +263,7 @@ class BoardState:
             auction=list(self.auction),
             dummy_hand=None if self.dummy_hand is None else self.dummy_hand.copy(),
             played=list(self.played),
+            alerts=dict(self.alerts),
         )
 
 
@@ -523,6 +528,8 @@ class SeatMachine:
             raise RemoteProtocolError(
                 f"illegal call relayed: {err}", seat=msg.seat, line=_line(msg)
             )
+        if msg.alert is not None:
+            board.alerts[len(board.auction)] = msg.alert
         board.auction.append(call)
         board.ready_sent = False
         return self._advance(board)
@@ -671,7 +678,7 @@ class SeatMachine:
         self.boards_finished += 1
         self.phase = Phase.WAIT_BOARD
         self.board = None
-        return [BoardFinished(board.number, board.contract is None, board.contract)]
+        return [BoardFinished(board.number, board.contract is None, board.contract, board)]
 
     def _ask_call(self, board: BoardState, rejected: tuple[Bid, ...]) -> NeedCall:
         self.phase = Phase.DECIDING

@@ -27,7 +27,7 @@ from bridgebot.laws.calls import same_call
 from bridgebot.laws.notation import call_text
 from bridgebot.protocol.codec import render
 from bridgebot.protocol.dialect import DEFAULT_DIALECT, Dialect
-from bridgebot.protocol.errors import LineTooLong, RemoteProtocolError
+from bridgebot.protocol.errors import LineTooLong, LocalProtocolError, RemoteProtocolError
 from bridgebot.protocol.framing import LineBuffer, encode_line
 from bridgebot.protocol.messages import Message
 from bridgebot.protocol.seat import (
@@ -253,6 +253,7 @@ class SeatClient:
         queue = list(events)
         while queue:
             event = queue.pop(0)
+            await self._notice(event)
             if isinstance(event, Send):
                 await self._write(event.message)
             elif isinstance(event, BoardStarted):
@@ -273,6 +274,10 @@ class SeatClient:
                 self._log.info("end of session", boards=event.boards)
             elif isinstance(event, TableError):
                 self._log.warning("table manager error", text=event.text)
+
+    async def _notice(self, event: Event) -> None:
+        """Called with every event, in order, before it is carried out: a hook for subclasses
+        (the person's seat shows finished boards); the bot's seat has nothing to add."""
 
     async def _decide(self, request: NeedCall | NeedCard) -> list[Event]:
         """Ask the agent in the executor while still reading lines; return the machine's events.
@@ -297,7 +302,11 @@ class SeatClient:
         while True:
             getter = asyncio.ensure_future(self._next_line())
             racing: set[asyncio.Future[Any]] = {decision, getter}
-            done, _ = await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
+            try:
+                done, _ = await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
+            except BaseException:  # cancelled while deciding: the read goes too, unread
+                getter.cancel()
+                raise
             if getter in done:
                 events += self.machine.receive_line(getter.result())
                 if self.machine.pending is not request:
@@ -392,6 +401,15 @@ def decide(agent: Agent, request: NeedCall | NeedCard) -> Bid | Card:
     if card not in pview.legal:
         raise AgentError(f"agent {name} chose {card} for {request.player.name}, not legal")
     return card
+
+
+def failure_line(label: str, exc: Exception) -> str:
+    """The one line for a session that failed: whose fault (the connection, the table manager,
+    or our own code) and why."""
+    if isinstance(exc, ConnectionError):
+        return f"bridgebot seat {label}: connection: {exc}"
+    who = "our own code" if isinstance(exc, LocalProtocolError) else "table manager"
+    return f"bridgebot seat {label}: protocol error ({who}): {exc}"
 
 
 def _discard(future: asyncio.Future[Any]) -> None:

@@ -25,6 +25,8 @@ examples:
   bridgebot seat --port 2000 --seat ANYPL --team Bots --agent random   (the TM picks the seat)
   bridgebot seat --port 2000 --seat South --team Bots --agent random \\
       --dummy-form all --early-dummy --log-level debug   (bridge-player's habits, every line logged)
+  bridgebot seat --port 2000 --seat South --team People --agent human --web-port 8080
+      a person plays South in a browser at http://127.0.0.1:8080/ (docs/web.md)
 """
 
 _SEATS = ("north", "east", "south", "west", "anypl")
@@ -58,7 +60,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--agent",
         default="default",
-        help="agent spec: random, bfg, default, policy:PATH, search[:PATH] (default %(default)s)",
+        help="agent spec: random, bfg, default, policy:PATH, search[:PATH], or human (a person "
+        "in a browser page, see --web-port) (default %(default)s)",
     )
     parser.add_argument("--seed", type=int, default=0, help="agent seed (default %(default)s)")
     parser.add_argument(
@@ -106,6 +109,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="most hands sampled to explain one call (the work budget per call; "
         "default %(default)s)",
     )
+    from bridgebot.server.web.cli import add_web_arguments
+
+    add_web_arguments(parser.add_argument_group("a person at the seat (--agent human)"))
     add_log_level_argument(parser, "warning", "stderr log level; debug logs every line in and out")
 
 
@@ -114,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
     from bridgebot.engine.agent import AgentFactory, AgentSpecError
     from bridgebot.protocol.dialect import Dialect
     from bridgebot.protocol.errors import ProtocolError
-    from bridgebot.server.seat import AgentError, SeatClient, TableConnectionError
+    from bridgebot.server.seat import AgentError, SeatClient, TableConnectionError, failure_line
     from endplay.types import Player
 
     if '"' in args.team or not args.team.strip():
@@ -127,6 +133,10 @@ def run(args: argparse.Namespace) -> int:
     seat = None if args.seat == "anypl" else Player.find(args.seat)
     label = args.seat.capitalize() if seat is None else seat.name.capitalize()
     make_agent: AgentFactory = args.make_agent
+    if args.agent.strip().lower() == "human":
+        from bridgebot.server.web.cli import run_human_seat
+
+        return run_human_seat(args, seat, label)
     try:
         with make_agent(args.agent, seed=args.seed) as agent:
             alerter = None if args.no_alerts else _alerter(agent, args.alert_hands)
@@ -147,12 +157,8 @@ def run(args: argparse.Namespace) -> int:
     except AgentSpecError as exc:
         print(f"bridgebot seat: --agent {args.agent!r}: {exc}", file=sys.stderr)
         return 2
-    except TableConnectionError as exc:
-        print(f"bridgebot seat {label}: connection: {exc}", file=sys.stderr)
-        return 1
-    except ProtocolError as exc:
-        who = "our own code" if type(exc).__name__ == "LocalProtocolError" else "table manager"
-        print(f"bridgebot seat {label}: protocol error ({who}): {exc}", file=sys.stderr)
+    except (TableConnectionError, ProtocolError) as exc:
+        print(failure_line(label, exc), file=sys.stderr)
         return 1
     except AgentError as exc:
         cause = f": {exc.__cause__!r}" if exc.__cause__ else ""

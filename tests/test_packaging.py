@@ -60,6 +60,9 @@ def test_the_wheel_installs_one_namespace_and_every_shipped_model(tmp_path: Path
     ):
         assert f"bridgebot/models/{model}" in names
         assert f"bridgebot/models/{model.split('/')[0]}/model.json" in names
+    # The person's page (bridgebot play): served from the package, nothing from elsewhere.
+    for asset in ("index.html", "play.js", "play.css", "favicon.svg"):
+        assert f"bridgebot/server/web/static/{asset}" in names
 
 
 def test_the_distribution_name_is_not_the_taken_one() -> None:

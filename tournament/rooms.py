@@ -37,7 +37,7 @@ from bridgebot.server.guard import Limits
 from bridgebot.server.guard import Network as AddressNetwork
 from bridgebot.server.journal import JournalWriter, read_lines
 from bridgebot.server.records import TableRecord, table_record
-from bridgebot.server.seat import SeatClient
+from bridgebot.server.seat import Alerter, SeatClient
 from bridgebot.server.tm import TableManager
 from bridgebot.tournament.deals import BoardDeal
 from bridgebot.tournament.formats import US, Seating, board_imps
@@ -183,6 +183,7 @@ async def play_rooms(
     net: Network | None = None,
     announce_json: Callable[[str], None] = print,
     kept: Path | None = None,
+    alerters: Mapping[str, Sequence[Alerter | None]] | None = None,
 ) -> None:
     """Play ``deals`` in every room over TCP; call ``on_board`` as each board is complete.
 
@@ -192,6 +193,8 @@ async def play_rooms(
     reminders), ``announce_json`` one JSON object per outside seat. ``kept`` (a file) holds each
     room's result of a board the other rooms have not finished yet, so a resumed match does not
     play it again in that room (a room with nothing left is not opened).
+    ``alerters`` (by room, N, E, S, W) alert our seats' artificial calls, for a person who
+    reads them (``bridgebot play``); a match of bots alerts nothing.
     Raises :class:`MatchStopped` when an outside seat does not come (back) in time.
     """
     net = net or Network()
@@ -280,9 +283,10 @@ async def play_rooms(
                     wanted.append({"room": s.room, "seat": p.name.capitalize(),
                                    "host": net.reachable(), "port": port, "team": team})  # fmt: skip
                     continue
+                alerter = None if alerters is None else alerters.get(s.room, [None] * 4)[p.value]
                 client = SeatClient(
                     net.local, port, p, team, agents[s.room][p.value], idle_timeout=timeout,
-                    local_host=net.local,
+                    local_host=net.local, alerter=alerter,
                 )  # fmt: skip
                 tasks.append(asyncio.create_task(client.run()))
         everything = asyncio.gather(*tasks)

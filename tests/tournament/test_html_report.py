@@ -21,10 +21,8 @@ from bridgebot.tournament.match import run_match
 from bridgebot.tournament.records import MatchHeader
 
 from bridgebot.agents import make_agent
+from tests.browser import chromium, console_errors
 from tests.tournament.rooms_helper import board, room
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
 
 
 @cache
@@ -82,34 +80,12 @@ def test_empty_match_page() -> None:
 
 def test_report_renders_in_chromium(report_dir: Path, tmp_path: Path) -> None:
     from PIL import Image
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
 
-    assert Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists(), (
-        "the browser test needs Debian's chromium and chromium-driver "
-        "(apt-get install -y chromium chromium-driver; .ci/run does it)"
-    )
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--window-size=1200,1600",
-        f"--user-data-dir={tmp_path / 'profile'}",
-    ):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+    driver = chromium(tmp_path / "profile", "1200,1600")
     try:
         driver.get((report_dir / "report.html").resolve().as_uri())
-        errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-        assert errors == []
+        assert console_errors(driver) == []
         # The page requested nothing beyond itself.
         assert driver.execute_script("return performance.getEntriesByType('resource').length") == 0
         plots = driver.find_elements(By.CSS_SELECTOR, ".plot svg")
