@@ -56,7 +56,7 @@ from bridgebot.protocol.messages import (
     Timing,
     ToLead,
 )
-from endplay.types import Bid, Card, Contract, Hand, Player
+from endplay.types import Bid, Card, Contract, Deal, Hand, Player
 
 DummyForm = Literal["never", "self", "all", "every"]
 Case = Literal["canonical", "upper", "lower"]
@@ -130,8 +130,9 @@ class _BoardView:
     passed_out: bool = False
     plays: list[tuple[Player, Card]] = field(default_factory=list)
     """Every card this seat has seen, in order: relayed to it, or played by it."""
-    prompts: int = 0
-    """``to lead`` prompts received."""
+    prompted: set[int] = field(default_factory=set)
+    """The tricks (0-based) this seat was told ``to lead`` (the table sends it once the leader
+    has every card before the trick)."""
     dummy: Hand | None = None
     asked_dummy: bool = False
     next_call: int = 0
@@ -145,7 +146,7 @@ class _BoardView:
 class StyledSeat:
     """One seat in a :class:`Style`, sans-IO (see the module docstring).
 
-    ``calls(board, auction)`` gives this seat's call when it is its turn; ``choose(legal)`` picks a
+    ``calls(seat, board, auction)`` gives this seat's call when it is its turn; ``choose(legal)`` picks a
     card among the legal ones (for dummy's cards too, when this seat declares). ``seat`` is the
     seat asked for; an ``anypl`` style takes the one it is given.
     """
@@ -156,7 +157,7 @@ class StyledSeat:
         style: Style,
         team: str,
         *,
-        calls: Callable[[int, Sequence[Bid]], Bid],
+        calls: Callable[[Player, int, Sequence[Bid]], Bid],
         choose: Callable[[Sequence[Card]], Card],
         early: bool = False,
     ) -> None:
@@ -175,6 +176,8 @@ class StyledSeat:
         self.heard: list[str] = []
         self.said: list[str] = []
         self.boards_played = 0
+        self.early_lines = 0
+        """Ready lines said before the card ahead of them had arrived."""
 
     # ------------------------------------------------------------------ writing
 
@@ -216,7 +219,7 @@ class StyledSeat:
             case CallMsg(call=call) if b is not None:
                 self._take_call(b, call)
             case ToLead() if b is not None:
-                b.prompts += 1
+                b.prompted.add(len(b.plays) // 4)
             case DummyCards(hand=hand) if b is not None:
                 b.dummy = hand.copy()
                 if self.style.received_dummy:
@@ -328,7 +331,7 @@ class StyledSeat:
                 b.next_call += 1
                 self._ready(b, line, commit)
             return line
-        call = self.calls(self.number, list(b.auction))
+        call = self.calls(self.seat, self.number, list(b.auction))
         line = self._line(CallMsg(seat=self.seat, call=call))
         if commit:
             b.next_call += 1
@@ -369,10 +372,11 @@ class StyledSeat:
         line = self._ready_text(b, k, player if player is not None else dummy)
         if commit:
             b.next_card += 1
+            self.early_lines += len(b.plays) < k
         return self._ready(b, line, commit)
 
     def _card_line(self, b: _BoardView, k: int, player: Player, commit: bool) -> str | None:
-        if len(b.plays) < k or (k % 4 == 0 and b.prompts <= k // 4):
+        if len(b.plays) < k or (k % 4 == 0 and k // 4 not in b.prompted):
             return None  # the cards before it, or the to-lead prompt, are not here yet
         hand = b.hand if player == self.seat else b.dummy
         assert hand is not None
@@ -385,10 +389,33 @@ class StyledSeat:
         return line
 
 
+_RANKS = "AKQJT98765432"
+
+
+def dummy_deal(dummy: Player) -> Deal:
+    """A deal on which ``dummy`` holds the ace, king and queen of every suit and the spade jack;
+    the other 39 cards go round the other three seats. Whoever declares opposite it, dummy wins
+    tricks and leads: with every seat playing its highest card, dummy wins trick 1 and leads
+    every trick after it."""
+    hands: dict[Player, list[str]] = {p: ["", "", "", ""] for p in Player}
+    others = [dummy.lho, dummy.partner, dummy.rho]
+    i = 0
+    for s, suit in enumerate("SHDC"):
+        for rank in _RANKS:
+            if rank in "AKQ" or (suit == "S" and rank == "J"):
+                hands[dummy][s] += rank
+            else:
+                hands[others[i % 3]][s] += rank
+                i += 1
+    order = (Player.north, Player.east, Player.south, Player.west)
+    return Deal.from_pbn("N:" + " ".join(".".join(hands[p]) for p in order))
+
+
 class StyledPeer:
     """A :class:`StyledSeat` on a TCP connection to a table manager under test.
 
-    ``repeat`` says every ready line twice in a row. ``say_first`` is written right after the
+    ``repeat`` says every ready line of a board twice in a row (the handshake's are said once:
+    a second ``ready for teams`` is refused, docs/protocol.md 2.1 #3). ``say_first`` is written right after the
     seated line (the issue 25 transcript's extra dummy line is injected that way by tests that
     need it). ``timeout`` bounds every wait, so a table manager that stalls fails the test (in
     virtual time, at once)."""
@@ -421,7 +448,7 @@ class StyledPeer:
             while not m.ended:
                 while (line := m.speak()) is not None:
                     lines = [line]
-                    if self.repeat and " ready for " in f" {line.lower()}":
+                    if self.repeat and line in m.repeatable():
                         lines.append(line)
                     if self.extra is not None:
                         lines += self.extra(m, line)

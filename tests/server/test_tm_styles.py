@@ -12,6 +12,7 @@ the tests run in virtual time.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,33 +22,12 @@ from bridgebot.protocol.codec import Direction, parse
 from bridgebot.protocol.messages import ReadyForCard
 from bridgebot.protocol.table import BoardResult, TableBoard
 from bridgebot.server.testing import TEAMS
-from bridgebot.server.testing.styles import STYLES, StyledPeer, StyledSeat
+from bridgebot.server.testing.styles import STYLES, StyledPeer, StyledSeat, dummy_deal
 from bridgebot.server.tm import TableManager
-from endplay.types import Bid, Card, Deal, Denom, Player
+from endplay.types import Bid, Card, ContractBid, Player
 
 pytestmark = pytest.mark.virtual_time
 Logs = list[dict[str, Any]]
-
-_RANKS = "AKQJT98765432"
-_SUITS = "SHDC"
-
-
-def dummy_deal(dummy: Player) -> Deal:
-    """A deal on which ``dummy`` holds the ace, king and queen of every suit and the spade jack;
-    the other 39 cards go round the other three seats. With every seat playing its highest card,
-    dummy wins trick 1 and leads every trick after it."""
-    hands: dict[Player, list[str]] = {p: ["", "", "", ""] for p in Player}
-    others = [dummy.lho, dummy.partner, dummy.rho]
-    i = 0
-    for s, suit in enumerate(_SUITS):
-        for rank in _RANKS:
-            if rank in "AKQ" or (suit == "S" and rank == "J"):
-                hands[dummy][s] += rank
-            else:
-                hands[others[i % 3]][s] += rank
-                i += 1
-    pbn = " ".join(".".join(hands[p]) for p in (Player.north, Player.east, Player.south, Player.west))
-    return Deal.from_pbn(f"N:{pbn}")
 
 
 def boards_with_declarers(declarers: list[Player]) -> tuple[list[TableBoard], dict[int, Player]]:
@@ -59,19 +39,17 @@ def boards_with_declarers(declarers: list[Player]) -> tuple[list[TableBoard], di
     return boards, dict(enumerate(declarers, start=1))
 
 
-def one_notrump_by(declarers: dict[int, Player], seat: Player) -> Any:
-    """Calls for ``seat``: pass, except that the board's declarer opens 1NT (then all pass)."""
+def one_notrump_by(declarers: dict[int, Player]) -> Callable[[Player, int, Sequence[Bid]], Bid]:
+    """The calls: pass, except that the board's declarer opens 1NT (then all pass)."""
 
-    def calls(board: int, auction: list[Bid] | Any) -> Bid:
-        opened = any(c.denom is Denom.nt for c in auction if hasattr(c, "denom"))
-        if seat == declarers[board] and not opened:
-            return Bid("1NT")
-        return Bid("p")
+    def calls(seat: Player, board: int, auction: Sequence[Bid]) -> Bid:
+        opened = any(isinstance(c, ContractBid) for c in auction)
+        return Bid("1NT") if seat == declarers[board] and not opened else Bid("p")
 
     return calls
 
 
-def highest(legal: Any) -> Card:
+def highest(legal: Sequence[Card]) -> Card:
     return max(legal, key=lambda c: (c.rank.value, -c.suit.value))
 
 
@@ -90,7 +68,7 @@ async def play_table(
     host, port = await tm.start()
     serving = asyncio.create_task(tm.serve())
     models = {
-        p: StyledSeat(p, STYLES[styles[p]], TEAMS[p], calls=one_notrump_by(by_board, p),
+        p: StyledSeat(p, STYLES[styles[p]], TEAMS[p], calls=one_notrump_by(by_board),
                       choose=highest, early=early)
         for p in Player
     }  # fmt: skip
@@ -190,6 +168,8 @@ async def test_every_style_in_every_role(
     }
     assert len(roles) == 16
     check_dummy_won_and_led(results, models)
-    for m in models.values():  # dummy heard its own cards on every board
+    for m in models.values():
         assert m.boards_played == 4
+    if "early" in habits:
+        assert all(m.early_lines > 0 for m in models.values())
     assert not [e for e in logs if e["log_level"] in ("warning", "error")]
