@@ -11,8 +11,9 @@ ready line only once it could write it, nothing between ``ready for dummy`` and 
 Two options on top of a style stress the table manager within what the protocol allows:
 
 * ``early``: each ready line for a card goes out as soon as the seat can write it, not after the
-  card before it has arrived (bridge-player's habit, taken to its limit): for a named player once
-  the leader of that trick is known, for dummy's own ``dummy's`` form any time after the auction;
+  card before it has arrived (bridge-player's habit, taken further): for a named player once the
+  leader of that trick is known, for dummy's own ``dummy's`` form up to a trick ahead of the
+  cards it has seen;
 * :meth:`StyledSeat.repeatable`: the ready lines already sent on this board that the seat may say
   again (Ben repeats board-level lines after a restart; bridge-player's dummy says the same card
   line several times within a trick).
@@ -138,9 +139,15 @@ class _BoardView:
     next_call: int = 0
     """The call whose ready line or call this seat owes next."""
     next_card: int = 0
+    chosen: tuple[int, Card] | None = None
+    """The card this seat will play as card ``[0]`` of the play, once chosen."""
     """The card whose ready line or card this seat owes next."""
     ready_lines: list[str] = field(default_factory=list)
     """The ready lines said on this board, for :meth:`StyledSeat.repeatable`."""
+    bid_lines: set[str] = field(default_factory=set)
+    """Those of them that are ready lines for a call."""
+    leaders: list[Player] = field(default_factory=list)
+    """The leader of each trick this seat knows the leader of."""
 
 
 class StyledSeat:
@@ -258,13 +265,12 @@ class StyledSeat:
     def _leader(self, b: _BoardView, trick: int) -> Player | None:
         """The leader of ``trick`` (0-based), if this seat has seen every trick before it."""
         assert b.contract is not None
-        if len(b.plays) < 4 * trick:
-            return None
-        leader = b.contract.declarer.lho
-        for t in range(trick):
-            cards = b.plays[4 * t : 4 * t + 4]
-            leader = trick_winner(cards[0][0], [c for _, c in cards], b.contract.denom)
-        return leader
+        if not b.leaders:
+            b.leaders.append(b.contract.declarer.lho)
+        while len(b.leaders) <= trick and len(b.plays) >= 4 * len(b.leaders):
+            cards = b.plays[4 * len(b.leaders) - 4 : 4 * len(b.leaders)]
+            b.leaders.append(trick_winner(cards[0][0], [c for _, c in cards], b.contract.denom))
+        return b.leaders[trick] if trick < len(b.leaders) else None
 
     def _ready_text(self, b: _BoardView, k: int, player: Player) -> str:
         assert b.contract is not None
@@ -299,11 +305,7 @@ class StyledSeat:
         if b is None:
             return []
         last = self.said[-1] if self.said else None
-        return [
-            x
-            for x in b.ready_lines
-            if x == last or not isinstance(parse(x, Direction.TO_TM), ReadyForBid)
-        ]
+        return [x for x in b.ready_lines if x == last or x not in b.bid_lines]
 
     def _next(self, *, commit: bool) -> str | None:
         if self.pending:
@@ -329,6 +331,7 @@ class StyledSeat:
             line = self._line(ReadyForBid(seat=self.seat, bidder=bidder))
             if commit:
                 b.next_call += 1
+                b.bid_lines.add(line)
                 self._ready(b, line, commit)
             return line
         call = self.calls(self.seat, self.number, list(b.auction))
@@ -378,10 +381,12 @@ class StyledSeat:
     def _card_line(self, b: _BoardView, k: int, player: Player, commit: bool) -> str | None:
         if len(b.plays) < k or (k % 4 == 0 and k // 4 not in b.prompted):
             return None  # the cards before it, or the to-lead prompt, are not here yet
-        hand = b.hand if player == self.seat else b.dummy
-        assert hand is not None
-        trick = [c for _, c in b.plays[k // 4 * 4 :]]
-        card = self.choose(legal_cards(hand, trick))
+        if b.chosen is None or b.chosen[0] != k:  # chosen once, however often it is looked at
+            hand = b.hand if player == self.seat else b.dummy
+            assert hand is not None
+            trick = [c for _, c in b.plays[k // 4 * 4 :]]
+            b.chosen = (k, self.choose(legal_cards(hand, trick)))
+        card = b.chosen[1]
         line = self._line(PlayMsg(seat=player, card=card))
         if commit:
             b.next_card += 1
@@ -415,10 +420,10 @@ class StyledPeer:
     """A :class:`StyledSeat` on a TCP connection to a table manager under test.
 
     ``repeat`` says every ready line of a board twice in a row (the handshake's are said once:
-    a second ``ready for teams`` is refused, docs/protocol.md 2.1 #3). ``say_first`` is written right after the
-    seated line (the issue 25 transcript's extra dummy line is injected that way by tests that
-    need it). ``timeout`` bounds every wait, so a table manager that stalls fails the test (in
-    virtual time, at once)."""
+    a second ``ready for teams`` is refused, docs/protocol.md 2.1 #3). ``extra(model, line)`` is
+    called with each line said and returns lines to say right after it (a test's own habit, such
+    as issue 25's dummy saying its first line twice). ``timeout`` bounds every wait, so a table
+    manager that stalls fails the test (in virtual time, at once)."""
 
     def __init__(
         self,
@@ -436,7 +441,6 @@ class StyledPeer:
         self.repeat = repeat
         self.timeout = timeout
         self.extra = extra
-        """Called with each line said; returns lines to say right after it (tests' own habits)."""
         self.seated = asyncio.Event()
 
     async def run(self) -> None:
