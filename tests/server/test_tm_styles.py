@@ -53,45 +53,60 @@ def highest(legal: Sequence[Card]) -> Card:
     return max(legal, key=lambda c: (c.rank.value, -c.suit.value))
 
 
-async def play_table(
+Table = tuple[list[BoardResult], dict[Player, StyledSeat]]
+
+
+async def play_tables(
     tmp_path: Path,
-    styles: dict[Player, str],
+    tables: list[dict[Player, str]],
     declarers: list[Player],
     *,
     early: bool = False,
     repeat: bool = False,
     extra: Any = None,
-) -> tuple[list[BoardResult], dict[Player, StyledSeat]]:
-    """Seats of ``styles`` play one board per declarer at our table manager over TCP."""
+) -> list[Table]:
+    """At our table manager over TCP, one table per entry of ``tables`` (each seat's style),
+    seats in those styles play one board per declarer; the results and seats of each table."""
     boards, by_board = boards_with_declarers(declarers)
-    tm = TableManager(boards, tmp_path)
+    tm = TableManager(boards, tmp_path, tables=len(tables))
     host, port = await tm.start()
     serving = asyncio.create_task(tm.serve())
-    models = {
-        p: StyledSeat(p, STYLES[styles[p]], TEAMS[p], calls=one_notrump_by(by_board),
-                      choose=highest, early=early)
-        for p in Player
-    }  # fmt: skip
-    peers = {
-        p: StyledPeer(host, port, models[p], repeat=repeat, timeout=30,
-                      extra=None if extra is None else extra.get(p))
-        for p in Player
-    }  # fmt: skip
-    # An ANYPL seat (WBridge5) connects once the others are seated: it gets the seat left.
-    named = [asyncio.ensure_future(peers[p].run()) for p in Player if not models[p].style.anypl]
-    await asyncio.wait_for(
-        asyncio.gather(*(peers[p].seated.wait() for p in Player if not models[p].style.anypl)), 30
-    )
-    anypl = [asyncio.ensure_future(peers[p].run()) for p in Player if models[p].style.anypl]
+    seated: list[dict[Player, StyledSeat]] = []
+    tasks: list[asyncio.Future[None]] = []
     try:
-        await asyncio.wait_for(asyncio.gather(*named, *anypl), 120)
-        (results,) = await asyncio.wait_for(serving, 10)
+        for styles in tables:  # table by table: a connection takes the first table with room
+            models = {
+                p: StyledSeat(p, STYLES[styles[p]], TEAMS[p], calls=one_notrump_by(by_board),
+                              choose=highest, early=early)
+                for p in Player
+            }  # fmt: skip
+            seated.append(models)
+            peers = {
+                p: StyledPeer(host, port, models[p], repeat=repeat, timeout=30,
+                              extra=None if extra is None else extra.get(p))
+                for p in Player
+            }  # fmt: skip
+            for anypl in (False, True):  # an ANYPL seat (WBridge5) last: it gets the seat left
+                group = [p for p in Player if models[p].style.anypl is anypl]
+                tasks += [asyncio.ensure_future(peers[p].run()) for p in group]
+                await asyncio.wait_for(asyncio.gather(*(peers[p].seated.wait() for p in group)), 30)
+        await asyncio.wait_for(asyncio.gather(*tasks), 120)
+        results = await asyncio.wait_for(serving, 10)
     finally:
-        for task in (*named, *anypl, serving):
+        for task in (*tasks, serving):
             task.cancel()
         await tm.close()
-    assert {p: m.seat for p, m in models.items()} == {p: p for p in Player}
-    return results, models
+    for models in seated:
+        assert {p: m.seat for p, m in models.items()} == {p: p for p in Player}
+    return list(zip(results, seated, strict=True))
+
+
+async def play_table(
+    tmp_path: Path, styles: dict[Player, str], declarers: list[Player], **habits: Any
+) -> Table:
+    """One table of :func:`play_tables`."""
+    (table,) = await play_tables(tmp_path, [styles], declarers, **habits)
+    return table
 
 
 def check_dummy_won_and_led(results: list[BoardResult], models: dict[Player, StyledSeat]) -> None:
@@ -172,4 +187,15 @@ async def test_every_style_in_every_role(
         assert m.boards_played == 4
     if "early" in habits:
         assert all(m.early_lines > 0 for m in models.values())
+    assert not [e for e in logs if e["log_level"] in ("warning", "error")]
+
+
+async def test_two_tables_of_every_style_with_every_habit(tmp_path: Path, logs: Logs) -> None:
+    """Issue 25 stalled two tables of one ``bridgebot tm`` at once: both tables here seat a
+    bridge-player, early and repeating, and play their four boards to the end."""
+    tables = [dict(zip(ROTATION, SESSIONS[name], strict=True)) for name in SESSIONS]
+    played = await play_tables(tmp_path, tables, ROTATION, early=True, repeat=True)
+    for results, models in played:
+        assert len(results) == 4
+        check_dummy_won_and_led(results, models)
     assert not [e for e in logs if e["log_level"] in ("warning", "error")]
