@@ -20,6 +20,12 @@ SEATS: tuple[Player, ...] = (Player.north, Player.east, Player.south, Player.wes
 Out = tuple[Player, Message]
 
 
+class RepeatedReady(Exception):
+    """A ready line for a card its seat has already said it is ready for. Not an error: the
+    machine drops it and counts it (``protocol.table`` rule 2). Raised, not returned, because a
+    handler's bool already means taken or waiting."""
+
+
 def side(p: Player) -> int:
     """0 for North/South, 1 for East/West."""
     return p.value % 2
@@ -127,7 +133,25 @@ class CardPlay:
         return True
 
     def on_ready_for_card(self, seat: Player, msg: ReadyForCard, out: list[Out]) -> bool:
+        """Take a ready line as ``seat``'s ready for the next card it is owed (rule 5).
+
+        A card-level ready line is never matched by its text alone: the same text can ask for
+        different cards (bridge-player's dummy says ``ready for dummy's card to trick 3`` before
+        each card of trick 3, its own included). It is for the next card the seat is owed if it
+        fits that card; otherwise, if it fits a card of the same trick the seat has already asked
+        for, it is a repeat (:class:`RepeatedReady`); a line for a trick already asked for in full
+        is a repeat or an error at once, never a line that waits."""
         k = self._next_ready(seat)
+        due = k // 4 + 1
+        if msg.trick < due or (
+            msg.trick == due and self._known(k) and not self._fits(seat, msg, k)
+        ):
+            if any(self._fits(seat, msg, j) for j in self._asked(seat, msg.trick, k)):
+                raise RepeatedReady
+            if msg.trick < due:
+                raise RemoteProtocolError(
+                    f"ready for trick {msg.trick}, but its next card is in trick {due}", seat=seat
+                )
         if not self._known(k):
             return False  # early: for a card of the next trick (or after the last card)
         self._check_ready_form(seat, msg, self._player_of(k), k)
@@ -170,14 +194,34 @@ class CardPlay:
         self._accept_card(p, msg.card, out)
         return True
 
+    def _fits(self, seat: Player, msg: ReadyForCard, k: int) -> bool:
+        """Whether ``msg`` from ``seat`` is a correct ready line for card ``k`` (known): its
+        trick, and its player or the dummy's form (rule 5)."""
+        if msg.trick != k // 4 + 1:
+            return False
+        p = self._player_of(k)
+        if msg.player is None:
+            return p == self.dummy or seat == self.dummy
+        return msg.player == p
+
+    def _asked(self, seat: Player, trick: int, upto: int) -> list[int]:
+        """The cards of ``trick`` before card ``upto`` that ``seat`` has said it is ready for
+        (all of them but the ones it controls)."""
+        first = (trick - 1) * 4
+        return [
+            j
+            for j in range(max(first, 0), min(first + 4, upto))
+            if self.controller(self._player_of(j)) != seat
+        ]
+
     def _check_ready_form(self, seat: Player, msg: ReadyForCard, p: Player, k: int) -> None:
+        if self._fits(seat, msg, k):
+            return
         trick = k // 4 + 1
         if msg.trick != trick:
             raise RemoteProtocolError(f"ready for trick {msg.trick}, but trick {trick} is in play",
                                       seat=seat)  # fmt: skip
         if msg.player is None:  # the dummy's form (rule 5)
-            if p == self.dummy or seat == self.dummy:
-                return
             raise RemoteProtocolError(f"ready for dummy's card, but {name(p)} is to play",
                                       seat=seat)  # fmt: skip
         if msg.player != p:

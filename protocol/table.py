@@ -22,15 +22,20 @@ handler takes each message in each phase of a board):
    * a ``ready for ...`` line may arrive early: it waits in the queue until the table gets there
      (``ready for`` the next trick before the last card was relayed, as bridge-player does); one
      for a later phase does not hold up the lines behind it;
-   * a ready line repeating one already taken on this board (Ben re-sends ``ready for deal``
-     after a restart) is ignored: not queued, not an error;
+   * a board-level ready line (deal, cards, dummy; a bid's, twice in a row) repeating one already
+     taken on this board (Ben re-sends ``ready for deal`` after a restart) is ignored: not queued,
+     not an error. A card-level ready line is never judged by its text: it is the seat's ready
+     for the next card it is owed if it fits that card, and a repeat (ignored) only if it fits a
+     card it has already asked for instead (bridge-player's dummy says the same line before every
+     card of a trick, its own included: issue 25; :meth:`CardPlay.on_ready_for_card`);
    * a call or card is taken at once if the next call or card of the board is that seat's to
      make (a lead may still wait for its ``to lead`` prompt); otherwise it is refused at once;
    * a refused message raises :class:`RemoteProtocolError` naming the seat, is dropped, and
      leaves the state unchanged; the queue goes on.
 3. A message whose phase is already over is an error at once (state unchanged), except these,
    which are ignored: ``received dummy`` (GIB, bridge-player), a stray ``ready to start`` after the
-   first one (Ben re-sends it), and, just after ``Start of board``, leftovers of an abandoned board.
+   first one (Ben re-sends it), and, between boards, just after ``Start of board`` or after
+   ``End of session``, leftovers of the board that ended or was abandoned.
 4. Calls and cards are checked with :mod:`bridgebot.laws`. An illegal one is answered with
    ``Illegal bid``/``Illegal card`` to the offender, who may try again; the ``max_illegal``-th
    illegal action of a seat in a board aborts the board (:class:`BoardResult` ``aborted``).
@@ -74,7 +79,7 @@ from bridgebot.protocol.messages import (
     Teams,
     Timing,
 )
-from bridgebot.protocol.relay import SEATS, Out, name
+from bridgebot.protocol.relay import SEATS, Out, RepeatedReady, name
 from bridgebot.protocol.table_board import Board, BoardResult, TableBoard
 from endplay.types import Player
 
@@ -391,7 +396,7 @@ class TableMachine:
 
     def _is_leftover(self, seat: Player, stage: Phase) -> bool:
         """Whether a message of ``stage`` is left over from an earlier board (rule 3)."""
-        if self.phase in (Phase.IDLE, Phase.SUSPENDED):
+        if self.phase in (Phase.IDLE, Phase.SUSPENDED, Phase.ENDED):
             return _ORDER[stage] >= _ORDER[Phase.AUCTION]
         # Before its "ready for deal", nothing a seat sends past the deal can be for this board
         # (no Board number was sent yet): a stale "ready for cards" from before a restart would
@@ -477,6 +482,10 @@ class TableMachine:
                                 seat=seat, line=repr(msg),
                             )  # fmt: skip
                         taken = handler(board, seat, msg, out)
+                    except RepeatedReady:
+                        _remove(q, i, msg)  # a card-level repeat: ignored (rule 2)
+                        self.repeats += 1
+                        continue
                     except RemoteProtocolError as exc:
                         _remove(q, i, msg)  # a wrong message is dropped (rule 2)
                         if not consumed and seat == first and not out:

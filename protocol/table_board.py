@@ -130,23 +130,27 @@ class Board:
     # ------------------------------------------------------------------ repeated ready lines
 
     def is_repeat(self, seat: Player, msg: Message) -> bool:
-        """Whether ``msg`` repeats a ready line of this board already taken from ``seat``.
+        """Whether ``msg`` repeats a board-level ready line already taken from ``seat``.
 
-        Every ready line but ``ready for <seat>'s bid`` names its object uniquely within a board
-        (the deal, the cards, dummy, one card of one trick). ``ready for East's bid`` comes back
-        every round, but never twice in a row from an honest seat: between two of them it owes a
-        ready for each of the two other calls of the round."""
+        ``ready for deal``, ``ready for cards`` and ``ready for dummy`` name their object
+        uniquely within a board, so the same text twice is a repeat (Ben after a restart).
+        ``ready for East's bid`` comes back every round, but never twice in a row from an honest
+        seat: between two of them it owes a ready for each of the two other calls of the round.
+        Card-level ready lines are not judged here by their text: the same text may ask for the
+        next card (bridge-player's dummy, issue 25); the play judges them by the card each seat
+        is owed (:meth:`CardPlay.on_ready_for_card`)."""
         if isinstance(msg, ReadyForBid):
             return msg == self._last_bid_ready.get(seat)
-        if isinstance(msg, ReadyForDeal | ReadyForCards | ReadyForCard | ReadyForDummy):
+        if isinstance(msg, ReadyForDeal | ReadyForCards | ReadyForDummy):
             return msg in self._taken[seat]
         return False
 
     def note_taken(self, seat: Player, msg: Message) -> bool:
-        """Remember a ready line just taken; return whether it was one (its repeats go)."""
+        """Remember a board-level ready line just taken; return whether it was one (its queued
+        copies go too)."""
         if isinstance(msg, ReadyForBid):
             self._last_bid_ready[seat] = msg
-        elif isinstance(msg, ReadyForDeal | ReadyForCards | ReadyForCard | ReadyForDummy):
+        elif isinstance(msg, ReadyForDeal | ReadyForCards | ReadyForDummy):
             self._taken[seat].add(msg)
         else:
             return False

@@ -272,6 +272,27 @@ def test_bridge_player_asks_for_dummy_before_the_lead() -> None:
         )
     d.line(Player.south, "North plays 6C")
     assert d.drain(Player.east) == ["North plays 6C"] and d.drain(Player.south) == []
+    # Issue 25: bridge-player's dummy says the same line before every card of the trick. Each is
+    # dummy's ready for the next card it is owed, its own included, never a repeat.
+    assert d.drain(Player.north) == ["North plays 6C"]
+    d.line(Player.north, "north ready for dummy's card to trick 1")  # for East's card
+    for p in (Player.south, Player.west):
+        d.line(p, f"{p.name} ready for east's card to trick 1")
+    d.line(Player.east, "East plays 3C")
+    assert d.drain(Player.north) == ["East plays 3C"]
+    d.line(Player.north, "north ready for dummy's card to trick 1")  # for South's card
+    for p in (Player.east, Player.west):
+        d.line(p, f"{p.name} ready for south's card to trick 1")
+    d.line(Player.south, "South plays 2C")
+    assert d.drain(Player.north) == ["South plays 2C"]
+    repeats = d.m.repeats
+    d.line(Player.north, "north ready for dummy's card to trick 1")  # one too many: a repeat
+    assert d.m.repeats == repeats + 1 and not d.m.queues[Player.north]
+    for p in (Player.north, Player.east, Player.south):
+        d.line(
+            p, f"{p.name} ready for {'dummy' if p == Player.north else 'west'}'s card to trick 2"
+        )
+    assert d.drain(Player.west)[-1] == "West to lead"  # West won trick 1 with the ace
 
 
 def test_disconnect_suspends_the_board_and_the_seat_comes_back() -> None:
