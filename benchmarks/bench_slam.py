@@ -31,6 +31,7 @@ Progress goes to stderr, the table to stdout, every figure (and per-board IMPs) 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import sys
@@ -143,7 +144,11 @@ def _chunk(job: dict[str, Any]) -> list[dict[str, Any]]:
     def factory(spec: str, seed: int = 0) -> Agent:
         return Yardstick(by_board) if spec == YARDSTICK else make_agent(spec, seed)
 
-    with seated_agents(factory, job["us"], job["them"], seatings("team"), job["seed"]) as agents:
+    # Agents' own chatter (bfgbidding prints "Missing json file" on stdout) stays off the table.
+    with (
+        contextlib.redirect_stdout(sys.stderr),
+        seated_agents(factory, job["us"], job["them"], seatings("team"), job["seed"]) as agents,
+    ):
         results = play_dd_boards(deals, "team", job["us"], job["them"], agents)
     return [b.model_dump(mode="json") for b in results]
 
