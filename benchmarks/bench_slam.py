@@ -53,13 +53,12 @@ from bridgebot.tournament.records import BoardResult
 from bridgebot.tournament.slams import (
     TeamSlams,
     making_contracts,
-    mean,
     rank,
     reference,
     side_of,
     slam_figures,
-    stderr,
 )
+from bridgebot.tournament.stats import mean_stderr
 from endplay.types import Bid, Card, ContractBid, Player
 
 from bridgebot.agents import AgentSpec
@@ -155,12 +154,12 @@ def _chunk(job: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _paired(a: Sequence[float], b: Sequence[float]) -> tuple[float, float]:
     """Mean and standard error of the per-board differences ``a - b``."""
-    diff = [x - y for x, y in zip(a, b, strict=True)]
-    return mean(diff), stderr(diff)
+    return mean_stderr([x - y for x, y in zip(a, b, strict=True)])
 
 
 def _estimate(values: Sequence[float]) -> dict[str, float]:
-    return {"imps": float(sum(values)), "per_board": mean(values), "se": stderr(values)}
+    per_board, se = mean_stderr(values)
+    return {"imps": float(sum(values)), "per_board": per_board, "se": se}
 
 
 def row_figures(
@@ -174,12 +173,13 @@ def row_figures(
         tables.append(d.dd)
     figures = slam_figures(boards, tables)
     teams: dict[str, TeamSlams] = figures.teams
+    imps_mean, imps_se = mean_stderr(figures.imps)
     return {
         "us": us,
         "them": them,
         "boards": len(boards),
-        "imps_per_board": mean(figures.imps),
-        "stderr": stderr(figures.imps),
+        "imps_per_board": imps_mean,
+        "stderr": imps_se,
         "one_room_slam": {"boards": sum(figures.one_room), **_estimate(figures.one_room_imps)},
         "sides": {US: teams[US].as_dict(), THEM: teams[THEM].as_dict()},
         "per_board": {

@@ -33,7 +33,6 @@ here scores a contract another way.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -45,6 +44,7 @@ from bridgebot.laws.scoring import imps, score_array, strain_index
 from bridgebot.server.records import TableRecord
 from bridgebot.tournament.formats import THEM, US, seatings
 from bridgebot.tournament.records import BoardResult
+from bridgebot.tournament.stats import mean_stderr
 from endplay.types import Bid, ContractBid, Player, Vul
 
 #: The level of a slam and of a grand.
@@ -226,21 +226,9 @@ class TeamSlams:
         }  # fmt: skip
         for kind in ("missed", "failed", "rest", "total"):
             values: list[int] = getattr(self, kind)
-            out[kind] = {"imps": sum(values), "per_board": mean(values), "se": stderr(values)}
+            per_board, se = mean_stderr(values)
+            out[kind] = {"imps": sum(values), "per_board": per_board, "se": se}
         return out
-
-
-def mean(values: Sequence[float]) -> float:
-    return sum(values) / len(values) if values else 0.0
-
-
-def stderr(values: Sequence[float]) -> float:
-    """Standard error of the mean (nan for fewer than two values)."""
-    n = len(values)
-    if n < 2:
-        return math.nan
-    m = mean(values)
-    return math.sqrt(sum((x - m) ** 2 for x in values) / (n - 1) / n)
 
 
 def room_has_slam(record: TableRecord) -> bool:
