@@ -45,14 +45,16 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
 
 from bridgebot.engine.agent import Agent, AgentSpecError, BiddingView, PlayView
+from bridgebot.laws.boards import side_vulnerable
 from bridgebot.laws.calls import PASS, auction_over, final_contract
-from bridgebot.laws.scoring import STRAIN_ORDER
+from bridgebot.laws.scoring import STRAIN_ORDER, score_array
 from bridgebot.tournament.deals import BoardDeal, DealSourceError, cycle_board, load_npz
 from bridgebot.tournament.formats import THEM, US
 from bridgebot.tournament.records import BoardResult
 from bridgebot.tournament.slams import (
+    Reach,
     TeamSlams,
-    making_contracts,
+    passing_score,
     rank,
     reference,
     side_of,
@@ -74,8 +76,9 @@ class Yardstick(Agent):
     On each turn it takes :func:`tournament.slams.reference` after the auction so far: passing
     when that is passing (or the contract already bid), else bidding that contract. When partner
     is the better declarer of a strain neither has named, it passes first if its pass does not
-    end the auction, so partner names it; otherwise it bids the best contract making with the
-    declarer its bid would give. It never doubles. Bidding only; it cannot play.
+    end the auction, so partner names it; otherwise it bids the highest-scoring contract that
+    makes with the declarer its bid gives, if that beats passing. It never doubles. Bidding
+    only; it cannot play.
     """
 
     name = YARDSTICK
@@ -98,14 +101,20 @@ class Yardstick(Agent):
         if self._declarer(view, target.strain) != target.declarer:
             if not auction_over((*view.auction, PASS)):
                 return PASS  # partner names the strain
-            for reach in making_contracts(deal.dd, view.vul, side):
-                mine = self._declarer(view, reach.strain)
-                tricks = int(deal.dd[mine.value, reach.strain])
-                if rank(reach.level, reach.strain) > top and tricks >= reach.level + 6:
-                    target = reach
-                    break
-            else:
+            # Partner will not call again: the best contract this seat's bid makes, with the
+            # declarer that bid gives, against passing.
+            floor, _ = passing_score(deal.dd, view.vul, side, view.dealer, view.auction)
+            vulnerable = side_vulnerable(view.vul, view.seat)
+            best = (floor, 0, 0)
+            for level in range(1, 8):
+                for strain in range(5):
+                    tricks = int(deal.dd[self._declarer(view, strain).value, strain])
+                    if rank(level, strain) > top and tricks >= level + 6:
+                        score = int(score_array(level, strain, 0, vulnerable, tricks))
+                        best = max(best, (score, -level, strain))
+            if best[1] == 0:
                 return PASS
+            target = Reach(best[0], -best[1], best[2])
         return ContractBid(target.level, STRAIN_ORDER[target.strain])
 
     @staticmethod

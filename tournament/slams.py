@@ -109,22 +109,30 @@ def last_bid_of(dealer: Player, auction: Sequence[Bid], side: int) -> tuple[int,
     return None
 
 
+def passing_score(
+    dd: DDTable, vul: Vul, side: int, dealer: Player, auction: Sequence[Bid]
+) -> tuple[int, int]:
+    """What ``side`` scores by passing the other side's last bid (defending it undoubled; 0 when
+    the other side bid nothing), and that bid's rank (-1 for none)."""
+    theirs = last_bid_of(dealer, auction, 1 - side)
+    if theirs is None:
+        return 0, -1
+    index, above = theirs
+    contract = final_contract(dealer, auction[: index + 1])
+    assert contract is not None
+    vulnerable = side_vulnerable(vul, contract.declarer)
+    strain = strain_index(contract.denom)
+    tricks = int(dd[contract.declarer.value, strain])
+    return -int(score_array(contract.level, strain, 0, vulnerable, tricks)), above
+
+
 def reference(dd: DDTable, vul: Vul, side: int, dealer: Player, auction: Sequence[Bid]) -> Reach:
     """The best contract ``side`` could reach in a room with this auction (module doc)."""
-    theirs = last_bid_of(dealer, auction, 1 - side)
-    floor, above = Reach(0), -1
-    if theirs is not None:
-        index, above = theirs
-        contract = final_contract(dealer, auction[: index + 1])
-        assert contract is not None
-        vulnerable = side_vulnerable(vul, contract.declarer)
-        tricks = int(dd[contract.declarer.value, strain_index(contract.denom)])
-        floor = Reach(-int(score_array(contract.level, strain_index(contract.denom), 0,
-                                       vulnerable, tricks)))  # fmt: skip
+    floor, above = passing_score(dd, vul, side, dealer, auction)
     for reach in making_contracts(dd, vul, side):
         if rank(reach.level, reach.strain) > above:
-            return reach if reach.score > floor.score else floor
-    return floor
+            return reach if reach.score > floor else Reach(floor)
+    return Reach(floor)
 
 
 @dataclass(frozen=True)
