@@ -18,7 +18,7 @@ baseline's (paired standard errors). ``--yardstick`` adds, reported apart, a row
 that sees all four hands and the DD table and bids its side's best contract directly (this
 benchmark's own agent, for evaluation only: it is no agent spec and never ships).
 
-    python benchmarks/bench_slam.py --deals /tmp/slam_9101.npz --opponents "bfg;bfg,doubles=on" \\
+    python benchmarks/bench_slam.py --deals data/slam_9101.npz --opponents "bfg;bfg,doubles=on" \\
         --yardstick --workers 2 --json out/slam.json
     python benchmarks/bench_slam.py --deals data/val_9001.npz --candidate policy:runs/slam/onnx \\
         --opponents "bfg;bfg,doubles=on;policy:runs/exploiter_gen5b/onnx" --yardstick
@@ -63,7 +63,7 @@ from bridgebot.tournament.slams import (
 from bridgebot.tournament.stats import mean_stderr
 from endplay.types import Bid, Card, ContractBid, Player
 
-from bridgebot.agents import AgentSpec
+from bridgebot.agents import make_agent
 
 YARDSTICK = "yardstick"
 DEFAULT_OPPONENTS = "bfg;bfg,doubles=on"
@@ -140,8 +140,6 @@ def _chunk(job: dict[str, Any]) -> list[dict[str, Any]]:
     vulnerability and agent seeds do not depend on ``--workers``)."""
     from bridgebot.tournament.ddmatch import play_dd_boards, seated_agents
     from bridgebot.tournament.formats import seatings
-
-    from bridgebot.agents import make_agent
 
     deals = [
         cycle_board(d.board + job["offset"], d.pbn, d.dd)
@@ -338,9 +336,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not rows_of:
         print("bench_slam: no opponent (--opponents or --yardstick)", file=sys.stderr)
         return 2
-    try:
+    try:  # build each agent once, so that a bad spec or a missing model stops here
         for spec in ours + opponents:
-            AgentSpec.parse(spec)
+            with contextlib.redirect_stdout(sys.stderr), make_agent(spec):
+                pass
     except AgentSpecError as exc:
         print(f"bench_slam: {exc}", file=sys.stderr)
         return 2

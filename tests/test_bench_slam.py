@@ -80,6 +80,7 @@ def test_two_workers_give_the_figures_of_one(bench: ModuleType, tmp_path: Path) 
     [
         (["--deals", "no/such.npz"], "no/such.npz"),
         (["--deals", str(DEALS), "--opponents", "nosuchbot"], "nosuchbot"),
+        (["--deals", str(DEALS), "--candidate", "policy:no/such/dir"], "no/such/dir"),
         (["--deals", str(DEALS), "--opponents", "yardstick"], "--yardstick"),
         (["--deals", str(DEALS), "--boards", "9"], "9 boards asked for"),
         (["--deals", str(DEALS), "--workers", "0"], "--workers"),
