@@ -12,11 +12,13 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from bridgebot.engine.agent import bidding_view
 from bridgebot.engine.random_agent import RandomAgent
-from bridgebot.laws.notation import auction_texts
+from bridgebot.laws.calls import PASS
+from bridgebot.laws.notation import auction_texts, call_text, parse_call
 from bridgebot.tournament.ddmatch import bid_room
 from bridgebot.tournament.deals import cycle_board, solve_dd
-from endplay.types import Player
+from endplay.types import Player, Vul
 
 ROOT = Path(__file__).resolve().parents[1]
 DEALS = ROOT / "tests" / "datafiles" / "ddgen-v1.npz"
@@ -110,3 +112,22 @@ def test_the_yardstick_bids_the_slam_its_hands_make(bench: ModuleType) -> None:
     east = replace(board, dealer=Player.east)
     [auction] = bid_room([east], [ys[0], ys[1], bench.Yardstick({1: east}), passers[0]], "o")
     assert auction_texts(auction) == ("1C", "Pass", "Pass", "6S", "Pass", "Pass", "Pass")
+
+
+def test_the_yardstick_with_the_last_word_bids_what_it_can_declare(bench: ModuleType) -> None:
+    """North-South make 4S with South declaring (10 tricks) but 9 tricks with North declaring,
+    and 3NT by North. After 1S (North) 2C (East), South passes: North named spades, so bidding 4S
+    would leave North the declarer and partner may still act. When North's pass would end the
+    auction, North bids the best contract it declares itself: 3NT, not 4S."""
+    pbn = "N:AKQ4.AJT8.54.J76 93.Q972.Q.A85432 J862.53.KJT87.K9 T75.K64.A9632.QT"
+    board = cycle_board(1, pbn, solve_dd(pbn))
+    assert board.dd is not None
+    assert board.dd[Player.north.value].tolist() == [5, 9, 7, 9, 9]
+    assert board.dd[Player.south.value].tolist() == [6, 9, 7, 10, 9]
+    yardstick, deal = bench.Yardstick({1: board}), board.deal()
+    auction = [parse_call(c) for c in ("1S", "2C")]
+    south = bidding_view(Player.north, Vul.none, deal[Player.south], auction, 1)
+    assert call_text(yardstick.bid(south)) == "Pass"
+    auction += [PASS, PASS]
+    north = bidding_view(Player.north, Vul.none, deal[Player.north], auction, 1)
+    assert call_text(yardstick.bid(north)) == "3NT"
