@@ -54,7 +54,8 @@ SURE = 0.9
 NEVER = 0.002
 #: Fewer consistent hands than this and nothing can be said about the call.
 MIN_CONTEXT = 50
-#: A suit bid is artificial when fewer than this share of its hands hold 4+ cards in the suit.
+#: A suit bid is artificial when fewer than this share of its hands hold 4+ cards in the suit; a
+#: notrump bid, when fewer than this share have a notrump shape (:func:`notrump_shaped`).
 ARTIFICIAL_BELOW = 0.5
 #: Words some peers find by substring and would take for another message (ZBridge, PROTOCOL 4).
 FORBIDDEN_WORDS = ("passes", "plays", "bids", "doubles", "alert.", "infos.")
@@ -97,6 +98,8 @@ class Explanation:
     bid_suit_4plus: float | None = None
     """Share of the sample with 4+ cards in the bid suit (None for NT, pass, double)."""
     artificial: bool = False
+    notrump_shape: float | None = None
+    """Share of the sample with a notrump shape (:func:`notrump_shaped`; None but for NT bids)."""
 
     @property
     def frequency(self) -> float:
@@ -196,6 +199,13 @@ def suit_lengths(hands: U8Array) -> npt.NDArray[np.int64]:
         np.asarray(hands, dtype=np.int64).reshape(-1, 4, 13).sum(axis=2)
     )
     return lengths
+
+
+def notrump_shaped(lengths: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
+    """Hands (rows of :func:`suit_lengths`) with no singleton or void: balanced or semi-balanced,
+    the hands a natural notrump bid shows. An unusual 2NT (two long suits) or a 4NT asking for
+    aces on a hand with a short suit lacks it."""
+    return np.asarray(lengths.min(axis=1) >= 2, dtype=np.bool_)
 
 
 def headline_range(points: npt.NDArray[np.int64]) -> tuple[int, int]:
@@ -317,8 +327,10 @@ class Explainer:
         return self.explain(dealer, vul, full, seats=[seat])[-1]
 
     def alert(self, dealer: Player, vul: Vul, auction: Sequence[Bid], call: Bid) -> str | None:
-        """``Alert.`` text when the policy's ``call`` here is artificial, else None."""
-        if not isinstance(call, ContractBid) or call.denom == Denom.nt:
+        """``Alert.`` text when the policy's ``call`` here is artificial (a suit bid without
+        length in the suit, a notrump bid without notrump shape), else None. Passes, doubles and
+        redoubles are never alerted."""
+        if not isinstance(call, ContractBid):
             return None
         e = self.explain_call(dealer, vul, auction, call)
         return e.alert_text() if e.artificial and not e.never and not e.unknown else None
@@ -452,6 +464,13 @@ def _summarise(
         # Artificial (alerted): fewer than half of the hands hold four cards in the suit bid.
         # Three-card raises count too: the opponents are told the fit may be 4-3.
         artificial = share4 < ARTIFICIAL_BELOW
+    nt_share = None
+    if isinstance(call, ContractBid) and call.denom is Denom.nt:
+        # A notrump bid is natural when its hands could play notrump: most have no short suit.
+        # What this sample cannot see is an ask on a balanced hand (a 4NT whose meaning is in
+        # partner's answer); such a call stays unalerted.
+        nt_share = float(notrump_shaped(lengths).mean())
+        artificial = nt_share < ARTIFICIAL_BELOW
     return Explanation(
         index,
         seat,
@@ -464,6 +483,7 @@ def _summarise(
         tuple(describe_lengths(lengths, bid_suit)),
         share4,
         artificial,
+        nt_share,
     )
 
 

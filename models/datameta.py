@@ -9,6 +9,7 @@ that makes the file again (:mod:`models.provenance`). :class:`DataMeta` is the s
 :func:`read_meta` its one reader and :meth:`DataMeta.array` its one writer::
 
     {"count": 42336, "generator": "ddgen-v1", "seed": 20261123}
+    {"count": 2000, "filter": "slam", "generator": "ddgen-v1", "scanned": 14457, "seed": 5}
     {"bfg_version": "0.0.21", "calls": 25, "count": 3, "errors": 0, "fallbacks": 0,
      "generator": "teach-v1", "seed": 7, "source": "random"}
 
@@ -29,7 +30,7 @@ from numpy.lib.npyio import NpzFile
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 #: The fields that say which deals a file holds: a run continues a file only if they agree.
-IDENTITY = ("generator", "seed", "source")
+IDENTITY = ("generator", "seed", "source", "filter")
 
 
 class DataMeta(BaseModel):
@@ -47,6 +48,12 @@ class DataMeta(BaseModel):
     calls: int | None = Field(default=None, ge=0, description="teach: calls bfg was asked for")
     errors: int | None = Field(default=None, ge=0, description="teach: bfg's errors")
     fallbacks: int | None = Field(default=None, ge=0, description="teach: illegal bfg answers")
+    filter: str | None = Field(
+        default=None, description="ddgen --filter: the test every deal passed (models.dealfilter)"
+    )
+    scanned: int | None = Field(
+        default=None, ge=0, description="ddgen --filter: stream deals examined to find the count"
+    )
 
     def differs(self, run: DataMeta) -> tuple[str, object, object] | None:
         """The first field of :data:`IDENTITY` where this file and ``run`` differ, with this

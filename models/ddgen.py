@@ -28,6 +28,7 @@ from bridgebot.engine.dds import dd_tables
 from bridgebot.laws.deals import random_owners_batch
 from bridgebot.models.data import DataError
 from bridgebot.models.datameta import DataMeta, read_meta
+from bridgebot.models.dealfilter import FILTERS, dd_picked, passing_deals
 
 DDGEN_VERSION = "ddgen-v1"
 HELP = "generate random deals with full double-dummy tables (the npz format of docs/data.md)"
@@ -35,6 +36,7 @@ EXAMPLES = """examples:
   bridgebot ddgen --deals 42336 --seed 20261123 --out data/dd_2026b.npz   # the shipped models' set
   bridgebot ddgen --deals 100000 --out data/dd_more.npz --seed 7
   bridgebot ddgen --deals 100000 --out data/dd_more.npz --seed 7   # continues an interrupted run
+  bridgebot ddgen --deals 20000 --seed 5 --filter slam --out data/dd_slam.npz   # slam curriculum
 
 Join two files (docs/data.md):
   a, b = np.load("data/dd.npz"), np.load("data/dd_more.npz")
@@ -78,16 +80,20 @@ def generate(
     checkpoint_every: int = 2_000,
     progress: bool = True,
     stop_after: int | None = None,
+    keep: str | None = None,
 ) -> int:
     """Make (or extend) ``out`` to ``count`` deals with DD tables; returns the deals in the file.
 
     ``stop_after`` ends the run after that many new deals, leaving the file as an interrupted
-    run would at a checkpoint (used by tests).
+    run would at a checkpoint (used by tests). ``keep`` names a filter of
+    :data:`models.dealfilter.FILTERS`: the file then holds the stream's deals that pass it.
     """
     from bridgebot.models.progress import progress_bar
     from bridgebot.models.teach import run_jobs
 
     meta = DataMeta(generator=DDGEN_VERSION, seed=seed, count=0)
+    if keep is not None:
+        meta = DataMeta(generator=DDGEN_VERSION, seed=seed, count=0, filter=keep, scanned=0)
     owners: list[Any] = []
     dd: list[Any] = []
     if out.exists():
@@ -107,11 +113,20 @@ def generate(
             meta, owners, dd = old, [z["owners"]], [z["dd"]]
     start = sum(len(o) for o in owners)
     stop = count if stop_after is None else min(count, start + stop_after)
-    work = [(seed, s, min(chunk, stop - s)) for s in range(start, stop, chunk)]
+    work: list[Any] = [(seed, s, min(chunk, stop - s)) for s in range(start, stop, chunk)]
+    solve: Any = dd_chunk
+    if keep is not None:
+        picked = passing_deals(seed, meta.scanned or 0, stop - start, FILTERS[keep])
+        work = [(seed, picked[s : s + chunk]) for s in range(0, len(picked), chunk)]
+        solve = dd_picked
     since = 0
 
     with progress_bar(count, "deal", "ddgen", initial=start, show=progress) as bar:
-        for new_owners, new_dd in run_jobs(dd_chunk, work, workers, initializer=_worker_init):
+        for job, (new_owners, new_dd) in zip(
+            work, run_jobs(solve, work, workers, initializer=_worker_init), strict=True
+        ):
+            if keep is not None:
+                meta = meta.model_copy(update={"scanned": job[1][-1] + 1})
             owners.append(new_owners)
             dd.append(new_dd)
             since += len(new_owners)
@@ -133,6 +148,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--batch", type=int, default=32, help="deals per solver call (default 32)")
     parser.add_argument("--checkpoint", type=int, default=2_000, help="save every N new deals")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--filter",
+        choices=sorted(FILTERS),
+        default=None,
+        help="keep only deals that pass this test, before solving (slam: a side with 29+ HCP, "
+        "or 26+ and a 9-card fit; models/dealfilter.py)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -149,6 +171,7 @@ def run(args: argparse.Namespace) -> int:
             chunk=args.batch,
             checkpoint_every=args.checkpoint,
             progress=not args.quiet,
+            keep=args.filter,
         )
     except (DDGenError, DataError) as exc:
         print(f"ddgen: {exc}", file=sys.stderr)

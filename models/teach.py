@@ -192,14 +192,10 @@ def generate(
         source = f"deals:{deals.name}:{len(source_owners)}"
         if count > len(source_owners):
             raise TeachError(f"{deals}: holds {len(source_owners)} deals, asked for {count}")
-    meta = DataMeta(
-        generator=TEACH_VERSION,
-        seed=seed,
-        count=0,
-        source=source,
-        bfg_version=bfg_version(),
-        **dict.fromkeys(BFG_COUNTS, 0),
-    )
+    meta = DataMeta.model_validate(
+        {"generator": TEACH_VERSION, "seed": seed, "count": 0, "source": source,
+         "bfg_version": bfg_version(), **dict.fromkeys(BFG_COUNTS, 0)}
+    )  # fmt: skip
     teach = TeachSet.load(out, meta) if out.exists() else TeachSet(meta=meta)
     start = len(teach)
     stop = count if stop_after is None else min(count, start + stop_after)

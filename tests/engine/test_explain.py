@@ -137,7 +137,7 @@ def test_artificial_raise_alert_in_protocol_vocabulary() -> None:
     assert re.fullmatch(r"\d+ to \d+ total points(, [^,]+)*\.", text), text
     assert "3+ cards in spades" in text
     assert ex.alert(Player.north, Vul.none, [Bid("1C"), Bid("Pass")], Bid("1H")) is None
-    assert ex.alert(Player.north, Vul.none, [], Bid("1NT")) is None  # notrump: never alerted
+    assert ex.alert(Player.north, Vul.none, [], Bid("1NT")) is None  # a balanced 1NT
     # Cached: the same question costs nothing the second time and answers the same.
     assert ex.alert(Player.north, Vul.none, auction, Bid("2S")) == text
 
@@ -190,3 +190,42 @@ def test_deferred_matplotlib_still_imports_on_use() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+class ScriptedPolicy:
+    """A peer of the explainer with known meanings: as dealer it opens 1NT with a balanced hand;
+    over an opening it bids 2NT with five or more cards in both minors (the unusual notrump);
+    otherwise it passes."""
+
+    def logits(self, x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        from bridgebot.engine.features import BIDS, HAND
+
+        # OpenSpiel's card order: rank * 4 + suit, suits C, D, H, S (engine/features.py).
+        lengths = np.stack([x[:, HAND + np.arange(13) * 4 + s].sum(axis=1) for s in range(4)], 1)
+        opening = x[:, BIDS:HAND].sum(axis=1) == 0
+        balanced = (lengths.min(axis=1) >= 2) & ((lengths == 2).sum(axis=1) <= 1)
+        out = np.full((len(x), 38), -10.0, dtype=np.float32)
+        out[:, 0] = 0.0
+        out[opening & balanced, bid_index(Bid("1NT"))] = 1.0
+        minors = ~opening & (lengths[:, 0] >= 5) & (lengths[:, 1] >= 5)
+        out[minors, bid_index(Bid("2NT"))] = 1.0
+        return out
+
+
+def test_a_notrump_bid_without_notrump_shape_is_alerted() -> None:
+    ex = Explainer(ScriptedPolicy(), target=100, max_hands=40960)
+    (e,) = ex.explain(Player.north, Vul.none, [Bid("1H"), Bid("2NT")])[1:]
+    assert e.artificial and e.notrump_shape == 0.0  # 5-5 leaves a singleton or a void
+    text = ex.alert(Player.north, Vul.none, [Bid("1H")], Bid("2NT"))
+    assert text is not None and "5+ cards in clubs" in text and "5+ cards in diamonds" in text
+    (one,) = ex.explain(Player.north, Vul.none, [Bid("1NT")])
+    assert not one.artificial and one.notrump_shape == 1.0
+    assert ex.alert(Player.north, Vul.none, [], Bid("1NT")) is None
+
+
+def test_the_shipped_policys_notrump_bids_are_natural() -> None:
+    ex = Explainer(_policy(), target=200, max_hands=8192)
+    for auction, call in (([], "1NT"), ([Bid("1H")], "1NT"), ([Bid("1H"), Bid("Pass")], "1NT")):
+        (e,) = ex.explain(Player.north, Vul.none, [*auction, Bid(call)])[-1:]
+        assert e.notrump_shape is not None and e.notrump_shape > 0.75, (auction, e.text())
+        assert ex.alert(Player.north, Vul.none, auction, Bid(call)) is None

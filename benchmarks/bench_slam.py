@@ -1,0 +1,378 @@
+"""Slam benchmark: the slams each pair finds, misses and fails, against any opponent, DD-scored.
+
+Every row is a double-dummy team match (``tournament.ddmatch``: both rooms, pairs swapped, final
+contracts scored from the board's DD table) of one of our agents against one opponent spec, all
+rows on the same deals. For each side of the table, our pair and the opponents' pair
+(``tournament.slams``, whose docstring defines every figure), it reports:
+
+- slam chances (the side makes 12+ tricks DD in some strain with either declarer) and grand
+  chances (13); slams bid on a slam chance; slams bid and how many make DD; grands bid (making);
+- the IMPs per board its final contracts give up against the best contract its side could reach
+  double dummy (the best making undoubled contract above the other side's last bid, or passing
+  it), split into missed slams, failed slams and the rest, with standard errors;
+- and for our pair, the IMPs per board on the boards where only one room bid a slam.
+
+The baseline (``--baseline``, the shipped ``default``) and the candidate (``--candidate``) each
+play every opponent on the same boards; the candidate's rows print the difference from the
+baseline's (paired standard errors). ``--yardstick`` adds, reported apart, a row against a pair
+that sees all four hands and the DD table and bids its side's best contract directly (this
+benchmark's own agent, for evaluation only: it is no agent spec and never ships).
+
+    python benchmarks/bench_slam.py --deals data/slam_9101.npz --opponents "bfg;bfg,doubles=on" \\
+        --yardstick --workers 2 --json out/slam.json
+    python benchmarks/bench_slam.py --deals data/val_9001.npz --candidate policy:runs/slam/onnx \\
+        --opponents "bfg;bfg,doubles=on;policy:runs/exploiter_gen5b/onnx" --yardstick
+    python benchmarks/bench_slam.py --deals data/test_9003.npz --boards 300 --baseline default \\
+        --candidate search --opponents "bfg;bfg,doubles=on"
+
+Progress goes to stderr, the table to stdout, every figure (and per-board IMPs) to ``--json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
+
+from bridgebot.engine.agent import Agent, AgentSpecError, BiddingView, PlayView
+from bridgebot.laws.boards import side_vulnerable
+from bridgebot.laws.calls import PASS, auction_over, final_contract
+from bridgebot.laws.scoring import STRAIN_ORDER, score_array
+from bridgebot.tournament.deals import BoardDeal, DealSourceError, cycle_board, load_npz
+from bridgebot.tournament.formats import THEM, US
+from bridgebot.tournament.records import BoardResult
+from bridgebot.tournament.slams import (
+    Reach,
+    TeamSlams,
+    passing_score,
+    rank,
+    reference,
+    side_of,
+    slam_figures,
+)
+from bridgebot.tournament.stats import mean_stderr
+from endplay.types import Bid, Card, ContractBid, Player
+
+from bridgebot.agents import make_agent
+
+YARDSTICK = "yardstick"
+DEFAULT_OPPONENTS = "bfg;bfg,doubles=on"
+
+
+class Yardstick(Agent):
+    """A pair that bids its side's best double-dummy contract at once: it reads the board's DD
+    table (``deals``, by board number), so it finds every slam its two hands make.
+
+    On each turn it takes :func:`tournament.slams.reference` after the auction so far: passing
+    when that is passing (or the contract already bid), else bidding that contract. When partner
+    is the better declarer of a strain neither has named, it passes first if its pass does not
+    end the auction, so partner names it; otherwise it bids the highest-scoring contract that
+    makes with the declarer its bid gives, if that beats passing. It never doubles. Bidding
+    only; it cannot play.
+    """
+
+    name = YARDSTICK
+
+    def __init__(self, deals: Mapping[int, BoardDeal]) -> None:
+        self.deals = deals
+
+    def reset(self, board: int) -> None:
+        return None
+
+    def bid(self, view: BiddingView) -> Bid:
+        deal = self.deals[view.board]
+        assert deal.dd is not None
+        side = side_of(view.seat)
+        target = reference(deal.dd, view.vul, side, view.dealer, view.auction)
+        current = final_contract(view.dealer, (*view.auction, PASS, PASS, PASS))
+        top = -1 if current is None else rank(current.level, STRAIN_ORDER.index(current.denom))
+        if target.level == 0 or rank(target.level, target.strain) <= top:
+            return PASS
+        if self._declarer(view, target.strain) != target.declarer:
+            if not auction_over((*view.auction, PASS)):
+                return PASS  # partner names the strain
+            # Partner will not call again: the best contract this seat's bid makes, with the
+            # declarer that bid gives, against passing.
+            floor, _ = passing_score(deal.dd, view.vul, side, view.dealer, view.auction)
+            vulnerable = side_vulnerable(view.vul, view.seat)
+            best = (floor, 0, 0)
+            for level in range(1, 8):
+                for strain in range(5):
+                    tricks = int(deal.dd[self._declarer(view, strain).value, strain])
+                    if rank(level, strain) > top and tricks >= level + 6:
+                        score = int(score_array(level, strain, 0, vulnerable, tricks))
+                        best = max(best, (score, -level, strain))
+            if best[1] == 0:
+                return PASS
+            target = Reach(best[0], -best[1], best[2])
+        return ContractBid(target.level, STRAIN_ORDER[target.strain])
+
+    @staticmethod
+    def _declarer(view: BiddingView, strain: int) -> Player:
+        """Who declares ``strain`` if ``view.seat`` bids it now."""
+        for i, call in enumerate(view.auction):
+            seat = Player((view.dealer.value + i) % 4)
+            if (
+                isinstance(call, ContractBid)
+                and side_of(seat) == side_of(view.seat)
+                and STRAIN_ORDER.index(call.denom) == strain
+            ):
+                return seat
+        return view.seat
+
+    def play(self, view: PlayView) -> Card:
+        raise NotImplementedError("the slam yardstick bids only (double-dummy matches)")
+
+
+def _chunk(job: dict[str, Any]) -> list[dict[str, Any]]:
+    """Worker: boards [first, first + n) of the deal file, ``us`` against ``them``; the boards'
+    results as JSON. Board k of the set is board k whichever chunk plays it (dealer,
+    vulnerability and agent seeds do not depend on ``--workers``)."""
+    from bridgebot.tournament.ddmatch import play_dd_boards, seated_agents
+    from bridgebot.tournament.formats import seatings
+
+    deals = [
+        cycle_board(d.board + job["offset"], d.pbn, d.dd)
+        for d in load_npz(Path(job["deals"]), boards=job["n"], first=job["first"])
+    ]
+    by_board = {d.board: d for d in deals}
+
+    def factory(spec: str, seed: int = 0) -> Agent:
+        return Yardstick(by_board) if spec == YARDSTICK else make_agent(spec, seed)
+
+    # Agents' own chatter (bfgbidding prints "Missing json file" on stdout) stays off the table.
+    with (
+        contextlib.redirect_stdout(sys.stderr),
+        seated_agents(factory, job["us"], job["them"], seatings("team"), job["seed"]) as agents,
+    ):
+        results = play_dd_boards(deals, "team", job["us"], job["them"], agents)
+    return [b.model_dump(mode="json") for b in results]
+
+
+def _paired(a: Sequence[float], b: Sequence[float]) -> tuple[float, float]:
+    """Mean and standard error of the per-board differences ``a - b``."""
+    return mean_stderr([x - y for x, y in zip(a, b, strict=True)])
+
+
+def _estimate(values: Sequence[float]) -> dict[str, float]:
+    per_board, se = mean_stderr(values)
+    return {"imps": float(sum(values)), "per_board": per_board, "se": se}
+
+
+def row_figures(
+    us: str, them: str, boards: Sequence[BoardResult], deals: Sequence[BoardDeal]
+) -> dict[str, Any]:
+    """One row: the match's IMPs, both sides' slam figures, the boards with a slam in one room."""
+    tables = []
+    for d in deals:
+        if d.dd is None:
+            raise DealSourceError(f"board {d.board} has no DD table")
+        tables.append(d.dd)
+    figures = slam_figures(boards, tables)
+    teams: dict[str, TeamSlams] = figures.teams
+    imps_mean, imps_se = mean_stderr(figures.imps)
+    return {
+        "us": us,
+        "them": them,
+        "boards": len(boards),
+        "imps_per_board": imps_mean,
+        "stderr": imps_se,
+        "one_room_slam": {"boards": sum(figures.one_room), **_estimate(figures.one_room_imps)},
+        "sides": {US: teams[US].as_dict(), THEM: teams[THEM].as_dict()},
+        "per_board": {
+            "imps": figures.imps,
+            "one_room_slam": figures.one_room_imps,
+            **{
+                f"{kind}_{team}": getattr(teams[team], kind)
+                for team in (US, THEM)
+                for kind in ("missed", "failed", "rest", "total")
+            },
+        },
+    }
+
+
+def _pct(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.0f}%" if whole else "-"
+
+
+def _pm(x: dict[str, Any]) -> str:
+    se = x["se"]
+    return f"{x['per_board']:+.2f}" + ("" if math.isnan(se) else f" ± {se:.2f}")
+
+
+HEADER = (
+    f"  {'pair':<30} {'IMPs/board':>14}  {'chances':>9}  {'slam on chance':>14}  {'slams':>5}  "
+    f"{'making':>6}  {'grands':>6}  {'missed slams':>13}  {'failed slams':>13}  {'rest':>13}"
+)
+
+
+def side_line(name: str, side: dict[str, Any], imps: str) -> str:
+    """One pair's figures in the table: counts, then IMPs/board given up by kind."""
+    return (
+        f"  {name[:30]:<30} {imps:>14}  {side['chances']:>4}/{side['grand_chances']:<4}  "
+        f"{side['bid_on_chance']:>5} ({_pct(side['bid_on_chance'], side['chances']):>4})    "
+        f"{side['slams']:>5}  {_pct(side['slams_made'], side['slams']):>6}  "
+        f"{side['grands']:>2} ({side['grands_made']:>1})  {_pm(side['missed']):>13}  "
+        f"{_pm(side['failed']):>13}  {_pm(side['rest']):>13}"
+    )
+
+
+def show_row(r: dict[str, Any]) -> list[str]:
+    """The table's lines for one row: our pair, the opponents' pair, the one-room slams."""
+    ours = f"{r['imps_per_board']:+.2f} ± {r['stderr']:.2f}"
+    one = r["one_room_slam"]
+    return [
+        side_line(r["us"], r["sides"][US], ours),
+        side_line(f"  ({r['them']})", r["sides"][THEM], ""),
+        f"  {'':<30} boards with a slam in one room only: {one['boards']}, {one['imps']:+.0f} "
+        f"IMPs for {r['us']}, {_pm(one)} per board",
+    ]
+
+
+def show_delta(r: dict[str, Any], base: dict[str, Any]) -> str:
+    """The candidate's row minus the baseline's on the same boards (paired standard errors)."""
+    a, b = r["per_board"], base["per_board"]
+    imps, imps_se = _paired(a["imps"], b["imps"])
+    missed, missed_se = _paired(a[f"missed_{US}"], b[f"missed_{US}"])
+    one, one_se = _paired(a["one_room_slam"], b["one_room_slam"])
+    sa, sb = r["sides"][US], base["sides"][US]
+    rate = sa["bid_on_chance"] / max(sa["chances"], 1) - sb["bid_on_chance"] / max(sb["chances"], 1)
+    ratio = f"{sa['slams'] / sb['slams']:.2f}x" if sb["slams"] else "-"
+    return (
+        f"  {r['us']} minus {base['us']}: {imps:+.2f} ± {imps_se:.2f} IMPs/board; missed slams "
+        f"{missed:+.2f} ± {missed_se:.2f}; one-room slam boards {one:+.2f} ± {one_se:.2f} (paired); "
+        f"slam on chance {100 * rate:+.0f} points; slams bid {ratio}"
+    )
+
+
+def run_rows(
+    pairs: Sequence[tuple[str, str]],
+    deals_path: Path,
+    first: int,
+    boards: int,
+    workers: int,
+    seed: int,
+    chunk: int,
+) -> dict[tuple[str, str], list[BoardResult]]:
+    """Every (us, them) match over the boards, in chunks spread over ``workers`` processes."""
+    jobs = [
+        {"us": us, "them": them, "deals": str(deals_path), "first": first + s,
+         "n": min(chunk, boards - s), "offset": s, "seed": seed}
+        for us, them in pairs
+        for s in range(0, boards, chunk)
+    ]  # fmt: skip
+    out: dict[tuple[str, str], list[BoardResult]] = {p: [] for p in pairs}
+    done, t0 = 0, time.monotonic()
+
+    def take(job: dict[str, Any], part: list[dict[str, Any]]) -> None:
+        nonlocal done
+        out[(job["us"], job["them"])] += [BoardResult.model_validate(b) for b in part]
+        done += job["n"]
+        print(
+            f"bench_slam: {done}/{len(pairs) * boards} boards ({job['us']} vs {job['them']} "
+            f"[{job['offset']}, +{job['n']}) done, {time.monotonic() - t0:.0f} s)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    if workers == 1:
+        for job in jobs:
+            take(job, _chunk(job))
+    else:
+        with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+            for job, part in zip(jobs, pool.map(_chunk, jobs), strict=True):
+                take(job, part)
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--deals", type=Path, required=True, help="DD deal file (.npz, docs/data.md)")
+    ap.add_argument("--first", type=int, default=0, help="first deal used (default 0)")
+    ap.add_argument("--boards", type=int, default=None, help="boards (default: all from --first)")
+    ap.add_argument("--baseline", default="default", help="the baseline spec (default: default)")
+    ap.add_argument("--candidate", default=None, help="the spec under test, e.g. policy:DIR")
+    ap.add_argument(
+        "--opponents", default=DEFAULT_OPPONENTS, help=f"';'-separated specs ({DEFAULT_OPPONENTS})"
+    )
+    ap.add_argument("--yardstick", action="store_true", help="add the DD yardstick's row, apart")
+    ap.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    ap.add_argument("--chunk", type=int, default=100, help="boards per job (default 100)")
+    ap.add_argument("--seed", type=int, default=1, help="agents' seed (default 1)")
+    ap.add_argument("--json", type=Path, default=None, help="write every figure here")
+    args = ap.parse_args(argv)
+    if args.workers < 1 or args.chunk < 1 or args.first < 0 or (args.boards or 1) < 1:
+        print(
+            "bench_slam: --workers, --chunk and --boards must be >= 1, --first >= 0",
+            file=sys.stderr,
+        )
+        return 2
+    opponents = [o.strip() for o in args.opponents.split(";") if o.strip()]
+    if YARDSTICK in opponents or YARDSTICK in (args.baseline, args.candidate):
+        print(
+            "bench_slam: the yardstick is no spec; ask for its row with --yardstick",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        deals = load_npz(args.deals, boards=args.boards, first=args.first)
+    except (DealSourceError, FileNotFoundError) as exc:
+        print(f"bench_slam: {exc} (make one with `bridgebot ddgen`, docs/data.md)", file=sys.stderr)
+        return 2
+    ours = [args.baseline] + (
+        [args.candidate] if args.candidate not in (None, args.baseline) else []
+    )
+    rows_of = opponents + ([YARDSTICK] if args.yardstick else [])
+    if not rows_of:
+        print("bench_slam: no opponent (--opponents or --yardstick)", file=sys.stderr)
+        return 2
+    try:  # build each agent once, so that a bad spec or a missing model stops here
+        for spec in ours + opponents:
+            with contextlib.redirect_stdout(sys.stderr), make_agent(spec):
+                pass
+    except AgentSpecError as exc:
+        print(f"bench_slam: {exc}", file=sys.stderr)
+        return 2
+    pairs = [(us, them) for them in rows_of for us in ours]
+    played = run_rows(
+        pairs, args.deals, args.first, len(deals), args.workers, args.seed, args.chunk
+    )
+    rows = {p: row_figures(*p, played[p], deals) for p in pairs}
+
+    print(
+        f"slam benchmark: {args.deals} deals [{args.first}, +{len(deals)}), team matches DD-scored"
+    )
+    print("IMPs/board: the match; chances: slam/grand chances; the last three: IMPs/board the")
+    print("pair's contracts gave up against the best contract its side could reach (DD), ± se")
+    for them in rows_of:
+        if them == YARDSTICK:
+            print("\nagainst the yardstick (sees all hands; evidence apart from the real bidders):")
+        print(f"\nvs {them}")
+        print(HEADER)
+        for us in ours:
+            print("\n".join(show_row(rows[(us, them)])))
+        if len(ours) > 1:
+            print(show_delta(rows[(ours[1], them)], rows[(ours[0], them)]))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        out = {
+            "deals": str(args.deals), "first": args.first, "boards": len(deals),
+            "baseline": args.baseline, "candidate": args.candidate, "seed": args.seed,
+            "rows": [rows[p] for p in pairs],
+        }  # fmt: skip
+        args.json.write_text(json.dumps(out, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
