@@ -285,7 +285,7 @@ def rl_iteration(
     )  # fmt: skip
     trainee.net.train()
     t1 = time.perf_counter()
-    shortfall = slam_shortfall(dd, vul, ns)
+    shortfall = slam_shortfall(dd, vul, ns, auctions, dealer)
     per_table = np.concatenate([imps, imps]) + slam_weight * shortfall
     reward = (per_table / 24.0).astype(np.float32)
     stats = ppo_update(trainee.net, trainee.opt, rec, reward, cfg, device, rng)

@@ -11,6 +11,12 @@ def _bid(level: int, strain: int) -> int:
     return FIRST_BID + (level - 1) * 5 + strain
 
 
+def _auctions(table0: tuple[int, int] | None, table1: tuple[int, int] | None) -> np.ndarray:
+    """One deal's two auctions, North dealing: North opens the given bid (or all pass)."""
+    rows = [[_bid(*b) if b else 0, 0, 0, 0, -1, -1] for b in (table0, table1)]
+    return np.array(rows)
+
+
 def _table(ns_spades: int = 12, ew_best: int = 5) -> np.ndarray:
     """One deal's DD table: North-South take ``ns_spades`` in spades (6 elsewhere), East-West
     ``ew_best`` in every strain."""
@@ -35,20 +41,29 @@ def test_a_missed_slam_costs_the_imps_it_gives_up_at_that_table_only() -> None:
     # Table 0: the learner N-S stop in 4S making 12 (480); table 1: the learner E-W defend
     # 6S by the opponents (-980 for N-S... from the learner's side +: the N-S score is 980).
     ns = np.array([480, 980])
-    short = slam_shortfall(dd, np.array([0]), ns)
+    short = slam_shortfall(dd, np.array([0]), ns, _auctions((4, 3), (6, 3)), np.array([0]))
     assert short.tolist() == [-11, 0]  # 500 points short at table 0; E-W have no slam
 
 
 def test_a_failed_grand_costs_against_the_small_slam_and_a_sacrifice_costs_nothing() -> None:
     dd = _table()
-    assert slam_shortfall(dd, np.array([0]), np.array([-50, 0]))[0] == -14  # 7S-1 vs 6S=
+    grand = _auctions((7, 3), None)
+    assert slam_shortfall(dd, np.array([0]), np.array([-50, 0]), grand, np.array([0]))[0] == -14
     # The opponents sacrificed in 7H doubled, down 6: N-S +1400 is more than their slam.
-    assert slam_shortfall(dd, np.array([0]), np.array([1400, 0]))[0] == 0
+    sac = _auctions((6, 3), None)
+    assert slam_shortfall(dd, np.array([0]), np.array([1400, 0]), sac, np.array([0]))[0] == 0
 
 
-def test_no_term_without_a_slam() -> None:
+def test_a_failed_slam_costs_as_much_as_a_missed_one_and_no_slam_no_term() -> None:
     dd = _table(ns_spades=11)
-    assert slam_shortfall(dd, np.array([0]), np.array([-50, 450])).tolist() == [0, 0]
+    # Table 0: the learner N-S bid 6S, one down (-50) where 4S+1 (450) was their best.
+    # Table 1: the learner E-W defend 4S+1; nothing of theirs is at stake.
+    ns = np.array([-50, 450])
+    short = slam_shortfall(dd, np.array([0]), ns, _auctions((6, 3), (4, 3)), np.array([0]))
+    assert short.tolist() == [-11, 0]
+    short = slam_shortfall(dd, np.array([0]), np.array([450, 450]), _auctions((4, 3), (4, 3)),
+                           np.array([0]))  # fmt: skip
+    assert short.tolist() == [0, 0]
 
 
 def test_slam_counts_reads_the_auctions() -> None:
