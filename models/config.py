@@ -107,12 +107,34 @@ class LeagueConfig(TrainerConfig):
     max_minutes: float = Field(default=0.0, description="stop (resumably) after this; 0: no limit")
     seed: int = Field(default=1, description="seed of the deals and samples")
     threads: int = Field(default=1, description="torch threads")
+    slam_dd: tuple[str, ...] = Field(
+        default=(),
+        description="slam-rich DD deal file for the learner's curriculum (training only, never "
+        "evaluated on; e.g. 'bridgebot ddgen --filter slam')",
+    )
+    slam_frac: float = Field(
+        default=0.0, ge=0.0, le=1.0, description="share of the learner's deals from --slam-dd"
+    )
+    strong_frac: float = Field(
+        default=0.0,
+        ge=0.0,
+        le=1.0,
+        description="share of the learner's deals from the training deals where a side holds "
+        "26+ HCP",
+    )
+    slam_weight: float = Field(
+        default=0.0,
+        ge=0.0,
+        description="weight of the slam term: the IMPs the learner's side gives up against the "
+        "best slam its cards make double dummy, at each table (0: off)",
+    )
 
 
 #: The league's fields that ``train exploit`` has no use for.
 LEARNER_ONLY = frozenset(
-    {"init", "gens", "learner_iters", "lr", "explore", "explore_gens", "mix", "snapshots"}
-)
+    {"init", "gens", "learner_iters", "lr", "explore", "explore_gens", "mix", "snapshots",
+     "slam_dd", "slam_frac", "strong_frac", "slam_weight"}
+)  # fmt: skip
 
 
 class DDNetConfig(TrainerConfig):
@@ -192,10 +214,12 @@ def add_config_arguments(
         args = get_args(annotation)
         if get_origin(annotation) in (Union, types.UnionType) and type(None) in args:
             (annotation,) = (a for a in args if a is not type(None))
+        repeated = False
         if get_origin(annotation) is tuple:
             if get_args(annotation)[0] is str:
                 kwargs["action"] = "append"
                 kwargs["help"] += " (repeat the option for several)"
+                repeated = True
             else:
                 kwargs["type"] = _int_tuple
                 kwargs["metavar"] = "N,N,..."
@@ -206,12 +230,18 @@ def add_config_arguments(
         if field.is_required():
             kwargs["required"] = True
         else:
-            kwargs["default"] = field.default
+            # argparse appends to a default list in place: repeated options start from None and
+            # config_from_args leaves the field to its default when none was given.
+            kwargs["default"] = None if repeated else field.default
             kwargs["help"] += f" (default: {_shown(field.default)})"
         parser.add_argument("--" + name.replace("_", "-"), **kwargs)
 
 
 def config_from_args(config: type[C], args: argparse.Namespace, **values: object) -> C:
     """The configuration the parsed ``args`` describe; ``values`` set fields the options do not."""
-    given = {k: getattr(args, k) for k in config.model_fields if hasattr(args, k)}
+    given = {
+        k: getattr(args, k)
+        for k in config.model_fields
+        if hasattr(args, k) and getattr(args, k) is not None
+    }
     return config.model_validate({**given, **values})

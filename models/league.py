@@ -57,6 +57,7 @@ from bridgebot.models.net import PolicyNet, append_jsonl, load_checkpoint, save_
 from bridgebot.models.progress import progress_bar
 from bridgebot.models.provenance import data_records
 from bridgebot.models.selfplay import Recorder, duplicate_imps, imp_summary, net_chooser, ppo_update
+from bridgebot.models.slam import slam_counts, slam_shortfall, strong_deals
 
 log = structlog.get_logger(__name__)
 
@@ -262,8 +263,15 @@ def rl_iteration(
     floor: float,
     cfg: LeagueConfig,
     device: torch.device,
+    slam_weight: float = 0.0,
 ) -> dict[str, Any]:
-    """One PPO iteration of ``trainee`` against the opponents, deal by deal drawn by ``weights``."""
+    """One PPO iteration of ``trainee`` against the opponents, deal by deal drawn by ``weights``.
+
+    The return of every decision is the deal's duplicate IMPs; with ``slam_weight`` > 0 each
+    table's decisions also carry that weight times the table's slam term
+    (:func:`models.slam.slam_shortfall`: what the learner's side gave up against a slam its cards
+    make).
+    """
     b = len(owners)
     dealer = rng.integers(0, 4, size=b)
     vul = rng.integers(0, 4, size=b)
@@ -271,21 +279,22 @@ def rl_iteration(
     rec = Recorder()
     t0 = time.perf_counter()
     trainee.net.eval()
-    imps, auctions, _ = duplicate_imps(
+    imps, auctions, ns = duplicate_imps(
         owners, dd, dealer, vul, learner_chooser(trainee.net, device, gen, rec, floor),
         opponents, opp,
     )  # fmt: skip
     trainee.net.train()
     t1 = time.perf_counter()
-    reward = (imps / 24.0).astype(np.float32)
-    stats = ppo_update(
-        trainee.net, trainee.opt, rec, np.concatenate([reward, reward]), cfg, device, rng
-    )
+    shortfall = slam_shortfall(dd, vul, ns, auctions, dealer)
+    per_table = np.concatenate([imps, imps]) + slam_weight * shortfall
+    reward = (per_table / 24.0).astype(np.float32)
+    stats = ppo_update(trainee.net, trainee.opt, rec, reward, cfg, device, rng)
     by_opp = {int(k): float(imps[opp == k].mean()) for k in np.unique(opp)}
     return {
         "imps": float(imps.mean()),
         "imps_by_opponent": by_opp,
         "doubled": doubled_stats(auctions, dealer, dd, imps),
+        "slams": {**slam_counts(auctions, dealer, dd), "shortfall": float(shortfall.mean())},
         "gen_s": t1 - t0,
         "iter_s": time.perf_counter() - t0,
         **stats,
@@ -349,6 +358,7 @@ def train_league(cfg: LeagueConfig, command: str = "", progress: bool = True) ->
     out.mkdir(parents=True, exist_ok=True)
     ckpt_path, log_path = out / "ckpt.pt", out / "log.jsonl"
     owners, dd, train_idx, val_idx = league_data(cfg.dd, cfg.eval_deals)
+    owners, dd, slam_idx, strong_idx = curriculum(owners, dd, train_idx, cfg)
     init = load_policy(cfg.init).to(device)
     st: dict[str, Any]
     if ckpt_path.exists():
@@ -412,7 +422,8 @@ def train_league(cfg: LeagueConfig, command: str = "", progress: bool = True) ->
             log.info(entry["phase"], gen=st["gen"], eval=entry.get("eval"))
 
     meta = {"kind": "league", "command": command,
-            "data": [d.model_dump(mode="json") for d in data_records(cfg.dd)], "seed": cfg.seed,
+            "data": [d.model_dump(mode="json") for d in data_records((*cfg.dd, *cfg.slam_dd))],
+            "seed": cfg.seed,
             "init": cfg.init, "config": cfg.model_dump(mode="json")}  # fmt: skip
     while st["gen"] < cfg.gens:
         g = int(st["gen"])
@@ -453,7 +464,7 @@ def train_league(cfg: LeagueConfig, command: str = "", progress: bool = True) ->
             it = int(st["learner_it"])
             rng = np.random.default_rng([cfg.seed, g, 2, it])
             gen = torch.Generator().manual_seed(int(rng.integers(2**62)))
-            deals = rng.choice(train_idx, size=cfg.deals_per_iter, replace=True)
+            deals = learner_deals(rng, cfg, train_idx, slam_idx, strong_idx)
             o, d = owners[deals], dd[deals]
             o2, d2 = np.concatenate([o, o]), np.concatenate([d, d])
             me = frozen(learner.net)
@@ -478,8 +489,9 @@ def train_league(cfg: LeagueConfig, command: str = "", progress: bool = True) ->
             w = np.array([mix[k] for k, _ in table], dtype=np.float64)
             floor = cfg.explore * max(0.0, 1.0 - g / max(cfg.explore_gens, 1))
             entry = rl_iteration(
-                learner, [c for _, c in table], w, o, d, rng, gen, floor, cfg, device
-            )
+                learner, [c for _, c in table], w, o, d, rng, gen, floor, cfg, device,
+                cfg.slam_weight,
+            )  # fmt: skip
             entry["imps_by_opponent"] = {
                 table[k][0]: v for k, v in entry["imps_by_opponent"].items()
             }
@@ -528,6 +540,52 @@ def league_data(
     return owners, dd, np.arange(n_train - eval_deals), np.arange(n_train - eval_deals, n_train)
 
 
+def curriculum(
+    owners: npt.NDArray[np.uint8],
+    dd: npt.NDArray[np.uint8],
+    train_idx: IntArray,
+    cfg: LeagueConfig,
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8], IntArray, IntArray]:
+    """The deals with ``cfg.slam_dd`` appended; (owners, dd, slam indices, strong indices).
+
+    The slam files' deals come after every other deal, so indices into the league's data keep
+    their meaning (evaluation deals included); the strong deals are the training deals where one
+    side holds 26+ HCP (:func:`models.slam.strong_deals`).
+    """
+    strong = train_idx[strong_deals(owners[train_idx])]
+    if cfg.strong_frac > 0 and not len(strong):
+        raise LeagueError("--strong-frac: no training deal has a side with 26+ HCP")
+    if not cfg.slam_dd:
+        if cfg.slam_frac > 0:
+            raise LeagueError("--slam-frac needs --slam-dd (a slam-rich deal file)")
+        return owners, dd, np.zeros(0, np.int64), strong
+    sets = [load_dd(p) for p in cfg.slam_dd]
+    extra_o = np.concatenate([s.owners for s in sets])
+    extra_d = np.concatenate([s.dd for s in sets])
+    slam = np.arange(len(owners), len(owners) + len(extra_o))
+    return np.concatenate([owners, extra_o]), np.concatenate([dd, extra_d]), slam, strong
+
+
+def learner_deals(
+    rng: np.random.Generator,
+    cfg: LeagueConfig,
+    train_idx: IntArray,
+    slam_idx: IntArray,
+    strong_idx: IntArray,
+) -> IntArray:
+    """One iteration's deals: ``slam_frac`` from the slam files, ``strong_frac`` from the strong
+    training deals, the rest from all training deals (each drawn with replacement)."""
+    n = cfg.deals_per_iter
+    n_slam = round(n * cfg.slam_frac) if len(slam_idx) else 0
+    n_strong = min(round(n * cfg.strong_frac), n - n_slam)
+    parts = [
+        rng.choice(train_idx, size=n - n_slam - n_strong, replace=True),
+        rng.choice(slam_idx, size=n_slam, replace=True) if n_slam else slam_idx[:0],
+        rng.choice(strong_idx, size=n_strong, replace=True) if n_strong else strong_idx[:0],
+    ]
+    return np.concatenate(parts).astype(np.int64)
+
+
 def evaluate_pair(
     a: PolicyNet,
     b: PolicyNet,
@@ -547,6 +605,7 @@ def evaluate_pair(
     res.update(
         {f"doubled_{k}": v for k, v in doubled_stats(auctions, dealer, dd[idx], imps).items()}
     )
+    res.update({f"slams_{k}": v for k, v in slam_counts(auctions, dealer, dd[idx]).items()})
     return res
 
 

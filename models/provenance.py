@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 from bridgebot.engine.modelcard import DataSet
+from bridgebot.models.data import DataError
 from bridgebot.models.datameta import DataMeta, read_meta
 
 
@@ -58,14 +59,19 @@ def regenerate_command(name: str, meta: DataMeta | None, deals: int) -> str | No
 def data_record(path: str | Path) -> DataSet:
     """The card's record of a data file a trainer read: name, deals, regenerating command, hash."""
     p = Path(path)
+    foreign = ""
     with np.load(p, allow_pickle=False) as z:
         deals = int(z["owners"].shape[0])
-        meta = read_meta(p, z)
+        try:
+            meta = read_meta(p, z)
+        except DataError:
+            # Made by another program: its meta is kept verbatim, it names no bridgebot command.
+            meta, foreign = None, f"; its meta, not ddgen's or teach's: {z['meta']}"
     command = regenerate_command(str(path), meta, deals)
     note = (
         ""
         if command
-        else "the file does not say how it was made: its generating command is unknown"
+        else "the file does not say how it was made: its generating command is unknown" + foreign
     )
     return DataSet(name=str(path), deals=deals, regenerate=command, sha256=_sha256(p), note=note)
 

@@ -16,9 +16,12 @@ from bridgebot.models.data import observe
 from bridgebot.models.doubles_fit import observer_seats
 from bridgebot.models.league import (
     LeagueError,
+    curriculum,
     doubled_stats,
     exploit,
+    league_data,
     learner_chooser,
+    learner_deals,
     oracle_doubles,
     parse_mix,
     train_league,
@@ -206,3 +209,28 @@ def test_bfg_in_the_league_bids_what_the_bfg_agent_bids() -> None:
         v = BiddingView(Player.east, Player.north, Vul.none, deal[Player.east], calls, 1,
                         legal_calls(Player.north, calls))  # fmt: skip
         assert ALL_CALLS[got[i]] == agent.bid(v)
+
+
+def test_the_slam_curriculum_draws_its_shares_and_prices_the_slams(tmp_path: Path) -> None:
+    dd = str(small_dd(tmp_path / "dd.npz", 2100))
+    slams = str(small_dd(tmp_path / "slams.npz", 40))
+    cfg = LeagueConfig(
+        init="models/default", dd=(dd,), slam_dd=(slams,), slam_frac=0.25, strong_frac=0.25,
+        slam_weight=1.0, out=str(tmp_path / "run"), gens=1, learner_iters=2, exploiter_iters=1,
+        deals_per_iter=64, eval_deals=32, minibatch=64, mix="self=1,init=1",
+    )  # fmt: skip
+    owners, dd_all, train_idx, _val = league_data(cfg.dd, cfg.eval_deals)
+    owners2, _dd2, slam_idx, strong_idx = curriculum(owners, dd_all, train_idx, cfg)
+    assert len(owners2) == len(owners) + 40 and slam_idx.tolist() == list(range(2100, 2140))
+    assert np.isin(strong_idx, train_idx).all()
+    deals = learner_deals(np.random.default_rng(1), cfg, train_idx, slam_idx, strong_idx)
+    assert len(deals) == 64 and (deals >= 2100).sum() == 16
+    assert np.isin(deals[48:], strong_idx).all()
+    train_league(cfg)
+    log = [json.loads(line) for line in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
+    learn = [e for e in log if e["phase"] == "learn"]
+    assert all({"chances", "bid", "made", "shortfall"} <= set(e["slams"]) for e in learn)
+    done = next(e for e in log if e["phase"] == "learn-done")
+    assert "slams_chances" in done["eval"]["vs_init"]
+    with pytest.raises(LeagueError, match="--slam-dd"):
+        curriculum(owners, dd_all, train_idx, cfg.model_copy(update={"slam_dd": ()}))
