@@ -126,15 +126,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_web_arguments(parser)
 
 
-def add_web_arguments(parser: argparse.ArgumentParser) -> None:
+def add_web_arguments(parser: argparse.ArgumentParser, people: bool = True) -> None:
     """``--web-port``/``--web-host``: the live tables (``server.web.spectator``); shared by
-    ``tm`` and ``match``."""
+    ``tm`` and ``match``; ``people``: also ``--human-seat``."""
     g = parser.add_argument_group("live tables in a browser")
     g.add_argument("--web-port", type=int, default=None, metavar="PORT",
                    help="serve a page of every table, updated live, on this port (0 picks one; "
                    "the address is printed as 'watch the tables at URL')")  # fmt: skip
     g.add_argument("--web-host", default="127.0.0.1", metavar="HOST",
                    help="address the page is served on (default %(default)s: this machine only)")  # fmt: skip
+    if not people:
+        return
     g.add_argument("--human-seat", action="append", default=[], metavar="[TABLE:]SEAT",
                    help="a person plays this seat (e.g. South, or 2:South): that table's page "
                    "shows the hands only once each board is over (repeat)")  # fmt: skip
