@@ -3,13 +3,16 @@
 :class:`SpectatorServer` serves one page (``static/watch.html``, its script and style, a favicon)
 and a WebSocket that streams each table's view (:mod:`server.web.spectator_state`) as it changes.
 It runs aiohttp on an event loop of its own, in a thread of its own, so that no browser can slow a
-table down: the table manager's observer (:meth:`SpectatorServer.observer`) only hands each event
-over to that loop (``call_soon_threadsafe``) and returns.
+table down: the table manager's observer (:meth:`SpectatorServer.observer`) only appends each event
+to an inbox (a ``deque``, about a microsecond) and returns; the server's loop takes the inbox's
+events every :data:`FLUSH_SECONDS`. (Waking that loop for each event, ``call_soon_threadsafe``,
+cost the table 0.2 to 0.6 ms per event on a busy two-core machine, the threads handing the GIL
+back and forth; the inbox costs it nothing measurable.)
 
 On the web side, nothing waits for a browser either:
 
-* events update the state at once; the views of the tables that changed are built and sent at
-  most every :data:`FLUSH_SECONDS`, one text per table, shared by every page;
+* every :data:`FLUSH_SECONDS` the events of the inbox update the state, and the views of the
+  tables that changed are built and sent, one text per table, shared by every page;
 * each page has a bounded queue; a page whose queue is full, or whose socket takes longer than
   :data:`SEND_SECONDS` to take one message, is dropped (its connection closed); its script
   connects again a little later and gets the whole state afresh;
@@ -22,6 +25,7 @@ On the web side, nothing waits for a browser either:
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import json
 import threading
@@ -119,7 +123,10 @@ class SpectatorServer:
         self._pages: set[_Page] = set()
         self._dirty: set[str] = set()
         self._match_dirty = False
-        self._flush: asyncio.TimerHandle | None = None
+        self._inbox: collections.deque[tuple[Any, tuple[Any, ...]]] = collections.deque()
+        """What the feeding threads handed over, taken by the server's loop (appending to and
+        popping from a deque are atomic: no lock)."""
+        self._ticker: asyncio.Task[None] | None = None
         self._ended = False
 
     @property
@@ -174,6 +181,7 @@ class SpectatorServer:
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port)
         await site.start()
+        self._ticker = asyncio.create_task(self._tick())
         name = self._runner.addresses[0]
         self.address = (str(name[0]), int(name[1]))
 
@@ -188,6 +196,9 @@ class SpectatorServer:
 
     async def _shutdown(self) -> None:
         self._ended = True
+        if self._ticker is not None:
+            self._ticker.cancel()
+        self._take_inbox()
         self._send_dirty()
         end = json.dumps({"type": "end"})
         for page in list(self._pages):
@@ -224,43 +235,46 @@ class SpectatorServer:
         self._call(self._match_board, board, imps, tuple(rooms))
 
     def _call(self, fn: Any, *args: Any) -> None:
-        loop = self._loop
-        if loop is None or loop.is_closed():
-            fn(*args)  # not serving (yet): the state is still kept for the first page
+        if self._loop is None:
+            fn(*args)  # not serving yet: the state is kept for the first page
             return
-        with contextlib.suppress(RuntimeError):  # closed meanwhile: nobody to show it to
-            loop.call_soon_threadsafe(fn, *args)
+        self._inbox.append((fn, args))
 
     # ------------------------------------------------------------------ the loop's side
 
+    async def _tick(self) -> None:
+        while True:
+            await asyncio.sleep(FLUSH_SECONDS)
+            self._take_inbox()
+            self._send_dirty()
+
+    def _take_inbox(self) -> None:
+        while self._inbox:
+            fn, args = self._inbox.popleft()
+            fn(*args)
+
     def _apply(self, label: str, event: events.TableEvent) -> None:
         self.state.apply(label, event)
-        self._changed(label)
+        self._dirty.add(label)
 
     def _person(self, label: str, seat: Player) -> None:
         self.state.mark_person(label, seat)
-        self._changed(label)
+        self._dirty.add(label)
 
     def _match_board(self, board: int, imps: int, rooms: tuple[TableRecord, ...]) -> None:
         self.state.match_board(board, imps, rooms)
-        for r in rooms:
-            self._changed(r.room or "1")
+        self._dirty.update(r.room or "1" for r in rooms)
         self._match_dirty = True
 
-    def _changed(self, label: str) -> None:
-        self._dirty.add(label)
-        if self._flush is None and self._loop is not None and self._loop.is_running():
-            self._flush = self._loop.call_later(FLUSH_SECONDS, self._send_dirty)
-
     def _send_dirty(self) -> None:
-        self._flush = None
-        views = [self.state.table_view(label) for label in sorted(self._dirty)]
-        if self._match_dirty and self.match:
-            views.append(self.state.match_view())
+        dirty, match = sorted(self._dirty), self._match_dirty and self.match
         self._dirty.clear()
         self._match_dirty = False
         if not self._pages:
-            return
+            return  # nobody is watching: no view is built
+        views = [self.state.table_view(label) for label in dirty]
+        if match:
+            views.append(self.state.match_view())
         for text in (json.dumps(v, separators=(",", ":")) for v in views):
             for page in list(self._pages):
                 if not page.offer(text):

@@ -1,4 +1,5 @@
-"""``match --web-port``: a match shows itself live. Real-play rooms (table managers over TCP) tell
+"""``match --web-port``: a match shows itself live (its page in Chromium too, as
+tests/server/test_watch_browser.py drives it). Real-play rooms (table managers over TCP) tell
 the watcher every room's seats, boards, calls and cards; every finished board goes to it with its
 IMPs, in real play and in the in-process double-dummy match alike, whose rooms play no cards; a
 resumed match shows its journaled boards first."""
@@ -101,3 +102,36 @@ def test_the_match_command_prints_where_to_watch(
     bad = main(["match", "--us", "random", "--web-port", "70000", "--out", str(tmp_path / "b")])
     assert bad == 2
     assert "--web-port must be 0..65535" in capsys.readouterr().err
+
+
+def test_the_match_page_shows_each_room_and_the_running_imps(
+    tmp_path: Path, solved_npz: Path
+) -> None:
+    from bridgebot.server.web.spectator import SpectatorServer
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from tests.server.test_watch_browser import _browser
+
+    web = SpectatorServer(title="random v random", match=True)
+    web.start()
+    driver = _browser(tmp_path)
+    try:
+        driver.get(web.url)
+        cfg = MatchConfig(make_agent=make_agent, us="random", them="random", out=tmp_path / "m",
+                          boards=4, deals=solved_npz)  # fmt: skip
+        run_match(cfg, progress=lambda b: None, watch=web)
+        total = sum(b.imps for b in read_journal(tmp_path / "m" / "journal.jsonl").boards)
+        wait = WebDriverWait(driver, 20, poll_frequency=0.05)
+        wait.until(lambda d: d.execute_script(
+            "const m = document.getElementById('match'); return m && m.dataset.boards") == "4")  # fmt: skip
+        text = driver.execute_script("return document.getElementById('match').innerText")
+        assert "Running IMPs" in text and (f"{total:+d}" if total else "0") in text
+        rooms = driver.execute_script(
+            "return [...document.querySelectorAll('#tables section')].map(s => s.dataset.table)"
+        )
+        assert sorted(rooms) == ["closed", "open"]
+        assert driver.title == "random v random"
+        assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []
+    finally:
+        driver.quit()
+        web.close()
