@@ -146,14 +146,15 @@ def human_seats(specs: Sequence[str], tables: int) -> list[tuple[str, Player]]:
     """``--human-seat`` values as (table label, seat); ``ValueError`` names a bad one."""
     from endplay.types import Player
 
+    names = {n: p for p in Player for n in (p.abbr, p.name)}  # N ... W, north ... west
     out = []
     for spec in specs:
         table, sep, seat = spec.rpartition(":")
         table = table.strip() if sep else "1"
-        try:
-            player = Player.find(seat.strip())
-        except Exception:
-            raise ValueError(f"--human-seat {spec!r}: {seat.strip()!r} is not a seat") from None
+        player = names.get(seat.strip().lower()) or names.get(seat.strip().upper())
+        if player is None:
+            raise ValueError(f"--human-seat {spec!r}: {seat.strip()!r} is not a seat "
+                             "(North, East, South, West or N, E, S, W)")  # fmt: skip
         if not table.isdigit() or not 1 <= int(table) <= tables:
             raise ValueError(f"--human-seat {spec!r}: no table {table!r} (1..{tables})")
         out.append((str(int(table)), player))

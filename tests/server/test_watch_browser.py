@@ -166,3 +166,51 @@ def test_the_live_page_of_a_running_tm_shows_the_cards_then_the_result(tmp_path:
     records = read_journal(out / "journal.jsonl").records
     assert [r.board for r in records] == [1, 2]
     assert all(r.contract is not None for r in records)  # the seed plays both boards out
+
+
+def test_human_seat_hides_the_hands_of_a_board_in_progress(tmp_path: Path) -> None:
+    """``--human-seat South``: while the board is played the page has no hand but dummy's (once
+    the lead is made); the cards played are public (tests/server/test_spectator.py checks that
+    all four hands come back once the board is over)."""
+    import json
+    import urllib.request
+
+    tm = subprocess.Popen(
+        [sys.executable, "-m", "bridgebot", "tm", "--seed", str(SEED), "--count", "1", "--port",
+         "0", "--web-port", "0", "--human-seat", "South", "--out", str(tmp_path / "tm"),
+         "--log-level", "warning"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    failures: list[BaseException] = []
+    seats: threading.Thread | None = None
+    try:
+        assert tm.stdout is not None
+        port = int(tm.stdout.readline().strip().rsplit(":", 1)[1])
+        url = tm.stdout.readline().strip().rsplit(" ", 1)[1] + "state.json"
+        seats = threading.Thread(target=_seats, args=(port, failures))
+        seats.start()
+        seen: list[dict[str, Any]] = []
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and len(seen) < 3:
+            with urllib.request.urlopen(url, timeout=5) as r:
+                table = json.load(r)[1]
+            board = table["board"]
+            if board is not None and board["state"] == "play" and board["played"] > 0:
+                seen.append(table)
+            time.sleep(0.1)
+        assert len(seen) == 3
+        for table in seen:
+            board = table["board"]
+            assert table["seats"]["S"]["person"] is True
+            dummy = "NESW"[("NESW".index(board["declarer"]) + 2) % 4]
+            assert [s for s, h in board["hands"].items() if h is not None] == [dummy]
+            assert board["trick"]  # the cards played are shown
+        _, err = tm.communicate(timeout=20)
+        assert tm.returncode == 0, err
+    finally:
+        if seats is not None:
+            seats.join(60)
+        if tm.poll() is None:
+            tm.kill()
+        tm.communicate()
+    assert failures == []
