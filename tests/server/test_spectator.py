@@ -15,7 +15,8 @@ from typing import Any
 
 import aiohttp
 import pytest
-from bridgebot.laws.notation import card_text
+from bridgebot.engine.agent import BiddingView
+from bridgebot.laws.notation import call_text, card_text
 from bridgebot.protocol.table import BoardResult
 from bridgebot.server import events
 from bridgebot.server.boards import generate
@@ -25,17 +26,27 @@ from bridgebot.server.tm import TableManager
 from bridgebot.server.web import spectator
 from bridgebot.server.web.spectator import SpectatorServer
 from bridgebot.server.web.spectator_state import LiveTables
-from endplay.types import Deal, Player
+from endplay.types import Bid, Deal, Player
 
 Seen = list[tuple[int, events.TableEvent]]
 
 
+def alert_bids(view: BiddingView, call: Bid) -> str | None:
+    """North's alerter: every bid of a level is alerted, with a text that names it."""
+    text = call_text(call)
+    return f"test alert {text}" if text[0].isdigit() else None
+
+
 async def play(tm: TableManager, seed: int = 0) -> None:
+    """Four random seats at every table; North alerts its bids."""
     _, port = await tm.start()
     serving = asyncio.create_task(tm.serve())
-    seats = [
-        random_seat(port, p, seed=seed + 10 * t) for t in range(len(tm.tables)) for p in Player
-    ]
+    seats = []
+    for t in range(len(tm.tables)):
+        for p in Player:
+            seats.append(random_seat(port, p, seed=seed + 10 * t))
+            if p == Player.north:
+                seats[-1].alerter = alert_bids
     await asyncio.wait_for(asyncio.gather(*(s.run() for s in seats)), 600)
     await asyncio.wait_for(serving, 10)
 
@@ -92,6 +103,7 @@ async def test_the_observer_sees_each_table_in_order_as_the_journal_has_it(tmp_p
             assert finished.record == record
     played = [r for r in journal if r.contract is not None]
     assert played and any(len(r.play) == 52 for r in played)
+    assert any(r.alerts for r in journal)  # North's alerts went through the hook too
     # BoardFinished comes after on_board (the board is recorded and handed on first).
     finished = [i for i, (_, e) in enumerate(seen) if isinstance(e, events.BoardFinished)]
     assert finished == boards_seen
@@ -132,13 +144,16 @@ async def test_the_state_follows_a_board_card_by_card(tmp_path: Path) -> None:
     record = next(e.record for _, e in seen if isinstance(e, events.BoardFinished)
                   and e.record.contract is not None and len(e.record.play) == 52)  # fmt: skip
     live = LiveTables()
-    cards = 0
+    cards = alerts = 0
     for _, e in seen:
         live.apply("1", e)
         view = live.table_view("1")
         board = view["board"]
         if isinstance(e, events.SeatJoined):
             assert view["seats"][e.seat] == {"team": e.team, "here": True, "person": False}
+        if isinstance(e, events.CallMade):
+            assert board["auction"][-1] == {"seat": e.seat, "call": e.call, "alert": e.alert}
+            alerts += e.alert is not None
         if isinstance(e, events.BoardStarted) and e.board == record.board:
             assert board["state"] == "auction" and board["played"] == 0
             assert all(sum(len(s) for s in h.values()) == 13 for h in board["hands"].values())
@@ -161,7 +176,7 @@ async def test_the_state_follows_a_board_card_by_card(tmp_path: Path) -> None:
             assert board["won"][declarer_side] == record.tricks
             # A finished board shows the four whole hands.
             assert all(sum(len(s) for s in h.values()) == 13 for h in board["hands"].values())
-    assert cards == 52
+    assert cards == 52 and alerts > 0
     assert live.table_view("1")["ended"] is True
     assert [r["board"] for r in live.table_view("1")["results"]] == [2, 1]
 

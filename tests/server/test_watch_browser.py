@@ -24,6 +24,7 @@ from bridgebot.server.seat import SeatClient
 from bridgebot.server.testing import TEAMS
 from endplay.types import Bid, Card, Player
 
+from tests.server.test_spectator import alert_bids
 from tests.tournament.test_html_report import CHROMEDRIVER, CHROMIUM
 
 #: Seconds each seat thinks over a card: a board takes about 52 times this.
@@ -45,7 +46,8 @@ class SlowAgent(RandomAgent):
 
 def _seats(port: int, failures: list[BaseException]) -> None:
     async def run() -> None:
-        seats = [SeatClient("127.0.0.1", port, p, TEAMS[p], SlowAgent(seed=p.value, pass_bias=0.3))
+        seats = [SeatClient("127.0.0.1", port, p, TEAMS[p], SlowAgent(seed=p.value, pass_bias=0.3),
+                            alerter=alert_bids if p == Player.north else None)
                  for p in Player]  # fmt: skip
         await asyncio.wait_for(asyncio.gather(*(s.run() for s in seats)), 60)
 
@@ -90,6 +92,7 @@ if (!s) return null;
 return {board: s.dataset.board, state: s.dataset.state,
         hands: s.querySelectorAll('[data-hand]').length,
         calls: s.querySelectorAll('.auction [data-call]').length,
+        alerts: [...s.querySelectorAll('.auction .alert')].map(e => e.title),
         played: [...s.querySelectorAll('[data-played]')].map(e => e.dataset.played),
         results: [...s.querySelectorAll('[data-result-board]')].map(
             e => [e.dataset.resultBoard, e.innerText]),
@@ -133,6 +136,7 @@ def test_the_live_page_of_a_running_tm_shows_the_cards_then_the_result(tmp_path:
         seen = wait.until(lambda d: (v := _table(d)) and v["state"] == "play" and v["played"] and v)
         board, first = seen["board"], seen["played"]
         assert seen["hands"] == 4 and seen["calls"] >= 4
+        assert seen["alerts"] and all(a.startswith("test alert ") for a in seen["alerts"])
         assert "North" in seen["text"] and "♠" in seen["text"]
         # More cards come as they are played (the page follows the table live).
         wait.until(lambda d: (v := _table(d)) and (v["played"] != first or v["board"] != board))
