@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import IO, Any, Protocol
 
 import structlog
+from bridgebot.laws.calls import seat_of_call
 from bridgebot.laws.notation import call_text, card_text, contract_text, vul_text
 from bridgebot.protocol.codec import Direction, parse, render
 from bridgebot.protocol.dialect import DEFAULT_DIALECT, Dialect
@@ -315,7 +316,7 @@ class Table:
             return
         calls, cards = self._told or (0, 0)
         for i in range(calls, len(auction)):
-            seat = Player((board.dealer.value + i) % 4)
+            seat = seat_of_call(board.dealer, i)
             self._observe(events.CallMade(board.number, i, seat.abbr, call_text(auction[i]),
                                           alerts.get(i)))  # fmt: skip
         for i in range(cards, len(plays)):

@@ -19,7 +19,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bridgebot.laws.calls import auction_over, final_contract
+from bridgebot.laws.calls import auction_over, final_contract, seat_of_call
 from bridgebot.laws.cards import SUITS
 from bridgebot.laws.notation import (
     call_text,
@@ -136,7 +136,7 @@ class _Board:
             "hands": self.hands(people),
             "auction": [
                 {
-                    "seat": Player((self.dealer.value + i) % 4).abbr,
+                    "seat": seat_of_call(self.dealer, i).abbr,
                     "call": call_text(c),
                     "alert": self.alerts.get(i),
                 }

@@ -57,7 +57,7 @@ function tableName(label) { return /^\d+$/.test(label) ? "Table " + label : "Roo
 function handView(seat, hand) {
   if (hand === null) return el("div", { class: "hand hidden" }, "hidden while a person plays");
   return el("div", { class: "hand", "data-hand": seat },
-    SUITS.map((s) => el("div", { class: "suit-" + s }, SYMBOL[s] + " " + (hand[s] ? hand[s].replace(/T/g, "10").split("").join(" ").replace(/1 0/g, "10") : "—"))));
+    SUITS.map((s) => el("div", { class: "suit-" + s }, SYMBOL[s] + " " + (hand[s] ? hand[s].split("").map((r) => (r === "T" ? "10" : r)).join(" ") : "—"))));
 }
 
 function seatView(view, seat) {
