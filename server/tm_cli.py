@@ -130,7 +130,9 @@ def add_web_arguments(parser: argparse.ArgumentParser, people: bool = True) -> N
     """``--web-port``/``--web-host``: the live tables (``server.web.spectator``); shared by
     ``tm`` and ``match``; ``people``: also ``--human-seat``."""
     g = parser.add_argument_group("live tables in a browser")
-    g.add_argument("--web-port", type=int, default=None, metavar="PORT",
+    from bridgebot.server.web.cli import web_port  # the port check of every page's --web-port
+
+    g.add_argument("--web-port", type=web_port, default=None, metavar="PORT",
                    help="serve a page of every table, updated live, on this port (0 picks one; "
                    "the address is printed as 'watch the tables at URL')")  # fmt: skip
     g.add_argument("--web-host", default="127.0.0.1", metavar="HOST",
@@ -208,9 +210,6 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.timeout is not None and args.timeout <= 0:
         print("bridgebot tm: --timeout must be positive", file=sys.stderr)
-        return 2
-    if args.web_port is not None and not 0 <= args.web_port <= 65535:
-        print(f"bridgebot tm: --web-port must be 0..65535, got {args.web_port}", file=sys.stderr)
         return 2
     try:
         people = human_seats(args.human_seat, args.tables)

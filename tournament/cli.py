@@ -210,8 +210,6 @@ def run(args: argparse.Namespace) -> int:
             net = network_from_args(args)
         except ValueError as exc:
             raise MatchError(str(exc)) from exc
-        if args.web_port is not None and not 0 <= args.web_port <= 65535:
-            raise MatchError(f"--web-port must be 0..65535, got {args.web_port}")
         cfg = MatchConfig(
             us=args.us,
             them=args.them,

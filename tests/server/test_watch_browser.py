@@ -24,8 +24,8 @@ from bridgebot.server.seat import SeatClient
 from bridgebot.server.testing import TEAMS
 from endplay.types import Bid, Card, Player
 
+from tests.browser import chromium, console_errors, foreign_requests
 from tests.server.test_spectator import alert_bids
-from tests.tournament.test_html_report import CHROMEDRIVER, CHROMIUM
 
 #: Seconds each seat thinks over a card: a board takes about 52 times this.
 CARD_SECONDS = 0.07
@@ -55,34 +55,6 @@ def _seats(port: int, failures: list[BaseException]) -> None:
         asyncio.run(run())
     except BaseException as exc:
         failures.append(exc)
-
-
-def _browser(tmp_path: Path):  # type: ignore[no-untyped-def]
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    assert Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists(), (
-        "the browser test needs Debian's chromium and chromium-driver "
-        "(apt-get install -y chromium chromium-driver; .ci/run does it)"
-    )
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--window-size=1300,1000",
-        # Every name but the loopback address fails to resolve: nothing can leave this machine.
-        "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
-        f"--user-data-dir={tmp_path / 'profile'}",
-    ):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    return webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
 
 
 #: What the page shows of table 1, read in one go (the page redraws a table as a whole).
@@ -125,7 +97,7 @@ def test_the_live_page_of_a_running_tm_shows_the_cards_then_the_result(tmp_path:
         assert listening.startswith("listening on 127.0.0.1:"), listening
         assert watching.startswith("watch the tables at http://127.0.0.1:"), watching
         url = watching.rsplit(" ", 1)[1]
-        driver = _browser(tmp_path)
+        driver = chromium(tmp_path / "profile", "1300,1000")
         driver.get(url)  # before the seats come: the page waits for the tables
         wait = WebDriverWait(driver, 20, poll_frequency=0.05)
         wait.until(lambda d: d.find_element(By.ID, "status").text == "live")
@@ -148,13 +120,11 @@ def test_the_live_page_of_a_running_tm_shows_the_cards_then_the_result(tmp_path:
         assert "session over" in driver.find_element(By.ID, "status").text
         assert len(_table(driver)["results"]) == BOARDS
 
-        errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-        assert errors == []
-        base = url.rstrip("/")
+        assert console_errors(driver) == []
+        assert foreign_requests(driver, url.rstrip("/") + "/") == []
         asked = driver.execute_script(
             "return performance.getEntriesByType('resource').map(e => e.name)"
         )
-        assert asked and all(a.startswith(base + "/") for a in asked), asked
         assert "favicon" in " ".join(asked)
         _, err = tm.communicate(timeout=20)
         assert tm.returncode == 0, err

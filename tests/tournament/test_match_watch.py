@@ -99,9 +99,10 @@ def test_the_match_command_prints_where_to_watch(
     out = capsys.readouterr().out
     assert code == 0
     assert out.startswith("watch the match at http://127.0.0.1:")
-    bad = main(["match", "--us", "random", "--web-port", "70000", "--out", str(tmp_path / "b")])
-    assert bad == 2
-    assert "--web-port must be 0..65535" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as bad:  # argparse's own one-line error, as for play and seat
+        main(["match", "--us", "random", "--web-port", "70000", "--out", str(tmp_path / "b")])
+    assert bad.value.code == 2
+    assert "--web-port: '70000' is not a port number (0..65535)" in capsys.readouterr().err
 
 
 def test_the_match_page_shows_each_room_and_the_running_imps(
@@ -110,11 +111,11 @@ def test_the_match_page_shows_each_room_and_the_running_imps(
     from bridgebot.server.web.spectator import SpectatorServer
     from selenium.webdriver.support.ui import WebDriverWait
 
-    from tests.server.test_watch_browser import _browser
+    from tests.browser import chromium, console_errors
 
     web = SpectatorServer(title="random v random", match=True)
     web.start()
-    driver = _browser(tmp_path)
+    driver = chromium(tmp_path / "profile")
     try:
         driver.get(web.url)
         cfg = MatchConfig(make_agent=make_agent, us="random", them="random", out=tmp_path / "m",
@@ -131,7 +132,7 @@ def test_the_match_page_shows_each_room_and_the_running_imps(
         )
         assert sorted(rooms) == ["closed", "open"]
         assert driver.title == "random v random"
-        assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []
+        assert console_errors(driver) == []
     finally:
         driver.quit()
         web.close()
