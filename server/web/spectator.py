@@ -267,7 +267,7 @@ class SpectatorServer:
         self._match_dirty = True
 
     def _send_dirty(self) -> None:
-        dirty, match = sorted(self._dirty), self._match_dirty and self.match
+        dirty, match = self.state.labels(self._dirty), self._match_dirty and self.match
         self._dirty.clear()
         self._match_dirty = False
         if not self._pages:

@@ -291,11 +291,18 @@ class LiveTables:
             ],
         }
 
+    def labels(self, among: Iterable[str] | None = None) -> list[str]:
+        """Tables in the page's order: numbered tables by number, then rooms as they came
+        (``open`` before ``closed``, as the match lists them)."""
+        chosen = set(self.tables if among is None else among)
+        return sorted((t for t in self.tables if t in chosen), key=_label_order)
+
     def snapshot(self, match: bool) -> list[dict[str, Any]]:
         """Every view: what a page that has just connected is sent."""
-        views = [self.table_view(label) for label in sorted(self.tables, key=_label_order)]
+        views = [self.table_view(label) for label in self.labels()]
         return [*views, self.match_view()] if match else views
 
 
-def _label_order(label: str) -> tuple[int, str]:
-    return (int(label), "") if label.isdigit() else (1 << 30, label)
+def _label_order(label: str) -> int:
+    """Numbers by value; anything else after them, in its first order (``sorted`` is stable)."""
+    return int(label) if label.isdigit() else 1 << 30

@@ -63,7 +63,7 @@ function handView(seat, hand) {
 function seatView(view, seat) {
   const info = view.seats[seat];
   const board = view.board;
-  const who = el("div", { class: "who" + (info.here ? "" : " away") }, NAMES[seat], " ",
+  const who = el("div", { class: "who" + (info.here || view.ended ? "" : " away") }, NAMES[seat], " ",
     el("span", { class: "team" }, info.team || "—"),
     info.person ? el("span", { class: "person", title: "a person plays this seat" }, "person") : null);
   return el("div", { class: "seat", "data-seat": seat }, who, board ? handView(seat, board.hands[seat]) : null);
@@ -132,6 +132,9 @@ function showTable(view) {
   if (empty) empty.remove();
   const fresh = tableView(view);
   const old = main.querySelector(`section[data-table="${CSS.escape(view.label)}"]`);
+  const wasOpen = old && old.querySelector("details.results");
+  const nowOpen = fresh.querySelector("details.results");
+  if (wasOpen && nowOpen) nowOpen.open = wasOpen.open;  // a list the reader closed stays closed
   if (old) old.replaceWith(fresh);
   else main.append(fresh);
 }
