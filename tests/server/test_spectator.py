@@ -266,6 +266,12 @@ async def test_a_page_that_does_not_read_is_dropped_and_nothing_waits_for_it(
                 await asyncio.sleep(0.05)
             assert web.dropped == 1  # the slow page only
             assert publishing < 60 * 0.01 + 0.5  # publish never waited for a page
+            # A page that comes (back) is sent the whole state first: every table, in order.
+            again = await session.ws_connect(ws_url, max_msg_size=0)
+            first = [json.loads((await again.receive()).data) for _ in range(61)]
+            assert first[0]["type"] == "hello"
+            assert [v["label"] for v in first[1:]] == [str(t) for t in range(60)]
+            await again.close()
             await reader.close()
             w.close()
     finally:

@@ -58,6 +58,7 @@ def test_real_play_rooms_show_every_card_and_the_running_imps(tmp_path: Path) ->
         view = watch.live.table_view(room)
         assert [r["board"] for r in view["results"]] == [3, 2, 1]
         assert view["seats"]["N"]["team"] and view["board"]["state"] == "done"
+    assert [v["label"] for v in watch.live.snapshot(match=False)] == ["open", "closed"]
     match = watch.live.match_view()
     assert match["boards"] == 3 and match["total"] == sum(j.imps for j in journal)
     assert summary.boards == 3
