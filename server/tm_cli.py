@@ -134,7 +134,7 @@ def add_web_arguments(parser: argparse.ArgumentParser, people: bool = True) -> N
 
     g.add_argument("--web-port", type=web_port, default=None, metavar="PORT",
                    help="serve a page of every table, updated live, on this port (0 picks one; "
-                   "the address is printed as 'watch the tables at URL')")  # fmt: skip
+                   "the address is printed on stdout: 'watch the tables at URL', or the match)")  # fmt: skip
     g.add_argument("--web-host", default="127.0.0.1", metavar="HOST",
                    help="address the page is served on (default %(default)s: this machine only)")  # fmt: skip
     if not people:
