@@ -13,9 +13,13 @@ only moves lines, keeps time, and writes what happened:
   ``DIR/journal.jsonl`` through :class:`server.records.RecordWriter`, fsynced), then to the
   ``on_board`` hook, both before the next board starts.
 
-Two hooks let a caller (a match of several rooms, a test) follow the session without reaching
-inside: ``records`` replaces the record writer (:class:`BoardRecorder`), and ``on_board(table,
-result)`` is called with each finished board, in order, once it is durably recorded. Every timer
+Three hooks let a caller (a match of several rooms, a test, the live tables of
+``server.web.spectator``) follow the session without reaching inside: ``records`` replaces the
+record writer (:class:`BoardRecorder`), ``on_board(table, result)`` is called with each finished
+board, in order, once it is durably recorded, and ``observer(table, event)`` is told each seat that
+comes or goes, each board started, call relayed and card played, each board finished (after
+``on_board``) and the end of the session (:mod:`server.events`; an observer that raises is logged,
+never lets the table down). Every timer
 (handshake, per-board timeout, reconnection, closing) runs on the running event loop's clock
 (``loop.time()``), so a test loop with a virtual clock (:mod:`server.testing`) drives them all; only
 the Timing line's thinking time reads the injected ``clock``.
@@ -42,7 +46,8 @@ from pathlib import Path
 from typing import IO, Any, Protocol
 
 import structlog
-from bridgebot.laws.notation import contract_text
+from bridgebot.laws.calls import seat_of_call
+from bridgebot.laws.notation import call_text, card_text, contract_text, vul_text
 from bridgebot.protocol.codec import Direction, parse, render
 from bridgebot.protocol.dialect import DEFAULT_DIALECT, Dialect
 from bridgebot.protocol.errors import LineTooLong, ParseError, ProtocolError, RemoteProtocolError
@@ -58,8 +63,9 @@ from bridgebot.protocol.messages import (
     Teams,
 )
 from bridgebot.protocol.table import SEATS, BoardResult, Phase, SeatState, TableBoard, TableMachine
+from bridgebot.server import events
 from bridgebot.server.guard import DEFAULT_LIMITS, ConnectionGuard, Limits
-from bridgebot.server.records import RecordWriter, SessionHeader
+from bridgebot.server.records import RecordWriter, SessionHeader, table_record
 from endplay.types import Player
 
 #: What a peer gets when its first line is not a ``Connecting`` line (ComputerBridge's text).
@@ -159,6 +165,7 @@ class Table:
         limits: Limits = DEFAULT_LIMITS,
         keep_results: bool = True,
         on_board: OnBoard | None = None,
+        observer: events.Observer | None = None,
     ) -> None:
         self.number = number
         self.boards = list(boards)
@@ -172,6 +179,10 @@ class Table:
         )
         self.records = records
         self.on_board = on_board
+        self.observer = observer
+        self._told: tuple[int, int] | None = None
+        """Calls and cards of the board in play the observer has been told of (None between
+        boards)."""
         self.transcript = transcript
         self.conns: dict[Player, _Conn] = {}
         self.results: list[BoardResult] = []
@@ -237,6 +248,7 @@ class Table:
         finally:
             self._changed.set()
         self.send(out)
+        self._tell_progress()
         for to, reply in out:
             if isinstance(reply, IllegalBid | IllegalCard):
                 what = "call" if isinstance(reply, IllegalBid) else "card"
@@ -253,6 +265,7 @@ class Table:
         self.conns[seat] = conn
         self.send(self.machine.seat(seat, team))
         self.log.info("seated", seat=seat.name, team=team, peer=conn.peer)
+        self._observe(events.SeatJoined(seat.abbr, team))
         self._changed.set()
 
     def detach(self, seat: Player, conn: _Conn) -> None:
@@ -263,7 +276,54 @@ class Table:
             self.machine.disconnect(seat)
             self.log.warning("seat disconnected; held for its team", seat=seat.name,
                              phase=self.machine.phase.value)  # fmt: skip
+        self._observe(events.SeatLeft(seat.abbr))
         self._changed.set()
+
+    # ------------------------------------------------------------------ the observer
+
+    def _observe(self, event: events.TableEvent) -> None:
+        """Tell the observer. Its failure goes no further: it is logged once and the observer
+        is told nothing more of this table, which plays on."""
+        if self.observer is None:
+            return
+        try:
+            self.observer(self.number, event)
+        except Exception:
+            self.observer = None
+            self.log.exception("observer failed; it is told nothing more of this table",
+                               what=type(event).__name__)  # fmt: skip
+
+    def _board_started(self, board: TableBoard, restart: bool = False) -> None:
+        self._told = (0, 0)
+        if self.observer is not None:
+            self._observe(events.BoardStarted(board.number, board.dealer.abbr, vul_text(board.vul),
+                                              board.deal.to_pbn(), restart))  # fmt: skip
+
+    def _tell_progress(self) -> None:
+        """Tell the observer the calls relayed and cards played since it was last told: read
+        from the board in play, or from the board that has just ended in the same step."""
+        m = self.machine
+        if self.observer is None:
+            return
+        if m.current is not None:
+            board = m.current.board
+            auction, alerts = m.current.auction, m.current.alerts
+            plays = [] if m.current.play is None else m.current.play.plays
+        elif self._told is not None and m.finished:
+            last = m.finished[-1]
+            board, auction, alerts, plays = last.board, last.auction, last.alerts, last.play
+        else:
+            return
+        calls, cards = self._told or (0, 0)
+        for i in range(calls, len(auction)):
+            seat = seat_of_call(board.dealer, i)
+            self._observe(events.CallMade(board.number, i, seat.abbr, call_text(auction[i]),
+                                          alerts.get(i)))  # fmt: skip
+        for i in range(cards, len(plays)):
+            seat, card = plays[i]
+            self._observe(events.CardPlayed(board.number, i, seat.abbr, card_text(card)))
+        # Once the board has ended, nothing more is told of it until the next one starts.
+        self._told = (len(auction), len(plays)) if m.current is not None else None
 
     # ------------------------------------------------------------------ the session
 
@@ -305,11 +365,14 @@ class Table:
             self.log.info("board start", board=board.number)
             self.boards_started += 1
             self.send(m.start_board(board))
+            self._board_started(board)
             await self._play_board()
             result = m.finished[-1]
             self.records.write(result, self.number)  # durable before anything else happens
             if self.on_board is not None:
                 self.on_board(self.number, result)
+            if self.observer is not None:
+                self._observe(events.BoardFinished(table_record(result, self.number)))
             self.played += result.aborted is None
             self.aborted += result.aborted is not None
             if self.keep_results:
@@ -322,6 +385,7 @@ class Table:
                           declarer=None if contract is None else seat_name(contract.declarer),
                           tricks=result.declarer_tricks, aborted=result.aborted)  # fmt: skip
         self.send(m.end_session())
+        self._observe(events.SessionEnded())
         for conn in list(self.conns.values()):
             await conn.close()
         return self.results
@@ -334,6 +398,8 @@ class Table:
             if m.phase is Phase.SUSPENDED and m.all_ready:
                 self.log.info("board restart", board=m.board.number if m.board else None)
                 self.send(m.restart_board())
+                if m.board is not None:
+                    self._board_started(m.board, restart=True)
                 continue
             if m.phase is Phase.SUSPENDED:  # bounded by Limits.reconnect_timeout (server.guard)
                 back = lambda: m.all_ready or m.phase is not Phase.SUSPENDED  # noqa: E731
@@ -373,6 +439,7 @@ class TableManager:
         session: SessionHeader | None = None,
         records: BoardRecorder | None = None,
         on_board: OnBoard | None = None,
+        observer: events.Observer | None = None,
     ) -> None:
         """``records``: where finished boards go (default: a :class:`RecordWriter` on
         ``out_dir``, which the table manager closes; a recorder given here is the caller's to
@@ -417,6 +484,7 @@ class TableManager:
                 limits,
                 keep_results,
                 on_board,
+                observer,
             )
             for i in range(1, tables + 1)
         ]

@@ -20,7 +20,12 @@ from bridgebot.server.logs import add_log_level_argument, configure_logging
 
 if TYPE_CHECKING:
     from bridgebot.protocol.table import TableBoard
+    from bridgebot.server.guard import Limits
     from bridgebot.server.records import SessionHeader
+    from bridgebot.server.resume import Resumed
+    from bridgebot.server.tm import TableOptions
+    from bridgebot.server.web.spectator import SpectatorServer
+    from endplay.types import Player
 
 HELP = "run a Blue Chip table manager: seat four bots per table, play boards, write PBN and journal"
 
@@ -37,6 +42,8 @@ examples:
       (after a crash or kill: play only the boards not yet in runs/t1/journal.jsonl)
   bridgebot tm --host 0.0.0.0 --port 2000 --seed 7 --allow-address 10.0.0.0/8 --allow-team Bots \\
       --allow-team WBridge5 --reconnect-timeout 120 --out runs/t6   (open to a lab network only)
+  bridgebot tm --port 2000 --seed 7 --count 8 --web-port 8080 --out runs/t7
+      (live tables: open http://127.0.0.1:8080/ to watch every table as it plays)
 """
 
 
@@ -116,6 +123,44 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from bridgebot.server.guard import add_limit_arguments
 
     add_limit_arguments(parser)
+    add_web_arguments(parser)
+
+
+def add_web_arguments(parser: argparse.ArgumentParser, people: bool = True) -> None:
+    """``--web-port``/``--web-host``: the live tables (``server.web.spectator``); shared by
+    ``tm`` and ``match``; ``people``: also ``--human-seat``."""
+    g = parser.add_argument_group("live tables in a browser")
+    from bridgebot.server.web.cli import web_port  # the port check of every page's --web-port
+
+    g.add_argument("--web-port", type=web_port, default=None, metavar="PORT",
+                   help="serve a page of every table, updated live, on this port (0 picks one; "
+                   "the address is printed on stdout: 'watch the tables at URL', or the match)")  # fmt: skip
+    g.add_argument("--web-host", default="127.0.0.1", metavar="HOST",
+                   help="address the page is served on (default %(default)s: this machine only)")  # fmt: skip
+    if not people:
+        return
+    g.add_argument("--human-seat", action="append", default=[], metavar="[TABLE:]SEAT",
+                   help="a person plays this seat (e.g. South, or 2:South): that table's page "
+                   "shows the hands only once each board is over (repeat)")  # fmt: skip
+
+
+def human_seats(specs: Sequence[str], tables: int) -> list[tuple[str, Player]]:
+    """``--human-seat`` values as (table label, seat); ``ValueError`` names a bad one."""
+    from endplay.types import Player
+
+    names = {n: p for p in Player for n in (p.abbr, p.name)}  # N ... W, north ... west
+    out = []
+    for spec in specs:
+        table, sep, seat = spec.rpartition(":")
+        table = table.strip() if sep else "1"
+        player = names.get(seat.strip().lower()) or names.get(seat.strip().upper())
+        if player is None:
+            raise ValueError(f"--human-seat {spec!r}: {seat.strip()!r} is not a seat "
+                             "(North, East, South, West or N, E, S, W)")  # fmt: skip
+        if not table.isdigit() or not 1 <= int(table) <= tables:
+            raise ValueError(f"--human-seat {spec!r}: no table {table!r} (1..{tables})")
+        out.append((str(int(table)), player))
+    return out
 
 
 def session_of(args: argparse.Namespace, boards: Sequence[TableBoard]) -> SessionHeader:
@@ -141,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
     from bridgebot.server.boards import BoardFileError, from_pbn_file, generate
     from bridgebot.server.guard import limits_from_args
     from bridgebot.server.resume import ResumeError, check_session, prepare, remaining
-    from bridgebot.server.tm import TableManager, TableOptions
+    from bridgebot.server.tm import TableOptions
 
     configure_logging(args.log_level)
     try:  # every deal is checked here, before any seat is seated (server.boards)
@@ -165,6 +210,15 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.timeout is not None and args.timeout <= 0:
         print("bridgebot tm: --timeout must be positive", file=sys.stderr)
+        return 2
+    try:
+        people = human_seats(args.human_seat, args.tables)
+    except ValueError as exc:
+        print(f"bridgebot tm: {exc}", file=sys.stderr)
+        return 2
+    if people and args.web_port is None:
+        print("bridgebot tm: --human-seat is for the live tables: give --web-port too",
+              file=sys.stderr)  # fmt: skip
         return 2
     options = TableOptions(
         dialect=Dialect(seated=args.dialect_seated, teams=args.dialect_teams),
@@ -198,38 +252,68 @@ def run(args: argparse.Namespace) -> int:
               f"({resumed.torn_lines} torn journal lines and {resumed.orphan_records} unjournaled "
               "PBN records dropped)", file=sys.stderr)  # fmt: skip
 
-    async def main() -> int:
-        tm = TableManager(
-            boards,
-            args.out,
-            host=args.host,
-            port=args.port,
-            tables=args.tables,
-            seat_ports=args.seat_ports,
-            options=options,
-            limits=limits,
-            skip=resumed.done if resumed is not None else None,
-            keep_results=False,  # the journal is the record; memory stays flat
-            session=session,
-        )
+    web = None
+    if args.web_port is not None:
+        from bridgebot.server.web.spectator import SpectatorServer
+
+        web = SpectatorServer(args.web_host, args.web_port, people=people)
         try:
-            host, port = await tm.start()
+            web.start()
         except OSError as exc:
-            print(f"bridgebot tm: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
-            await tm.close()
+            print(f"bridgebot tm: cannot serve the live tables on {args.web_host}:"
+                  f"{args.web_port}: {exc.strerror or exc}", file=sys.stderr)  # fmt: skip
             return 2
-        print(f"listening on {host}:{port}", flush=True)
-        for seat, (h, p) in tm.seat_addresses.items():
-            print(f"seat {seat.name.capitalize()} on {h}:{p}", flush=True)
-        await tm.serve()
-        played = sum(t.played for t in tm.tables)
-        aborted = sum(t.aborted for t in tm.tables)
-        print(f"end of session: {played} boards played, {aborted} aborted, records in {args.out}",
-              file=sys.stderr)  # fmt: skip
-        if args.tables > 1:  # one deal set at every table: rank them as a pairs event
-            from bridgebot.server.ranking import rank_session, summary_lines
+    try:
+        return asyncio.run(_serve(args, boards, options, limits, resumed, session, web))
+    finally:
+        if web is not None:
+            web.close()
 
-            print("\n".join(summary_lines(rank_session(args.out))), file=sys.stderr)
-        return 0
 
-    return asyncio.run(main())
+async def _serve(
+    args: argparse.Namespace,
+    boards: Sequence[TableBoard],
+    options: TableOptions,
+    limits: Limits,
+    resumed: Resumed | None,
+    session: SessionHeader,
+    web: SpectatorServer | None,
+) -> int:
+    """Listen, print where, play the session to its end (``run``'s asynchronous half)."""
+    from bridgebot.server.tm import TableManager
+
+    tm = TableManager(
+        boards,
+        args.out,
+        host=args.host,
+        port=args.port,
+        tables=args.tables,
+        seat_ports=args.seat_ports,
+        options=options,
+        limits=limits,
+        skip=resumed.done if resumed is not None else None,
+        keep_results=False,  # the journal is the record; memory stays flat
+        session=session,
+        observer=None if web is None else web.observer(),
+    )
+    try:
+        host, port = await tm.start()
+    except OSError as exc:
+        print(f"bridgebot tm: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        await tm.close()
+        return 2
+    print(f"listening on {host}:{port}", flush=True)
+    if web is not None:
+        print(f"watch the tables at {web.url}", flush=True)
+    for seat, (h, p) in tm.seat_addresses.items():
+        print(f"seat {seat.name.capitalize()} on {h}:{p}", flush=True)
+    await tm.serve()
+    played = sum(t.played for t in tm.tables)
+    aborted = sum(t.aborted for t in tm.tables)
+    print(f"end of session: {played} boards played, {aborted} aborted, records in {args.out}",
+          file=sys.stderr)  # fmt: skip
+    if args.tables > 1:  # one deal set at every table: rank them as a pairs event
+        from bridgebot.server.ranking import rank_session, summary_lines
+
+        print("\n".join(summary_lines(rank_session(args.out))), file=sys.stderr)
+    return 0

@@ -5,12 +5,17 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bridgebot.server.guard import parse_networks
 from bridgebot.server.logs import add_log_level_argument, configure_logging
 from bridgebot.server.seat_cli import port_number
 from bridgebot.tournament.formats import seatings
 from bridgebot.tournament.rooms import THEM_NAME, US_NAME, Network
+
+if TYPE_CHECKING:
+    from bridgebot.tournament.config import MatchConfig
+    from bridgebot.tournament.records import MatchSummary
 
 HELP = "play a duplicate match between two agents and report IMPs per board"
 EXAMPLES = """examples:
@@ -34,6 +39,8 @@ EXAMPLES = """examples:
                   --external closed:North --external closed:South --host 0.0.0.0 --port 2000 \\
                   --them-name WBridge5 --allow-address 192.168.1.30 --out out/wb5
       WBridge5 on another machine plays the other team (README: step by step)
+  bridgebot match --us default --them bfg --scoring play --boards 16 --web-port 8080 --out out/live
+      watch it live: open http://127.0.0.1:8080/ (every room's table, the running IMPs)
 
 outputs in --out: journal.jsonl (one line per finished board), summary.json, room-NAME.pbn and
 room-NAME.lin per room, report.md (summary, histogram, running mean, largest swings with our
@@ -100,6 +107,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "repeat for more seats",
     )
     add_network_arguments(p)
+    from bridgebot.server.tm_cli import add_web_arguments
+
+    add_web_arguments(p, people=False)
     add_log_level_argument(p, "warning", "log level of the rooms' table managers and seats")
     p.add_argument(
         "--seat-timeout",
@@ -183,7 +193,6 @@ def run(args: argparse.Namespace) -> int:
     from bridgebot.server.journal import JournalError
     from bridgebot.tournament.config import MatchConfig, MatchError
     from bridgebot.tournament.deals import DealSourceError
-    from bridgebot.tournament.match import run_match
     from bridgebot.tournament.rooms import ExternalSeat, MatchStopped, RoomError
 
     make_agent: AgentFactory = args.make_agent  # handed down by the command line
@@ -220,7 +229,7 @@ def run(args: argparse.Namespace) -> int:
             net=net,
             make_agent=make_agent,
         )
-        summary = run_match(cfg)
+        summary = _run_watched(args, cfg)
     except MatchStopped as exc:
         print(f"bridgebot match: stopped: {exc}", file=sys.stderr)
         return 3
@@ -235,3 +244,25 @@ def run(args: argparse.Namespace) -> int:
     )
     print(f"report: {args.out / 'report.md'} and {args.out / 'report.html'}")
     return 0
+
+
+def _run_watched(args: argparse.Namespace, cfg: MatchConfig) -> MatchSummary:
+    """``run_match``, shown live on ``--web-port`` when asked (``server.web.spectator``)."""
+    from bridgebot.tournament.config import MatchError
+    from bridgebot.tournament.match import run_match
+
+    if args.web_port is None:
+        return run_match(cfg)
+    from bridgebot.server.web.spectator import SpectatorServer
+
+    web = SpectatorServer(args.web_host, args.web_port, title=f"{cfg.us} v {cfg.them}", match=True)
+    try:
+        web.start()
+    except OSError as exc:
+        raise MatchError(f"cannot serve the live tables on {args.web_host}:{args.web_port}: "
+                         f"{exc.strerror or exc}") from None  # fmt: skip
+    print(f"watch the match at {web.url}", flush=True)
+    try:
+        return run_match(cfg, watch=web)
+    finally:
+        web.close()

@@ -3,11 +3,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from bridgebot.engine.agent import AgentFactory
 from bridgebot.laws.deals import STREAM
+from bridgebot.server.events import Observer
+from bridgebot.server.records import TableRecord
 from bridgebot.tournament.formats import THEM, US, seatings
 from bridgebot.tournament.records import MatchHeader
 from bridgebot.tournament.rooms import ExternalSeat, Network
@@ -15,6 +19,16 @@ from endplay.types import Player
 
 SCORINGS = ("dd", "play")
 BACKENDS = ("local", "ray")
+
+
+class Watch(Protocol):
+    """Who shows a match live (``server.web.spectator.SpectatorServer``, ``match --web-port``):
+    each TCP room's table manager tells ``observer(room)`` what happens at its table, and every
+    finished board goes to ``match_board`` with its IMPs. Both return at once."""
+
+    def observer(self, label: str | None = None) -> Observer: ...
+
+    def match_board(self, board: int, imps: int, rooms: Sequence[TableRecord]) -> None: ...
 
 
 class MatchError(ValueError):

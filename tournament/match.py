@@ -16,7 +16,7 @@ import multiprocessing
 import sys
 from collections.abc import Callable, Sequence
 
-from bridgebot.tournament.config import BACKENDS, SCORINGS, MatchConfig, MatchError
+from bridgebot.tournament.config import BACKENDS, SCORINGS, MatchConfig, MatchError, Watch
 from bridgebot.tournament.ddmatch import play_dd_boards, seated_agents
 from bridgebot.tournament.deals import BoardDeal, ensure_dd, load_deals
 from bridgebot.tournament.distributed import import_ray, play_ray
@@ -63,8 +63,11 @@ def run_match(
     cfg: MatchConfig,
     progress: Callable[[BoardResult], None] | None = None,
     announce: Callable[[str], None] | None = None,
+    watch: Watch | None = None,
 ) -> MatchSummary:
-    """Play (or finish) the match ``cfg`` describes and write its outputs; return the summary."""
+    """Play (or finish) the match ``cfg`` describes and write its outputs; return the summary.
+    ``watch`` is shown every board as it is finished (the boards of a resumed match first) and,
+    with TCP rooms in this process, every room's table as it plays."""
     if cfg.scoring not in SCORINGS:
         raise MatchError(f"unknown scoring {cfg.scoring!r}; known: {', '.join(SCORINGS)}")
     if cfg.rooms not in ("auto", "tcp", "inprocess"):
@@ -109,6 +112,12 @@ def run_match(
             journal.write(board)
             results.append(board)
             report(board)
+            if watch is not None:
+                watch.match_board(board.rooms[0].board, board.imps, board.rooms)
+
+        if watch is not None:
+            for board in journal.done:
+                watch.match_board(board.rooms[0].board, board.imps, board.rooms)
 
         if todo:
             if cfg.scoring == "dd":
@@ -118,7 +127,7 @@ def run_match(
                 solvers = cfg.workers if local else None
                 todo = ensure_dd(todo, cache=cfg.out / "dd_cache.npz", workers=solvers)
             try:
-                _play(cfg, todo, finish, announce)
+                _play(cfg, todo, finish, announce, watch)
             except MatchStopped as exc:
                 raise MatchStopped(
                     f"{exc}. {len(results)} of {len(deals)} boards are finished and journaled in "
@@ -135,6 +144,7 @@ def _play(
     todo: list[BoardDeal],
     finish: Callable[[BoardResult], None],
     announce: Callable[[str], None] | None,
+    watch: Watch | None = None,
 ) -> None:
     seed = 0 if cfg.seed is None else cfg.seed
     if cfg.backend == "ray":
@@ -143,7 +153,8 @@ def _play(
     if cfg.workers <= 1:
         with seated_agents(cfg.make_agent, cfg.us, cfg.them, seatings(cfg.fmt), seed) as agents:
             if cfg.use_tcp:
-                asyncio.run(tcp_rooms(cfg, todo, agents, finish, announce or stderr_line))
+                say = announce or stderr_line
+                asyncio.run(tcp_rooms(cfg, todo, agents, finish, say, watch=watch))
                 return
             for chunk in chunks(todo, cfg.chunk):
                 play_dd_boards(chunk, cfg.fmt, cfg.us, cfg.them, agents, on_board=finish)

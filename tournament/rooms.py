@@ -33,6 +33,7 @@ from bridgebot.laws.notation import vul_text
 from bridgebot.laws.scoring import dd_tricks, ns_score
 from bridgebot.protocol.table import BoardResult as TableResult
 from bridgebot.protocol.table import TableBoard
+from bridgebot.server.events import Observer
 from bridgebot.server.guard import Limits
 from bridgebot.server.guard import Network as AddressNetwork
 from bridgebot.server.journal import JournalWriter, read_lines
@@ -184,6 +185,7 @@ async def play_rooms(
     announce_json: Callable[[str], None] = print,
     kept: Path | None = None,
     alerters: Mapping[str, Sequence[Alerter | None]] | None = None,
+    observe: Callable[[str], Observer] | None = None,
 ) -> None:
     """Play ``deals`` in every room over TCP; call ``on_board`` as each board is complete.
 
@@ -194,7 +196,8 @@ async def play_rooms(
     room's result of a board the other rooms have not finished yet, so a resumed match does not
     play it again in that room (a room with nothing left is not opened).
     ``alerters`` (by room, N, E, S, W) alert our seats' artificial calls, for a person who
-    reads them (``bridgebot play``); a match of bots alerts nothing.
+    reads them (``bridgebot play``); a match of bots alerts nothing. ``observe(room)``, if given,
+    is the observer of that room's table manager (:mod:`server.events`: the live tables).
     Raises :class:`MatchStopped` when an outside seat does not come (back) in time.
     """
     net = net or Network()
@@ -264,6 +267,7 @@ async def play_rooms(
             table_boards, rooms_dir / s.room, host=net.host, port=net.ports.get(s.room, 0),
             limits=limits, skip={1: pending.done(s.room)},
             on_board=functools.partial(finished, s.room),  # each board once it is journaled
+            observer=None if observe is None else observe(s.room),
         )  # fmt: skip
     tasks: list[asyncio.Task[Any]] = []
     everything: asyncio.Future[Any] | None = None

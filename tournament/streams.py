@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 
 from bridgebot.engine.agent import AgentFactory
-from bridgebot.tournament.config import MatchConfig
+from bridgebot.tournament.config import MatchConfig, Watch
 from bridgebot.tournament.ddmatch import RoomAgents, play_dd_boards, seated_agents
 from bridgebot.tournament.deals import BoardDeal
 from bridgebot.tournament.formats import THEM, US, seatings
@@ -81,8 +81,10 @@ async def tcp_rooms(
     finish: Callable[[BoardResult], None],
     announce: Callable[[str], None],
     stream: str = "",
+    watch: Watch | None = None,
 ) -> None:
-    """Play ``deals`` in table-manager rooms; ``stream`` names a worker's own room directories."""
+    """Play ``deals`` in table-manager rooms; ``stream`` names a worker's own room directories;
+    ``watch`` is told what happens at each room's table."""
     await play_rooms(
         deals,
         cfg.fmt,
@@ -98,4 +100,5 @@ async def tcp_rooms(
         net=cfg.net,
         announce_json=_stdout_line,
         kept=None if stream else cfg.out / "rooms-kept.jsonl",  # worker streams never resume
+        observe=None if watch is None else watch.observer,
     )

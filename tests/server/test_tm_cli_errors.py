@@ -115,3 +115,30 @@ def test_resume_with_another_deal_file_of_the_same_size_is_refused(
     argv = ["tm", "--boards", str(b), "--out", str(out), "--resume"]
     assert main(argv) == 2
     assert "boards_file 'deals.pbn' in the journal, 'other.pbn' now" in one_line_error(capsys)
+
+
+@pytest.mark.parametrize(
+    ("argv", "reason"),
+    [
+        (["--web-port", "0", "--human-seat", "Southwest"], "'Southwest' is not a seat"),
+        (["--web-port", "0", "--human-seat", "3:S"], "no table '3' (1..1)"),
+        (["--human-seat", "South"], "--human-seat is for the live tables: give --web-port too"),
+    ],
+)
+def test_live_table_mistakes_are_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], reason: str
+) -> None:
+    assert main(["tm", "--seed", "1", "--out", str(tmp_path / "run"), *argv]) == 2
+    assert reason in one_line_error(capsys)
+
+
+def test_a_web_port_in_use_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code = main(["tm", "--seed", "1", "--web-port", str(port), "--out", str(tmp_path)])
+    assert code == 2
+    assert f"cannot serve the live tables on 127.0.0.1:{port}" in one_line_error(capsys)
