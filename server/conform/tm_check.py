@@ -69,6 +69,8 @@ class SeatView:
     errors_owed: int = 0
     errors: int = 0
     last: str = ""
+    bi: int = -1
+    """Index of the board this seat is in."""
 
 
 class TableObserver:
@@ -78,12 +80,19 @@ class TableObserver:
         self.r = record
         self.style = style
         self.views: dict[str, SeatView] = {}
-        self.board: BoardModel | None = None
-        self.boards_done = 0
-        self.board_lines: dict[str, tuple[int, str, str]] = {}
+        self.boards: list[BoardModel] = []
+        """Every board in order; each seat's view points at the one it is in (the seats'
+        lines interleave, so one seat may see the next board before another the last card)."""
+        self.board_lines: list[dict[str, tuple[int, str, str]]] = []
         self.teams: tuple[str, str] | None = None
-        self.dummy_hand: frozenset[str] | None = None
-        self.started_boards = 0
+
+    @property
+    def board(self) -> BoardModel | None:
+        """The latest board."""
+        return self.boards[-1] if self.boards else None
+
+    def _b(self, v: SeatView) -> BoardModel | None:
+        return self.boards[v.bi] if 0 <= v.bi < len(self.boards) else None
 
     # ------------------------------------------------------------------ seat lines
 
@@ -115,7 +124,7 @@ class TableObserver:
                 v.pending_call = msg.value
                 v.alerted = msg.extra == "alert"
             case "card":
-                b = self.board
+                b = self._b(v)
                 player = b.dummy if (b and msg.seat == "dummy") else msg.seat
                 v.pending_card = (player, msg.value)
 
@@ -149,15 +158,15 @@ class TableObserver:
     def _settle(self, v: SeatView) -> None:
         """The table moved on past ``v``'s own call or card: it was taken (no echo comes back
         to the seat that made it, so a one-seat view learns it this way)."""
-        b = self.board
+        b = self._b(v)
         if b is None:
             return
         if v.pending_call is not None and not b.auction_done() and b.next_bidder() == v.seat:
-            self._take_call(v.seat, v.pending_call)
+            self._take_call(b, v.seat, v.pending_call)
         elif v.pending_card is not None and b.in_play and b.controller() == v.seat:
             player, card = v.pending_card
             if player == b.next_player():
-                self._take_card(card)
+                self._take_card(b, card)
 
     def _unexpected(self, v: SeatView, text: str, why: str, rule: str = "tm.unexpected") -> None:
         self.r.fail(rule, f"to {v.seat}: {why}", line=text)
@@ -244,22 +253,22 @@ class TableObserver:
         return self.r.warn("tm.start-of-board", "not in canonical case", text, "Start of board")
 
     def _new_board_for(self, v: SeatView) -> None:
-        v.asked_deal = v.got_board = v.asked_cards = v.got_cards = False
+        """At Start of board only what the next lines need; the rest of the last board's
+        record stays until the board line (the kit may still be waiting on it)."""
+        v.asked_deal = v.got_board = False
+
+    def _board_line_for(self, v: SeatView) -> None:
+        v.asked_cards = v.got_cards = False
         v.calls = v.cards = 0
         v.lead_prompts = set()
         v.asked_dummy = v.got_dummy = v.timing = False
         v.pending_call = v.pending_card = None
-        if self.board is not None and self.board.done():
-            self.board = None
-            self.board_lines = {}
-            self.dummy_hand = None
-        if self.board is None:
-            self.board_lines = {}
 
     def _on_board(self, v: SeatView, msg: Msg, text: str) -> None:
         if not v.asked_deal or v.got_board:
             return self._unexpected(v, text, "a board line before 'ready for deal'", "tm.board")
         v.got_board = True
+        self._board_line_for(v)
         expected = ""
         vul = _VUL_WORDS.get(msg.value)
         if vul is None:
@@ -267,13 +276,15 @@ class TableObserver:
                                f"{', '.join(VULS)} (Ben asserts)", text)
         expected = f"Board number {msg.trick}. Dealer {msg.seat}. {vul} vulnerable."
         key = (msg.trick, msg.seat, vul)
-        others = set(self.board_lines.values())
-        self.board_lines[v.seat] = key
+        v.bi += 1
+        if v.bi == len(self.boards):
+            self.boards.append(BoardModel(msg.trick, msg.seat, vul))
+            self.board_lines.append({})
+        lines = self.board_lines[v.bi]
+        others = set(lines.values())
+        lines[v.seat] = key
         if others and key not in others:
             return self.r.fail("tm.board", f"{v.seat} got another board than the others", text)
-        if self.board is None or self.board.done():
-            self.board = BoardModel(msg.trick, msg.seat, vul)
-            self.started_boards += 1
         if msg.trick < 1:
             return self.r.fail("tm.board", "board numbers start at 1", text, expected)
         if text == expected or (msg.extra and text.startswith(expected)):
@@ -289,7 +300,7 @@ class TableObserver:
         if not v.asked_cards or v.got_cards:
             return self._unexpected(v, text, "a hand before 'ready for cards'", "tm.cards")
         v.got_cards = True
-        b = self.board
+        b = self._b(v)
         if b is None:
             return self._unexpected(v, text, "a hand before the board line", "tm.cards")
         if msg.seat != v.seat:
@@ -298,7 +309,7 @@ class TableObserver:
             return self.r.fail("tm.cards", f"{len(msg.hand)} cards, not 13", text)
         expected = f"{v.seat}'s cards : {hand_text(msg.hand)}"
         b.hands[v.seat] = msg.hand
-        self._check_deal()
+        self._check_deal(b)
         if text == expected:
             return self.r.ok("tm.cards")
         if case_only(text, expected):
@@ -311,9 +322,7 @@ class TableObserver:
             expected,
         )
 
-    def _check_deal(self) -> None:
-        b = self.board
-        assert b is not None
+    def _check_deal(self, b: BoardModel) -> None:
         seen: set[str] = set()
         for seat, hand in b.hands.items():
             clash = seen & hand
@@ -327,7 +336,7 @@ class TableObserver:
     # ------------------------------------------------------------------ auction
 
     def _on_call(self, v: SeatView, msg: Msg, text: str) -> None:
-        b = self.board
+        b = self._b(v)
         if b is None or not v.got_cards or b.auction_done() and v.calls >= len(b.calls):
             return self._unexpected(v, text, "a call relayed outside the auction", "tm.call-relay")
         index = v.calls
@@ -345,7 +354,7 @@ class TableObserver:
                 self.r.fail("tm.relay-legal", f"{msg.seat}'s call {call} is not legal", text)
             elif owner is None or not owner.connected:
                 self.r.ok("tm.relay-legal")
-            self._take_call(bidder, call)
+            self._take_call(b, bidder, call)
         v.calls += 1
         expected = call_text(bidder, call)
         if msg.seat != bidder:
@@ -366,9 +375,7 @@ class TableObserver:
                                text, expected)
         return self.r.fail("tm.relay-case", "not the canonical text of the call", text, expected)
 
-    def _take_call(self, bidder: str, call: str) -> None:
-        b = self.board
-        assert b is not None
+    def _take_call(self, b: BoardModel, bidder: str, call: str) -> None:
         b.add_call(call)
         owner = self.views.get(bidder)
         if owner is not None:
@@ -388,7 +395,7 @@ class TableObserver:
 
     def _on_illegal(self, v: SeatView, msg: Msg, text: str) -> None:
         rule = "tm.illegal-bid" if msg.value == "bid" else "tm.illegal-card"
-        b = self.board
+        b = self._b(v)
         if msg.value == "bid" and v.pending_call is not None and b is not None:
             if b.call_legal(v.pending_call) and b.next_bidder() == v.seat:
                 return self.r.fail(rule, f"{v.seat}'s legal call {v.pending_call} refused", text)
@@ -421,7 +428,7 @@ class TableObserver:
     # ------------------------------------------------------------------ play
 
     def _on_to_lead(self, v: SeatView, msg: Msg, text: str) -> None:
-        b = self.board
+        b = self._b(v)
         if b is None or not b.in_play:
             return self._unexpected(v, text, "'to lead' outside the play", "tm.to-lead")
         if v.cards != len(b.cards):
@@ -450,7 +457,7 @@ class TableObserver:
         return self.r.fail("tm.to-lead", f"trick {trick} is {player}'s lead", text, expected)
 
     def _on_card(self, v: SeatView, msg: Msg, text: str) -> None:
-        b = self.board
+        b = self._b(v)
         if b is None or not b.declarer:
             return self._unexpected(v, text, "a card relayed outside the play", "tm.card-relay")
         index = v.cards
@@ -470,7 +477,7 @@ class TableObserver:
                     self.r.fail("tm.relay-legal", problem, text)
                 elif ctrl is None or not ctrl.connected:
                     self.r.ok("tm.relay-legal")
-            self._take_card(card)
+            self._take_card(b, card)
         controller = b.declarer if player == b.dummy else player
         expected = card_text(player, card)
         v.cards += 1
@@ -494,9 +501,7 @@ class TableObserver:
             return self.r.fail("tm.relay-case", "not the canonical text of the card", text,
                                expected)
 
-    def _take_card(self, card: str) -> None:
-        b = self.board
-        assert b is not None
+    def _take_card(self, b: BoardModel, card: str) -> None:
         ctrl = self.views.get(b.controller())
         b.add_card(card)
         if ctrl is not None:
@@ -504,7 +509,7 @@ class TableObserver:
             ctrl.cards = len(b.cards)
 
     def _on_dummy_cards(self, v: SeatView, msg: Msg, text: str) -> None:
-        b = self.board
+        b = self._b(v)
         if b is None or not b.cards:
             return self._unexpected(v, text, "dummy's cards before the opening lead",
                                     "tm.dummy-cards")
@@ -515,16 +520,15 @@ class TableObserver:
                                     "tm.dummy-cards")
         v.got_dummy = True
         # dummy's hand as dealt: its cards played so far are still shown (13 cards)
-        known = b.hands.get(b.dummy) or self.dummy_hand
+        known = b.hands.get(b.dummy)
         expected = f"Dummy's cards : {hand_text(known if known is not None else msg.hand)}"
         if known is not None and msg.hand != known:
             return self.r.fail("tm.dummy-cards", f"not {b.dummy}'s hand as dealt", text, expected)
         if len(msg.hand) != 13:
             return self.r.fail("tm.dummy-cards", f"{len(msg.hand)} cards, not 13", text, expected)
         if known is None:
-            self.dummy_hand = msg.hand
             b.hands[b.dummy] = msg.hand
-            self._check_deal()
+            self._check_deal(b)
         if text == expected:
             return self.r.ok("tm.dummy-cards")
         if case_only(text, expected):
@@ -533,7 +537,7 @@ class TableObserver:
                            "'Dummy's cards : ' and the hand layout of 2.2 #5", text, expected)
 
     def _on_timing(self, v: SeatView, msg: Msg, text: str) -> None:
-        b = self.board
+        b = self._b(v)
         if b is None or not b.done():
             return self.r.fail("tm.timing", f"to {v.seat} before the board ended", text)
         if b.cards and v.cards < 52:
@@ -547,7 +551,7 @@ class TableObserver:
         return self.r.warn("tm.timing", "not in canonical case", text)
 
     def _on_end(self, v: SeatView, msg: Msg, text: str) -> None:
-        b = self.board
+        b = self._b(v)
         if v.ended:
             return self.r.fail("tm.end-of-session", f"sent twice to {v.seat}", text)
         v.ended = True

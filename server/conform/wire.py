@@ -345,5 +345,5 @@ def canonical_seat_line(msg: Msg) -> str:
 
 
 def case_only(raw: str, canonical: str) -> bool:
-    """Whether ``raw`` differs from ``canonical`` in letter case (and blanks) alone."""
-    return raw != canonical and fold(raw) == fold(canonical)
+    """Whether ``raw`` differs from ``canonical`` in letter case alone."""
+    return raw != canonical and raw.lower() == canonical.lower()

@@ -1,0 +1,60 @@
+"""The golden transcripts through the kit's checkers: what real programs said passes.
+
+The kit's expectations are written from docs/protocol.md, not from our table and seat
+machines; these replays are the check that they agree with the protocol as ComputerBridge's
+table manager and clients (6.1) and WBridge5 (6.2) speak it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from bridgebot.server.conform.replay import replay_seat, replay_tm
+
+PEERS = Path(__file__).parent.parent / "peers"
+GOLDEN_61 = PEERS / "transcript_6_1.txt"
+GOLDEN_62 = PEERS / "transcript_6_2.txt"
+
+
+def test_the_table_manager_of_6_1_passes_every_check_without_a_warning() -> None:
+    record = replay_tm(GOLDEN_61)
+    statuses = {r.rule: r.status for r in record.results()}
+    assert set(statuses.values()) == {"pass"}, statuses
+    # the board exercises the relays, the alert, dummy's lead and the end of the session
+    for rule in ("tm.call-relay", "tm.alert", "tm.to-lead", "tm.dummy-cards", "tm.card-relay",
+                 "tm.timing", "tm.end-of-session", "tm.deal"):
+        assert statuses[rule] == "pass", rule
+    to_lead = next(r for r in record.results() if r.rule == "tm.to-lead")
+    assert to_lead.checks == 13
+
+
+@pytest.mark.parametrize("seat", ["North", "East", "South", "West"])
+def test_each_seat_of_6_1_passes_every_check(seat: str) -> None:
+    record = replay_seat(GOLDEN_61, seat)
+    statuses = {r.rule: r.status for r in record.results()}
+    assert set(statuses.values()) == {"pass"}, statuses
+    assert statuses["seat.ready-for-card"] == "pass"
+    if seat != "North":  # North is dummy
+        assert statuses["seat.card-legal"] == "pass"
+        assert statuses["seat.ready-for-dummy"] == "pass"
+
+
+def test_wbridge5_in_6_2_passes_with_warnings_for_its_capitals() -> None:
+    record = replay_seat(GOLDEN_62, "East")
+    statuses = {r.rule: r.status for r in record.results()}
+    assert "fail" not in statuses.values(), statuses
+    assert statuses["seat.case"] == "warn"  # EAST PASSES, plays 9s: tolerated by every table
+    assert statuses["seat.card-legal"] == "pass"  # East declares and plays dummy's cards
+    card = next(r for r in record.results() if r.rule == "seat.card")
+    assert card.checks == 26
+
+
+def test_the_openspiel_wrapper_in_6_2_fails_what_ben_and_bridge_env_reject() -> None:
+    """The table side of 6.2 relays WBridge5's capitals as they came: Ben would stop."""
+    record = replay_tm(GOLDEN_62)
+    failed = set(record.failed_rules())
+    assert {"tm.relay-case", "tm.cards", "tm.dummy-cards"} <= failed
+    relay = next(r for r in record.results() if r.rule == "tm.relay-case")
+    assert relay.findings[0].line == "NORTH PASSES"
+    assert relay.findings[0].expected == "North passes"
