@@ -87,6 +87,8 @@ class Pump:
         self.closed: set[str] = set()
         self.on_close: Callable[[str], None] = lambda label: None
         self.ignore: set[str] = set()
+        self.waiting_for: tuple[tuple[str, ...], str] = ((), "")
+        """The rules and the line of the wait in progress (a closed connection fails them)."""
 
     async def until(self, cond: Callable[[], bool], rules: tuple[str, ...], what: str,
                     *, required: bool = True, timeout: float | None = None) -> bool:
@@ -94,6 +96,7 @@ class Pump:
         (and :class:`Abort` if ``required``)."""
         loop = asyncio.get_running_loop()
         end = min(loop.time() + (self.timeout if timeout is None else timeout), self.deadline)
+        self.waiting_for = (rules, what)
         while not cond():
             remaining = end - loop.time()
             if remaining <= 0:

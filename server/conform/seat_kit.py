@@ -146,8 +146,11 @@ class SeatKit:
     def _on_close(self, label: str) -> None:
         seat = self.labels.get(label)
         if seat is not None and not self.progs[seat].obs.ended:
-            self.r.fail("seat.answer", f"the program at {seat} closed its connection before End "
-                        "of session")
+            assert self.pump is not None
+            rules, what = self.pump.waiting_for
+            why = f"the program at {seat} closed its connection before End of session"
+            for rule in ("seat.answer", *rules):
+                self.r.fail(rule, f"{why}, waiting for {what}")
             raise Abort("closed")
 
     def _deliver(self, label: str, text: str) -> None:

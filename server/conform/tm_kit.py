@@ -62,8 +62,11 @@ class TmKit:
 
     def _on_close(self, seat: str) -> None:
         if seat in self.conns and not self.obs.view(seat).ended:
-            self.r.fail("tm.answer", f"the table manager closed {seat}'s connection before End "
-                        "of session")
+            assert self.pump is not None
+            rules, what = self.pump.waiting_for
+            why = f"the table manager closed {seat}'s connection before End of session"
+            for rule in ("tm.answer", *rules):
+                self.r.fail(rule, f"{why}, waiting for {what}")
             raise Abort("closed")
 
     def send(self, seat: str, text: str) -> None:
