@@ -296,6 +296,8 @@ class SeatObserver:
         index = len(m.calls)
         bidder = m.next_bidder()
         expected = f"{self.seat} ready for {bidder}'s bid"
+        if (bidder == self.seat or msg.who != bidder) and self._repeat(text):
+            return
         if bidder == self.seat:
             self.r.fail("seat.ready-for-bid", "it is the program's own call: no ready line",
                         text, f"a call by {self.seat}")
@@ -307,6 +309,7 @@ class SeatObserver:
             self.r.warn("seat.repeat", "the same ready line twice", text)
             return
         b.ready_bids.add(index)
+        self._last_ready = fold(text)
         self.r.ok("seat.ready-for-bid")
         self._form(msg, text)
 
@@ -341,6 +344,11 @@ class SeatObserver:
         player = m.next_player()
         trick = m.trick_no()
         expected = f"{self.seat} ready for {player}'s card to trick {trick}"
+        fits = m.controller() != self.seat and msg.trick == trick and (
+            msg.who == player or (msg.who == "dummy" and self.seat == m.dummy)
+            or (msg.who == "dummy" and player == m.dummy))
+        if not fits and self._repeat(text):
+            return
         if m.controller() == self.seat:
             self.r.fail("seat.ready-for-card", f"{player}'s card is the program's to play",
                         text, f"a card for {player}")
@@ -362,9 +370,21 @@ class SeatObserver:
                         "(bridge-player's dummy does this; tables ignore it)", text)
             return
         b.ready_cards.add(index)
+        self._last_ready = fold(text)
         self.r.ok("seat.ready-for-card")
         if msg.who != "dummy":
             self._form(msg, text)
+
+    _last_ready = ""
+
+    def _repeat(self, text: str) -> bool:
+        """A ready line that repeats the seat's last one after the table moved on (it crossed
+        the relay on the wire, or bridge-player's dummy says it after every card): a warning."""
+        if fold(text) != self._last_ready:
+            return False
+        self.r.warn("seat.repeat", "the same ready line again after the table moved on "
+                    "(tables ignore a repeat)", text)
+        return True
 
     def _card(self, msg: Msg, text: str) -> None:
         b = self.board

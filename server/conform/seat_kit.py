@@ -260,7 +260,7 @@ class SeatKit:
                         break
                     self.send(s, card_text(holder, card))
                 p.cards += 1
-            if b.asked_dummy and not p.sent_dummy and m.cards and p.cards >= 1:
+            if b.asked_dummy and not p.sent_dummy and m.cards:
                 p.sent_dummy = True
                 self.send(s, f"Dummy's cards : {hand_text(m.hands[m.dummy])}")
             self._prompt(s, p)
@@ -274,8 +274,7 @@ class SeatKit:
         trick = m.trick_no()
         if trick in p.prompted:
             return
-        if not all(j in q.obs.board.ready_cards for t, q in self.progs.items()
-                   if t != s and q.obs.board is not None):
+        if not all(self._ready_for(q, j) for t, q in self.progs.items() if t != s):
             return
         p.prompted.add(trick)
         player = m.next_player()
@@ -399,6 +398,15 @@ class SeatKit:
         if not cond():
             raise Abort(f"{seat}: {MAX_ILLEGAL} illegal")
 
+    def _ready_for(self, p: ProgramSeat, j: int) -> bool:
+        """Whether program seat ``p`` said it is ready for card ``j``; for the opening lead a
+        seat that asked for dummy first (bridge-player) is not waited for: it says its ready
+        line once dummy is there, which is after the lead (docs/protocol.md 2.4 #5)."""
+        b = p.obs.board
+        if b is None:
+            return False
+        return j in b.ready_cards or (j == 0 and b.asked_dummy)
+
     async def _play(self) -> None:
         m = self.m
         assert m is not None
@@ -406,8 +414,7 @@ class SeatKit:
             j = len(m.cards)
             player, ctrl, trick = m.next_player(), m.controller(), m.trick_no()
             waiting = [p for s, p in self.progs.items() if s != ctrl]
-            await self.wait(lambda: all(p.obs.board is not None and j in p.obs.board.ready_cards
-                                        for p in waiting),
+            await self.wait(lambda: all(self._ready_for(p, j) for p in waiting),
                             ("seat.ready-for-card",),
                             f"ready for {player}'s card to trick {trick}")
             if ctrl in self.progs:
