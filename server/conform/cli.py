@@ -182,6 +182,11 @@ def run(args: argparse.Namespace) -> int:
     configure_logging(args.log_level)
     target = args.target
     path = args.transcript or Path(f"conform-{target}.txt")
+    for option, file in (("--report", args.report), ("--transcript", path)):
+        if file is not None and not file.parent.is_dir():
+            print(f"bridgebot conform {target}: {option} {file}: no directory {file.parent}",
+                  file=sys.stderr)
+            return 2
     transcript = Transcript(path)
     echo_err = _progress
     started = time.monotonic()
