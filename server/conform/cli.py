@@ -133,19 +133,42 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     tm.add_argument("--host", default="127.0.0.1", help="table manager host (default %(default)s)")
-    tm.add_argument("--port", type=lambda t: _port(t, False), required=True,
-                    help="table manager port")
-    tm.add_argument("--boards", type=_count, default=4, metavar="N",
-                    help="number of boards to play (default %(default)s)")
-    tm.add_argument("--style", choices=STYLES, default="canonical",
-                    help="how the scripted seats write their lines (default %(default)s)")
-    tm.add_argument("--seats", type=_seats, default=None, metavar="North,...",
-                    help="only these seats are scripted (for a table manager that seats bots of "
-                    "its own at the others; default all four)")
-    tm.add_argument("--teams", type=_teams, default=("KitNS", "KitEW"), metavar="NS,EW",
-                    help="team names of the scripted seats (default KitNS,KitEW)")
-    tm.add_argument("--no-probes", action="store_true",
-                    help="do not send the illegal, out-of-turn and junk lines the probes use")
+    tm.add_argument(
+        "--port", type=lambda t: _port(t, False), required=True, help="table manager port"
+    )
+    tm.add_argument(
+        "--boards",
+        type=_count,
+        default=4,
+        metavar="N",
+        help="number of boards to play (default %(default)s)",
+    )
+    tm.add_argument(
+        "--style",
+        choices=STYLES,
+        default="canonical",
+        help="how the scripted seats write their lines (default %(default)s)",
+    )
+    tm.add_argument(
+        "--seats",
+        type=_seats,
+        default=None,
+        metavar="North,...",
+        help="only these seats are scripted (for a table manager that seats bots of "
+        "its own at the others; default all four)",
+    )
+    tm.add_argument(
+        "--teams",
+        type=_teams,
+        default=("KitNS", "KitEW"),
+        metavar="NS,EW",
+        help="team names of the scripted seats (default KitNS,KitEW)",
+    )
+    tm.add_argument(
+        "--no-probes",
+        action="store_true",
+        help="do not send the illegal, out-of-turn and junk lines the probes use",
+    )
     _common(tm)
     seat = sub.add_parser(
         "seat",
@@ -156,14 +179,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         epilog=SEAT_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    seat.add_argument("--host", default="127.0.0.1",
-                      help="address to bind (default %(default)s)")
-    seat.add_argument("--port", type=lambda t: _port(t, True), required=True,
-                      help="port to listen on; 0 picks a free one")
-    seat.add_argument("--seats", type=_seats, default=("North",), metavar="North,...",
-                      help="the seats the program under test takes (default North)")
-    seat.add_argument("--boards", type=_count, default=None, metavar="N",
-                      help="number of boards (default: the 8 scenarios of docs/conformance.md)")
+    seat.add_argument("--host", default="127.0.0.1", help="address to bind (default %(default)s)")
+    seat.add_argument(
+        "--port",
+        type=lambda t: _port(t, True),
+        required=True,
+        help="port to listen on; 0 picks a free one",
+    )
+    seat.add_argument(
+        "--seats",
+        type=_seats,
+        default=("North",),
+        metavar="North,...",
+        help="the seats the program under test takes (default North)",
+    )
+    seat.add_argument(
+        "--boards",
+        type=_count,
+        default=None,
+        metavar="N",
+        help="number of boards (default: the 8 scenarios of docs/conformance.md)",
+    )
     seat.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
     _common(seat)
 
@@ -184,8 +220,10 @@ def run(args: argparse.Namespace) -> int:
     path = args.transcript or Path(f"conform-{target}.txt")
     for option, file in (("--report", args.report), ("--transcript", path)):
         if file is not None and not file.parent.is_dir():
-            print(f"bridgebot conform {target}: {option} {file}: no directory {file.parent}",
-                  file=sys.stderr)
+            print(
+                f"bridgebot conform {target}: {option} {file}: no directory {file.parent}",
+                file=sys.stderr,
+            )
             return 2
     transcript = Transcript(path)
     echo_err = _progress

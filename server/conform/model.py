@@ -124,8 +124,10 @@ class BoardModel:
         if held is not None:
             if card not in held:
                 return f"{seat} does not hold {card}"
-            hand = Hand(".".join("".join(r for r in RANKS if r + s in held) for s in "SHDC"))
-            legal = legal_cards(hand, [_card(c) for c in trick])
+            legal = legal_cards(
+                Hand(".".join("".join(r for r in RANKS if r + s in held) for s in "SHDC")),
+                [_card(c) for c in trick],
+            )
             if _card(card) not in legal:
                 return f"{card} revokes: {seat} holds {trick[0][1]}"
         if card[1] in self.void.get(seat, set()):  # an unknown hand that showed out earlier
@@ -139,11 +141,17 @@ class BoardModel:
             self.void.setdefault(seat, set()).add(trick[0][1])
         self.cards.append((seat, card))
         if len(self.cards) % 4 == 0:
-            trump = {"S": Denom.spades, "H": Denom.hearts, "D": Denom.diamonds,
-                     "C": Denom.clubs, "N": Denom.nt}[self.strain]
+            trump = {
+                "S": Denom.spades,
+                "H": Denom.hearts,
+                "D": Denom.diamonds,
+                "C": Denom.clubs,
+                "N": Denom.nt,
+            }[self.strain]
             winner = SEATS[
-                trick_winner(_player(self._leader), [_card(c) for c in self.current_trick_of_last()],
-                             trump).value
+                trick_winner(
+                    _player(self._leader), [_card(c) for c in self.current_trick_of_last()], trump
+                ).value
             ]
             self.tricks["NS" if winner in ("North", "South") else "EW"] += 1
             self._leader = winner
@@ -155,8 +163,10 @@ class BoardModel:
         (so dummy wins tricks and leads), anyone else's lowest."""
         held = self.remaining(player)
         assert held is not None, f"{player}'s hand is unknown"
-        legal = sorted((c for c in held if self.card_problem(player, c) is None),
-                       key=lambda c: RANKS.index(c[0]))
+        legal = sorted(
+            (c for c in held if self.card_problem(player, c) is None),
+            key=lambda c: RANKS.index(c[0]),
+        )
         return legal[0] if player == self.dummy else legal[-1]
 
     def current_trick_of_last(self) -> list[str]:

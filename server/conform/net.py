@@ -28,8 +28,9 @@ Inbox = asyncio.Queue[tuple[str, str | None]]
 class Conn:
     """One TCP connection of the kit, labelled with its seat."""
 
-    def __init__(self, label: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                 inbox: Inbox) -> None:
+    def __init__(
+        self, label: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, inbox: Inbox
+    ) -> None:
         self.label = label
         self.reader = reader
         self.writer = writer
@@ -48,7 +49,7 @@ class Conn:
                 try:
                     lines = buf.feed(data)
                 except LineTooLong as exc:
-                    lines = [f"<line over 4096 bytes: {exc}>"] + buf.feed(b"")
+                    lines = [f"<line over 4096 bytes: {exc}>", *buf.feed(b"")]
                 for line in lines:
                     await inbox.put((self.label, line))
         except (ConnectionError, OSError):
@@ -73,9 +74,16 @@ class Conn:
 class Pump:
     """Takes lines from the inbox until a condition holds, within the answer timeout."""
 
-    def __init__(self, record: Recorder, transcript: Transcript, answer_timeout: float,
-                 deadline: float, peer: str, answer_rule: str,
-                 deliver: Callable[[str, str], None]) -> None:
+    def __init__(
+        self,
+        record: Recorder,
+        transcript: Transcript,
+        answer_timeout: float,
+        deadline: float,
+        peer: str,
+        answer_rule: str,
+        deliver: Callable[[str, str], None],
+    ) -> None:
         self.r = record
         self.transcript = transcript
         self.timeout = answer_timeout
@@ -90,8 +98,15 @@ class Pump:
         self.waiting_for: tuple[tuple[str, ...], str] = ((), "")
         """The rules and the line of the wait in progress (a closed connection fails them)."""
 
-    async def until(self, cond: Callable[[], bool], rules: tuple[str, ...], what: str,
-                    *, required: bool = True, timeout: float | None = None) -> bool:
+    async def until(
+        self,
+        cond: Callable[[], bool],
+        rules: tuple[str, ...],
+        what: str,
+        *,
+        required: bool = True,
+        timeout: float | None = None,
+    ) -> bool:
         """Deliver lines until ``cond()``; on silence fail ``answer_rule`` and ``rules``
         (and :class:`Abort` if ``required``)."""
         loop = asyncio.get_running_loop()

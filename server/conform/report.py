@@ -146,16 +146,35 @@ class Recorder:
     def ok(self, rule: str) -> None:
         self._get(rule).checks += 1
 
-    def warn(self, rule: str, detail: str, line: str | None = None, expected: str | None = None,
-             where: str = "") -> None:
+    def warn(
+        self,
+        rule: str,
+        detail: str,
+        line: str | None = None,
+        expected: str | None = None,
+        where: str = "",
+    ) -> None:
         self._add(rule, "warn", detail, line, expected, where)
 
-    def fail(self, rule: str, detail: str, line: str | None = None, expected: str | None = None,
-             where: str = "") -> None:
+    def fail(
+        self,
+        rule: str,
+        detail: str,
+        line: str | None = None,
+        expected: str | None = None,
+        where: str = "",
+    ) -> None:
         self._add(rule, "fail", detail, line, expected, where)
 
-    def check(self, rule: str, good: bool, detail: str, line: str | None = None,
-              expected: str | None = None, where: str = "") -> bool:
+    def check(
+        self,
+        rule: str,
+        good: bool,
+        detail: str,
+        line: str | None = None,
+        expected: str | None = None,
+        where: str = "",
+    ) -> bool:
         """``fail`` unless ``good``; returns ``good``."""
         if good:
             self.ok(rule)
@@ -168,16 +187,30 @@ class Recorder:
             raise KeyError(f"unknown rule {rule}")
         return self._tally.setdefault(rule, _Tally())
 
-    def _add(self, rule: str, status: Status, detail: str, line: str | None,
-             expected: str | None, where: str) -> None:
+    def _add(
+        self,
+        rule: str,
+        status: Status,
+        detail: str,
+        line: str | None,
+        expected: str | None,
+        where: str,
+    ) -> None:
         t = self._get(rule)
         t.checks += 1
         if status == "fail":
             t.failures += 1
         else:
             t.warnings += 1
-        finding = Finding(rule=rule, status=status, detail=detail, line=line, expected=expected,
-                          where=where, section=self.rules[rule].section)
+        finding = Finding(
+            rule=rule,
+            status=status,
+            detail=detail,
+            line=line,
+            expected=expected,
+            where=where,
+            section=self.rules[rule].section,
+        )
         if len(t.findings) < KEEP:
             t.findings.append(finding)
         if self.echo is not None and status == "fail" and t.failures <= 3:
@@ -212,9 +245,18 @@ class Recorder:
                 continue
             status = self.status_of(name)
             assert status is not None
-            out.append(RuleResult(rule=name, status=status, section=rule.section,
-                                  meaning=rule.meaning, checks=t.checks, warnings=t.warnings,
-                                  failures=t.failures, findings=t.findings))
+            out.append(
+                RuleResult(
+                    rule=name,
+                    status=status,
+                    section=rule.section,
+                    meaning=rule.meaning,
+                    checks=t.checks,
+                    warnings=t.warnings,
+                    failures=t.failures,
+                    findings=t.findings,
+                )
+            )
         return out
 
     def not_reached(self) -> list[str]:
@@ -242,7 +284,8 @@ def result_line(r: RuleResult) -> str:
     return finding_line(first) + (f" (+{more} more)" if more > 0 else "")
 
 
-def write_output(report: ConformReport, out: TextIO = sys.stdout) -> None:
+def write_output(report: ConformReport, out: TextIO | None = None) -> None:
+    out = out or sys.stdout  # looked up now: tests and callers may have replaced it
     for r in report.rules:
         print(result_line(r), file=out)
     counts = {s: sum(r.status == s for r in report.rules) for s in ("pass", "warn", "fail")}

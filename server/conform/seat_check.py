@@ -26,7 +26,6 @@ from bridgebot.server.conform.wire import (
     read_tm_line,
 )
 
-
 #: Rules every line of the program is checked against, whatever it says.
 _EVERY_LINE = (
     "seat.trailing-stop",
@@ -101,7 +100,9 @@ class SeatObserver:
             case "teams":
                 self.got_teams = True
             case "start":
-                if b is not None and not b.model.done() or (self.asked_deal and not self.got_board):
+                if (b is not None and not b.model.done()) or (
+                    self.asked_deal and not self.got_board
+                ):
                     self.restarting = True  # a mid-board Start of board: the board restarts
                 self.board = None
                 self._deal = None
@@ -156,8 +157,11 @@ class SeatObserver:
         m = b.model
         self.boards_played += 1
         if m.declarer and m.cards and self.seat != m.dummy:
-            self.r.check("seat.ready-for-dummy", b.asked_dummy,
-                         f"{self.seat} never asked for dummy on board {m.number}")
+            self.r.check(
+                "seat.ready-for-dummy",
+                b.asked_dummy,
+                f"{self.seat} never asked for dummy on board {m.number}",
+            )
 
     # ------------------------------------------------------------------ what the seat sends
 
@@ -185,8 +189,13 @@ class SeatObserver:
             self.r.fail("seat.unexpected", f"a line in {msg.seat}'s name from {self.seat}", text)
             return
         if self.restarting and msg.kind != "ready_deal":
-            self.r.fail("seat.restart", "after a mid-board Start of board the board restarts "
-                        "at 'ready for deal' (Ben does this)", text, f"{self.seat} ready for deal")
+            self.r.fail(
+                "seat.restart",
+                "after a mid-board Start of board the board restarts "
+                "at 'ready for deal' (Ben does this)",
+                text,
+                f"{self.seat} ready for deal",
+            )
             return
         getattr(self, f"_{msg.kind}")(msg, text)
 
@@ -203,13 +212,18 @@ class SeatObserver:
         if body == expected:
             return
         if fold(body).endswith(".") and msg.kind.startswith("ready"):
-            self.r.fail("seat.trailing-stop", "a full stop after a ready line: a Blue Chip table "
-                        "manager refused it (old Ben)", text, expected)
+            self.r.fail(
+                "seat.trailing-stop",
+                "a full stop after a ready line: a Blue Chip table manager refused it (old Ben)",
+                text,
+                expected,
+            )
         elif case_only(body, expected):
             self.r.warn("seat.case", "not in canonical case (tables fold case)", text, expected)
         else:
-            self.r.warn("seat.variant", "a variant tables tolerate, not the canonical text", text,
-                        expected)
+            self.r.warn(
+                "seat.variant", "a variant tables tolerate, not the canonical text", text, expected
+            )
 
     def _connect(self, msg: Msg, text: str) -> None:
         if self.connected:
@@ -218,22 +232,38 @@ class SeatObserver:
         self.connected = True
         expected = f'Connecting "{msg.value}" as {self.seat} using protocol version 18'
         if msg.seat not in (self.seat, "ANYPL"):
-            self.r.fail("seat.connecting", f"the program was started for {self.seat}", text,
-                        expected)
+            self.r.fail(
+                "seat.connecting", f"the program was started for {self.seat}", text, expected
+            )
         elif msg.trick not in (18, 19, 20):
-            self.r.fail("seat.connecting", f"protocol version {msg.trick}: tables speak 18 "
-                        "(19, 20 as extensions)", text, expected)
+            self.r.fail(
+                "seat.connecting",
+                f"protocol version {msg.trick}: tables speak 18 (19, 20 as extensions)",
+                text,
+                expected,
+            )
         elif '"' not in text:
-            self.r.fail("seat.connecting", "the team name must be quoted (table-master-parser "
-                        "rejects it bare)", text, expected)
+            self.r.fail(
+                "seat.connecting",
+                "the team name must be quoted (table-master-parser rejects it bare)",
+                text,
+                expected,
+            )
         elif self.team is not None and msg.value != self.team:
             self.r.fail("seat.connecting", f"the team should be {self.team!r}", text, expected)
         elif msg.seat == "ANYPL":
-            self.r.warn("seat.variant", "ANYPL (WBridge5's Autoconnect): Bridge Moniteur and ours "
-                        "give a seat, ComputerBridge refuses it", text, expected)
+            self.r.warn(
+                "seat.variant",
+                "ANYPL (WBridge5's Autoconnect): Bridge Moniteur and ours "
+                "give a seat, ComputerBridge refuses it",
+                text,
+                expected,
+            )
             self.r.ok("seat.connecting")
-        elif text == expected or text.startswith(expected[:-2] + "1") or text.startswith(
-            expected + " "
+        elif (
+            text == expected
+            or text.startswith(expected[:-2] + "1")
+            or text.startswith(expected + " ")
         ):
             self.r.ok("seat.connecting")
         elif case_only(text, expected) or fold(text).startswith(fold(expected)):
@@ -253,8 +283,11 @@ class SeatObserver:
 
     def _ready_start(self, msg: Msg, text: str) -> None:
         if self.asked_start:
-            self.r.warn("seat.repeat", "ready to start sent again (once per session; Ben "
-                        "re-sends it, tables ignore it)", text)
+            self.r.warn(
+                "seat.repeat",
+                "ready to start sent again (once per session; Ben re-sends it, tables ignore it)",
+                text,
+            )
             return
         if not self.got_teams:
             self.r.fail("seat.handshake", "ready to start before the Teams line", text)
@@ -299,8 +332,12 @@ class SeatObserver:
         if (bidder == self.seat or msg.who != bidder) and self._repeat(text):
             return
         if bidder == self.seat:
-            self.r.fail("seat.ready-for-bid", "it is the program's own call: no ready line",
-                        text, f"a call by {self.seat}")
+            self.r.fail(
+                "seat.ready-for-bid",
+                "it is the program's own call: no ready line",
+                text,
+                f"a call by {self.seat}",
+            )
             return
         if msg.who != bidder:
             self.r.fail("seat.ready-for-bid", f"the next call is {bidder}'s", text, expected)
@@ -325,9 +362,12 @@ class SeatObserver:
             return
         self.r.ok("seat.call")
         self._form(msg, text)
-        if not self.r.check("seat.call-legal", m.call_legal(msg.value),
-                            f"{msg.value} is not a legal call after "
-                            f"{' '.join(c for _, c in m.calls) or 'nothing'}", text):
+        if not self.r.check(
+            "seat.call-legal",
+            m.call_legal(msg.value),
+            f"{msg.value} is not a legal call after {' '.join(c for _, c in m.calls) or 'nothing'}",
+            text,
+        ):
             self.replies.append("Illegal bid")
             return
         m.add_call(msg.value)
@@ -344,30 +384,47 @@ class SeatObserver:
         player = m.next_player()
         trick = m.trick_no()
         expected = f"{self.seat} ready for {player}'s card to trick {trick}"
-        fits = m.controller() != self.seat and msg.trick == trick and (
-            msg.who == player or (msg.who == "dummy" and self.seat == m.dummy)
-            or (msg.who == "dummy" and player == m.dummy))
+        fits = (
+            m.controller() != self.seat
+            and msg.trick == trick
+            and (
+                msg.who == player
+                or (msg.who == "dummy" and self.seat == m.dummy)
+                or (msg.who == "dummy" and player == m.dummy)
+            )
+        )
         if not fits and self._repeat(text):
             return
         if m.controller() == self.seat:
-            self.r.fail("seat.ready-for-card", f"{player}'s card is the program's to play",
-                        text, f"a card for {player}")
+            self.r.fail(
+                "seat.ready-for-card",
+                f"{player}'s card is the program's to play",
+                text,
+                f"a card for {player}",
+            )
             return
         if msg.trick != trick:
-            self.r.fail("seat.ready-for-card", f"the next card is to trick {trick}", text,
-                        expected)
+            self.r.fail("seat.ready-for-card", f"the next card is to trick {trick}", text, expected)
             return
         if msg.who == "dummy":
             if player != m.dummy and self.seat != m.dummy:
-                self.r.fail("seat.ready-for-card", f"'dummy's' while {player} (not dummy) is to "
-                            "play: only dummy may say it then", text, expected)
+                self.r.fail(
+                    "seat.ready-for-card",
+                    f"'dummy's' while {player} (not dummy) is to play: only dummy may say it then",
+                    text,
+                    expected,
+                )
                 return
         elif msg.who != player:
             self.r.fail("seat.ready-for-card", f"the next card is {player}'s", text, expected)
             return
         if index in b.ready_cards:
-            self.r.warn("seat.repeat", "the same ready line again before the card came "
-                        "(bridge-player's dummy does this; tables ignore it)", text)
+            self.r.warn(
+                "seat.repeat",
+                "the same ready line again before the card came "
+                "(bridge-player's dummy does this; tables ignore it)",
+                text,
+            )
             return
         b.ready_cards.add(index)
         self._last_ready = fold(text)
@@ -382,8 +439,11 @@ class SeatObserver:
         the relay on the wire, or bridge-player's dummy says it after every card): a warning."""
         if fold(text) != self._last_ready:
             return False
-        self.r.warn("seat.repeat", "the same ready line again after the table moved on "
-                    "(tables ignore a repeat)", text)
+        self.r.warn(
+            "seat.repeat",
+            "the same ready line again after the table moved on (tables ignore a repeat)",
+            text,
+        )
         return True
 
     def _card(self, msg: Msg, text: str) -> None:
@@ -396,8 +456,11 @@ class SeatObserver:
         ctrl = m.controller()
         named = m.dummy if msg.seat == "dummy" else msg.seat
         if ctrl != self.seat:
-            who = "dummy never plays: declarer plays its cards" if self.seat == m.dummy else (
-                f"the next card is {player}'s")
+            who = (
+                "dummy never plays: declarer plays its cards"
+                if self.seat == m.dummy
+                else (f"the next card is {player}'s")
+            )
             self.r.fail("seat.card", f"out of turn: {who}", text)
             self.replies.append(f"Error: {self.seat}: {ctrl} is to play {player}'s card")
             return
@@ -405,14 +468,22 @@ class SeatObserver:
             self.r.fail("seat.card", f"the next card is {player}'s", text, f"{player} plays ..")
             return
         if m.trick_start() and m.trick_no() not in b.lead_prompts:
-            self.r.fail("seat.lead-prompt", f"led to trick {m.trick_no()} before "
-                        f"'{'Dummy' if player == m.dummy else player} to lead'", text)
+            self.r.fail(
+                "seat.lead-prompt",
+                f"led to trick {m.trick_no()} before "
+                f"'{'Dummy' if player == m.dummy else player} to lead'",
+                text,
+            )
         elif m.trick_start():
             self.r.ok("seat.lead-prompt")
         self.r.ok("seat.card")
         if msg.seat == "dummy":
-            self.r.warn("seat.variant", "'Dummy plays': one table manager did not recognise it; "
-                        "send dummy's seat name", text, f"{m.dummy} plays {msg.value}")
+            self.r.warn(
+                "seat.variant",
+                "'Dummy plays': one table manager did not recognise it; send dummy's seat name",
+                text,
+                f"{m.dummy} plays {msg.value}",
+            )
         else:
             self._form(msg, text)
         problem = m.card_problem(player, msg.value)
@@ -435,14 +506,21 @@ class SeatObserver:
             return
         b.asked_dummy = True
         if not m.cards:
-            self.r.warn("seat.early-dummy", "before the opening lead (bridge-player): a table "
-                        "that waits for the ready line of the lead first deadlocks", text)
+            self.r.warn(
+                "seat.early-dummy",
+                "before the opening lead (bridge-player): a table "
+                "that waits for the ready line of the lead first deadlocks",
+                text,
+            )
         self.r.ok("seat.ready-for-dummy")
         self._form(msg, text)
 
     def _received_dummy(self, msg: Msg, text: str) -> None:
-        self.r.warn("seat.received-dummy", "abolished by v18; GIB and bridge-player send it, "
-                    "tables ignore it", text)
+        self.r.warn(
+            "seat.received-dummy",
+            "abolished by v18; GIB and bridge-player send it, tables ignore it",
+            text,
+        )
 
     # ------------------------------------------------------------------ for the live kit
 

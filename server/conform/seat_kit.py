@@ -42,7 +42,6 @@ from bridgebot.server.conform.wire import (
     call_text,
     card_text,
     hand_text,
-    partner,
     read_seat_line,
     seat_at,
     side,
@@ -62,8 +61,24 @@ SCENARIOS: tuple[tuple[str, int, str | None], ...] = (
     ("opponent opens 1H", 1, "1H"),
 )
 
-_VUL = ("Neither", "N/S", "E/W", "Both", "N/S", "E/W", "Both", "Neither",
-        "E/W", "Both", "Neither", "N/S", "Both", "Neither", "N/S", "E/W")
+_VUL = (
+    "Neither",
+    "N/S",
+    "E/W",
+    "Both",
+    "N/S",
+    "E/W",
+    "Both",
+    "Neither",
+    "E/W",
+    "Both",
+    "Neither",
+    "N/S",
+    "Both",
+    "Neither",
+    "N/S",
+    "E/W",
+)
 MAX_ILLEGAL = 3
 
 
@@ -120,8 +135,15 @@ class SeatKit:
         loop = asyncio.get_running_loop()
         boards = self.run.boards or len(SCENARIOS)
         deadline = loop.time() + boards * 60 + 4 * self.run.answer_timeout
-        self.pump = Pump(self.r, self.t, self.run.answer_timeout, deadline, "program",
-                         "seat.answer", self._deliver)
+        self.pump = Pump(
+            self.r,
+            self.t,
+            self.run.answer_timeout,
+            deadline,
+            "program",
+            "seat.answer",
+            self._deliver,
+        )
         self.pump.on_close = self._on_close
         self.server = await asyncio.start_server(self._accept, self.run.host, self.run.port)
         self.port = self.server.sockets[0].getsockname()[1]
@@ -193,8 +215,11 @@ class SeatKit:
         free = [s for s in self.run.seats if self.progs[s].conn is None]
         seat = msg.seat if msg.seat in free else (free[0] if msg.seat == "ANYPL" and free else None)
         if seat is None:
-            self.r.fail("seat.connecting", f"the kit waits for the program at "
-                        f"{', '.join(free) or 'no more seats'}", text)
+            self.r.fail(
+                "seat.connecting",
+                f"the kit waits for the program at {', '.join(free) or 'no more seats'}",
+                text,
+            )
             conn.send("Seat was already taken")
             return
         self.pending.remove(conn)
@@ -285,19 +310,27 @@ class SeatKit:
     async def _session(self, boards: int) -> None:
         run = self.run
         seats = ", ".join(run.seats)
-        await self.wait(lambda: all(p.conn is not None for p in self.progs.values()),
-                        ("seat.connect",), f"the program to connect at {seats}")
+        await self.wait(
+            lambda: all(p.conn is not None for p in self.progs.values()),
+            ("seat.connect",),
+            f"the program to connect at {seats}",
+        )
         self.r.ok("seat.connect")
-        await self.wait(lambda: all(p.obs.asked_teams for p in self.progs.values()),
-                        ("seat.handshake",), "ready for teams")
+        await self.wait(
+            lambda: all(p.obs.asked_teams for p in self.progs.values()),
+            ("seat.handshake",),
+            "ready for teams",
+        )
         for s in self.progs:
             self.send(s, teams_text(*self.teams))
-        await self.wait(lambda: all(p.obs.asked_start for p in self.progs.values()),
-                        ("seat.handshake",), "ready to start")
+        await self.wait(
+            lambda: all(p.obs.asked_start for p in self.progs.values()),
+            ("seat.handshake",),
+            "ready to start",
+        )
         number = 0
         for i in range(boards):
-            name, dealer_off, opening = SCENARIOS[i] if i < len(SCENARIOS) else SCENARIOS[
-                6 + i % 2]
+            name, dealer_off, opening = SCENARIOS[i] if i < len(SCENARIOS) else SCENARIOS[6 + i % 2]
             dealer = seat_at(self.subject, dealer_off)
             number += 1
             while SEATS[(number - 1) % 4] != dealer:
@@ -325,8 +358,9 @@ class SeatKit:
             hands[pick], hands[self.subject] = hands[self.subject], hands[pick]
         return hands
 
-    async def _board(self, i: int, number: int, name: str, dealer: str,
-                     opening: str | None) -> None:
+    async def _board(
+        self, i: int, number: int, name: str, dealer: str, opening: str | None
+    ) -> None:
         hands = self._deal(i, name)
         restart = name == "restart"
         self.m = None
@@ -341,14 +375,19 @@ class SeatKit:
             again = self.m is not None
             rules = ("seat.ready-for-deal", "seat.restart") if again else ("seat.ready-for-deal",)
             self.m = None
-            await self.wait(lambda: all(p.obs.asked_deal for p in self.progs.values()), rules,
-                            "ready for deal")
+            await self.wait(
+                lambda: all(p.obs.asked_deal for p in self.progs.values()), rules, "ready for deal"
+            )
             vul = _VUL[(number - 1) % 16]
             for s in self.progs:
                 self.send(s, board_text(number, dealer, vul))
-            await self.wait(lambda: all(p.obs.board is not None and p.obs.board.asked_cards
-                                        for p in self.progs.values()),
-                            ("seat.ready-for-cards",), "ready for cards")
+            await self.wait(
+                lambda: all(
+                    p.obs.board is not None and p.obs.board.asked_cards for p in self.progs.values()
+                ),
+                ("seat.ready-for-cards",),
+                "ready for cards",
+            )
             self.m = BoardModel(number, dealer, vul, hands=dict(hands))
             for s, p in self.progs.items():
                 self.send(s, f"{s}'s cards : {hand_text(hands[s])}")
@@ -373,30 +412,43 @@ class SeatKit:
             index = len(m.calls)
             bidder = m.next_bidder()
             others = [p for s, p in self.progs.items() if s != bidder]
-            await self.wait(lambda: all(p.obs.board is not None and index in p.obs.board.ready_bids
-                                        for p in others),
-                            ("seat.ready-for-bid",), f"ready for {bidder}'s bid")
+            await self.wait(
+                lambda: all(self._ready_bid(p, index) for p in others),  # noqa: B023 (awaited at once)
+                ("seat.ready-for-bid",),
+                f"ready for {bidder}'s bid",
+            )
             if stop_after is not None and index == stop_after:
                 return True
             if bidder in self.progs:
-                await self._wait_turn(lambda: len(m.calls) > index, "seat.call", "seat.call-legal",
-                                      bidder, f"{bidder}'s call")
+                await self._wait_turn(
+                    lambda: len(m.calls) > index,  # noqa: B023 (awaited within the iteration)
+                    "seat.call",
+                    "seat.call-legal",
+                    bidder,
+                    f"{bidder}'s call",
+                )
             else:
                 call = "P"
                 if opening is not None and not any(c != "P" for _, c in m.calls):
                     call = opening if m.call_legal(opening) else "P"
                 m.add_call(call)
-            await self.wait(lambda: all(p.calls > index for p in self.progs.values()),
-                            ("seat.ready-for-bid",), f"the relay of call {index + 1}")
+            await self.wait(
+                lambda: all(p.calls > index for p in self.progs.values()),  # noqa: B023 (awaited within the iteration)
+                ("seat.ready-for-bid",),
+                f"the relay of call {index + 1}",
+            )
         return False
 
-    async def _wait_turn(self, cond: Callable[[], bool], rule: str, legal_rule: str, seat: str,
-                         what: str) -> None:
+    async def _wait_turn(
+        self, cond: Callable[[], bool], rule: str, legal_rule: str, seat: str, what: str
+    ) -> None:
         """Wait for the program's call or card; too many illegal ones end the run."""
-        await self.wait(lambda: cond() or self.r.failures(legal_rule) >= MAX_ILLEGAL, (rule,),
-                        what)
+        await self.wait(lambda: cond() or self.r.failures(legal_rule) >= MAX_ILLEGAL, (rule,), what)
         if not cond():
             raise Abort(f"{seat}: {MAX_ILLEGAL} illegal")
+
+    def _ready_bid(self, p: ProgramSeat, index: int) -> bool:
+        return p.obs.board is not None and index in p.obs.board.ready_bids
 
     def _ready_for(self, p: ProgramSeat, j: int) -> bool:
         """Whether program seat ``p`` said it is ready for card ``j``; for the opening lead a
@@ -414,20 +466,33 @@ class SeatKit:
             j = len(m.cards)
             player, ctrl, trick = m.next_player(), m.controller(), m.trick_no()
             waiting = [p for s, p in self.progs.items() if s != ctrl]
-            await self.wait(lambda: all(self._ready_for(p, j) for p in waiting),
-                            ("seat.ready-for-card",),
-                            f"ready for {player}'s card to trick {trick}")
+            await self.wait(
+                lambda: all(self._ready_for(p, j) for p in waiting),  # noqa: B023 (awaited within the iteration)
+                ("seat.ready-for-card",),
+                f"ready for {player}'s card to trick {trick}",
+            )
             if ctrl in self.progs:
-                await self._wait_turn(lambda: len(m.cards) > j, "seat.card", "seat.card-legal",
-                                      ctrl, f"{player}'s card (trick {trick}) from {ctrl}")
+                await self._wait_turn(
+                    lambda: len(m.cards) > j,  # noqa: B023 (awaited within the iteration)
+                    "seat.card",
+                    "seat.card-legal",
+                    ctrl,
+                    f"{player}'s card (trick {trick}) from {ctrl}",
+                )
             else:
                 m.add_card(m.kit_card(player))
-            await self.wait(lambda: all(p.cards > j for p in self.progs.values()),
-                            ("seat.ready-for-card",), f"the relay of card {j + 1}")
+            await self.wait(
+                lambda: all(p.cards > j for p in self.progs.values()),  # noqa: B023 (awaited within the iteration)
+                ("seat.ready-for-card",),
+                f"the relay of card {j + 1}",
+            )
             if j == 0:
                 askers = [p for s, p in self.progs.items() if s != m.dummy]
-                await self.wait(lambda: all(p.sent_dummy for p in askers),
-                                ("seat.ready-for-dummy",), "ready for dummy")
+                await self.wait(
+                    lambda: all(p.sent_dummy for p in askers),  # noqa: B023 (awaited within the iteration)
+                    ("seat.ready-for-dummy",),
+                    "ready for dummy",
+                )
 
 
 async def run_seat(run: SeatRun, record: Recorder, transcript: Transcript) -> SeatKit:

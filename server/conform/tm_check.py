@@ -28,7 +28,6 @@ from bridgebot.server.conform.wire import (
     partner,
     read_seat_line,
     read_tm_line,
-    seat_at,
     side,
     teams_text,
 )
@@ -239,14 +238,17 @@ class TableObserver:
         first = v.starts == 0
         v.starts += 1
         if first and not v.asked_start:
-            return self._unexpected(v, text, "Start of board before 'ready to start'",
-                                    "tm.start-of-board")
+            return self._unexpected(
+                v, text, "Start of board before 'ready to start'", "tm.start-of-board"
+            )
         if not first and not v.timing:
-            return self.r.fail("tm.start-of-board",
-                               f"to {v.seat}: Start of board in the middle of a board", text)
+            return self.r.fail(
+                "tm.start-of-board", f"to {v.seat}: Start of board in the middle of a board", text
+            )
         if v.ended:
-            return self._unexpected(v, text, "Start of board after End of session",
-                                    "tm.start-of-board")
+            return self._unexpected(
+                v, text, "Start of board after End of session", "tm.start-of-board"
+            )
         self._new_board_for(v)
         if text == "Start of board":
             return self.r.ok("tm.start-of-board")
@@ -272,8 +274,11 @@ class TableObserver:
         expected = ""
         vul = _VUL_WORDS.get(msg.value)
         if vul is None:
-            return self.r.fail("tm.board", f"vulnerability {msg.value!r} is not one of "
-                               f"{', '.join(VULS)} (Ben asserts)", text)
+            return self.r.fail(
+                "tm.board",
+                f"vulnerability {msg.value!r} is not one of {', '.join(VULS)} (Ben asserts)",
+                text,
+            )
         expected = f"Board number {msg.trick}. Dealer {msg.seat}. {vul} vulnerable."
         key = (msg.trick, msg.seat, vul)
         v.bi += 1
@@ -292,8 +297,9 @@ class TableObserver:
         if case_only(text, expected):
             return self.r.warn("tm.board", "not in canonical case", text, expected)
         if fold(text) + "." == fold(expected):
-            return self.r.fail("tm.board", "no final full stop: bridge_env's client requires it",
-                               text, expected)
+            return self.r.fail(
+                "tm.board", "no final full stop: bridge_env's client requires it", text, expected
+            )
         return self.r.fail("tm.board", "not the board line's layout", text, expected)
 
     def _on_cards(self, v: SeatView, msg: Msg, text: str) -> None:
@@ -337,7 +343,7 @@ class TableObserver:
 
     def _on_call(self, v: SeatView, msg: Msg, text: str) -> None:
         b = self._b(v)
-        if b is None or not v.got_cards or b.auction_done() and v.calls >= len(b.calls):
+        if b is None or not v.got_cards or (b.auction_done() and v.calls >= len(b.calls)):
             return self._unexpected(v, text, "a call relayed outside the auction", "tm.call-relay")
         index = v.calls
         if msg.seat == v.seat:
@@ -358,8 +364,9 @@ class TableObserver:
         v.calls += 1
         expected = call_text(bidder, call)
         if msg.seat != bidder:
-            return self.r.fail("tm.call-relay", f"call {index + 1} is {bidder}'s, not {msg.seat}'s",
-                               text, expected)
+            return self.r.fail(
+                "tm.call-relay", f"call {index + 1} is {bidder}'s, not {msg.seat}'s", text, expected
+            )
         if msg.value != call:
             return self.r.fail("tm.call-relay", f"{bidder} called {call}", text, expected)
         owner = self.views.get(bidder)
@@ -370,9 +377,12 @@ class TableObserver:
             return self.r.ok("tm.call-relay")
         self.r.ok("tm.call-relay")
         if fold(bare) == fold(expected):
-            return self.r.fail("tm.relay-case",
-                               "not in canonical case: Ben compares seat names case-sensitively",
-                               text, expected)
+            return self.r.fail(
+                "tm.relay-case",
+                "not in canonical case: Ben compares seat names case-sensitively",
+                text,
+                expected,
+            )
         return self.r.fail("tm.relay-case", "not the canonical text of the call", text, expected)
 
     def _take_call(self, b: BoardModel, bidder: str, call: str) -> None:
@@ -382,8 +392,9 @@ class TableObserver:
             owner.pending_call = None
             owner.calls = len(b.calls)
 
-    def _check_alert(self, v: SeatView, bidder: str, owner: SeatView | None, msg: Msg,
-                     text: str) -> None:
+    def _check_alert(
+        self, v: SeatView, bidder: str, owner: SeatView | None, msg: Msg, text: str
+    ) -> None:
         if owner is None or not owner.connected:
             return
         if msg.extra == "alert" and v.seat == partner(bidder):
@@ -432,8 +443,9 @@ class TableObserver:
         if b is None or not b.in_play:
             return self._unexpected(v, text, "'to lead' outside the play", "tm.to-lead")
         if v.cards != len(b.cards):
-            return self.r.fail("tm.to-lead", f"to {v.seat} before it had every card of the "
-                               "last trick", text)
+            return self.r.fail(
+                "tm.to-lead", f"to {v.seat} before it had every card of the last trick", text
+            )
         player = b.next_player()
         ctrl = b.controller()
         trick = b.trick_no()
@@ -442,8 +454,11 @@ class TableObserver:
         if trick in v.lead_prompts:
             return self.r.fail("tm.to-lead", f"sent twice to {v.seat} for trick {trick}", text)
         if v.seat != ctrl:
-            return self.r.fail("tm.to-lead", f"trick {trick} is {player}'s lead, controlled by "
-                               f"{ctrl}, not {v.seat}", text)
+            return self.r.fail(
+                "tm.to-lead",
+                f"trick {trick} is {player}'s lead, controlled by {ctrl}, not {v.seat}",
+                text,
+            )
         v.lead_prompts.add(trick)
         if player == b.dummy:
             if fold(text) in ("dummy to lead", f"{player.lower()} to lead"):
@@ -482,11 +497,16 @@ class TableObserver:
         expected = card_text(player, card)
         v.cards += 1
         if v.seat == controller:
-            return self.r.fail("tm.card-relay", f"{player}'s card echoed to {v.seat}, who played "
-                               "it", text)
+            return self.r.fail(
+                "tm.card-relay", f"{player}'s card echoed to {v.seat}, who played it", text
+            )
         if msg.seat == "dummy" and player == b.dummy:
-            self.r.fail("tm.relay-case", "'Dummy plays': one table manager did not recognise it; "
-                        "send the seat name", text, expected)
+            self.r.fail(
+                "tm.relay-case",
+                "'Dummy plays': one table manager did not recognise it; send the seat name",
+                text,
+                expected,
+            )
         elif msg.seat != player:
             return self.r.fail("tm.card-relay", f"card {index + 1} is {player}'s", text, expected)
         if msg.value != card:
@@ -496,10 +516,15 @@ class TableObserver:
             return self.r.ok("tm.relay-case")
         if msg.seat != "dummy":
             if case_only(text, expected):
-                return self.r.fail("tm.relay-case", "not in canonical case: Ben compares seat "
-                                   "names case-sensitively", text, expected)
-            return self.r.fail("tm.relay-case", "not the canonical text of the card", text,
-                               expected)
+                return self.r.fail(
+                    "tm.relay-case",
+                    "not in canonical case: Ben compares seat names case-sensitively",
+                    text,
+                    expected,
+                )
+            return self.r.fail(
+                "tm.relay-case", "not the canonical text of the card", text, expected
+            )
 
     def _take_card(self, b: BoardModel, card: str) -> None:
         ctrl = self.views.get(b.controller())
@@ -511,13 +536,15 @@ class TableObserver:
     def _on_dummy_cards(self, v: SeatView, msg: Msg, text: str) -> None:
         b = self._b(v)
         if b is None or not b.cards:
-            return self._unexpected(v, text, "dummy's cards before the opening lead",
-                                    "tm.dummy-cards")
+            return self._unexpected(
+                v, text, "dummy's cards before the opening lead", "tm.dummy-cards"
+            )
         if v.seat == b.dummy:
             return self.r.fail("tm.dummy-cards", "dummy was sent its own hand", text)
         if not v.asked_dummy or v.got_dummy:
-            return self._unexpected(v, text, "dummy's cards before 'ready for dummy'",
-                                    "tm.dummy-cards")
+            return self._unexpected(
+                v, text, "dummy's cards before 'ready for dummy'", "tm.dummy-cards"
+            )
         v.got_dummy = True
         # dummy's hand as dealt: its cards played so far are still shown (13 cards)
         known = b.hands.get(b.dummy)
@@ -533,16 +560,22 @@ class TableObserver:
             return self.r.ok("tm.dummy-cards")
         if case_only(text, expected):
             return self.r.warn("tm.dummy-cards", "not in canonical case", text, expected)
-        return self.r.fail("tm.dummy-cards", "the ComputerBridge client waits for exactly "
-                           "'Dummy's cards : ' and the hand layout of 2.2 #5", text, expected)
+        return self.r.fail(
+            "tm.dummy-cards",
+            "the ComputerBridge client waits for exactly "
+            "'Dummy's cards : ' and the hand layout of 2.2 #5",
+            text,
+            expected,
+        )
 
     def _on_timing(self, v: SeatView, msg: Msg, text: str) -> None:
         b = self._b(v)
         if b is None or not b.done():
             return self.r.fail("tm.timing", f"to {v.seat} before the board ended", text)
         if b.cards and v.cards < 52:
-            return self.r.fail("tm.timing", f"to {v.seat} before every card reached it "
-                               f"({v.cards} of 52)", text)
+            return self.r.fail(
+                "tm.timing", f"to {v.seat} before every card reached it ({v.cards} of 52)", text
+            )
         if v.timing:
             return self.r.fail("tm.timing", f"sent twice to {v.seat}", text)
         v.timing = True

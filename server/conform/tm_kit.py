@@ -74,8 +74,9 @@ class TmKit:
         self.obs.seat_sent(seat, text)
         self.conns[seat].send(text)
 
-    async def wait(self, cond: Callable[[], bool], rules: tuple[str, ...], what: str, *,
-                   required: bool = True) -> bool:
+    async def wait(
+        self, cond: Callable[[], bool], rules: tuple[str, ...], what: str, *, required: bool = True
+    ) -> bool:
         assert self.pump is not None
         return await self.pump.until(cond, rules, what, required=required)
 
@@ -97,8 +98,15 @@ class TmKit:
         loop = asyncio.get_running_loop()
         run = self.run
         deadline = loop.time() + run.boards * 60 + 4 * run.answer_timeout
-        self.pump = Pump(self.r, self.t, run.answer_timeout, deadline, "table manager",
-                         "tm.answer", self._deliver)
+        self.pump = Pump(
+            self.r,
+            self.t,
+            run.answer_timeout,
+            deadline,
+            "table manager",
+            "tm.answer",
+            self._deliver,
+        )
         self.pump.on_close = self._on_close
         try:
             await self._session()
@@ -113,8 +121,10 @@ class TmKit:
                 asyncio.open_connection(self.run.host, self.run.port), self.run.answer_timeout
             )
         except (OSError, TimeoutError) as exc:
-            self.r.fail("tm.connect", f"cannot connect to {self.run.host}:{self.run.port}: "
-                        f"{exc or type(exc).__name__}")
+            self.r.fail(
+                "tm.connect",
+                f"cannot connect to {self.run.host}:{self.run.port}: {exc or type(exc).__name__}",
+            )
             raise Abort("connect") from None
         return Conn(label, reader, writer, self.pump.inbox)
 
@@ -126,12 +136,14 @@ class TmKit:
         for seat in self.ours:
             team = run.teams[0] if side(seat) == "NS" else run.teams[1]
             self.send(seat, self.voice.connect(team, seat))
-        await self.wait(lambda: all(self.v(s).seated for s in self.ours), ("tm.seated",),
-                        "the seated lines")
+        await self.wait(
+            lambda: all(self.v(s).seated for s in self.ours), ("tm.seated",), "the seated lines"
+        )
         for seat in self.ours:
             self.send(seat, self.voice.ready(seat, "teams"))
-        await self.wait(lambda: all(self.v(s).teams for s in self.ours), ("tm.teams",),
-                        "the Teams line")
+        await self.wait(
+            lambda: all(self.v(s).teams for s in self.ours), ("tm.teams",), "the Teams line"
+        )
         for seat in self.ours:
             self.send(seat, self.voice.ready(seat, "start"))
         probe_board = self._probe_board()
@@ -139,8 +151,11 @@ class TmKit:
             self.t.comment(f"board {i + 1} of {run.boards}")
             await self._board(i, probe=run.probes and i == probe_board)
             run.boards_done += 1
-        await self.wait(lambda: all(self.v(s).ended for s in self.ours), ("tm.end-of-session",),
-                        "End of session")
+        await self.wait(
+            lambda: all(self.v(s).ended for s in self.ours),
+            ("tm.end-of-session",),
+            "End of session",
+        )
         assert self.pump is not None
         await self.pump.drain(0.2)
 
@@ -153,8 +168,11 @@ class TmKit:
 
     async def _board(self, i: int, *, probe: bool) -> None:
         ours = self.ours
-        await self.wait(lambda: all(self.v(s).starts > i for s in ours), ("tm.start-of-board",),
-                        f"Start of board {i + 1}")
+        await self.wait(
+            lambda: all(self.v(s).starts > i for s in ours),
+            ("tm.start-of-board",),
+            f"Start of board {i + 1}",
+        )
         junk = i == 0 and self.run.probes
         if junk:
             await self._open_junk()
@@ -164,13 +182,13 @@ class TmKit:
         await self.wait(lambda: all(self.v(s).got_board for s in ours), rules, "the board line")
         for seat in ours:
             self.send(seat, self.voice.ready(seat, "cards"))
-        await self.wait(lambda: all(self.v(s).got_cards for s in ours), ("tm.cards",),
-                        "the hands")
+        await self.wait(lambda: all(self.v(s).got_cards for s in ours), ("tm.cards",), "the hands")
         await self._auction(i, probe=probe)
         if not self.b.passed_out():
             await self._play(probe=probe)
-        await self.wait(lambda: all(self.v(s).timing for s in ours), ("tm.timing",),
-                        "the Timing line")
+        await self.wait(
+            lambda: all(self.v(s).timing for s in ours), ("tm.timing",), "the Timing line"
+        )
         if self.b.dummy_led:
             self.run.dummy_leads += self.b.dummy_led
         if junk:
@@ -234,12 +252,18 @@ class TmKit:
                 call, alert = self._choose_call(i, bidder)
                 self.send(bidder, self.voice.call(bidder, call, alert))
             others = [s for s in ours if s != bidder]
-            await self.wait(lambda: all(self.v(s).calls > index for s in others),
-                            ("tm.call-relay",), f"the relay of {bidder}'s call {index + 1}")
+            await self.wait(
+                lambda: all(self.v(s).calls > index for s in others),  # noqa: B023 (awaited within the iteration)
+                ("tm.call-relay",),
+                f"the relay of {bidder}'s call {index + 1}",
+            )
             if bidder in ours and not others:
                 # nobody of ours to relay to: the table's next line shows the call was taken
-                await self.wait(lambda: len(self.b.calls) > index or self.b.auction_done(),
-                                ("tm.call-relay",), f"{bidder}'s call taken")
+                await self.wait(
+                    lambda: len(self.b.calls) > index or self.b.auction_done(),  # noqa: B023 (awaited within the iteration)
+                    ("tm.call-relay",),
+                    f"{bidder}'s call taken",
+                )
 
     async def _probe_calls(self, bidder: str) -> None:
         """A call out of turn from another of our seats, then an illegal call from the bidder."""
@@ -247,14 +271,22 @@ class TmKit:
         if other is not None:
             self.send(other, self.voice.call(other, "P"))
             self.obs.expect_error(other)
-            await self.wait(lambda: self.v(other).errors_owed == 0, ("tm.out-of-turn",),
-                            f"an error line to {other}, who called out of turn", required=False)
+            await self.wait(
+                lambda: self.v(other).errors_owed == 0,
+                ("tm.out-of-turn",),
+                f"an error line to {other}, who called out of turn",
+                required=False,
+            )
         b = self.b
         bad = next(c for c in ("XX", "X", "1C") if not b.call_legal(c))
         before = self.v(bidder).illegal
         self.send(bidder, self.voice.call(bidder, bad))
-        await self.wait(lambda: self.v(bidder).illegal > before, ("tm.illegal-bid",),
-                        f"'Illegal bid' to {bidder}, who called {bad}", required=False)
+        await self.wait(
+            lambda: self.v(bidder).illegal > before,
+            ("tm.illegal-bid",),
+            f"'Illegal bid' to {bidder}, who called {bad}",
+            required=False,
+        )
 
     # ------------------------------------------------------------------ play
 
@@ -281,30 +313,47 @@ class TmKit:
             for seat in ours:
                 if seat == ctrl or sent.get(seat) == j or (j == 0 and seat in early):
                     continue
-                self.send(seat, self.voice.ready_card(
-                    seat, player, trick, dummy_to_play=player == dummy, is_dummy=seat == dummy))
+                self.send(
+                    seat,
+                    self.voice.ready_card(
+                        seat, player, trick, dummy_to_play=player == dummy, is_dummy=seat == dummy
+                    ),
+                )
                 sent[seat] = j
             if ctrl in ours:
                 if b.trick_start():
-                    await self.wait(lambda: trick in self.v(ctrl).lead_prompts, ("tm.to-lead",),
-                                    f"'{'Dummy' if player == dummy else player} to lead' to {ctrl} "
-                                    f"for trick {trick}")
+                    await self.wait(
+                        lambda: trick in self.v(ctrl).lead_prompts,  # noqa: B023 (awaited within the iteration)
+                        ("tm.to-lead",),
+                        f"'{'Dummy' if player == dummy else player} to lead' to {ctrl} "
+                        f"for trick {trick}",
+                    )
                 if not probed and trick >= 2 and not b.trick_start():
                     probed = True
                     await self._probe_cards(player, ctrl)
                 self.send(ctrl, self.voice.card(player, b.kit_card(player)))
             waiting = [s for s in ours if s != ctrl and s not in (early if j == 0 else ())]
-            await self.wait(lambda: all(self.v(s).cards > j for s in waiting), ("tm.card-relay",),
-                            f"the relay of {player}'s card {j + 1} (trick {trick})")
+            await self.wait(
+                lambda: all(self.v(s).cards > j for s in waiting),  # noqa: B023 (awaited within the iteration)
+                ("tm.card-relay",),
+                f"the relay of {player}'s card {j + 1} (trick {trick})",
+            )
             if ctrl in ours and not waiting:
-                await self.wait(lambda: len(self.b.cards) > j, ("tm.card-relay",),
-                                f"{player}'s card {j + 1} taken")
+                await self.wait(
+                    lambda: len(self.b.cards) > j,  # noqa: B023 (awaited within the iteration)
+                    ("tm.card-relay",),
+                    f"{player}'s card {j + 1} taken",
+                )
             if j == 0:
                 await self._dummy(early, player, trick)
             if bp and dummy in ours and len(b.cards) < 52:
                 # bridge-player's dummy: "ready for dummy's card to trick <t>" after every card
-                self.send(dummy, self.voice.ready_card(dummy, b.next_player(), b.trick_no(),
-                                                       dummy_to_play=False, is_dummy=True))
+                self.send(
+                    dummy,
+                    self.voice.ready_card(
+                        dummy, b.next_player(), b.trick_no(), dummy_to_play=False, is_dummy=True
+                    ),
+                )
                 sent[dummy] = len(b.cards)
 
     async def _dummy(self, early: set[str], lead_player: str, trick: int) -> None:
@@ -315,36 +364,49 @@ class TmKit:
         for seat in askers:
             if seat not in early:
                 self.send(seat, self.voice.ready(seat, "dummy"))
-        await self.wait(lambda: all(self.v(s).got_dummy for s in askers), ("tm.dummy-cards",),
-                        "dummy's cards")
+        await self.wait(
+            lambda: all(self.v(s).got_dummy for s in askers), ("tm.dummy-cards",), "dummy's cards"
+        )
         for seat in sorted(early):
             self.send(seat, self.voice.received_dummy(seat))
-            self.send(seat, self.voice.ready_card(seat, lead_player, trick, dummy_to_play=False,
-                                                  is_dummy=False))
+            self.send(
+                seat,
+                self.voice.ready_card(
+                    seat, lead_player, trick, dummy_to_play=False, is_dummy=False
+                ),
+            )
         if early:
-            await self.wait(lambda: all(self.v(s).cards > 0 for s in early), ("tm.card-relay",),
-                            "the relay of the opening lead to the seats that asked for dummy first")
+            await self.wait(
+                lambda: all(self.v(s).cards > 0 for s in early),
+                ("tm.card-relay",),
+                "the relay of the opening lead to the seats that asked for dummy first",
+            )
 
     async def _probe_cards(self, player: str, ctrl: str) -> None:
         """A card out of turn from another of our seats, then an illegal card from ``ctrl``."""
         b = self.b
-        other = next(
-            (s for s in self.ours if s not in (ctrl, b.dummy) and b.remaining(s)), None
-        )
+        other = next((s for s in self.ours if s not in (ctrl, b.dummy) and b.remaining(s)), None)
         if other is not None:
             held = sorted(b.remaining(other) or ())
             self.send(other, self.voice.card(other, held[0]))
             self.obs.expect_error(other)
-            await self.wait(lambda: self.v(other).errors_owed == 0, ("tm.out-of-turn",),
-                            f"an error line to {other}, who played out of turn", required=False)
+            await self.wait(
+                lambda: self.v(other).errors_owed == 0,
+                ("tm.out-of-turn",),
+                f"an error line to {other}, who played out of turn",
+                required=False,
+            )
         bad = self._illegal_card(player)
         if bad is None:
             return
         before = self.v(ctrl).illegal
         self.send(ctrl, self.voice.card(player, bad))
-        await self.wait(lambda: self.v(ctrl).illegal > before, ("tm.illegal-card",),
-                        f"'Illegal card' to {ctrl}, who played {bad} for {player}",
-                        required=False)
+        await self.wait(
+            lambda: self.v(ctrl).illegal > before,
+            ("tm.illegal-card",),
+            f"'Illegal card' to {ctrl}, who played {bad} for {player}",
+            required=False,
+        )
 
     def _illegal_card(self, player: str) -> str | None:
         """A revoke if ``player`` can make one, else a card ``player`` does not hold."""
@@ -353,7 +415,7 @@ class TmKit:
         bad = sorted(c for c in held if b.card_problem(player, c) is not None)
         if bad:
             return bad[0]
-        for seat, hand in b.hands.items():
+        for seat in b.hands:
             if seat != player:
                 rest = b.remaining(seat) or frozenset()
                 if rest:

@@ -34,15 +34,18 @@ class Voice:
 
     def ready(self, seat: str, what: str) -> str:
         """``teams``, ``start``, ``deal``, ``cards``, ``dummy``: the simple ready lines."""
-        words = {"start": "ready to start", "dummy": "ready for dummy"}.get(what, f"ready for {what}")
+        words = {"start": "ready to start", "dummy": "ready for dummy"}.get(
+            what, f"ready for {what}"
+        )
         return f"{self.name(seat)} {words}"
 
     def ready_bid(self, seat: str, bidder: str) -> str:
         gap = "  " if self.style == "wbridge5" else " "
         return f"{self.name(seat)} ready for{gap}{self.name(bidder)}'s bid"
 
-    def ready_card(self, seat: str, player: str, trick: int, *, dummy_to_play: bool,
-                   is_dummy: bool) -> str:
+    def ready_card(
+        self, seat: str, player: str, trick: int, *, dummy_to_play: bool, is_dummy: bool
+    ) -> str:
         """The ready line for ``player``'s card; the ``dummy's`` form where this voice uses it."""
         use_dummy = (
             (self.style == "ben" and dummy_to_play)

@@ -172,8 +172,13 @@ def read_seat_line(text: str) -> Msg:
         else:  # the keywords were not in lower case: take the team from between the quotes
             q = re.search(r'"([^"]*)"', text)
             raw_team = q.group(1) if q else (m.group(2) or "")
-        return Msg("connect", seat=seat_name(m.group(3)) if m.group(3) != "anypl" else "ANYPL",
-                   value=raw_team, trick=int(m.group(4)), extra=m.group(5).strip())
+        return Msg(
+            "connect",
+            seat=seat_name(m.group(3)) if m.group(3) != "anypl" else "ANYPL",
+            value=raw_team,
+            trick=int(m.group(4)),
+            extra=m.group(5).strip(),
+        )
     m = re.match(_SEAT + r" ready for teams$", f)
     if m:
         return Msg("ready_teams", seat=seat_name(m.group(1)))
@@ -227,21 +232,34 @@ def read_call(folded: str) -> Msg | None:
     else:
         strain = m.group(4).upper()
         call = m.group(3) + ("NT" if strain in ("N", "NT") else strain)
-    return Msg("call", seat=seat_name(m.group(1)), value=call, extra=m.group(5) or "",
-               note=m.group(6) or "")
+    return Msg(
+        "call",
+        seat=seat_name(m.group(1)),
+        value=call,
+        extra=m.group(5) or "",
+        note=m.group(6) or "",
+    )
 
 
 def read_card(folded: str) -> Msg | None:
     m = _CARD.match(folded)
     if m is not None:
         card = _rank(m.group(2)) + m.group(3).upper()
-        return Msg("card", seat=m.group(1) if m.group(1) == "dummy" else seat_name(m.group(1)),
-                   value=card, note=m.group(4) or "")
+        return Msg(
+            "card",
+            seat=m.group(1) if m.group(1) == "dummy" else seat_name(m.group(1)),
+            value=card,
+            note=m.group(4) or "",
+        )
     m = _CARD_SUIT_FIRST.match(folded)
     if m is not None:
         card = _rank(m.group(3)) + m.group(2).upper()
-        return Msg("card", seat=m.group(1) if m.group(1) == "dummy" else seat_name(m.group(1)),
-                   value=card, extra="suit first")
+        return Msg(
+            "card",
+            seat=m.group(1) if m.group(1) == "dummy" else seat_name(m.group(1)),
+            value=card,
+            extra="suit first",
+        )
     return None
 
 
@@ -289,8 +307,13 @@ def read_tm_line(text: str) -> Msg:
         f,
     )
     if m:
-        return Msg("board", seat=seat_name(m.group(2)), value=m.group(3), trick=int(m.group(1)),
-                   extra=m.group(5).strip())
+        return Msg(
+            "board",
+            seat=seat_name(m.group(2)),
+            value=m.group(3),
+            trick=int(m.group(1)),
+            extra=m.group(5).strip(),
+        )
     m = re.match(_SEAT + r"'s cards ?: ?(.*)$", f)
     if m:
         return Msg("cards", seat=seat_name(m.group(1)), hand=read_hand(m.group(2)))

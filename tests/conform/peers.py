@@ -84,8 +84,9 @@ class Tamper:
         link.down = lambda line: c_writer.write(line.encode() + b"\r\n")
         self.links.append(link)
 
-        async def pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                       hook: Hook, upward: bool) -> None:
+        async def pump(
+            reader: asyncio.StreamReader, writer: asyncio.StreamWriter, hook: Hook, upward: bool
+        ) -> None:
             with contextlib.suppress(ConnectionError, OSError):
                 while raw := await reader.readline():
                     line = raw.rstrip(b"\r\n").decode("ascii", "replace")
@@ -109,8 +110,9 @@ class Tamper:
 
 
 @contextlib.asynccontextmanager
-async def our_tm(tmp: Path, boards: int = 4, *, seated: str = "paren",
-                 max_illegal: int = 3) -> AsyncIterator[int]:
+async def our_tm(
+    tmp: Path, boards: int = 4, *, seated: str = "paren", max_illegal: int = 3
+) -> AsyncIterator[int]:
     """The project's table manager, in process on 127.0.0.1: yields its port."""
     from bridgebot.protocol.dialect import Dialect
 
@@ -140,8 +142,9 @@ async def conform_tm(port: int, tmp: Path, **kw: object) -> tuple[Recorder, TmKi
     return record, kit
 
 
-async def conform_seat(tmp: Path, start: Callable[[int], object], **kw: object
-                       ) -> tuple[Recorder, SeatKit]:
+async def conform_seat(
+    tmp: Path, start: Callable[[int], object], **kw: object
+) -> tuple[Recorder, SeatKit]:
     """Run ``conform seat``; ``start(port)`` is called once it listens (start the program)."""
     record = Recorder(SEAT_RULES)
     transcript = Transcript(tmp / "conform-seat.txt")

@@ -88,12 +88,18 @@ BROKEN: dict[str, tuple[Hook, Hook, int]] = {
     "seat.handshake": (first("ready for teams", lambda s: [s, s]), same, 1),
     "seat.ready-for-deal": (first("ready for deal", lambda s: []), same, 1),
     "seat.ready-for-cards": (first("ready for cards", lambda s: [s, s]), same, 1),
-    "seat.ready-for-bid": (first(r"ready for East's bid", lambda s: [s.replace("East", "West")]),
-                           same, 2),
+    "seat.ready-for-bid": (
+        first(r"ready for East's bid", lambda s: [s.replace("East", "West")]),
+        same,
+        2,
+    ),
     "seat.call": (first(r"North (passes|doubles|redoubles|bids)", lambda s: [s, s]), same, 1),
     "seat.call-legal": (first(r"North (passes|bids)", lambda s: ["North redoubles"]), same, 1),
-    "seat.ready-for-card": (first(r"to trick \d+$", lambda s: [re.sub(
-        r"\d+$", lambda m: str(int(m.group()) + 1), s)]), same, 4),
+    "seat.ready-for-card": (
+        first(r"to trick \d+$", lambda s: [re.sub(r"\d+$", lambda m: str(int(m.group()) + 1), s)]),
+        same,
+        4,
+    ),
     "seat.card": (first(r"plays", lambda s: [s, s]), same, 4),
     "seat.card-legal": (_play_unheld, _not_held, 4),
     "seat.ready-for-dummy": (first("ready for dummy$", lambda s: []), same, 4),
@@ -105,29 +111,46 @@ BROKEN: dict[str, tuple[Hook, Hook, int]] = {
 #: Habits every table tolerates: warned about, nothing failed.
 WARNED: dict[str, tuple[Hook, Hook, int]] = {
     "seat.case": (first("ready for cards", lambda s: [s.replace("North", "NORTH")]), same, 1),
-    "seat.variant": (first("ready for East's bid", lambda s: [s.replace("for ", "for  ")]),
-                     same, 1),
+    "seat.variant": (
+        first("ready for East's bid", lambda s: [s.replace("for ", "for  ")]),
+        same,
+        1,
+    ),
     "seat.repeat": (first("ready for East's bid", lambda s: [s, s]), same, 1),
     "seat.received-dummy": (same, _received, 4),
 }
 
 
-async def play(tmp: Path, up: Hook = same, down: Hook = same, *, boards: int = 1,
-               dialect: Dialect | None = None, timeout: float = TIMEOUT
-               ) -> tuple[Recorder, SeatKit]:
+async def play(
+    tmp: Path,
+    up: Hook = same,
+    down: Hook = same,
+    *,
+    boards: int = 1,
+    dialect: Dialect | None = None,
+    timeout: float = TIMEOUT,
+) -> tuple[Recorder, SeatKit]:
     """Our seat client at North, behind a Tamper, under ``conform seat``."""
     held: dict[str, Any] = {}
 
     async def start(port: int) -> None:
         proxy = Tamper(port, up, down)
         held["proxy"] = await proxy.__aenter__()
-        client = SeatClient("127.0.0.1", proxy.port, Player.north, "Bots", RandomAgent(seed=1),
-                            dialect=dialect or Dialect(), connect_retries=0)
+        client = SeatClient(
+            "127.0.0.1",
+            proxy.port,
+            Player.north,
+            "Bots",
+            RandomAgent(seed=1),
+            dialect=dialect or Dialect(),
+            connect_retries=0,
+        )
         held["client"] = asyncio.ensure_future(client.run())
 
     try:
-        return await conform_seat(tmp, start, seats=("North",), boards=boards,
-                                  answer_timeout=timeout)
+        return await conform_seat(
+            tmp, start, seats=("North",), boards=boards, answer_timeout=timeout
+        )
     finally:
         if "client" in held:
             held["client"].cancel()
@@ -185,7 +208,8 @@ async def test_a_lead_before_the_prompt_fails_lead_prompt(tmp_path: Path) -> Non
             return [line]
         m = state.get("model")
         if isinstance(m, BoardModel) and re.fullmatch(
-                r"(East|South|West) (passes|doubles|redoubles|bids \S+).*", line):
+            r"(East|South|West) (passes|doubles|redoubles|bids \S+).*", line
+        ):
             m.add_call(_call(line.split(" Alert")[0]))
             if m.auction_done() and not m.passed_out() and state["number"] == 3:
                 return [line, "North to lead"]  # the proxy's own prompt, too early
@@ -202,17 +226,21 @@ async def test_a_lead_before_the_prompt_fails_lead_prompt(tmp_path: Path) -> Non
     held: list[Any] = []
 
     async def start(port: int) -> None:
-        for seat, up, down in ((Player.north, north_up, north_down),
-                               (Player.south, south_up, same)):
+        for seat, up, down in (
+            (Player.north, north_up, north_down),
+            (Player.south, south_up, same),
+        ):
             proxy = await Tamper(port, up, down).__aenter__()
             held.append(proxy)
-            client = SeatClient("127.0.0.1", proxy.port, seat, "Bots", RandomAgent(seed=1),
-                                connect_retries=0)
+            client = SeatClient(
+                "127.0.0.1", proxy.port, seat, "Bots", RandomAgent(seed=1), connect_retries=0
+            )
             held.append(asyncio.ensure_future(client.run()))
 
     try:
-        record, kit = await conform_seat(tmp_path, start, seats=("North", "South"), boards=3,
-                                         answer_timeout=2.0)
+        record, kit = await conform_seat(
+            tmp_path, start, seats=("North", "South"), boards=3, answer_timeout=2.0
+        )
     finally:
         for h in held:
             if isinstance(h, asyncio.Future):
@@ -232,8 +260,9 @@ def _call(line: str) -> str:
 
 async def test_a_program_that_never_connects_fails_connect(tmp_path: Path) -> None:
     started = time.monotonic()
-    record, _ = await conform_seat(tmp_path, lambda port: None, seats=("North",),
-                                   answer_timeout=TIMEOUT)
+    record, _ = await conform_seat(
+        tmp_path, lambda port: None, seats=("North",), answer_timeout=TIMEOUT
+    )
     assert set(record.failed_rules()) == {"seat.connect", "seat.answer"}
     assert time.monotonic() - started < 5
 
@@ -257,6 +286,9 @@ async def test_a_program_that_goes_silent_fails_answer(tmp_path: Path) -> None:
 
 
 def test_every_rule_of_conform_seat_has_a_broken_seat_here() -> None:
-    covered = set(BROKEN) | set(WARNED) | {
-        "seat.early-dummy", "seat.lead-prompt", "seat.connect", "seat.answer"}
+    covered = (
+        set(BROKEN)
+        | set(WARNED)
+        | {"seat.early-dummy", "seat.lead-prompt", "seat.connect", "seat.answer"}
+    )
     assert covered == set(SEAT_RULES)

@@ -41,8 +41,12 @@ def once(link: Link, key: str) -> bool:
 
 
 def _relay_call(line: str) -> bool:
-    return re.fullmatch(r"(North|East|South|West) (passes|doubles|redoubles|bids \S+)( Alert\..*)?",
-                        line) is not None
+    return (
+        re.fullmatch(
+            r"(North|East|South|West) (passes|doubles|redoubles|bids \S+)( Alert\..*)?", line
+        )
+        is not None
+    )
 
 
 def _new_card(m: re.Match[str]) -> str:
@@ -53,34 +57,72 @@ def _new_card(m: re.Match[str]) -> str:
 STALLED: dict[str, bool] = {}
 
 BROKEN: dict[str, Hook] = {
-    "tm.seated": down(lambda k, s: [re.sub(r'\("[^"]*"\)', '("Other")', s)]
-                      if s.endswith("seated") else None),
-    "tm.teams": down(lambda k, s: [s.replace('" E/W', '". E/W')] if s.startswith("Teams") else None),
-    "tm.start-of-board": down(lambda k, s: ["Start of board", s]
-                              if " plays " in s and once(k, "sob") else None),
+    "tm.seated": down(
+        lambda k, s: [re.sub(r'\("[^"]*"\)', '("Other")', s)] if s.endswith("seated") else None
+    ),
+    "tm.teams": down(
+        lambda k, s: [s.replace('" E/W', '". E/W')] if s.startswith("Teams") else None
+    ),
+    "tm.start-of-board": down(
+        lambda k, s: ["Start of board", s] if " plays " in s and once(k, "sob") else None
+    ),
     "tm.board": down(lambda k, s: [s.rstrip(".")] if s.startswith("Board number") else None),
-    "tm.cards": down(lambda k, s: [s.replace("'s cards : ", "'s cards: ")]
-                     if "'s cards : " in s and not s.startswith("Dummy") else None),
-    "tm.deal": down(lambda k, s: ["South's cards : S A K Q J T 9 8 7 6 5 4 3 2. H -. D -. C -."]
-                    if s.startswith("South's cards") else None),
-    "tm.call-relay": down(lambda k, s: [s.replace(" passes", " bids 7NT")]
-                          if s.endswith(" passes") and once(k, "call") else None),
-    "tm.alert": down(lambda k, s: [s + " Alert. 15 to 17 total points."]
-                     if _relay_call(s) and " bids " in s and "Alert" not in s else None),
-    "tm.relay-case": down(lambda k, s: [s.split(" ", 1)[0].lower() + " " + s.split(" ", 1)[1]]
-                          if _relay_call(s) else None),
+    "tm.cards": down(
+        lambda k, s: (
+            [s.replace("'s cards : ", "'s cards: ")]
+            if "'s cards : " in s and not s.startswith("Dummy")
+            else None
+        )
+    ),
+    "tm.deal": down(
+        lambda k, s: (
+            ["South's cards : S A K Q J T 9 8 7 6 5 4 3 2. H -. D -. C -."]
+            if s.startswith("South's cards")
+            else None
+        )
+    ),
+    "tm.call-relay": down(
+        lambda k, s: (
+            [s.replace(" passes", " bids 7NT")]
+            if s.endswith(" passes") and once(k, "call")
+            else None
+        )
+    ),
+    "tm.alert": down(
+        lambda k, s: (
+            [s + " Alert. 15 to 17 total points."]
+            if _relay_call(s) and " bids " in s and "Alert" not in s
+            else None
+        )
+    ),
+    "tm.relay-case": down(
+        lambda k, s: (
+            [s.split(" ", 1)[0].lower() + " " + s.split(" ", 1)[1]] if _relay_call(s) else None
+        )
+    ),
     "tm.to-lead": down(lambda k, s: [] if s.endswith(" to lead") else None),
-    "tm.dummy-cards": down(lambda k, s: [s.replace("Dummy's cards : ", "Dummy's cards: ")]
-                           if s.startswith("Dummy's cards") else None),
-    "tm.card-relay": down(lambda k, s: [re.sub(r"^(\w+) plays (\w)(\w)$", _new_card, s)]
-                          if " plays " in s and once(k, "card") else None),
+    "tm.dummy-cards": down(
+        lambda k, s: (
+            [s.replace("Dummy's cards : ", "Dummy's cards: ")]
+            if s.startswith("Dummy's cards")
+            else None
+        )
+    ),
+    "tm.card-relay": down(
+        lambda k, s: (
+            [re.sub(r"^(\w+) plays (\w)(\w)$", _new_card, s)]
+            if " plays " in s and once(k, "card")
+            else None
+        )
+    ),
     "tm.timing": down(lambda k, s: [] if s.startswith("Timing") else None),
     "tm.end-of-session": down(lambda k, s: [] if s == "End of session" else None),
     "tm.illegal-bid": down(lambda k, s: [] if s == "Illegal bid" else None),
     "tm.illegal-card": down(lambda k, s: [] if s == "Illegal card" else None),
     "tm.out-of-turn": down(lambda k, s: [] if s.startswith("Error") else None),
-    "tm.unexpected": down(lambda k, s: [s, "Hello from the table"] if s.startswith("Teams")
-                          else None),
+    "tm.unexpected": down(
+        lambda k, s: [s, "Hello from the table"] if s.startswith("Teams") else None
+    ),
     "tm.junk-connection": down(lambda k, s: [] if STALLED.get("on") else None),
 }
 
@@ -100,8 +142,9 @@ async def test_the_clean_table_manager_behind_the_proxy_passes(tmp_path: Path) -
 
 
 @pytest.mark.parametrize("rule", sorted(BROKEN))
-async def test_a_table_manager_broken_in_one_rule_fails_that_rule(tmp_path: Path,
-                                                                  rule: str) -> None:
+async def test_a_table_manager_broken_in_one_rule_fails_that_rule(
+    tmp_path: Path, rule: str
+) -> None:
     STALLED.clear()
     up = _stall_on_junk if rule == "tm.junk-connection" else same
     started = time.monotonic()
@@ -123,10 +166,13 @@ async def test_an_illegal_relay_from_the_tables_own_bots_fails_relay_legal(tmp_p
         return [line]
 
     async with our_tm(tmp_path, 1) as port, Tamper(port, down=illegal) as proxy:
-        bots = [asyncio.ensure_future(random_seat(port, p, seed=5).run())
-                for p in (Player.east, Player.west)]
-        record, _ = await conform_tm(proxy.port, tmp_path, boards=1, seats=("North", "South"),
-                                     answer_timeout=TIMEOUT)
+        bots = [
+            asyncio.ensure_future(random_seat(port, p, seed=5).run())
+            for p in (Player.east, Player.west)
+        ]
+        record, _ = await conform_tm(
+            proxy.port, tmp_path, boards=1, seats=("North", "South"), answer_timeout=TIMEOUT
+        )
         for b in bots:
             b.cancel()
         await asyncio.gather(*bots, return_exceptions=True)

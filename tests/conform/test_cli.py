@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from bridgebot.cli import main
 
 BRIDGEBOT = [sys.executable, "-m", "bridgebot"]
@@ -32,16 +33,44 @@ def _port(line: str) -> int:
 
 
 def test_conform_tm_against_bridgebot_tm_exits_0_with_a_report(tmp_path: Path) -> None:
-    tm = subprocess.Popen([*BRIDGEBOT, "tm", "--port", "0", "--seed", "4", "--count", "2",
-                           "--out", str(tmp_path / "tm")], stdout=subprocess.PIPE, text=True)
+    tm = subprocess.Popen(
+        [
+            *BRIDGEBOT,
+            "tm",
+            "--port",
+            "0",
+            "--seed",
+            "4",
+            "--count",
+            "2",
+            "--out",
+            str(tmp_path / "tm"),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         port = _port(_read_line(tm, 30))
         report = tmp_path / "tm.json"
         done = subprocess.run(
-            [*BRIDGEBOT, "conform", "tm", "--port", str(port), "--boards", "2",
-             "--answer-timeout", "10", "--report", str(report),
-             "--transcript", str(tmp_path / "tm.txt")],
-            capture_output=True, text=True, timeout=120,
+            [
+                *BRIDGEBOT,
+                "conform",
+                "tm",
+                "--port",
+                str(port),
+                "--boards",
+                "2",
+                "--answer-timeout",
+                "10",
+                "--report",
+                str(report),
+                "--transcript",
+                str(tmp_path / "tm.txt"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
         assert tm.wait(30) == 0
     finally:
@@ -62,15 +91,44 @@ def test_conform_tm_against_bridgebot_tm_exits_0_with_a_report(tmp_path: Path) -
 
 def test_conform_seat_prints_listening_at_once_and_passes_our_seat(tmp_path: Path) -> None:
     kit = subprocess.Popen(
-        [*BRIDGEBOT, "conform", "seat", "--port", "0", "--seats", "East", "--boards", "2",
-         "--answer-timeout", "10", "--transcript", str(tmp_path / "seat.txt")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            *BRIDGEBOT,
+            "conform",
+            "seat",
+            "--port",
+            "0",
+            "--seats",
+            "East",
+            "--boards",
+            "2",
+            "--answer-timeout",
+            "10",
+            "--transcript",
+            str(tmp_path / "seat.txt"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         port = _port(_read_line(kit, 30))
         seat = subprocess.run(
-            [*BRIDGEBOT, "seat", "--port", str(port), "--seat", "East", "--team", "Bots",
-             "--agent", "random"], capture_output=True, text=True, timeout=60)
+            [
+                *BRIDGEBOT,
+                "seat",
+                "--port",
+                str(port),
+                "--seat",
+                "East",
+                "--team",
+                "Bots",
+                "--agent",
+                "random",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         out, err = kit.communicate(timeout=60)
     finally:
         if kit.poll() is None:
@@ -80,15 +138,25 @@ def test_conform_seat_prints_listening_at_once_and_passes_our_seat(tmp_path: Pat
     assert "roles: declarer, dummy" in out
 
 
-def test_an_unreachable_table_manager_is_a_failure_exit_1(tmp_path: Path,
-                                                         capsys: pytest.CaptureFixture[str]
-                                                         ) -> None:
+def test_an_unreachable_table_manager_is_a_failure_exit_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     started = time.monotonic()
-    code = main(["conform", "tm", "--port", str(port), "--answer-timeout", "1",
-                 "--transcript", str(tmp_path / "t.txt")])
+    code = main(
+        [
+            "conform",
+            "tm",
+            "--port",
+            str(port),
+            "--answer-timeout",
+            "1",
+            "--transcript",
+            str(tmp_path / "t.txt"),
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 1
     assert out.startswith(f"fail tm.connect: cannot connect to 127.0.0.1:{port}")
@@ -110,15 +178,20 @@ def test_an_unreachable_table_manager_is_a_failure_exit_1(tmp_path: Path,
     ],
 )
 def test_a_usage_error_is_one_line_and_exit_2(argv: list[str], words: str) -> None:
-    done = subprocess.run([*BRIDGEBOT, *argv], capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "COLUMNS": "200"})
+    done = subprocess.run(
+        [*BRIDGEBOT, *argv],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "COLUMNS": "200"},
+    )
     assert done.returncode == 2
     assert words in done.stderr.splitlines()[-1]
 
 
-def test_a_report_in_a_missing_directory_is_a_usage_error(tmp_path: Path,
-                                                          capsys: pytest.CaptureFixture[str]
-                                                          ) -> None:
+def test_a_report_in_a_missing_directory_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code = main(["conform", "tm", "--port", "2000", "--report", str(tmp_path / "no" / "r.json")])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "--report" in err[0]

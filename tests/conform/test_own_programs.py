@@ -47,8 +47,9 @@ async def test_our_table_manager_passes_with_two_seats_of_its_own_bots(tmp_path:
     async with our_tm(tmp_path, 2) as port:
         others = [random_seat(port, p, seed=5) for p in (Player.east, Player.west)]
         tasks = [asyncio.ensure_future(c.run()) for c in others]
-        record, kit = await conform_tm(port, tmp_path, seats=("North", "South"),
-                                       answer_timeout=5.0, boards=2)
+        record, kit = await conform_tm(
+            port, tmp_path, seats=("North", "South"), answer_timeout=5.0, boards=2
+        )
         await asyncio.wait_for(asyncio.gather(*tasks), 10)
     assert failures(record) == {}
     assert kit.run.boards_done == 2
@@ -64,17 +65,33 @@ async def test_our_seat_client_with_the_default_agent_passes_conform_seat(
     procs: list[subprocess.Popen[bytes]] = []
 
     def start(port: int) -> None:
-        procs.append(subprocess.Popen(
-            [sys.executable, "-m", "bridgebot", "seat", "--port", str(port), "--seat", "North",
-             "--team", "Bots", "--agent", "default"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        ))
+        procs.append(
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "bridgebot",
+                    "seat",
+                    "--port",
+                    str(port),
+                    "--seat",
+                    "North",
+                    "--team",
+                    "Bots",
+                    "--agent",
+                    "default",
+                ],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+        )
 
     started = time.monotonic()
     try:
-        record, kit = await conform_seat(tmp_path, start, seats=("North",), boards=4,
-                                         answer_timeout=30.0)
-        out, err = procs[0].communicate(timeout=30)
+        record, kit = await conform_seat(
+            tmp_path, start, seats=("North",), boards=4, answer_timeout=30.0
+        )
+        _, err = procs[0].communicate(timeout=30)
     finally:
         for p in procs:
             if p.poll() is None:
@@ -89,12 +106,14 @@ async def test_our_seat_client_passes_every_scenario_at_two_seats(tmp_path: Path
     """All eight scenarios, the restart and the passed-out board included, with the program
     at North and South (random agent: the protocol, not the bidding, is under test)."""
 
+    clients: list[asyncio.Future[object]] = []
+
     def start(port: int) -> None:
         for p in (Player.north, Player.south):
-            asyncio.ensure_future(random_seat(port, p, seed=3).run())
+            clients.append(asyncio.ensure_future(random_seat(port, p, seed=3).run()))
 
-    record, kit = await conform_seat(tmp_path, start, seats=("North", "South"),
-                                     answer_timeout=5.0)
+    record, kit = await conform_seat(tmp_path, start, seats=("North", "South"), answer_timeout=5.0)
+    await asyncio.wait_for(asyncio.gather(*clients), 10)
     assert failures(record) == {}
     assert kit.boards_done == 8
     statuses = {r.rule: r.status for r in record.results()}

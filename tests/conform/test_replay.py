@@ -22,8 +22,16 @@ def test_the_table_manager_of_6_1_passes_every_check_without_a_warning() -> None
     statuses = {r.rule: r.status for r in record.results()}
     assert set(statuses.values()) == {"pass"}, statuses
     # the board exercises the relays, the alert, dummy's lead and the end of the session
-    for rule in ("tm.call-relay", "tm.alert", "tm.to-lead", "tm.dummy-cards", "tm.card-relay",
-                 "tm.timing", "tm.end-of-session", "tm.deal"):
+    for rule in (
+        "tm.call-relay",
+        "tm.alert",
+        "tm.to-lead",
+        "tm.dummy-cards",
+        "tm.card-relay",
+        "tm.timing",
+        "tm.end-of-session",
+        "tm.deal",
+    ):
         assert statuses[rule] == "pass", rule
     to_lead = next(r for r in record.results() if r.rule == "tm.to-lead")
     assert to_lead.checks == 13
