@@ -63,7 +63,7 @@ SEAT_RULES = _rules(
     Rule("seat.connect", "1", "the program connects to the kit's table manager"),
     Rule("seat.answer", "3.2", "every line the program owes comes within --answer-timeout"),
     Rule("seat.connecting", "2.1 #1", "the Connecting line: quoted team, its seat, version 18"),
-    Rule("seat.handshake", "2.1 #3, #5", "ready for teams, then ready to start once"),
+    Rule("seat.handshake", "2.1 #3, 2.1 #5", "ready for teams, then ready to start once"),
     Rule("seat.ready-for-deal", "2.2 #2", "ready for deal after every Start of board"),
     Rule("seat.ready-for-cards", "2.2 #4", "ready for cards after the board line"),
     Rule("seat.ready-for-bid", "2.3 #1", "ready for <bidder>'s bid before every other call"),

@@ -73,7 +73,7 @@ class SeatView:
 
 
 class TableObserver:
-    """The kit's model of a table manager, checked line by line (docs/protocol.md 2-3)."""
+    """The kit's model of a table manager, checked line by line (docs/protocol.md sections 2 and 3)."""
 
     def __init__(self, record: Recorder, *, style: str = "canonical") -> None:
         self.r = record

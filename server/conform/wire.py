@@ -159,7 +159,7 @@ def _rank(text: str) -> str:
 
 
 def read_seat_line(text: str) -> Msg:
-    """A seat's line to the table manager (docs/protocol.md 2.1-2.4, 4.2)."""
+    """A seat's line to the table manager (docs/protocol.md 2.1 to 2.4, and 4.2)."""
     f = fold(text)
     if f.endswith(".") and " ready " in f:  # old Ben: "North ready for deal." (section 4.2)
         f = f[:-1]
@@ -286,7 +286,7 @@ def read_hand(text: str) -> frozenset[str]:
 
 
 def read_tm_line(text: str) -> Msg:
-    """A table manager's line to a seat (docs/protocol.md 2.1-2.7, 4.2)."""
+    """A table manager's line to a seat (docs/protocol.md 2.1 to 2.7, and 4.2)."""
     f = fold(text)
     m = re.match(_SEAT + r' (?:\("(.*)"\)|"(.*)"|(\S+)) seated$', f)
     if m:

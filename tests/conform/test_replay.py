@@ -66,3 +66,26 @@ def test_the_openspiel_wrapper_in_6_2_fails_what_ben_and_bridge_env_reject() -> 
     relay = next(r for r in record.results() if r.rule == "tm.relay-case")
     assert relay.findings[0].line == "NORTH PASSES"
     assert relay.findings[0].expected == "North passes"
+
+
+def test_docs_conformance_lists_every_rule_with_its_protocol_section() -> None:
+    """docs/conformance.md's table is the catalogue of report.py, and every section a rule
+    cites exists in docs/protocol.md."""
+    import re
+
+    from bridgebot.server.conform.report import RULES
+
+    from tests.test_docs import protocol_sections
+
+    text = (Path(__file__).parent.parent.parent / "docs" / "conformance.md").read_text()
+    rows = dict(
+        re.findall(r"^\| `((?:tm|seat)\.[a-z-]+)`(?: \(warn\))? \| ([^|]+) \|", text, flags=re.M)
+    )
+    assert sorted(rows) == sorted(RULES)
+    sections = protocol_sections()
+    for name, rule in RULES.items():
+        for cited in re.findall(r"\d+(?:\.\d+)?", rule.section.split(" rule ")[0]):
+            assert cited in sections, (name, cited)
+        assert rows[name].strip() == rule.section.replace(" rule 4", "").replace(" rule 2", ""), (
+            name
+        )
