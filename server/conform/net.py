@@ -90,6 +90,7 @@ class Pump:
         self.deadline = deadline
         self.peer = peer
         self.answer_rule = answer_rule
+        self.unexpected_rule = answer_rule.split(".")[0] + ".unexpected"
         self.deliver = deliver
         self.inbox: Inbox = asyncio.Queue()
         self.closed: set[str] = set()
@@ -138,9 +139,25 @@ class Pump:
                 self.transcript.comment(f"{label}: connection closed by the {self.peer}")
                 self.on_close(label)
                 continue
-            self.deliver(label, line)
+            self._deliver(label, line)
         self.r.ok(self.answer_rule)
         return True
+
+    def _deliver(self, label: str, line: str) -> None:
+        """Hand a line to the checker; a line the kit cannot follow at all ends the run as the
+        peer's failure to stay within the protocol, never as a crash or a hang."""
+        try:
+            self.deliver(label, line)
+        except Abort:
+            raise
+        except Exception as exc:
+            self.r.fail(
+                self.unexpected_rule,
+                f"the kit cannot follow the {self.peer} after this "
+                f"line to or from {label} ({type(exc).__name__}: {exc})",
+                line,
+            )
+            raise Abort("lost") from exc
 
     async def drain(self, seconds: float) -> None:
         """Deliver whatever comes within ``seconds`` (lines after the last expected one)."""
@@ -156,4 +173,4 @@ class Pump:
             if line is None:
                 self.closed.add(label)
                 continue
-            self.deliver(label, line)
+            self._deliver(label, line)

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from bridgebot.server.conform.model import BoardModel
+from bridgebot.server.conform.net import Abort
 from bridgebot.server.conform.report import Recorder
 from bridgebot.server.conform.wire import (
     SEATS,
@@ -191,8 +192,18 @@ class TableObserver:
             return self.r.ok("tm.seated")
         if case_only(text, expected):
             return self.r.warn("tm.seated", "not in canonical case", text, expected)
-        # quoted and bare forms: ZBridge, bridge_env, Bridge Moniteur; the ComputerBridge
-        # clients need the parenthesised one
+        # quoted and bare forms: ZBridge, bridge_env, Bridge Moniteur. bridge-player's parser
+        # wants one of them and Ben ignores the line; the ComputerBridge clients (the canonical
+        # style) need the parenthesised one; WBridge5 is known to read that one only.
+        if msg.extra != "paren" and self.style in ("bridge-player", "ben"):
+            return self.r.ok("tm.seated")
+        if msg.extra != "paren" and self.style == "canonical":
+            return self.r.fail(
+                "tm.seated",
+                f"the {msg.extra} form: the ComputerBridge clients need the parenthesised one",
+                text,
+                expected,
+            )
         if msg.extra != "paren":
             return self.r.warn(
                 "tm.seated",
@@ -358,6 +369,7 @@ class TableObserver:
                 call = owner.pending_call
             elif not b.call_legal(call):
                 self.r.fail("tm.relay-legal", f"{msg.seat}'s call {call} is not legal", text)
+                raise Abort("illegal relay")  # the auction cannot be followed past it
             elif owner is None or not owner.connected:
                 self.r.ok("tm.relay-legal")
             self._take_call(b, bidder, call)

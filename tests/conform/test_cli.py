@@ -4,7 +4,6 @@ read from a pipe, the report, and one-line usage errors."""
 from __future__ import annotations
 
 import json
-import os
 import select
 import socket
 import subprocess
@@ -177,16 +176,14 @@ def test_an_unreachable_table_manager_is_a_failure_exit_1(
         (["conform"], "required"),
     ],
 )
-def test_a_usage_error_is_one_line_and_exit_2(argv: list[str], words: str) -> None:
-    done = subprocess.run(
-        [*BRIDGEBOT, *argv],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "COLUMNS": "200"},
-    )
-    assert done.returncode == 2
-    assert words in done.stderr.splitlines()[-1]
+def test_a_usage_error_is_one_line_and_exit_2(
+    argv: list[str], words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("bridgebot ") and words in err[-1]
 
 
 def test_a_report_in_a_missing_directory_is_a_usage_error(
