@@ -17,7 +17,8 @@ plain ones) give the first named seat each role whatever it bids, by making the 
 4. ``defender``: its left-hand opponent opens 7NT (the program plays third hand).
 5. ``passed out``: the program deals with the weakest hand; everyone else passes.
 6. ``restart``: a plain board restarted by a second ``Start of board`` after two calls.
-7. ``partner opens 1NT`` and 8. ``opponent opens 1H``: plain boards, a longer session.
+7. ``partner opens 1NT`` and 8. ``opponent opens 2C, alerted``: ordinary auctions (the
+   alert's text reaches the program), a longer session.
 """
 
 from __future__ import annotations
@@ -58,8 +59,10 @@ SCENARIOS: tuple[tuple[str, int, str | None], ...] = (
     ("passed out", 0, None),
     ("restart", 3, None),
     ("partner opens 1NT", 2, "1NT"),
-    ("opponent opens 1H", 1, "1H"),
+    ("opponent opens 2C, alerted", 1, "2C"),
 )
+#: The alert that goes with the kit's 2C opening (to the program when it is an opponent).
+ALERTS = {"2C": "Alert. 22 to 37 total points."}
 
 _VUL = (
     "Neither",
@@ -80,6 +83,8 @@ _VUL = (
     "E/W",
 )
 MAX_ILLEGAL = 3
+#: Seconds before the first ``to lead`` of a board to the program (a lead that comes first fails).
+PROMPT_PAUSE = 0.3
 
 
 def _hcp(hand: frozenset[str]) -> int:
@@ -301,9 +306,21 @@ class SeatKit:
             return
         if not all(self._ready_for(q, j) for t, q in self.progs.items() if t != s):
             return
+        first = not p.prompted
         p.prompted.add(trick)
         player = m.next_player()
-        self.send(s, "Dummy to lead" if player == m.dummy else f"{player} to lead")
+        text = "Dummy to lead" if player == m.dummy else f"{player} to lead"
+        if not first:
+            self.send(s, text)
+            return
+
+        def late_prompt() -> None:
+            if self.m is m and len(m.cards) == j:  # not if the program led without it
+                self.send(s, text)
+
+        # The first lead of a board the program controls is prompted after a pause (the v18
+        # text pauses a second): a program that leads without waiting is caught.
+        asyncio.get_running_loop().call_later(PROMPT_PAUSE, late_prompt)
 
     # ------------------------------------------------------------------ the session
 
@@ -431,6 +448,8 @@ class SeatKit:
                 call = "P"
                 if opening is not None and not any(c != "P" for _, c in m.calls):
                     call = opening if m.call_legal(opening) else "P"
+                if call in ALERTS:
+                    self.alerts[index] = ALERTS[call]
                 m.add_call(call)
             await self.wait(
                 lambda: all(p.calls > index for p in self.progs.values()),  # noqa: B023 (awaited within the iteration)

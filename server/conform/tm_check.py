@@ -57,6 +57,10 @@ class SeatView:
     cards: int = 0
     """Cards of this board this seat has (relayed to it, or played by it and taken)."""
     lead_prompts: set[int] = field(default_factory=set)
+    ready_call: str = ""
+    """The bidder named by the seat's last ``ready for <X>'s bid`` (until the next relay)."""
+    ready_card: tuple[str, int] = ("", 0)
+    """(player or ``dummy``, trick) of its last ``ready for ...'s card`` (until the next relay)."""
     asked_dummy: bool = False
     got_dummy: bool = False
     timing: bool = False
@@ -120,6 +124,10 @@ class TableObserver:
                 v.asked_cards = True
             case "ready_dummy":
                 v.asked_dummy = True
+            case "ready_bid":
+                v.ready_call = msg.who
+            case "ready_card":
+                v.ready_card = (msg.who, msg.trick)
             case "call":
                 v.pending_call = msg.value
                 v.alerted = msg.extra == "alert"
@@ -273,6 +281,7 @@ class TableObserver:
     def _board_line_for(self, v: SeatView) -> None:
         v.asked_cards = v.got_cards = False
         v.calls = v.cards = 0
+        v.ready_call, v.ready_card = "", ("", 0)
         v.lead_prompts = set()
         v.asked_dummy = v.got_dummy = v.timing = False
         v.pending_call = v.pending_card = None
@@ -375,6 +384,14 @@ class TableObserver:
             self._take_call(b, bidder, call)
         v.calls += 1
         expected = call_text(bidder, call)
+        ready, v.ready_call = v.ready_call == bidder, ""
+        if not ready:
+            self.r.fail(
+                "tm.call-relay",
+                f"relayed to {v.seat} before it said 'ready for {bidder}'s bid'",
+                text,
+                expected,
+            )
         if msg.seat != bidder:
             return self.r.fail(
                 "tm.call-relay", f"call {index + 1} is {bidder}'s, not {msg.seat}'s", text, expected
@@ -508,6 +525,18 @@ class TableObserver:
         controller = b.declarer if player == b.dummy else player
         expected = card_text(player, card)
         v.cards += 1
+        who, trick = v.ready_card
+        v.ready_card = ("", 0)
+        ready = trick == b.trick_no(index) and (
+            who == player or (who == "dummy" and b.dummy in (player, v.seat))
+        )
+        if not ready and v.seat != controller:
+            self.r.fail(
+                "tm.card-relay",
+                f"relayed to {v.seat} before it said it was ready for {player}'s card",
+                text,
+                expected,
+            )
         if v.seat == controller:
             return self.r.fail(
                 "tm.card-relay", f"{player}'s card echoed to {v.seat}, who played it", text

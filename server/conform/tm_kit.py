@@ -251,8 +251,10 @@ class TmKit:
             b = self.b
             index = len(b.calls)
             bidder = b.next_bidder()
+            # the late probe: one seat says it is ready only after the call was made
+            late = self._late(probe and index == 1 and bidder in ours, bidder)
             for seat in ours:
-                if seat != bidder:
+                if seat not in (bidder, late):
                     self.send(seat, self.voice.ready_bid(seat, bidder))
             if bidder in ours:
                 if not probed:
@@ -260,6 +262,8 @@ class TmKit:
                     await self._probe_calls(bidder)
                 call, alert = self._choose_call(i, bidder)
                 self.send(bidder, self.voice.call(bidder, call, alert))
+            if late is not None:
+                await self._late_ready(late, self.voice.ready_bid(late, bidder))
             others = [s for s in ours if s != bidder]
             await self.wait(
                 lambda: all(self.v(s).calls > index for s in others),  # noqa: B023 (awaited within the iteration)
@@ -273,6 +277,17 @@ class TmKit:
                     ("tm.call-relay",),
                     f"{bidder}'s call taken",
                 )
+
+    def _late(self, when: bool, *skip: str) -> str | None:
+        """The seat of the late probe (None: no probe now)."""
+        return next((s for s in self.ours if s not in skip), None) if when else None
+
+    async def _late_ready(self, seat: str, line: str) -> None:
+        """Give the table time to relay too early (it must wait for this ready line), then
+        send it: a relay that came first fails the relay rule, in the observer."""
+        assert self.pump is not None
+        await self.pump.drain(0.3)
+        self.send(seat, line)
 
     async def _probe_calls(self, bidder: str) -> None:
         """A call out of turn from another of our seats, then an illegal call from the bidder."""
@@ -319,8 +334,9 @@ class TmKit:
         while len(b.cards) < 52:
             j = len(b.cards)
             player, ctrl, trick = b.next_player(), b.controller(), b.trick_no()
+            late = self._late(probe and j == 9 and ctrl in ours, ctrl, dummy)
             for seat in ours:
-                if seat == ctrl or sent.get(seat) == j or (j == 0 and seat in early):
+                if seat in (ctrl, late) or sent.get(seat) == j or (j == 0 and seat in early):
                     continue
                 self.send(
                     seat,
@@ -341,6 +357,14 @@ class TmKit:
                     probed = True
                     await self._probe_cards(player, ctrl)
                 self.send(ctrl, self.voice.card(player, b.kit_card(player)))
+            if late is not None:
+                sent[late] = j
+                await self._late_ready(
+                    late,
+                    self.voice.ready_card(
+                        late, player, trick, dummy_to_play=player == dummy, is_dummy=late == dummy
+                    ),
+                )
             waiting = [s for s in ours if s != ctrl and s not in (early if j == 0 else ())]
             await self.wait(
                 lambda: all(self.v(s).cards > j for s in waiting),  # noqa: B023 (awaited within the iteration)

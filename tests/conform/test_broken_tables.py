@@ -217,3 +217,32 @@ def test_every_rule_of_conform_tm_has_a_broken_table_here() -> None:
     from bridgebot.server.conform.report import TM_RULES
 
     assert set(BROKEN) | {"tm.relay-legal", "tm.connect", "tm.answer"} == set(TM_RULES)
+
+
+async def test_a_table_that_relays_before_the_ready_line_fails_call_relay(tmp_path: Path) -> None:
+    """The broken table relays each call the moment it is made, whether the other seats have
+    said they are ready or not; the kit's late seat (one ready line held back on the last
+    board) catches it."""
+    swallow: dict[str, list[str]] = {}
+    proxy: Tamper
+
+    def push(link: Link, line: str) -> list[Out]:
+        if _relay_call(line) and "Alert" not in line:
+            for other in proxy.links:
+                if other is not link and other.seat:
+                    other.down(line)
+                    swallow.setdefault(other.seat, []).append(line)
+        return [line]
+
+    def drop_real(link: Link, line: str) -> list[Out]:
+        waiting = swallow.get(link.seat, [])
+        if line in waiting:
+            waiting.remove(line)
+            return []
+        return [line]
+
+    async with our_tm(tmp_path, 1) as port, Tamper(port, up=push, down=drop_real) as proxy:
+        record, _ = await conform_tm(proxy.port, tmp_path, boards=1, answer_timeout=TIMEOUT)
+    relay = next(r for r in record.results() if r.rule == "tm.call-relay")
+    assert relay.status == "fail"
+    assert any("before it said 'ready for" in f.detail for f in relay.findings)
