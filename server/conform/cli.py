@@ -230,6 +230,7 @@ def run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     record = Recorder(TM_RULES if target == "tm" else SEAT_RULES, echo=echo_err)
     roles: list[str] = []
+    notes: list[str] = []
     try:
         if target == "tm":
             from bridgebot.server.conform.tm_kit import TmRun, run_tm
@@ -244,10 +245,12 @@ def run(args: argparse.Namespace) -> int:
                 teams=args.teams,
                 answer_timeout=args.answer_timeout,
                 probes=not args.no_probes,
+                progress=_progress,
             )
             kit = asyncio.run(run_tm(tm_run, record, transcript))
             boards = kit.run.boards_done
             where = f"{args.host}:{args.port}"
+            notes.append(f"dummy won a trick and led the next {kit.run.dummy_leads} time(s)")
         else:
             from bridgebot.server.conform.seat_kit import SeatRun, run_seat
 
@@ -259,6 +262,7 @@ def run(args: argparse.Namespace) -> int:
                 seed=args.seed,
                 answer_timeout=args.answer_timeout,
                 announce=_announce,
+                progress=_progress,
             )
             seat_kit = asyncio.run(run_seat(seat_run, record, transcript))
             boards = seat_kit.boards_done
@@ -275,6 +279,7 @@ def run(args: argparse.Namespace) -> int:
         seconds=round(time.monotonic() - started, 2),
         boards=boards,
         roles=roles,
+        notes=notes,
         rules=record.results(),
         not_reached=record.not_reached(),
         transcript=str(path),

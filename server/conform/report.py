@@ -122,6 +122,7 @@ class ConformReport(BaseModel):
     seconds: float
     boards: int
     roles: list[str] = []
+    notes: list[str] = []
     rules: list[RuleResult]
     not_reached: list[str]
     transcript: str | None = None
@@ -296,6 +297,8 @@ def write_output(report: ConformReport, out: TextIO | None = None) -> None:
         f"{counts['fail']} fail in {report.seconds:.1f} s, {report.boards} board(s){roles}{tail}",
         file=out,
     )
+    for note in report.notes:
+        print(f"note: {note}", file=out)
     if report.transcript:
         print(f"transcript: {report.transcript}", file=out)
     out.flush()

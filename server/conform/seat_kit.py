@@ -100,6 +100,7 @@ class SeatRun:
     seed: int = 0
     answer_timeout: float = 30.0
     announce: Callable[[str, int], None] = lambda host, port: None
+    progress: Callable[[str], None] = lambda line: None
 
 
 @dataclass
@@ -355,6 +356,7 @@ class SeatKit:
             self.t.comment(f"board {number}: scenario {name}")
             await self._board(i, number, name, dealer, opening)
             self.boards_done += 1
+            run.progress(f"conform seat: board {i + 1}/{boards} ({name}) played")
         for s in self.progs:
             self.send(s, "End of session")
         assert self.pump is not None

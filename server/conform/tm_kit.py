@@ -37,6 +37,8 @@ class TmRun:
     teams: tuple[str, str] = ("KitNS", "KitEW")
     answer_timeout: float = 30.0
     probes: bool = True
+    progress: Callable[[str], None] = lambda line: None
+    """Called with a line after each board (the command prints it on stderr)."""
     boards_done: int = 0
     dummy_leads: int = 0
     notes: list[str] = field(default_factory=list)
@@ -151,6 +153,7 @@ class TmKit:
             self.t.comment(f"board {i + 1} of {run.boards}")
             await self._board(i, probe=run.probes and i == probe_board)
             run.boards_done += 1
+            run.progress(f"conform tm: board {i + 1}/{run.boards} played")
         await self.wait(
             lambda: all(self.v(s).ended for s in self.ours),
             ("tm.end-of-session",),
