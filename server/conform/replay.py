@@ -62,5 +62,4 @@ def replay_seat(path: Path, seat: str) -> Recorder:
             observer.seat_sent(text)
         elif src == "TM" and dst == seat:
             observer.tm_sent(text)
-    observer.finish()
     return record

@@ -76,7 +76,6 @@ class SeatObserver:
         self.roles: list[str] = []
         self.boards_played = 0
         self._deal: dict[str, frozenset[str]] | None = None
-        self.lines = 0
         self.replies: list[str] = []
         """What a table manager answers to the last line (``Illegal bid``, an error line)."""
 
@@ -176,7 +175,6 @@ class SeatObserver:
                 self.r.ok(rule)
 
     def _judge(self, text: str) -> None:
-        self.lines += 1
         if self.ended:
             self.r.fail("seat.end-of-session", "a line after End of session", text)
             return
@@ -521,8 +519,3 @@ class SeatObserver:
             "abolished by v18; GIB and bridge-player send it, tables ignore it",
             text,
         )
-
-    # ------------------------------------------------------------------ for the live kit
-
-    def finish(self) -> None:
-        """Nothing to settle at the end of a replay; the live kit checks what was owed."""

@@ -108,8 +108,7 @@ class TableObserver:
         try:
             msg = read_seat_line(text)
         except Unreadable:
-            self.view(seat).errors_owed += 0  # junk from a seat owes nothing in particular
-            return
+            return  # a seat's junk (a probe) owes it nothing in particular
         v = self.view(seat)
         match msg.kind:
             case "connect":
@@ -636,11 +635,3 @@ class TableObserver:
         if text == "End of session":
             return self.r.ok("tm.end-of-session")
         return self.r.warn("tm.end-of-session", "not the canonical text", text, "End of session")
-
-    # ------------------------------------------------------------------ for the driver
-
-    def board_over_for(self, seat: str) -> bool:
-        return self.view(seat).timing
-
-    def seat_of_call_relayed(self, seat: str, index: int) -> bool:
-        return self.view(seat).calls > index
