@@ -27,7 +27,7 @@ from endplay.types import Player
 
 from tests.conform.peers import Hook, Link, Out, Tamper, conform_seat, same
 
-TIMEOUT = 0.5
+TIMEOUT = 1.0
 
 
 def first(pattern: str, change: Callable[[str], list[Out]]) -> Hook:
@@ -220,7 +220,7 @@ async def test_a_lead_before_the_prompt_fails_lead_prompt(tmp_path: Path) -> Non
 
     def south_up(link: Link, line: str) -> list[Out]:
         if "ready for North's card to trick 1" in line and state.get("number") == 3:
-            return [0.3, line]
+            return [1.0, line]
         return [line]
 
     held: list[Any] = []
