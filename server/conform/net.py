@@ -122,9 +122,9 @@ class Pump:
                     if late
                     else f"no answer within {self.timeout:g} s"
                 )
-                self.r.fail(self.answer_rule, f"{why}, waiting for {what}")
+                self.r.fail(self.answer_rule, f"{why}, waiting for {what}", expected=what)
                 for rule in rules:
-                    self.r.fail(rule, f"{why}, waiting for {what}")
+                    self.r.fail(rule, f"{why}, waiting for {what}", expected=what)
                 if required or late:
                     raise Abort(what)
                 return False

@@ -89,3 +89,33 @@ def test_docs_conformance_lists_every_rule_with_its_protocol_section() -> None:
         assert rows[name].strip() == rule.section.replace(" rule 4", "").replace(" rule 2", ""), (
             name
         )
+
+
+def test_the_kit_imports_none_of_our_protocol_machines() -> None:
+    """A kit built on protocol/table.py or protocol/seat.py (or the codec they share) would pass
+    the project by construction: the kit may use the laws of bridge and byte framing only."""
+    import ast
+
+    allowed_protocol = {"bridgebot.protocol.framing", "bridgebot.protocol.errors"}
+    kit = Path(__file__).parent.parent.parent / "server" / "conform"
+    found: dict[str, set[str]] = {}
+    for path in sorted(kit.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = (
+                [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else []
+            )
+            for name in names:
+                if name.startswith("bridgebot."):
+                    found.setdefault(path.name, set()).add(name)
+    used = {n for names in found.values() for n in names}
+    assert {n for n in used if n.startswith("bridgebot.protocol")} <= allowed_protocol
+    outside = {
+        n
+        for n in used
+        if not n.startswith(("bridgebot.server.conform", "bridgebot.laws", "bridgebot.protocol"))
+    }
+    assert outside == {"bridgebot.server.logs"}  # the command's logging set-up
