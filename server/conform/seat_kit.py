@@ -108,6 +108,7 @@ class ProgramSeat:
     seat: str
     obs: SeatObserver
     conn: Conn | None = None
+    team: str = ""
     calls: int = 0
     cards: int = 0
     sent_dummy: bool = False
@@ -233,7 +234,22 @@ class SeatKit:
         p = self.progs[seat]
         p.conn = conn
         p.obs.seat_sent(text)
-        team = msg.value
+        team = p.team = msg.value
+        for other, q in self.progs.items():  # docs/protocol.md 2.1: one name a partnership
+            if q.conn is None or other == seat:
+                continue
+            if side(other) == side(seat) and q.team != team:
+                self.r.fail(
+                    "seat.connecting",
+                    f"partners must give one team name: {other} gave {q.team!r}",
+                    text,
+                )
+            elif side(other) != side(seat) and q.team == team:
+                self.r.fail(
+                    "seat.connecting",
+                    f"opponents must give different team names: {other} gave {q.team!r} too",
+                    text,
+                )
         self.send(seat, f'{seat} ("{team}") seated')
         self._team(seat, team)
 

@@ -292,3 +292,27 @@ def test_every_rule_of_conform_seat_has_a_broken_seat_here() -> None:
         | {"seat.early-dummy", "seat.lead-prompt", "seat.connect", "seat.answer"}
     )
     assert covered == set(SEAT_RULES)
+
+
+async def test_partners_with_two_team_names_fail_connecting(tmp_path: Path) -> None:
+    clients: list[asyncio.Future[object]] = []
+
+    def start(port: int) -> None:
+        for seat, team in ((Player.north, "Bots"), (Player.south, "Other")):
+            client = SeatClient(
+                "127.0.0.1", port, seat, team, RandomAgent(seed=2), connect_retries=0
+            )
+            clients.append(asyncio.ensure_future(client.run()))
+
+    try:
+        record, _ = await conform_seat(
+            tmp_path, start, seats=("North", "South"), boards=1, answer_timeout=TIMEOUT
+        )
+    finally:
+        for c in clients:
+            c.cancel()
+            with contextlib.suppress(BaseException):
+                await c
+    assert record.failed_rules() == ["seat.connecting"]
+    finding = next(r for r in record.results() if r.rule == "seat.connecting").findings[0]
+    assert "partners must give one team name" in finding.detail
