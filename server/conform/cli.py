@@ -250,7 +250,8 @@ def run(args: argparse.Namespace) -> int:
             kit = asyncio.run(run_tm(tm_run, record, transcript))
             boards = kit.run.boards_done
             where = f"{args.host}:{args.port}"
-            notes.append(f"dummy won a trick and led the next {kit.run.dummy_leads} time(s)")
+            if boards:
+                notes.append(f"dummy won a trick and led the next {kit.run.dummy_leads} time(s)")
         else:
             from bridgebot.server.conform.seat_kit import SeatRun, run_seat
 

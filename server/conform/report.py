@@ -16,9 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, TextIO
 
+import structlog
 from pydantic import BaseModel
 
 Status = Literal["pass", "warn", "fail"]
+
+_log = structlog.get_logger("conform")
 
 
 @dataclass(frozen=True)
@@ -316,6 +319,7 @@ class Transcript:
         self._file: TextIO | None = path.open("w") if path is not None else None
 
     def line(self, src: str, dst: str, text: str) -> None:
+        _log.debug("line", src=src, dst=dst, text=text)  # --log-level debug shows the exchange
         if self._file is not None:
             self._file.write(f"{src} -> {dst} : {text}\n")
             self._file.flush()
