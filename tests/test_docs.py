@@ -132,7 +132,11 @@ def test_the_command_line_in_design_md_is_the_one_the_parsers_accept() -> None:
             continue  # `train` shows its modes only (its parser imports torch)
         parser = build_parser(only=command)
         (sub,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-        accepted = {o for a in sub.choices[command]._actions for o in a.option_strings}
+        parsers = [sub.choices[command]]
+        for action in sub.choices[command]._actions:  # `conform tm|seat`: the options of both
+            if isinstance(action, argparse._SubParsersAction):
+                parsers += list(action.choices.values())
+        accepted = {o for p in parsers for a in p._actions for o in a.option_strings}
         assert sorted(set(options) - accepted) == [], command
 
 
