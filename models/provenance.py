@@ -9,13 +9,13 @@ hash and an honest "unknown".
 from __future__ import annotations
 
 import hashlib
+import json
 import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
 from bridgebot.engine.modelcard import DataSet
-from bridgebot.models.data import DataError
 from bridgebot.models.datameta import DataMeta, read_meta
 
 
@@ -56,17 +56,27 @@ def regenerate_command(name: str, meta: DataMeta | None, deals: int) -> str | No
     return None
 
 
+def ours(meta_json: str) -> bool:
+    """Whether a file's meta claims to be ddgen's or teach's (a malformed one of ours is an error;
+    another program's, whose generator is some other text, is recorded as it is)."""
+    try:
+        generator = json.loads(meta_json).get("generator")
+    except (ValueError, AttributeError):
+        return True  # not even a JSON object: read_meta names the fault
+    return not isinstance(generator, str) or generator in ("ddgen-v1", "teach-v1")
+
+
 def data_record(path: str | Path) -> DataSet:
     """The card's record of a data file a trainer read: name, deals, regenerating command, hash."""
     p = Path(path)
     foreign = ""
     with np.load(p, allow_pickle=False) as z:
         deals = int(z["owners"].shape[0])
-        try:
-            meta = read_meta(p, z)
-        except DataError:
+        if "meta" in z.files and not ours(str(z["meta"])):
             # Made by another program: its meta is kept verbatim, it names no bridgebot command.
             meta, foreign = None, f"; its meta, not ddgen's or teach's: {z['meta']}"
+        else:
+            meta = read_meta(p, z)
     command = regenerate_command(str(path), meta, deals)
     note = (
         ""

@@ -104,3 +104,12 @@ def test_a_run_with_another_seed_or_source_does_not_continue_a_file(tmp_path: Pa
         ddgen.DDGenError, match=r"its generator is 'teach-v1', this run's is 'ddgen"
     ):
         ddgen.generate(copy, 5, seed=7, progress=False)
+
+
+def test_another_programs_meta_is_recorded_as_it_is(tmp_path: Path) -> None:
+    """A DD file made elsewhere (a curriculum filtered by another script) trains and is carded:
+    its meta is kept verbatim in the record's note, and no bridgebot command is claimed."""
+    theirs = {"count": 2, "generator": "slam-rich filter", "base_seed": 5}
+    f = with_meta(FILES / "ddgen-v1.npz", tmp_path / "theirs.npz", theirs)
+    record = data_record(f)
+    assert record.regenerate is None and '"generator": "slam-rich filter"' in record.note
