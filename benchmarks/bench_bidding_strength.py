@@ -28,9 +28,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
 from bridgebot.engine.policy import Policy
+from bridgebot.laws.board_sets import load_npz
 from bridgebot.models.data import HOLDOUT, load_dd, load_teach, observe
 from bridgebot.tournament.ddmatch import run_dd_match
-from bridgebot.tournament.deals import load_npz
 
 from bridgebot.agents import make_agent
 

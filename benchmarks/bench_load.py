@@ -137,7 +137,7 @@ async def run(tables: int, boards: int) -> dict[str, Any]:
         out = Path(tmp)
         proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "bridgebot", "tm", "--port", "0", "--seed", "7",
-            "--count", str(boards), "--tables", str(tables), "--out", str(out),
+            "--boards", str(boards), "--tables", str(tables), "--out", str(out),
             "--log-level", "warning",
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
         )  # fmt: skip

@@ -46,8 +46,9 @@ DATA = "data/dd.npz"  # a DD file made by `bridgebot ddgen` (docs/data.md)
 def _chunk_match(job: dict[str, Any]) -> dict[str, Any]:
     """Play boards [first, first + n) of the held-out set; return IMPs and decision timings."""
     from bridgebot.engine.search import SearchAgent, SearchResult
+    from bridgebot.laws.board_sets import load_npz
+    from bridgebot.laws.boards import cycle_board
     from bridgebot.tournament.ddmatch import play_dd_boards, seated_agents
-    from bridgebot.tournament.deals import cycle_board, load_npz
     from bridgebot.tournament.formats import seatings
 
     from bridgebot.agents import make_agent
@@ -55,7 +56,7 @@ def _chunk_match(job: dict[str, Any]) -> dict[str, Any]:
     # Board k of the held-out set is board k whichever chunk plays it, so that its dealer and
     # vulnerability (and the agents' per-board seeds) do not depend on --workers.
     deals = [
-        cycle_board(d.board + job["offset"], d.pbn, d.dd)
+        cycle_board(d.number + job["offset"], d.deal, d.dd)
         for d in load_npz(Path(job["data"]), boards=job["n"], first=job["first"])
     ]
     start = time.perf_counter()

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from bridgebot.laws.errors import UserError
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator
 
 #: The card's file name inside a model directory.
@@ -39,7 +40,7 @@ CARD_FILE = "model.json"
 FORMAT: Literal[2] = 2
 
 
-class ModelError(ValueError):
+class ModelError(UserError):
     """A model directory that cannot be served; the message names the file and, for a card, the
     field at fault."""
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -26,17 +25,17 @@ import numpy as np
 import numpy.typing as npt
 from bridgebot.engine.dds import dd_tables
 from bridgebot.laws.deals import random_owners_batch
-from bridgebot.models.data import DataError
+from bridgebot.laws.errors import UserError
 from bridgebot.models.datameta import DataMeta, read_meta
 from bridgebot.models.dealfilter import FILTERS, dd_picked, passing_deals
 
 DDGEN_VERSION = "ddgen-v1"
 HELP = "generate random deals with full double-dummy tables (the npz format of docs/data.md)"
 EXAMPLES = """examples:
-  bridgebot ddgen --deals 42336 --seed 20261123 --out data/dd_2026b.npz   # the shipped models' set
-  bridgebot ddgen --deals 100000 --out data/dd_more.npz --seed 7
-  bridgebot ddgen --deals 100000 --out data/dd_more.npz --seed 7   # continues an interrupted run
-  bridgebot ddgen --deals 20000 --seed 5 --filter slam --out data/dd_slam.npz   # slam curriculum
+  bridgebot ddgen --boards 42336 --seed 20261123 --out data/dd_2026b.npz   # the shipped models' set
+  bridgebot ddgen --boards 100000 --out data/dd_more.npz --seed 7
+  bridgebot ddgen --boards 100000 --out data/dd_more.npz --seed 7   # continues an interrupted run
+  bridgebot ddgen --boards 20000 --seed 5 --filter slam --out data/dd_slam.npz   # slam curriculum
 
 Join two files (docs/data.md):
   a, b = np.load("data/dd.npz"), np.load("data/dd_more.npz")
@@ -45,7 +44,7 @@ Join two files (docs/data.md):
 """
 
 
-class DDGenError(ValueError):
+class DDGenError(UserError):
     """A file that cannot be continued by this run (names the file and the mismatch)."""
 
 
@@ -138,10 +137,13 @@ def generate(
     return sum(len(o) for o in owners)
 
 
+#: The shared flags (``bridgebot/options.py`` adds them): --boards N (deals wanted in --out,
+#: required), --seed N, --log-level. ``--deals N``, the old spelling of --boards, still works.
+SHARED_OPTIONS = {"boards": None, "seed": 0}
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--deals", type=int, required=True, help="deals wanted in --out")
     parser.add_argument("--out", type=Path, required=True, help="the .npz to write or continue")
-    parser.add_argument("--seed", type=int, default=0, help="random-deal stream (default 0)")
     parser.add_argument(
         "--workers", type=int, default=os.cpu_count() or 1, help="worker processes (default: CPUs)"
     )
@@ -158,23 +160,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.deals < 0 or args.workers < 1 or args.batch < 1:
-        print("ddgen: --deals must be >= 0, --workers and --batch >= 1", file=sys.stderr)
-        return 2
+    if args.boards is None:
+        raise UserError("give --boards N, the number of deals wanted in --out")
+    if args.workers < 1 or args.batch < 1:
+        raise UserError("--workers and --batch must be at least 1")
     t0 = time.monotonic()
-    try:
-        n = generate(
-            args.out,
-            args.deals,
-            seed=args.seed,
-            workers=args.workers,
-            chunk=args.batch,
-            checkpoint_every=args.checkpoint,
-            progress=not args.quiet,
-            keep=args.filter,
-        )
-    except (DDGenError, DataError) as exc:
-        print(f"ddgen: {exc}", file=sys.stderr)
-        return 1
+    n = generate(
+        args.out,
+        args.boards,
+        seed=args.seed,
+        workers=args.workers,
+        chunk=args.batch,
+        checkpoint_every=args.checkpoint,
+        progress=not args.quiet,
+        keep=args.filter,
+    )
     print(f"{args.out}: {n} deals with DD tables ({time.monotonic() - t0:.0f} s this run)")
     return 0

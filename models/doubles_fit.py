@@ -40,7 +40,7 @@ from pydantic import JsonValue
 
 HELP = "fit the penalty-double layer (doubles=on) on training deals with DD tables"
 EXAMPLES = """examples:
-  bridgebot ddgen --deals 42336 --seed 20261123 --out data/dd_2026b.npz
+  bridgebot ddgen --boards 42336 --seed 20261123 --out data/dd_2026b.npz
   bridgebot train doubles --dd data/dd_2026b.npz --deals 20000 --out engine/penalty_doubles.json
 """
 #: OpenSpiel card index -> data-file card index.

@@ -178,10 +178,10 @@ def evaluate_against_agent(
 
     import onnx
     from bridgebot.engine.modelcard import Export, Training
+    from bridgebot.laws.boards import cycle_board
     from bridgebot.laws.cards import owners_pbn
     from bridgebot.models.onnx_mlp import policy_card, policy_graph
     from bridgebot.tournament.ddmatch import run_dd_match
-    from bridgebot.tournament.deals import cycle_board
 
     deals = [
         cycle_board(int(b), owners_pbn(o), t) for b, o, t in zip(boards, owners, dd, strict=True)

@@ -23,8 +23,8 @@ from dataclasses import replace
 from types import ModuleType
 
 from bridgebot.engine.agent import AgentFactory
+from bridgebot.laws.boards import BoardDeal
 from bridgebot.tournament.config import MatchConfig, MatchError
-from bridgebot.tournament.deals import BoardDeal
 from bridgebot.tournament.records import BoardResult
 from bridgebot.tournament.streams import close_stream, init_stream, play_chunk
 

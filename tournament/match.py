@@ -16,9 +16,18 @@ import multiprocessing
 import sys
 from collections.abc import Callable, Sequence
 
-from bridgebot.tournament.config import BACKENDS, SCORINGS, MatchConfig, MatchError, Watch
+from bridgebot.laws.board_sets import load_boards
+from bridgebot.laws.boards import BoardDeal
+from bridgebot.tournament.config import (
+    BACKENDS,
+    DEFAULT_BOARDS,
+    SCORINGS,
+    MatchConfig,
+    MatchError,
+    Watch,
+)
 from bridgebot.tournament.ddmatch import play_dd_boards, seated_agents
-from bridgebot.tournament.deals import BoardDeal, ensure_dd, load_deals
+from bridgebot.tournament.deals import ensure_dd
 from bridgebot.tournament.distributed import import_ray, play_ray
 from bridgebot.tournament.formats import seatings
 from bridgebot.tournament.journal import Journal
@@ -91,17 +100,22 @@ def run_match(
                 f"external seat {ext.room}:{ext.seat.name}: no room {ext.room!r} in format "
                 f"{cfg.fmt} (rooms: {', '.join(sorted(names))})"
             )
-    if cfg.boards < 1:
+    if cfg.boards is not None and cfg.boards < 1:
         raise MatchError(f"--boards must be at least 1, not {cfg.boards}")
-    deals = load_deals(deals=cfg.deals, seed=cfg.seed, boards=cfg.boards)
+    deals = load_boards(
+        deals=cfg.deals,
+        seed=cfg.seed if cfg.seed is not None else 1,
+        boards=cfg.boards,
+        default=DEFAULT_BOARDS,
+    )
     try:
         cfg.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise MatchError(f"--out {cfg.out}: cannot create the directory ({exc.strerror})") from None
-    header = cfg.header()
+    header = cfg.header(len(deals))
     with Journal(cfg.out / "journal.jsonl", header, resume=cfg.resume) as journal:
         done = {b.board for b in journal.done}
-        todo = [d for d in deals if d.board not in done]
+        todo = [d for d in deals if d.number not in done]
         results = list(journal.done)
         bar: Progress | None = None
         if progress is None:

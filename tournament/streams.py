@@ -16,9 +16,9 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 
 from bridgebot.engine.agent import AgentFactory
+from bridgebot.laws.boards import BoardDeal
 from bridgebot.tournament.config import MatchConfig, Watch
 from bridgebot.tournament.ddmatch import RoomAgents, play_dd_boards, seated_agents
-from bridgebot.tournament.deals import BoardDeal
 from bridgebot.tournament.formats import THEM, US, seatings
 from bridgebot.tournament.records import BoardResult
 from bridgebot.tournament.rooms import play_rooms

@@ -36,9 +36,11 @@ from pathlib import Path
 import numpy as np
 from bridgebot.engine.agent import AgentFactory
 from bridgebot.engine.modelcard import validation_fault
+from bridgebot.laws.board_sets import load_boards
+from bridgebot.laws.boards import BoardDeal
 from bridgebot.laws.cards import deal_owners
 from bridgebot.tournament.config import MatchConfig
-from bridgebot.tournament.deals import BoardDeal, ensure_dd, load_deals
+from bridgebot.tournament.deals import ensure_dd
 from bridgebot.tournament.formats import THEM, US, seatings
 from bridgebot.tournament.journal import read_journal
 from bridgebot.tournament.match import run_match
@@ -53,7 +55,7 @@ from bridgebot.tournament.standings import (
     write_standings,
 )
 from endplay.parsers import pbn
-from endplay.types import Board, Deal, Player
+from endplay.types import Board, Player
 from pydantic import ValidationError
 
 #: The agent built (and never asked) at seats an outside program takes: the cheapest there is.
@@ -114,20 +116,23 @@ def _check(cfg: TournamentConfig) -> list[Pairing]:
 
 
 def round_deals(cfg: TournamentConfig, rounds: int) -> dict[int, list[BoardDeal]]:
-    """Deals of every round, renumbered 1..K within the round (dealer and vulnerability kept)."""
+    """Deals of every round: the next ``boards_per_match`` boards of the deal set, their
+    numbers, dealers and vulnerabilities as the file (or the seeded stream) gives them."""
     k = cfg.boards_per_match
-    deals = load_deals(deals=cfg.deals, seed=cfg.seed, boards=rounds * k)
-    return {
-        r: [replace(d, board=i + 1) for i, d in enumerate(deals[(r - 1) * k : r * k])]
-        for r in range(1, rounds + 1)
-    }
+    deals = load_boards(deals=cfg.deals, seed=cfg.seed, boards=rounds * k, default=rounds * k)
+    if len(deals) < rounds * k:
+        raise TournamentError(
+            f"{cfg.deals}: {rounds} rounds of {k} boards need {rounds * k} boards, the file has "
+            f"{len(deals)}"
+        )
+    return {r: deals[(r - 1) * k : r * k] for r in range(1, rounds + 1)}
 
 
 def _write_round_file(path: Path, deals: Sequence[BoardDeal]) -> None:
     """The round's boards as PBN, written once and atomically (resumed matches read the same)."""
     if path.exists():
         return
-    boards = [Board(Deal(d.pbn), board_num=d.board, vul=d.vul, dealer=d.dealer) for d in deals]
+    boards = [Board(d.deal.copy(), board_num=d.number, vul=d.vul, dealer=d.dealer) for d in deals]
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(pbn.dumps(boards), encoding="utf-8")
     os.replace(tmp, path)
@@ -136,7 +141,7 @@ def _write_round_file(path: Path, deals: Sequence[BoardDeal]) -> None:
 def _write_dd_cache(path: Path, deals: Sequence[BoardDeal]) -> None:
     """A match's DD cache (the deal sets' npz layout) holding its round's solved tables."""
     tables = [d.dd for d in deals]
-    missing = [d.board for d, t in zip(deals, tables, strict=True) if t is None]
+    missing = [d.number for d, t in zip(deals, tables, strict=True) if t is None]
     if missing:
         raise ValueError(f"boards {missing} have no double-dummy table")
     owners = np.stack([deal_owners(d.pbn) for d in deals])

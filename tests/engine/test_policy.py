@@ -149,7 +149,7 @@ async def test_default_agent_bids_through_a_real_table_manager(
 ) -> None:
     """Four ``default`` seats (baseline play, for speed) over TCP: the auctions the table
     manager records are exactly the ones the policy bids offline on the same boards."""
-    from bridgebot.server.boards import generate
+    from bridgebot.laws.board_sets import generate
     from bridgebot.server.seat import SeatClient
     from bridgebot.server.tm import TableManager
 

@@ -20,10 +20,10 @@ from typing import Any
 
 import endplay.parsers.pbn as pbn
 import pytest
+from bridgebot.laws.board_sets import generate
 from bridgebot.protocol.codec import Direction, parse
 from bridgebot.protocol.errors import ParseError
 from bridgebot.protocol.messages import CallMsg, Message, PlayMsg, ToLead
-from bridgebot.server.boards import generate
 from bridgebot.server.guard import Limits
 from bridgebot.server.records import RecordWriter, TableRecord, read_journal
 from bridgebot.server.resume import ResumeError, prepare
@@ -180,7 +180,7 @@ async def test_a_seat_back_after_its_board_was_abandoned_plays_the_next_board(
 
 async def start_tm_process(out: Path, count: int, *extra: str) -> tuple[Any, int]:
     proc = await asyncio.create_subprocess_exec(
-        *BRIDGEBOT, "tm", "--port", "0", "--seed", "3", "--count", str(count), "--out", str(out),
+        *BRIDGEBOT, "tm", "--port", "0", "--seed", "3", "--boards", str(count), "--out", str(out),
         "--log-level", "warning", *extra,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bridgebot.laws.board_sets import generate
 from bridgebot.protocol.codec import Direction, parse
 from bridgebot.protocol.errors import ParseError
 from bridgebot.protocol.messages import CallMsg
-from bridgebot.server.boards import generate
 from bridgebot.server.guard import ConnectionGuard, Limits, parse_networks
 from bridgebot.server.records import read_journal
 from bridgebot.server.seat import TableConnectionError

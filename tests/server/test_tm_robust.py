@@ -11,10 +11,10 @@ from typing import Any
 
 import endplay.parsers.pbn as pbn
 import pytest
+from bridgebot.laws.board_sets import generate
 from bridgebot.protocol.codec import Direction, parse
 from bridgebot.protocol.errors import ParseError
 from bridgebot.protocol.messages import CallMsg, ReadyForBid, ReadyForCards
-from bridgebot.server.boards import generate
 from bridgebot.server.records import read_journal
 from bridgebot.server.testing import RawProxy, ScriptedSeat, connecting
 from bridgebot.server.testing import random_seat as client
