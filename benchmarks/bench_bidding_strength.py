@@ -31,6 +31,7 @@ from bridgebot.engine.policy import Policy
 from bridgebot.laws.board_sets import load_npz
 from bridgebot.models.data import HOLDOUT, load_dd, load_teach, observe
 from bridgebot.tournament.ddmatch import run_dd_match
+from bridgebot.tournament.stats import mean_stderr
 
 from bridgebot.agents import make_agent
 
@@ -74,7 +75,7 @@ def match(us: str, them: str, dd_path: str, boards: int) -> dict[str, object]:
         "boards": len(imps),
         "first_deal": first,
         "imps_per_board": float(imps.mean()),
-        "stderr": float(imps.std(ddof=1) / np.sqrt(len(imps))),
+        "stderr": mean_stderr(imps.tolist())[1],
         "sd_per_board": float(imps.std(ddof=1)),
         "same_contract_boards": same,
         "by_vul": {k: float(np.mean(v)) for k, v in sorted(by_vul.items())},

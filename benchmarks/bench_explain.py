@@ -81,8 +81,10 @@ def main() -> None:
         )
 
     from bridgebot.engine.explain import Explainer
-    from bridgebot.engine.policy import DEFAULT_MODEL_DIR, Policy
+    from bridgebot.engine.policy import Policy
     from endplay.types import Bid, Player, Vul
+
+    from bridgebot.shipped import DEFAULT_MODEL_DIR
 
     explainer = Explainer(Policy(DEFAULT_MODEL_DIR), max_hands=16384)
     inproc = []

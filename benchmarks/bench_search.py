@@ -39,6 +39,7 @@ from multiprocessing import get_context
 from typing import Any
 
 import numpy as np
+from bridgebot.tournament.stats import mean_stderr
 
 DATA = "data/dd.npz"  # a DD file made by `bridgebot ddgen` (docs/data.md)
 
@@ -100,7 +101,7 @@ def match(
     imps = [x for p in parts for x in p["imps"]]
     secs = sorted(x for p in parts for x in p["seconds"])
     mean = float(np.mean(imps))
-    se = float(np.std(imps, ddof=1) / math.sqrt(len(imps))) if len(imps) > 1 else float("nan")
+    se = mean_stderr(list(imps))[1]
     out: dict[str, Any] = {
         "us": us,
         "them": them,
@@ -171,7 +172,7 @@ def journaled_match(
         "us": us, "them": them, "boards": len(imps), "imps": imps,
         "changed_per_board": [x for p in parts for x in p.get("changed_per_board", [])],
         "imps_per_board": float(np.mean(imps)),
-        "stderr": float(np.std(imps, ddof=1) / math.sqrt(len(imps))),
+        "stderr": mean_stderr(list(imps))[1],
         "decisions": sum(p["decisions"] for p in parts),
         "searched": sum(p["searched"] for p in parts),
         "changed_by_search": sum(p["changed"] for p in parts),
@@ -227,7 +228,7 @@ def cross_table(args: argparse.Namespace, search: str, policy: str, first: int) 
 
 def _paired_se(diff: np.ndarray) -> float:
     """Standard error of the mean of per-board differences (nan for fewer than two boards)."""
-    return float(np.std(diff, ddof=1) / math.sqrt(len(diff))) if len(diff) > 1 else math.nan
+    return mean_stderr(list(diff))[1]
 
 
 def main() -> None:

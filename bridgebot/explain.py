@@ -52,7 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def policy_dir(agent: str) -> Path:
     """The model directory behind an agent spec; ``ValueError`` for agents without a policy."""
     from bridgebot.agents import AgentSpec
-    from bridgebot.engine.policy import DEFAULT_MODEL_DIR
+    from bridgebot.shipped import DEFAULT_MODEL_DIR
 
     spec = AgentSpec.parse(agent)
     if spec.name in ("default", "search"):

@@ -34,7 +34,6 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
@@ -812,9 +811,6 @@ class SearchAgent(Agent):
         self.card_player.close()
 
 
-#: The shipped opponent model: a small policy trained by imitation of bfg's auctions
-#: (``models/bfgnet/model.json`` holds the commands); bfg's own code never runs inside search.
-BFGNET_DIR = Path(__file__).resolve().parent.parent / "models" / "bfgnet"
 #: The ``opponents`` option's default: '+'-separated names, ``self`` (our policy), ``bfgnet`` or
 #: a policy directory.
 DEFAULT_OPPONENTS = "bfgnet+self"

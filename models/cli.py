@@ -92,7 +92,7 @@ def _export_arguments(parser: argparse.ArgumentParser) -> None:
 def read_metrics(path: str) -> dict[str, JsonValue]:
     """``export --metrics FILE``: a JSON object of JSON values, recorded in the card's metrics.
     A file that is not one is a :class:`DataError` naming the file."""
-    from bridgebot.engine.modelcard import validation_fault
+    from bridgebot.laws.errors import validation_fault
     from bridgebot.models.data import DataError
 
     try:

@@ -23,9 +23,10 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from bridgebot.engine.dds import dd_tables
+from bridgebot.engine.dds import dd_tables, one_solver_thread
 from bridgebot.laws.deals import random_owners_batch
 from bridgebot.laws.errors import UserError
+from bridgebot.laws.files import replace_file
 from bridgebot.models.datameta import DataMeta, read_meta
 from bridgebot.models.dealfilter import FILTERS, dd_picked, passing_deals
 
@@ -48,12 +49,6 @@ class DDGenError(UserError):
     """A file that cannot be continued by this run (names the file and the mismatch)."""
 
 
-def _worker_init() -> None:
-    from endplay._dds import SetMaxThreads
-
-    SetMaxThreads(1)
-
-
 def dd_chunk(job: tuple[int, int, int]) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
     """Worker: deals ``start .. start+count-1`` of stream ``seed`` and their tables."""
     seed, start, count = job
@@ -65,9 +60,7 @@ def _save(path: Path, owners: list[Any], dd: list[Any], meta: DataMeta) -> None:
     o = np.concatenate(owners) if owners else np.zeros((0, 52), np.uint8)
     d = np.concatenate(dd) if dd else np.zeros((0, 4, 5), np.uint8)
     meta = meta.model_copy(update={"count": len(o)})
-    tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez_compressed(tmp, owners=o, dd=d, meta=meta.array())
-    os.replace(tmp, path)
+    replace_file(path, lambda tmp: np.savez_compressed(tmp, owners=o, dd=d, meta=meta.array()))
 
 
 def generate(
@@ -122,7 +115,7 @@ def generate(
 
     with progress_bar(count, "deal", "ddgen", initial=start, show=progress) as bar:
         for job, (new_owners, new_dd) in zip(
-            work, run_jobs(solve, work, workers, initializer=_worker_init), strict=True
+            work, run_jobs(solve, work, workers, initializer=one_solver_thread), strict=True
         ):
             if keep is not None:
                 meta = meta.model_copy(update={"scanned": job[1][-1] + 1})

@@ -32,7 +32,6 @@ a run is reproducible whatever the number of workers, and a run stopped part way
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +42,7 @@ import numpy.typing as npt
 from bridgebot.laws.boards import dealer_vul_arrays
 from bridgebot.laws.deals import random_owners_batch
 from bridgebot.laws.errors import UserError
+from bridgebot.laws.files import replace_file
 from bridgebot.models.datameta import DataMeta, read_meta
 from bridgebot.models.progress import progress_bar
 
@@ -171,9 +171,7 @@ class TeachSet:
         dealer = np.concatenate(self.dealers) if self.dealers else np.zeros(0, np.uint8)
         vul = np.concatenate(self.vuls) if self.vuls else np.zeros(0, np.uint8)
         self.meta = self.meta.model_copy(update={"count": n})
-        tmp = path.with_name(path.name + ".tmp.npz")
-        np.savez_compressed(
-            tmp,
+        arrays: dict[str, Any] = dict(
             owners=np.concatenate(self.owners) if self.owners else np.zeros((0, 52), np.uint8),
             dealer=dealer.astype(np.uint8),
             vul=vul.astype(np.uint8),
@@ -184,7 +182,7 @@ class TeachSet:
             bfg_version=np.str_(self.meta.bfg_version),
             meta=self.meta.array(),
         )
-        os.replace(tmp, path)
+        replace_file(path, lambda tmp: np.savez_compressed(tmp, **arrays))
 
     @classmethod
     def load(cls, path: Path, run: DataMeta) -> TeachSet:

@@ -15,7 +15,6 @@ per round, across every board of the room; such agents keep no bidding state bet
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ from bridgebot.laws.scoring import dd_tricks, ns_score
 from bridgebot.server.records import TableRecord
 from bridgebot.tournament.formats import US, Seating, board_imps, seatings
 from bridgebot.tournament.records import BoardResult
+from bridgebot.tournament.stats import mean_stderr
 from endplay.types import Bid, Hand, Player
 
 
@@ -53,12 +53,7 @@ class MatchResult:
 
     @property
     def stderr(self) -> float:
-        n = len(self.boards)
-        if n < 2:
-            return float("nan")
-        mean = self.imps_per_board
-        var = sum((x - mean) ** 2 for x in self.imps) / (n - 1)
-        return math.sqrt(var / n)
+        return mean_stderr(self.imps)[1]
 
 
 def agent_seed(seed: int, room: int, seat: int) -> int:

@@ -17,6 +17,7 @@ import numpy as np
 from bridgebot.engine.dds import dd_tables
 from bridgebot.laws.boards import BoardDeal, DDTable
 from bridgebot.laws.cards import deal_owners, owners_pbn
+from bridgebot.laws.files import replace_file
 
 
 def solve_dd(pbn: str) -> DDTable:
@@ -61,6 +62,4 @@ def _write_npz(path: Path, tables: dict[str, DDTable]) -> None:
     keys = sorted(tables)
     owners = np.stack([deal_owners(k) for k in keys]) if keys else np.zeros((0, 52), np.uint8)
     dd = np.stack([tables[k] for k in keys]) if keys else np.zeros((0, 4, 5), np.uint8)
-    tmp = path.with_suffix(".tmp.npz")
-    np.savez_compressed(tmp, owners=owners, dd=dd)
-    os.replace(tmp, path)
+    replace_file(path, lambda tmp: np.savez_compressed(tmp, owners=owners, dd=dd))

@@ -128,19 +128,11 @@ def explain_boards(
 
 def par_text(dd: DDTable, vul: Vul, dealer: Player) -> str:
     """Par score (N/S view) and contracts from a DD table in the layout of docs/data.md."""
-    import endplay._dds as _dds  # endplay builds a DDTable only from this struct
-    from endplay.dds import par
-    from endplay.dds.ddtable import DDTable as EndplayTable
-    from endplay.types import Denom
+    from bridgebot.engine.dds import par
 
-    res = _dds.ddTableResults()
-    order = (Denom.clubs, Denom.diamonds, Denom.hearts, Denom.spades, Denom.nt)
-    for seat in range(4):
-        for k, denom in enumerate(order):
-            res.resTable[denom.value][seat] = int(dd[seat, k])
-    result = par(EndplayTable(res), vul, dealer)
-    contracts = ", ".join(sorted({_contract_html(str(c)) for c in result}))
-    return f"{result.score:+d} ({contracts or 'passed out'})"
+    score, found = par(dd, vul, dealer)
+    contracts = ", ".join(sorted({_contract_html(c) for c in found}))
+    return f"{score:+d} ({contracts or 'passed out'})"
 
 
 def _contract_html(text: str) -> str:

@@ -35,10 +35,11 @@ from pathlib import Path
 
 import numpy as np
 from bridgebot.engine.agent import AgentFactory
-from bridgebot.engine.modelcard import validation_fault
 from bridgebot.laws.board_sets import load_boards
 from bridgebot.laws.boards import BoardDeal
 from bridgebot.laws.cards import deal_owners
+from bridgebot.laws.errors import validation_fault
+from bridgebot.laws.files import replace_file, write_text_file
 from bridgebot.tournament.config import MatchConfig
 from bridgebot.tournament.deals import ensure_dd
 from bridgebot.tournament.formats import THEM, US, seatings
@@ -133,9 +134,7 @@ def _write_round_file(path: Path, deals: Sequence[BoardDeal]) -> None:
     if path.exists():
         return
     boards = [Board(d.deal.copy(), board_num=d.number, vul=d.vul, dealer=d.dealer) for d in deals]
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(pbn.dumps(boards), encoding="utf-8")
-    os.replace(tmp, path)
+    write_text_file(path, pbn.dumps(boards))
 
 
 def _write_dd_cache(path: Path, deals: Sequence[BoardDeal]) -> None:
@@ -146,9 +145,7 @@ def _write_dd_cache(path: Path, deals: Sequence[BoardDeal]) -> None:
         raise ValueError(f"boards {missing} have no double-dummy table")
     owners = np.stack([deal_owners(d.pbn) for d in deals])
     dd = np.stack([t for t in tables if t is not None])
-    tmp = path.with_name("dd_cache.tmp.npz")
-    np.savez_compressed(tmp, owners=owners, dd=dd)
-    os.replace(tmp, path)
+    replace_file(path, lambda tmp: np.savez_compressed(tmp, owners=owners, dd=dd))
 
 
 def _external_seats(entrant: Entrant, team: str) -> tuple[ExternalSeat, ...]:
@@ -398,9 +395,7 @@ def read_header(path: Path) -> TournamentHeader:
 
 def write_header(path: Path, header: TournamentHeader) -> None:
     """Write a tournament's header file atomically."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(header.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    write_text_file(path, header.model_dump_json(indent=2) + "\n")
 
 
 def _publish(cfg: TournamentConfig, pairings: list[Pairing], done: list[PlayedMatch]) -> Standings:
@@ -414,8 +409,5 @@ def _publish(cfg: TournamentConfig, pairings: list[Pairing], done: list[PlayedMa
         boards_per_match=cfg.boards_per_match,
     )
     write_standings(cfg.out / "standings.json", standings)
-    report = cfg.out / "report.md"
-    tmp = report.with_name("report.md.tmp")
-    tmp.write_text(markdown_standings(standings), encoding="utf-8")
-    os.replace(tmp, report)
+    write_text_file(cfg.out / "report.md", markdown_standings(standings))
     return standings

@@ -90,7 +90,10 @@ def test_a_malformed_meta_names_the_file_and_field(
         teach.generate(bad, 4, seed=7, progress=False)
     assert main(["ddgen", "--boards", "4", "--seed", "7", "--out", str(bad), "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"ddgen: {bad}: array meta: field {field}: ") and err.count("\n") == 1
+    assert (
+        err.startswith(f"bridgebot ddgen: {bad}: array meta: field {field}: ")
+        and err.count("\n") == 1
+    )
 
 
 def test_a_run_with_another_seed_or_source_does_not_continue_a_file(tmp_path: Path) -> None:
