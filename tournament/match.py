@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
-import sys
 from collections.abc import Callable, Sequence
 
 from bridgebot.laws.board_sets import load_boards
 from bridgebot.laws.boards import BoardDeal
+from bridgebot.server.logs import progress_bar
 from bridgebot.tournament.config import (
     BACKENDS,
     DEFAULT_BOARDS,
@@ -36,7 +36,6 @@ from bridgebot.tournament.records import BoardResult, MatchSummary
 from bridgebot.tournament.rooms import MatchStopped
 from bridgebot.tournament.stats import mean_stderr
 from bridgebot.tournament.streams import chunks, init_stream, play_chunk, stderr_line, tcp_rooms
-from tqdm import tqdm
 
 
 class Progress:
@@ -47,15 +46,7 @@ class Progress:
 
     def __init__(self, total: int, done: Sequence[int]) -> None:
         self.imps = list(done)
-        self.bar = tqdm(
-            total=total,
-            initial=len(self.imps),
-            unit="board",
-            desc="match",
-            file=sys.stderr,
-            dynamic_ncols=True,
-            disable=None,
-        )
+        self.bar = progress_bar(total, "board", "match", initial=len(self.imps))
 
     def __call__(self, board: BoardResult) -> None:
         self.imps.append(board.imps)
