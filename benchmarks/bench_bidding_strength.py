@@ -25,6 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
+from bridgebot.shipped import shipped_model
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
 from bridgebot.engine.policy import Policy
@@ -59,7 +61,7 @@ def teacher_accuracy(model: str, teach_path: str, holdout: int) -> dict[str, flo
 
 def match(us: str, them: str, dd_path: str, boards: int) -> dict[str, object]:
     data = load_dd(dd_path)
-    first = len(data) - HOLDOUT
+    first = max(len(data) - HOLDOUT, 0)  # the held-out deals (all of a smaller file)
     deals = load_npz(Path(dd_path), boards=boards, first=first)
     t = time.perf_counter()
     result = run_dd_match(us, them, deals, boards=boards, make_agent=make_agent)
@@ -94,7 +96,7 @@ def show(name: str, r: dict[str, object]) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--model", default="models/default")
+    ap.add_argument("--model", default=str(shipped_model("default")))
     ap.add_argument("--imitation", required=True, help="exported imitation model directory")
     ap.add_argument("--dd", default="data/dd.npz", help="DD deal file (default %(default)s)")
     ap.add_argument("--boards", type=int, default=HOLDOUT)

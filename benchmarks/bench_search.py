@@ -41,6 +41,8 @@ from typing import Any
 import numpy as np
 from bridgebot.tournament.stats import mean_stderr
 
+from bridgebot.shipped import shipped_model
+
 DATA = "data/dd.npz"  # a DD file made by `bridgebot ddgen` (docs/data.md)
 
 
@@ -233,7 +235,7 @@ def _paired_se(diff: np.ndarray) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--model", default="models/default")
+    ap.add_argument("--model", default=str(shipped_model("default")))
     ap.add_argument("--data", default=DATA, help="DD deal file (default %(default)s)")
     ap.add_argument("--boards", type=int, default=200)
     ap.add_argument("--held-out", type=int, default=2000)

@@ -165,6 +165,8 @@ def load_npz(path: Path, boards: int | None = None, first: int = 0) -> list[Boar
         raise BoardSetError(f"{path}: owners must have shape [N, 52], got {owners.shape}")
     if dd is not None and dd.shape != (len(owners), 4, 5):
         raise BoardSetError(f"{path}: dd must have shape [{len(owners)}, 4, 5], got {dd.shape}")
+    if first < 0:
+        raise BoardSetError(f"{path}: the first deal is row {first}; rows count from 0")
     available = len(owners) - first
     n = available if boards is None else min(boards, available)
     if n < 1:
