@@ -38,20 +38,32 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from bridgebot.server.logs import FORMATS, LEVELS
 
 #: The one default of ``--reconnect-timeout`` (seconds; 0 on the command line waits for ever).
 RECONNECT_TIMEOUT = 300.0
 
-#: Older spellings still accepted: (command, flag) -> (new flag when the value is a number,
-#: new flag when it is not). A number or not tells the old meaning from the new one.
-DEPRECATED: dict[tuple[str, str], tuple[str | None, str | None]] = {
-    ("tm", "--boards"): (None, "--deals"),  # tm --boards FILE -> --deals FILE
-    ("tm", "--count"): ("--boards", "--boards"),  # tm --count N -> --boards N
-    ("ddgen", "--deals"): ("--boards", None),  # ddgen --deals N -> --boards N
-    ("teach", "--count"): ("--boards", "--boards"),  # teach --count N -> --boards N
+
+class Renamed(NamedTuple):
+    """An older spelling: the flag to use instead when its value is a number, and when it is
+    not (None: that value already means the new thing), and what a text value is called."""
+
+    when_number: str | None
+    when_text: str | None
+    text: str = "FILE"
+
+
+#: Older spellings still accepted, by (command, flag). A number or not tells the old meaning
+#: from the new one: ``tm --boards 32`` is new, ``tm --boards deals.pbn`` old.
+DEPRECATED: dict[tuple[str, str], Renamed] = {
+    ("tm", "--boards"): Renamed(None, "--deals"),  # tm --boards FILE -> --deals FILE
+    ("tm", "--count"): Renamed("--boards", "--boards"),  # tm --count N -> --boards N
+    ("ddgen", "--deals"): Renamed("--boards", None),  # ddgen --deals N -> --boards N
+    ("teach", "--count"): Renamed("--boards", "--boards"),  # teach --count N -> --boards N
+    # tm --scoring IMP|MP -> --teams-scoring (match's --scoring is dd|play, another thing)
+    ("tm", "--scoring"): Renamed(None, "--teams-scoring", "IMP|MP"),
 }
 
 
@@ -77,12 +89,12 @@ def modernize(command: str, argv: Sequence[str], warn: Any = None) -> list[str]:
                 out.append(arg)
                 i += 1
                 continue
-            when_number, when_text = DEPRECATED[(command, flag)]
-            new = when_number if _is_number(value) else when_text
+            renamed = DEPRECATED[(command, flag)]
+            number = _is_number(value)
+            new = renamed.when_number if number else renamed.when_text
             if new is not None and new != flag:
-                old = f"{flag} {'N' if _is_number(value) else 'FILE'}"
-                hint = f"{new} {'N' if _is_number(value) else 'FILE'}"
-                message = f"bridgebot {command}: {old} is deprecated; use {hint}"
+                what = "N" if number else renamed.text
+                message = f"bridgebot {command}: {flag} {what} is deprecated; use {new} {what}"
                 print(message, file=sys.stderr) if warn is None else warn(message)
                 flag = new
             out.extend((flag, value))

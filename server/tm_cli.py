@@ -110,7 +110,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         'spec = with a full stop after the N/S name; colonless = Teams: N/S "A" E/W "B"',
     )
     parser.add_argument(
-        "--scoring",
+        "--teams-scoring",
         choices=("IMP", "MP"),
         default=None,
         help="append '. Playing IMP|MP' to the Teams line (ComputerBridge's habit)",
@@ -230,7 +230,7 @@ def run(args: argparse.Namespace) -> int:
         timeout=args.timeout,
         max_illegal=args.max_illegal,
         max_junk=args.max_junk,
-        scoring=args.scoring,
+        scoring=args.teams_scoring,
         relay_alerts=not args.no_alerts,
     )
     session = session_of(args, boards)

@@ -116,6 +116,7 @@ def test_a_file_numbering_two_boards_alike_is_refused_by_every_command(
         (["tm", "--seed", "1", "--count", "2"], "--count N", "--boards N"),
         (["ddgen", "--deals", "2"], "--deals N", "--boards N"),
         (["teach", "--count", "2"], "--count N", "--boards N"),
+        (["tm", "--seed", "1", "--scoring", "IMP"], "--scoring IMP|MP", "--teams-scoring IMP|MP"),
     ],
 )
 def test_old_spellings_work_with_one_line_naming_the_new_one(
@@ -128,7 +129,9 @@ def test_old_spellings_work_with_one_line_naming_the_new_one(
     rewritten = modernize(args[0], args[1:])
     assert capsys.readouterr().err == f"bridgebot {args[0]}: {old} is deprecated; use {new}\n"
     parsed = build_parser(args[0]).parse_args([args[0], *rewritten, "--out", str(tmp_path)])
-    if args[0] == "tm" and "--count" not in args:
+    if "--scoring" in args:
+        assert parsed.teams_scoring == "IMP"
+    elif args[0] == "tm" and "--count" not in args:
         assert parsed.deals == pbn and parsed.boards is None
     else:
         assert parsed.boards == 2
