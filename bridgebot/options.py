@@ -18,6 +18,7 @@ constant ``SHARED_OPTIONS`` (a plain mapping, so a command module never imports 
 ``deals`` (bool)            takes ``--deals FILE``
 ``boards`` (int or None)    takes ``--boards N`` with this default for seeded boards
 ``seed`` (int or None)      takes ``--seed N`` with this default (None: no default)
+``seed_also`` (str)         what else the seed seeds here ("; it also seeds the agents")
 ``source_required`` (bool)  one of ``--deals`` and ``--seed`` must be given
 ``log_level`` (str)         the default of ``--log-level`` (every command has it; "warning")
 ``log_level_help`` (str)    what the command logs at the chosen level
@@ -149,7 +150,8 @@ def add_shared_options(parser: argparse.ArgumentParser, shared: Mapping[str, Any
                 type=int,
                 default=default,
                 metavar="N",
-                help=f"the seeded deal stream: deal i is board i + 1{shown}",
+                help=f"the seeded deal stream: deal i is board i + 1"
+                f"{shared.get('seed_also', '')}{shown}",
             )
         if "boards" in shared:
             default = shared["boards"]

@@ -57,6 +57,7 @@ exit status: 0 done, 2 a bad option or file, 3 stopped early (outside seats): ru
 SHARED_OPTIONS = {
     "deals": True,
     "seed": 1,
+    "seed_also": "; it also seeds the agents",
     "boards": 64,
     "match": True,
     "workers_help": "board streams in parallel (processes, or Ray actors with --backend ray)",

@@ -35,6 +35,7 @@ matches/rRR-HOME-v-AWAY/ with the journal, PBN and report that 'bridgebot match'
 SHARED_OPTIONS = {
     "deals": True,
     "seed": 1,
+    "seed_also": "; it also seeds the agents",
     "match": True,
     "workers_help": "matches played at once (worker processes); with --backend ray, Ray actors "
     "per match",
