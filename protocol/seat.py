@@ -685,9 +685,7 @@ class SeatMachine:
         self.phase = Phase.WAIT_BOARD
         self.board = None
         tricks = None if board.contract is None else board.declarer_tricks
-        return [
-            BoardFinished(board.number, board.contract is None, board.contract, board, tricks)
-        ]
+        return [BoardFinished(board.number, board.contract is None, board.contract, board, tricks)]
 
     def _ask_call(self, board: BoardState, rejected: tuple[Bid, ...]) -> NeedCall:
         self.phase = Phase.DECIDING
