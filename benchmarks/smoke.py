@@ -63,6 +63,11 @@ SMOKE: dict[str, tuple[list[str], str]] = {
         ],
         r"\d",
     ),
+    "bench_slam": (
+        ["--deals", "{dd}", "--boards", "4", "--baseline", "random", "--yardstick"],
+        r"\d",
+    ),
+    "bench_spectator": (["--boards", "2"], r"\d"),
     "bench_table": (["--boards", "1", "--repeat", "2"], r"\d"),
     "bench_teacher": (["--deals", "4", "--dd", "2"], r"dd tables"),
     "soak_tm": (

@@ -42,7 +42,7 @@ examples:
       (after a crash or kill: play only the boards not yet in runs/t1/journal.jsonl)
   bridgebot tm --host 0.0.0.0 --port 2000 --seed 7 --allow-address 10.0.0.0/8 --allow-team Bots \\
       --allow-team WBridge5 --reconnect-timeout 120 --out runs/t6   (open to a lab network only)
-  bridgebot tm --port 2000 --seed 7 --count 8 --web-port 8080 --out runs/t7
+  bridgebot tm --port 2000 --seed 7 --boards 8 --web-port 8080 --out runs/t7
       (live tables: open http://127.0.0.1:8080/ to watch every table as it plays)
 """
 
