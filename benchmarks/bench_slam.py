@@ -326,6 +326,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         deals = load_npz(args.deals, boards=args.boards, first=args.first)
+        if args.boards is not None and len(deals) < args.boards:  # a benchmark's size is exact
+            raise BoardSetError(
+                f"{args.deals}: {args.boards} boards asked for, {len(deals)} from deal {args.first}"
+            )
     except (BoardSetError, FileNotFoundError) as exc:
         print(f"bench_slam: {exc} (make one with `bridgebot ddgen`, docs/data.md)", file=sys.stderr)
         return 2
