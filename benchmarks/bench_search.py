@@ -52,7 +52,7 @@ def _chunk_match(job: dict[str, Any]) -> dict[str, Any]:
     from bridgebot.laws.board_sets import load_npz
     from bridgebot.laws.boards import cycle_board
     from bridgebot.tournament.ddmatch import play_dd_boards, seated_agents
-    from bridgebot.tournament.formats import seatings
+    from bridgebot.tournament.seatings import seatings
 
     from bridgebot.agents import make_agent
 

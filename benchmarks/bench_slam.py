@@ -49,8 +49,8 @@ from bridgebot.laws.board_sets import BoardSetError, load_npz
 from bridgebot.laws.boards import BoardDeal, cycle_board, side_vulnerable
 from bridgebot.laws.calls import PASS, auction_over, final_contract
 from bridgebot.laws.scoring import STRAIN_ORDER, score_array
-from bridgebot.tournament.formats import THEM, US
 from bridgebot.tournament.records import BoardResult
+from bridgebot.tournament.seatings import THEM, US
 from bridgebot.tournament.slams import (
     Reach,
     TeamSlams,
@@ -139,7 +139,7 @@ def _chunk(job: dict[str, Any]) -> list[dict[str, Any]]:
     results as JSON. Board k of the set is board k whichever chunk plays it (dealer,
     vulnerability and agent seeds do not depend on ``--workers``)."""
     from bridgebot.tournament.ddmatch import play_dd_boards, seated_agents
-    from bridgebot.tournament.formats import seatings
+    from bridgebot.tournament.seatings import seatings
 
     deals = [
         cycle_board(d.number + job["offset"], d.deal, d.dd)

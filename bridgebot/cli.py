@@ -40,7 +40,7 @@ COMMANDS: dict[str, str] = {
     "tm": "bridgebot.server.tm_cli",
     "seat": "bridgebot.server.seat_cli",
     "play": "bridgebot.tournament.play_cli",
-    "match": "bridgebot.tournament.cli",
+    "match": "bridgebot.tournament.match_cli",
     "tournament": "bridgebot.tournament.tournament_cli",
     "train": "bridgebot.models.cli",
     "export": "bridgebot.models.cli",

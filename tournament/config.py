@@ -12,9 +12,9 @@ from bridgebot.engine.agent import AgentFactory
 from bridgebot.laws.deals import STREAM
 from bridgebot.server.events import Observer
 from bridgebot.server.records import TableRecord
-from bridgebot.tournament.formats import THEM, US, seatings
 from bridgebot.tournament.records import MatchHeader
 from bridgebot.tournament.rooms import ExternalSeat, Network
+from bridgebot.tournament.seatings import THEM, US, seatings
 from endplay.types import Player
 
 SCORINGS = ("dd", "play")

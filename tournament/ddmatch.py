@@ -26,8 +26,8 @@ from bridgebot.laws.calls import auction_over, final_contract, same_call, to_cal
 from bridgebot.laws.notation import auction_texts, contract_text, vul_text
 from bridgebot.laws.scoring import dd_tricks, ns_score
 from bridgebot.server.records import TableRecord
-from bridgebot.tournament.formats import US, Seating, board_imps, seatings
 from bridgebot.tournament.records import BoardResult
+from bridgebot.tournament.seatings import US, Seating, board_imps, seatings
 from bridgebot.tournament.stats import mean_stderr
 from endplay.types import Bid, Hand, Player
 

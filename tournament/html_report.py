@@ -27,7 +27,6 @@ from bridgebot.laws.cards import SEATS
 from bridgebot.laws.notation import parse_vul
 from bridgebot.server.records import TableRecord
 from bridgebot.tournament.doubled import doubled_costs
-from bridgebot.tournament.formats import THEM, US
 from bridgebot.tournament.lin import board_lin
 from bridgebot.tournament.records import BoardResult, MatchHeader
 from bridgebot.tournament.report import (
@@ -37,6 +36,7 @@ from bridgebot.tournament.report import (
     room_result_text,
     svg_running_mean,
 )
+from bridgebot.tournament.seatings import THEM, US
 from bridgebot.tournament.stats import summarize
 from endplay.types import Deal, Penalty, Player, Vul
 

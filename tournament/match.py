@@ -4,7 +4,7 @@ The journal is written (and synced) as each board finishes, before anything else
 outputs are rebuilt from it at the end, so ``resume=True`` after a kill plays only the boards that
 are missing and the final files are the same as for an uninterrupted run.
 
-Board streams (:mod:`tournament.streams`) run in worker processes (``workers``) or on Ray
+Board streams (:mod:`tournament.lanes`) run in worker processes (``workers``) or on Ray
 (:mod:`tournament.distributed`), each with its own agents built once; boards are handed out in
 small chunks so a batching agent still sees several boards at a time.
 """
@@ -29,13 +29,13 @@ from bridgebot.tournament.config import (
 from bridgebot.tournament.ddmatch import play_dd_boards, seated_agents
 from bridgebot.tournament.deals import ensure_dd
 from bridgebot.tournament.distributed import import_ray, play_ray
-from bridgebot.tournament.formats import seatings
 from bridgebot.tournament.journal import Journal
+from bridgebot.tournament.lanes import chunks, init_stream, play_chunk, stderr_line, tcp_rooms
 from bridgebot.tournament.outputs import write_outputs
 from bridgebot.tournament.records import BoardResult, MatchSummary
 from bridgebot.tournament.rooms import MatchStopped
+from bridgebot.tournament.seatings import seatings
 from bridgebot.tournament.stats import mean_stderr
-from bridgebot.tournament.streams import chunks, init_stream, play_chunk, stderr_line, tcp_rooms
 
 
 class Progress:

@@ -31,11 +31,11 @@ from bridgebot.server.web.human import HumanSeatClient, solve
 from bridgebot.server.web.table import FinishedBoard, PersonTable, hands_of_pbn
 from bridgebot.tournament.config import MatchConfig
 from bridgebot.tournament.ddmatch import seated_agents
-from bridgebot.tournament.formats import seatings
 from bridgebot.tournament.journal import Journal
 from bridgebot.tournament.outputs import write_outputs
 from bridgebot.tournament.records import BoardResult, MatchSummary
 from bridgebot.tournament.rooms import ExternalSeat, Network, play_rooms
+from bridgebot.tournament.seatings import seatings
 from bridgebot.tournament.stats import mean_stderr
 from endplay.types import Player
 

@@ -40,8 +40,8 @@ from bridgebot.server.journal import JournalWriter, read_lines
 from bridgebot.server.records import TableRecord, table_record
 from bridgebot.server.seat import Alerter, SeatClient
 from bridgebot.server.tm import TableManager
-from bridgebot.tournament.formats import US, Seating, board_imps
 from bridgebot.tournament.records import BoardResult
+from bridgebot.tournament.seatings import US, Seating, board_imps
 from endplay.types import Player
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationInfo, model_validator
 

@@ -24,8 +24,8 @@ from pathlib import Path
 from bridgebot.laws.errors import validation_fault
 from bridgebot.laws.events import TableScore, rank_pairs, victory_points
 from bridgebot.laws.files import write_text_file
-from bridgebot.tournament.formats import US, seatings
 from bridgebot.tournament.records import BoardResult
+from bridgebot.tournament.seatings import US, seatings
 from bridgebot.tournament.stats import finite, mean_stderr
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 

@@ -77,10 +77,10 @@ def run(args: argparse.Namespace) -> int:
     from bridgebot.engine.agent import AgentFactory, AgentSpecError
     from bridgebot.server.journal import JournalError
     from bridgebot.tournament.config import MatchError
+    from bridgebot.tournament.event import TournamentConfig, run_tournament
     from bridgebot.tournament.rooms import RoomError
     from bridgebot.tournament.schedule import Entrant
     from bridgebot.tournament.standings import markdown_standings
-    from bridgebot.tournament.tournament import TournamentConfig, run_tournament
 
     make_agent: AgentFactory = args.make_agent  # handed down by the command line
     try:

@@ -20,6 +20,14 @@ import pytest
 from bridgebot.laws.events import victory_points
 from bridgebot.server.records import TableRecord
 from bridgebot.server.seat import SeatClient
+from bridgebot.tournament.event import (
+    HEADER_FILE,
+    TournamentConfig,
+    match_config,
+    read_header,
+    run_tournament,
+    write_header,
+)
 from bridgebot.tournament.journal import read_journal
 from bridgebot.tournament.records import BoardResult
 from bridgebot.tournament.schedule import Entrant, Pairing, TournamentError, next_matches, schedule
@@ -32,14 +40,6 @@ from bridgebot.tournament.standings import (
     load_standings,
     markdown_standings,
     write_standings,
-)
-from bridgebot.tournament.tournament import (
-    HEADER_FILE,
-    TournamentConfig,
-    match_config,
-    read_header,
-    run_tournament,
-    write_header,
 )
 from endplay.types import Player
 

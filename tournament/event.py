@@ -42,12 +42,12 @@ from bridgebot.laws.errors import validation_fault
 from bridgebot.laws.files import replace_file, write_text_file
 from bridgebot.tournament.config import MatchConfig
 from bridgebot.tournament.deals import ensure_dd
-from bridgebot.tournament.formats import THEM, US, seatings
 from bridgebot.tournament.journal import read_journal
 from bridgebot.tournament.match import run_match
 from bridgebot.tournament.records import TournamentEntrant, TournamentHeader
 from bridgebot.tournament.rooms import ExternalSeat, Network
 from bridgebot.tournament.schedule import Entrant, Pairing, TournamentError, next_matches, schedule
+from bridgebot.tournament.seatings import THEM, US, seatings
 from bridgebot.tournament.standings import (
     PlayedMatch,
     Standings,

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 from bridgebot.server.guard import parse_networks
 from bridgebot.server.logs import configure_logging
 from bridgebot.server.seat_cli import port_number
-from bridgebot.tournament.formats import seatings
 from bridgebot.tournament.rooms import THEM_NAME, US_NAME, Network
+from bridgebot.tournament.seatings import seatings
 
 if TYPE_CHECKING:
     from bridgebot.tournament.config import MatchConfig
