@@ -25,12 +25,15 @@ from pathlib import Path
 
 import numpy as np
 
+from bridgebot.shipped import shipped_model
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
 from bridgebot.engine.policy import Policy
+from bridgebot.laws.board_sets import load_npz
 from bridgebot.models.data import HOLDOUT, load_dd, load_teach, observe
 from bridgebot.tournament.ddmatch import run_dd_match
-from bridgebot.tournament.deals import load_npz
+from bridgebot.tournament.stats import mean_stderr
 
 from bridgebot.agents import make_agent
 
@@ -58,7 +61,7 @@ def teacher_accuracy(model: str, teach_path: str, holdout: int) -> dict[str, flo
 
 def match(us: str, them: str, dd_path: str, boards: int) -> dict[str, object]:
     data = load_dd(dd_path)
-    first = len(data) - HOLDOUT
+    first = max(len(data) - HOLDOUT, 0)  # the held-out deals (all of a smaller file)
     deals = load_npz(Path(dd_path), boards=boards, first=first)
     t = time.perf_counter()
     result = run_dd_match(us, them, deals, boards=boards, make_agent=make_agent)
@@ -74,7 +77,7 @@ def match(us: str, them: str, dd_path: str, boards: int) -> dict[str, object]:
         "boards": len(imps),
         "first_deal": first,
         "imps_per_board": float(imps.mean()),
-        "stderr": float(imps.std(ddof=1) / np.sqrt(len(imps))),
+        "stderr": mean_stderr(imps.tolist())[1],
         "sd_per_board": float(imps.std(ddof=1)),
         "same_contract_boards": same,
         "by_vul": {k: float(np.mean(v)) for k, v in sorted(by_vul.items())},
@@ -93,7 +96,7 @@ def show(name: str, r: dict[str, object]) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--model", default="models/default")
+    ap.add_argument("--model", default=str(shipped_model("default")))
     ap.add_argument("--imitation", required=True, help="exported imitation model directory")
     ap.add_argument("--dd", default="data/dd.npz", help="DD deal file (default %(default)s)")
     ap.add_argument("--boards", type=int, default=HOLDOUT)

@@ -55,6 +55,7 @@ from bridgebot.engine.dds import solve_positions
 from bridgebot.laws.boards import dealer_of, side_vulnerable, vul_of
 from bridgebot.laws.cards import index_card, owners_pbn
 from bridgebot.laws.scoring import STRAIN_ORDER, contract_score, imps, ns_score
+from bridgebot.tournament.stats import mean_stderr
 
 DATA = Path("data/dd.npz")  # a DD file made by `bridgebot ddgen` (docs/data.md)
 HCP = np.array(([4, 3, 2, 1] + [0] * 9) * 4)
@@ -263,7 +264,7 @@ def main() -> int:
             "base": mean(lost["base"]["def"]),
         },
         "imps_per_board": float(imp_arr.mean()),
-        "imps_stderr": float(imp_arr.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan"),
+        "imps_stderr": mean_stderr(imp_arr.tolist())[1],
         "latency_card_median_s": statistics.median(all_lat),
         "latency_card_p95_s": float(np.percentile(all_lat, 95)),
         "latency_searched_median_s": statistics.median(searched) if searched else 0.0,

@@ -27,9 +27,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
+from bridgebot.laws.board_sets import load_npz
 from bridgebot.tournament.ddmatch import run_dd_match
-from bridgebot.tournament.deals import load_npz
 from bridgebot.tournament.doubled import doubled_costs
+from bridgebot.tournament.stats import mean_stderr
 
 from bridgebot.agents import make_agent
 
@@ -47,7 +48,7 @@ def row(candidate: str, opponent: str, deals: list[Any]) -> dict[str, Any]:
         "opponent": opponent,
         "boards": len(imps),
         "imps_per_board": float(imps.mean()),
-        "stderr": float(imps.std(ddof=1) / np.sqrt(len(imps))),
+        "stderr": mean_stderr(imps.tolist())[1],
         "doubled": {
             side: {
                 "declared": c.declared,

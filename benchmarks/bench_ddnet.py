@@ -22,10 +22,12 @@ import statistics
 import time
 
 import numpy as np
-from bridgebot.engine.ddestimate import DEFAULT_DIR, DDEstimator
+from bridgebot.engine.ddestimate import DDEstimator
 from bridgebot.laws.cards import owners_pbn
 from endplay.dds import calc_all_tables
 from endplay.types import Deal
+
+from bridgebot.shipped import shipped_model
 
 STRAINS = ["C", "D", "H", "S", "NT"]
 
@@ -60,7 +62,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default="data/dd.npz", help="DD deal file (default %(default)s)")
     ap.add_argument("--held-out", type=int, default=2000)
-    ap.add_argument("--model", default=str(DEFAULT_DIR))
+    ap.add_argument("--model", default=str(shipped_model("ddnet")))
     ap.add_argument("--solver-deals", type=int, default=40)
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()

@@ -57,7 +57,11 @@ def _run(args: list[str]) -> tuple[float, float]:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--repeat", type=int, default=3)
+    p.add_argument(
+        "--auctions", type=int, default=len(AUCTIONS), help="the first N auctions (default: all)"
+    )
     args = p.parse_args()
+    auctions = AUCTIONS[: args.auctions]
 
     base = [_run(["explain", "--help"]) for _ in range(args.repeat)]
     base_wall = statistics.median(b[0] for b in base)
@@ -69,7 +73,7 @@ def main() -> None:
     )
     print(f"{'auction':<36} {'calls':>5} {'wall s':>7} {'CPU s':>6} {'max CPU':>8} {'x base':>7}")
     worst = 0.0
-    for auction in AUCTIONS:
+    for auction in auctions:
         runs = [_run(["explain", auction]) for _ in range(args.repeat)]
         wall = statistics.median(r[0] for r in runs)
         cpu = statistics.median(r[1] for r in runs)
@@ -81,12 +85,14 @@ def main() -> None:
         )
 
     from bridgebot.engine.explain import Explainer
-    from bridgebot.engine.policy import DEFAULT_MODEL_DIR, Policy
+    from bridgebot.engine.policy import Policy
     from endplay.types import Bid, Player, Vul
+
+    from bridgebot.shipped import DEFAULT_MODEL_DIR
 
     explainer = Explainer(Policy(DEFAULT_MODEL_DIR), max_hands=16384)
     inproc = []
-    for auction in AUCTIONS:
+    for auction in auctions:
         t = time.perf_counter()
         explainer.explain(Player.north, Vul.none, [Bid(c) for c in auction.split()])
         inproc.append(time.perf_counter() - t)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import logging
 import os
 import statistics
@@ -42,6 +41,7 @@ import endplay.parsers.pbn as pbn
 from bridgebot.protocol.codec import Direction, parse
 from bridgebot.protocol.errors import ParseError
 from bridgebot.protocol.messages import CallMsg, Message, PlayMsg
+from bridgebot.server.records import read_journal
 from bridgebot.server.seat import SeatClient
 
 from bridgebot.agents import make_agent
@@ -128,8 +128,11 @@ def cpu_seconds(pid: int) -> float:
 
 
 def journal_count(out: Path) -> int:
+    """Boards journaled so far (the session header on the first line is not a board)."""
     path = out / "journal.jsonl"
-    return path.read_text().count("\n") if path.exists() else 0
+    if not path.exists():
+        return 0
+    return sum(1 for line in path.read_text().splitlines() if '"session"' not in line[:12])
 
 
 async def run(tables: int, boards: int) -> dict[str, Any]:
@@ -137,7 +140,7 @@ async def run(tables: int, boards: int) -> dict[str, Any]:
         out = Path(tmp)
         proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "bridgebot", "tm", "--port", "0", "--seed", "7",
-            "--count", str(boards), "--tables", str(tables), "--out", str(out),
+            "--boards", str(boards), "--tables", str(tables), "--out", str(out),
             "--log-level", "warning",
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
         )  # fmt: skip
@@ -172,10 +175,12 @@ async def run(tables: int, boards: int) -> dict[str, Any]:
         _, err = await proc.communicate()
         if proc.returncode != 0:
             raise RuntimeError(f"bridgebot tm exited {proc.returncode}: {err.decode()[-500:]}")
-        entries = [json.loads(x) for x in (out / "journal.jsonl").read_text().splitlines()]
-        keys = [(e["table"], e["board"]) for e in entries]
+        # The journal's reader: a session header, then one record per board (issue 27: reading
+        # every line as a board stopped this benchmark with KeyError 'table').
+        entries = read_journal(out / "journal.jsonl").records
+        keys = [(e.table, e.board) for e in entries]
         expected = {(t, b) for t in range(1, tables + 1) for b in range(1, boards + 1)}
-        played = {k for k, e in zip(keys, entries, strict=True) if e["aborted"] is None}
+        played = {k for k, e in zip(keys, entries, strict=True) if e.aborted is None}
         records = pbn.loads((out / "boards.pbn").read_text())
         pbn_keys = [(int(r.info["Table"]), r.board_num) for r in records]
         lost = len(expected - set(keys)) + len(played - set(pbn_keys))
@@ -185,7 +190,7 @@ async def run(tables: int, boards: int) -> dict[str, Any]:
             "tables": tables,
             "boards": total,
             "seats_played": sum(s.boards for s in summaries),
-            "aborted": sum(1 for e in entries if e["aborted"] is not None),
+            "aborted": sum(1 for e in entries if e.aborted is not None),
             "seconds": elapsed,
             "boards_per_s": total / elapsed,
             "relays": len(lat),

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
+from bridgebot.shipped import shipped_model
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 from bridgebot.engine.agent import BiddingView
 from bridgebot.engine.policy import Policy, PolicyAgent
@@ -71,7 +73,7 @@ def summary(t: np.ndarray) -> dict[str, float]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--model", default="models/default")
+    ap.add_argument("--model", default=str(shipped_model("default")))
     ap.add_argument("--dd", default="data/dd.npz", help="DD deal file (default %(default)s)")
     ap.add_argument("--deals", type=int, default=600)
     ap.add_argument("--reps", type=int, default=2000)
@@ -86,10 +88,11 @@ def main() -> None:
     n = len(x)
     rng = np.random.default_rng(0)
     order = rng.integers(0, n, size=(args.reps,))
-    for r in range(50):  # warm-up
+    for r in range(min(50, args.reps)):  # warm-up
         policy.logits(x[order[r] : order[r] + 1])
     b1 = timings(lambda r: policy.logits(x[order[r] : order[r] + 1]), args.reps)
-    starts = rng.integers(0, n - 256, size=(max(args.reps // 10, 50),))
+    # Batches of 256 states (all of them when fewer: the CI smoke run's tiny sizes).
+    starts = rng.integers(0, max(n - 256, 1), size=(max(args.reps // 10, 50),))
     b256 = timings(lambda r: policy.logits(x[starts[r] : starts[r] + 256]), len(starts))
     agent = PolicyAgent(policy)
     vorder = rng.integers(0, len(views), size=(min(args.reps, 1000),))

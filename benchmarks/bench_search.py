@@ -39,6 +39,9 @@ from multiprocessing import get_context
 from typing import Any
 
 import numpy as np
+from bridgebot.tournament.stats import mean_stderr
+
+from bridgebot.shipped import shipped_model
 
 DATA = "data/dd.npz"  # a DD file made by `bridgebot ddgen` (docs/data.md)
 
@@ -46,16 +49,17 @@ DATA = "data/dd.npz"  # a DD file made by `bridgebot ddgen` (docs/data.md)
 def _chunk_match(job: dict[str, Any]) -> dict[str, Any]:
     """Play boards [first, first + n) of the held-out set; return IMPs and decision timings."""
     from bridgebot.engine.search import SearchAgent, SearchResult
+    from bridgebot.laws.board_sets import load_npz
+    from bridgebot.laws.boards import cycle_board
     from bridgebot.tournament.ddmatch import play_dd_boards, seated_agents
-    from bridgebot.tournament.deals import cycle_board, load_npz
-    from bridgebot.tournament.formats import seatings
+    from bridgebot.tournament.seatings import seatings
 
     from bridgebot.agents import make_agent
 
     # Board k of the held-out set is board k whichever chunk plays it, so that its dealer and
     # vulnerability (and the agents' per-board seeds) do not depend on --workers.
     deals = [
-        cycle_board(d.board + job["offset"], d.pbn, d.dd)
+        cycle_board(d.number + job["offset"], d.deal, d.dd)
         for d in load_npz(Path(job["data"]), boards=job["n"], first=job["first"])
     ]
     start = time.perf_counter()
@@ -99,7 +103,7 @@ def match(
     imps = [x for p in parts for x in p["imps"]]
     secs = sorted(x for p in parts for x in p["seconds"])
     mean = float(np.mean(imps))
-    se = float(np.std(imps, ddof=1) / math.sqrt(len(imps))) if len(imps) > 1 else float("nan")
+    se = mean_stderr(list(imps))[1]
     out: dict[str, Any] = {
         "us": us,
         "them": them,
@@ -170,7 +174,7 @@ def journaled_match(
         "us": us, "them": them, "boards": len(imps), "imps": imps,
         "changed_per_board": [x for p in parts for x in p.get("changed_per_board", [])],
         "imps_per_board": float(np.mean(imps)),
-        "stderr": float(np.std(imps, ddof=1) / math.sqrt(len(imps))),
+        "stderr": mean_stderr(list(imps))[1],
         "decisions": sum(p["decisions"] for p in parts),
         "searched": sum(p["searched"] for p in parts),
         "changed_by_search": sum(p["changed"] for p in parts),
@@ -226,12 +230,12 @@ def cross_table(args: argparse.Namespace, search: str, policy: str, first: int) 
 
 def _paired_se(diff: np.ndarray) -> float:
     """Standard error of the mean of per-board differences (nan for fewer than two boards)."""
-    return float(np.std(diff, ddof=1) / math.sqrt(len(diff))) if len(diff) > 1 else math.nan
+    return mean_stderr(list(diff))[1]
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--model", default="models/default")
+    ap.add_argument("--model", default=str(shipped_model("default")))
     ap.add_argument("--data", default=DATA, help="DD deal file (default %(default)s)")
     ap.add_argument("--boards", type=int, default=200)
     ap.add_argument("--held-out", type=int, default=2000)

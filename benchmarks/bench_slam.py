@@ -45,12 +45,12 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
 
 from bridgebot.engine.agent import Agent, AgentSpecError, BiddingView, PlayView
-from bridgebot.laws.boards import side_vulnerable
+from bridgebot.laws.board_sets import BoardSetError, load_npz
+from bridgebot.laws.boards import BoardDeal, cycle_board, side_vulnerable
 from bridgebot.laws.calls import PASS, auction_over, final_contract
 from bridgebot.laws.scoring import STRAIN_ORDER, score_array
-from bridgebot.tournament.deals import BoardDeal, DealSourceError, cycle_board, load_npz
-from bridgebot.tournament.formats import THEM, US
 from bridgebot.tournament.records import BoardResult
+from bridgebot.tournament.seatings import THEM, US
 from bridgebot.tournament.slams import (
     Reach,
     TeamSlams,
@@ -139,13 +139,13 @@ def _chunk(job: dict[str, Any]) -> list[dict[str, Any]]:
     results as JSON. Board k of the set is board k whichever chunk plays it (dealer,
     vulnerability and agent seeds do not depend on ``--workers``)."""
     from bridgebot.tournament.ddmatch import play_dd_boards, seated_agents
-    from bridgebot.tournament.formats import seatings
+    from bridgebot.tournament.seatings import seatings
 
     deals = [
-        cycle_board(d.board + job["offset"], d.pbn, d.dd)
+        cycle_board(d.number + job["offset"], d.deal, d.dd)
         for d in load_npz(Path(job["deals"]), boards=job["n"], first=job["first"])
     ]
-    by_board = {d.board: d for d in deals}
+    by_board = {d.number: d for d in deals}
 
     def factory(spec: str, seed: int = 0) -> Agent:
         return Yardstick(by_board) if spec == YARDSTICK else make_agent(spec, seed)
@@ -176,7 +176,7 @@ def row_figures(
     tables = []
     for d in deals:
         if d.dd is None:
-            raise DealSourceError(f"board {d.board} has no DD table")
+            raise BoardSetError(f"board {d.number} has no DD table")
         tables.append(d.dd)
     figures = slam_figures(boards, tables)
     teams: dict[str, TeamSlams] = figures.teams
@@ -326,7 +326,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         deals = load_npz(args.deals, boards=args.boards, first=args.first)
-    except (DealSourceError, FileNotFoundError) as exc:
+        if args.boards is not None and len(deals) < args.boards:  # a benchmark's size is exact
+            raise BoardSetError(
+                f"{args.deals}: {args.boards} boards asked for, {len(deals)} from deal {args.first}"
+            )
+    except (BoardSetError, FileNotFoundError) as exc:
         print(f"bench_slam: {exc} (make one with `bridgebot ddgen`, docs/data.md)", file=sys.stderr)
         return 2
     ours = [args.baseline] + (

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 
 import aiohttp
 import structlog
-from bridgebot.server.boards import generate
+from bridgebot.laws.board_sets import generate
 from bridgebot.server.events import Observer, TableEvent
 from bridgebot.server.testing import random_seat
 from bridgebot.server.tm import TableManager

@@ -27,7 +27,7 @@ from endplay.types import Player
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bridgebot.server.boards import generate
+from bridgebot.laws.board_sets import generate
 from bridgebot.server.seat import SeatClient
 from bridgebot.server.tm import TableManager
 

@@ -101,11 +101,11 @@ def main() -> int:
         f"us/state (batch {len(views)}); ratio {t_enc / t_batch:.0f}x"
     )
 
-    from endplay._dds import SetMaxThreads
-    from endplay.dds import calc_dd_table
+    from bridgebot.engine.dds import one_solver_thread
+    from endplay.dds import calc_dd_table  # measured against the batch call of engine.dds
     from endplay.types import Deal
 
-    SetMaxThreads(1)
+    one_solver_thread()
     owners = np.stack([random_owners(98, k) for k in range(args.dd)])
     t, c = time.perf_counter(), time.process_time()
     for row in owners:

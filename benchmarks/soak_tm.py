@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import structlog
-from bridgebot.server.boards import generate
+from bridgebot.laws.board_sets import generate
 from bridgebot.server.guard import Limits
 from bridgebot.server.records import read_journal
 from bridgebot.server.seat import SeatClient

@@ -35,11 +35,9 @@ from bridgebot.engine.agent import (
     CardPlayer,
     PlayView,
 )
-from bridgebot.engine.belief import DEFAULT_DIR as BELIEF_DIR
 from bridgebot.engine.cardplay import LEAD_WORLDS, WORLDS
-from bridgebot.engine.ddestimate import DEFAULT_DIR as DDNET_DIR
-from bridgebot.engine.policy import DEFAULT_MODEL_DIR
-from bridgebot.engine.search import BFGNET_DIR, DEFAULT_OPPONENTS, BatchPolicy, SearchConfig
+from bridgebot.engine.search import DEFAULT_OPPONENTS, BatchPolicy, SearchConfig
+from bridgebot.shipped import DEFAULT_MODEL_DIR, shipped_model
 
 __all__ = [
     "AgentSpec",
@@ -97,9 +95,13 @@ class SearchOptions(CardPlayOptions):
     (whose docstrings say more)."""
 
     dd: Literal["net", "solver"] = Field("net", description="rollout scoring: estimator or solver")
-    ddnet: Path = Field(DDNET_DIR, description="the trick estimator's model directory (dd=net)")
+    ddnet: Path = Field(
+        shipped_model("ddnet"), description="the trick estimator's model directory (dd=net)"
+    )
     sampler: Literal["belief", "uniform"] = Field("belief", description="how particles are dealt")
-    belief: Path = Field(BELIEF_DIR, description="the belief net's directory (sampler=belief)")
+    belief: Path = Field(
+        shipped_model("belief"), description="the belief net's directory (sampler=belief)"
+    )
     opponents: str = Field(
         DEFAULT_OPPONENTS,
         description="'+'-separated opponent models: self, bfgnet or a policy directory",
@@ -449,7 +451,7 @@ def opponent_models(options: SearchOptions, name: str) -> list[tuple[str, BatchP
         if model == "self":
             out.append((model, None))
             continue
-        where = BFGNET_DIR if model == "bfgnet" else Path(model)
+        where = shipped_model("bfgnet") if model == "bfgnet" else Path(model)
         try:
             out.append((model, Policy(where, threads=options.threads)))
         except ModelError as e:

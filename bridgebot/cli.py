@@ -22,16 +22,14 @@ import importlib
 import sys
 from collections.abc import Sequence
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
+from bridgebot.laws.errors import UserError
+from bridgebot.options import add_shared_options, modernize
 from bridgebot.server.logs import add_log_format_argument, configure_logging, set_log_format
 
 if TYPE_CHECKING:
     from bridgebot.engine.agent import Agent
-
-
-class UserError(Exception):
-    """A mistake in what the user asked for; the message says what and where, in one line."""
 
 
 #: Optional packages -> the extra of pyproject.toml that installs them.
@@ -42,7 +40,7 @@ COMMANDS: dict[str, str] = {
     "tm": "bridgebot.server.tm_cli",
     "seat": "bridgebot.server.seat_cli",
     "play": "bridgebot.tournament.play_cli",
-    "match": "bridgebot.tournament.cli",
+    "match": "bridgebot.tournament.match_cli",
     "tournament": "bridgebot.tournament.tournament_cli",
     "train": "bridgebot.models.cli",
     "export": "bridgebot.models.cli",
@@ -65,29 +63,61 @@ def _load(name: str) -> ModuleType:
     return importlib.import_module(COMMANDS[name])
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with a user's mistake as one line (the contract: one line, exit status 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see '{self.prog} --help')\n")
+
+
+def _text(module: ModuleType, name: str, attr: str) -> str | None:
+    """A command's ``HELP`` or ``EXAMPLES``: a string, or a mapping by command name when one
+    module serves several commands (``train`` and ``export``)."""
+    value = getattr(module, attr, None)
+    if isinstance(value, dict):
+        found = value.get(name)
+        return None if found is None else str(found)
+    return value
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="bridgebot",
         description="A contract-bridge bot server speaking the Blue Chip table-manager protocol.",
         epilog="Run 'bridgebot COMMAND --help' for a command's options and examples.",
     )
     add_log_format_argument(parser)
     parser.set_defaults(make_agent=make_agent)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    sub = parser.add_subparsers(
+        dest="command", metavar="COMMAND", required=True, parser_class=_Parser
+    )
     for name in COMMANDS:
         if only is not None and name != only:
             sub.add_parser(name, help=f"(see 'bridgebot {name} --help')", add_help=False)
             continue
         module = _load(name)
+        text = _text(module, name, "HELP")
         p = sub.add_parser(
             name,
-            help=module.HELP,
-            description=module.HELP,
-            epilog=getattr(module, "EXAMPLES", None),
+            help=text,
+            description=text,
+            epilog=_text(module, name, "EXAMPLES"),
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         module.add_arguments(p)
+        _add_shared(p, getattr(module, "SHARED_OPTIONS", {}))
     return parser
+
+
+def _add_shared(parser: argparse.ArgumentParser, shared: dict[str, object]) -> None:
+    """The shared flags a command declares, on the parser that parses them: a command with
+    modes (``train imitation``) takes them after its mode, so each mode's parser gets them."""
+    modes = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not modes:
+        add_shared_options(parser, shared)
+        return
+    for child in modes[0].choices.values():
+        _add_shared(child, shared)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -95,14 +125,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list, log_format = _take_log_format(args_list)
     # Import only the chosen subcommand's module; top-level --help imports them all.
     chosen = next((a for a in args_list if a in COMMANDS), None)
+    if chosen is not None:  # older spellings still work, with one line naming the new one
+        at = args_list.index(chosen) + 1
+        args_list[at:] = modernize(chosen, args_list[at:])
     try:
         parser = build_parser(only=chosen)
         args = parser.parse_args(args_list)
         if log_format is not None:
             set_log_format(log_format)
-        # Every command logs in the chosen format; a command with --log-level re-configures the
-        # level.
-        configure_logging("warning")
+        # Every command logs in the chosen format, at its --log-level.
+        configure_logging(getattr(args, "log_level", None) or "warning")
         return int(_load(args.command).run(args) or 0)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -52,7 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def policy_dir(agent: str) -> Path:
     """The model directory behind an agent spec; ``ValueError`` for agents without a policy."""
     from bridgebot.agents import AgentSpec
-    from bridgebot.engine.policy import DEFAULT_MODEL_DIR
+    from bridgebot.shipped import DEFAULT_MODEL_DIR
 
     spec = AgentSpec.parse(agent)
     if spec.name in ("default", "search"):
@@ -65,7 +65,7 @@ def policy_dir(agent: str) -> Path:
 def parse_auction(text: str) -> list[object]:
     """Calls from text (``1NT Pass 2C``, ``p``, ``x``, ``xx``, ``1N``); ``ValueError`` names the
     token that is not a call."""
-    from endplay.types import Bid
+    from bridgebot.laws.notation import NotationError, parse_call
 
     calls: list[object] = []
     for i, token in enumerate(text.replace(",", " ").split()):
@@ -74,8 +74,8 @@ def parse_auction(text: str) -> list[object]:
         if t.endswith("N") and not t.endswith("NT"):
             t += "T"
         try:
-            calls.append(Bid(t))
-        except Exception:
+            calls.append(parse_call(t))
+        except NotationError:
             raise ValueError(
                 f"call {i + 1} {token!r} is not a call (1C..7NT, Pass, X, XX)"
             ) from None

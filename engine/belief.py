@@ -31,8 +31,6 @@ from bridgebot.engine.modelcard import Expected, ModelError, load_model
 #: The output layout this build understands (see the module docstring).
 OUTPUT_VERSION = "belief-rel3x52-v1"
 N_OUTPUTS = 156
-#: The shipped belief net, next to the ``models`` package.
-DEFAULT_DIR = Path(__file__).resolve().parent.parent / "models" / "belief"
 #: Least probability a seat keeps for a card, so that capacity can always be met.
 FLOOR = 1e-4
 
@@ -54,7 +52,7 @@ BELIEF_MODEL = Expected(
 class BeliefNet:
     """Batch inference: observations [B, 480] -> P(seat holds card) [B, 3, 52]."""
 
-    def __init__(self, path: str | Path = DEFAULT_DIR, threads: int = 1) -> None:
+    def __init__(self, path: str | Path, threads: int = 1) -> None:
         import onnxruntime as ort
 
         self.model = load_model(path, BELIEF_MODEL)

@@ -32,8 +32,6 @@ from bridgebot.engine.modelcard import Expected, ModelError, load_model
 FEATURE_VERSION = "ddnet-rows209-v1"
 N_FEATURES = 209
 N_TRICKS = 14
-#: The shipped estimator (trained by ``bridgebot train ddnet``), next to this package's models.
-DEFAULT_DIR = Path(__file__).resolve().parent.parent / "models" / "ddnet"
 #: What the estimator needs of a model directory (``engine.modelcard`` checks it).
 DDNET_MODEL = Expected(
     onnx="ddnet.onnx",
@@ -90,7 +88,7 @@ def full_table_rows(
 class DDEstimator:
     """Serves a ddnet ONNX model; refuses a card (``model.json``) of an unknown feature version."""
 
-    def __init__(self, path: str | Path = DEFAULT_DIR, threads: int = 1) -> None:
+    def __init__(self, path: str | Path, threads: int = 1) -> None:
         import onnxruntime as ort
 
         self.model = load_model(path, DDNET_MODEL)

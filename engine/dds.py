@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 from bridgebot.laws.cards import card_index, index_card, owners_pbn
-from endplay.types import Deal, Denom, Player
+from endplay.types import Deal, Denom, Player, Vul
 
 #: DDS solves at most this many boards per call (endplay's check is off by one, so stay below).
 MAX_BATCH = 200
@@ -116,11 +116,29 @@ def solve_positions(positions: Sequence[Position]) -> TrickArray:
     return out
 
 
-def _worker_init() -> None:
-    """One DDS thread per worker process: the processes are the parallelism."""
+def one_solver_thread() -> None:
+    """One DDS thread in this process: for worker processes, whose number is the parallelism
+    (the initializer of every pool that solves: this module's, ``ddgen``'s)."""
     from endplay import _dds
 
     _dds.SetMaxThreads(1)
+
+
+def par(dd: npt.NDArray[np.uint8], vul: Vul, dealer: Player) -> tuple[int, list[str]]:
+    """Par of a full DD table in the layout of :func:`dd_tables`: the N/S score and the par
+    contracts as endplay writes them (``4♠S``...), from DDS's par routine."""
+    import endplay._dds as _dds  # endplay builds a DDTable only from this struct
+    from endplay.dds import par as dds_par
+    from endplay.dds.ddtable import DDTable
+
+    res = _dds.ddTableResults()
+    order = (Denom.clubs, Denom.diamonds, Denom.hearts, Denom.spades, Denom.nt)
+    for seat in range(4):
+        for k, denom in enumerate(order):
+            res.resTable[denom.value][seat] = int(dd[seat, k])
+    with SOLVER_LOCK:
+        result = dds_par(DDTable(res), vul, dealer)
+    return int(result.score), [str(c) for c in result]
 
 
 class DDSolver:
@@ -145,7 +163,7 @@ class DDSolver:
             self._pool = ProcessPoolExecutor(
                 max_workers=self.workers,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=_worker_init,
+                initializer=one_solver_thread,
             )
         return self._pool
 

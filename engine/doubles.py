@@ -21,7 +21,6 @@ same code serves a seat (a batch of one) and self-play (thousands of rows per st
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,9 +28,19 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 from bridgebot.engine.agent import Agent, BatchBidder, BiddingView, PlayView
-from bridgebot.engine.features import BIDS, HAND, N_BIDS, OPENING_PASS, VUL_THEM, encode, legal_mask
-from bridgebot.engine.modelcard import Training, validation_fault
+from bridgebot.engine.features import (
+    HAND,
+    N_BIDS,
+    OPENING_PASS,
+    VUL_THEM,
+    decode_bids,
+    encode,
+    legal_mask,
+)
+from bridgebot.engine.modelcard import Training
 from bridgebot.laws.calls import DOUBLE, is_pass
+from bridgebot.laws.errors import validation_fault
+from bridgebot.laws.files import write_text_file
 from bridgebot.laws.scoring import score_array
 from endplay.types import Bid, Card
 from pydantic import (
@@ -148,10 +157,7 @@ class DoublesModel(BaseModel):
 
     def save(self, path: str | Path) -> None:
         """Write the model file atomically (a crash leaves the old file or the new one)."""
-        p = Path(path)
-        tmp = p.with_name(p.name + ".tmp")
-        tmp.write_text(self.model_dump_json(indent=1) + "\n")
-        os.replace(tmp, p)
+        write_text_file(path, self.model_dump_json(indent=1) + "\n")
 
 
 _MODEL: DoublesModel | None = None
@@ -176,9 +182,7 @@ class Contract:
 
 def standing_contract(x: FloatArray) -> Contract:
     """The highest bid so far, its strain and the relative seat that would declare it."""
-    made: npt.NDArray[np.bool_] = np.asarray(
-        x[:, BIDS : BIDS + 12 * N_BIDS].reshape(-1, N_BIDS, 3, 4)[:, :, 0, :] > 0
-    )
+    made: npt.NDArray[np.bool_] = np.asarray(decode_bids(x)[:, :, 0, :])
     any_bid = np.asarray(made.any(axis=2), dtype=np.bool_)  # [B, 35]
     has = np.asarray(any_bid.any(axis=1), dtype=np.bool_)
     top = np.where(has, N_BIDS - 1 - np.argmax(any_bid[:, ::-1], axis=1), 0)
@@ -223,9 +227,7 @@ def observable_features(x: FloatArray) -> tuple[FloatArray, Contract]:
     trump_len = np.where(nt, 0.0, length[rows, trump])
     trump_hcp = np.where(nt, 0.0, suit_hcp[rows, trump])
     side_len = np.where(np.arange(4)[None, :] == np.where(nt, -1, trump)[:, None], 0.0, length)
-    bids: npt.NDArray[np.bool_] = np.asarray(
-        x[:, BIDS : BIDS + 12 * N_BIDS].reshape(b, N_BIDS, 3, 4) > 0
-    )
+    bids: npt.NDArray[np.bool_] = np.asarray(decode_bids(x))
     made = bids[:, :, 0, :]  # [B, 35, 4]
     level_of = (np.arange(N_BIDS) // 5 + 1)[None, :]
 

@@ -177,6 +177,24 @@ def encode_arrays(
     return out
 
 
+def decode_bids(x: FloatArray) -> BoolArray:
+    """The auction part of observations ``[..., 480]``, decoded: bool ``[..., 35, 3, 4]``, bid
+    (1C..7NT) x (made, doubled, redoubled) x the seat that did it, relative to the observer.
+
+    The inverse of the bid block :func:`encode` writes, next to it so that every reader of an
+    observation (the doubles layer, the league's bfg seat, the doubles fit) decodes it one way."""
+    block = np.asarray(x)[..., BIDS : BIDS + 12 * N_BIDS]
+    bids: BoolArray = block.reshape(*block.shape[:-1], N_BIDS, 3, 4) > 0
+    return bids
+
+
+def decode_hand(x: FloatArray) -> BoolArray:
+    """The observer's cards in observations ``[..., 480]``: bool ``[..., 52]`` in the data-file
+    order of :mod:`bridgebot.laws.cards` (the inverse of the hand block of :func:`encode`)."""
+    hand: BoolArray = np.asarray(x)[..., HAND + DATA_TO_OPENSPIEL] > 0
+    return hand
+
+
 def legal_masks_arrays(auctions: npt.NDArray[np.integer]) -> BoolArray:
     """Batch version of :func:`legal_mask` (bool[B, 38]) for -1-padded auctions of call indices.
 

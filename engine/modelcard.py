@@ -25,12 +25,13 @@ Example (the shipped estimator, shortened)::
 
 from __future__ import annotations
 
-import os
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from bridgebot.laws.errors import UserError, validation_fault
+from bridgebot.laws.files import write_text_file
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator
 
 #: The card's file name inside a model directory.
@@ -39,7 +40,7 @@ CARD_FILE = "model.json"
 FORMAT: Literal[2] = 2
 
 
-class ModelError(ValueError):
+class ModelError(UserError):
     """A model directory that cannot be served; the message names the file and, for a card, the
     field at fault."""
 
@@ -129,9 +130,7 @@ class ModelCard(_Record):
     def write(self, directory: str | Path) -> Path:
         """Write ``directory/model.json`` atomically (a crash leaves the old card or the new)."""
         path = Path(directory) / CARD_FILE
-        tmp = path.with_name(CARD_FILE + ".tmp")
-        tmp.write_text(self.model_dump_json(indent=2) + "\n")
-        os.replace(tmp, path)
+        write_text_file(path, self.model_dump_json(indent=2) + "\n")
         return path
 
     @classmethod
@@ -146,16 +145,6 @@ class ModelCard(_Record):
             return cls.model_validate_json(text)
         except ValidationError as e:
             raise ModelError(f"{p}: {validation_fault(e)}") from None
-
-
-def validation_fault(error: ValidationError) -> str:
-    """The first fault of a file that failed its schema, as ``field LOC: MESSAGE`` (the loc is
-    ``(the whole file)`` when the document itself is at fault: not JSON, or not an object).
-
-    Every reader of a project file puts this after the file's name, so one message names both."""
-    first = error.errors()[0]
-    where = ".".join(str(k) for k in first["loc"]) or "(the whole file)"
-    return f"field {where}: {first['msg']}"
 
 
 @dataclass(frozen=True)

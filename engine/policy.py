@@ -27,8 +27,6 @@ from endplay.types import Bid, Card
 
 #: Feature layouts this build can compute. A model trained on any other is refused.
 KNOWN_FEATURE_VERSIONS: frozenset[str] = frozenset({FEATURE_VERSION})
-#: The shipped model, next to the ``models`` package (installed as package data with it).
-DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models" / "default"
 
 
 #: What the policy reader needs of a model directory (``engine.modelcard`` checks it).

@@ -281,7 +281,7 @@ def policy_auction_likelihood(model: CallModel, view: PlayView) -> AuctionLikeli
     the same factor in every world, which the resampling normalises away. Scaled so the likeliest
     world has likelihood 1.
     """
-    from bridgebot.engine.search import auction_log_likelihood
+    from bridgebot.engine.search.particles import auction_log_likelihood
     from bridgebot.laws.calls import bid_index
 
     history = np.array([bid_index(c) for c in view.auction], dtype=np.int64)

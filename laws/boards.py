@@ -12,9 +12,11 @@ The scalar functions ask endplay (``Player.from_board``, ``Vul.from_board``); th
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field, replace
+
 import numpy as np
 import numpy.typing as npt
-from endplay.types import Player, Vul
+from endplay.types import Deal, Player, Vul
 
 IntArray = npt.NDArray[np.int64]
 
@@ -69,3 +71,42 @@ def side_vulnerable_arrays(vul: npt.ArrayLike, seats: npt.ArrayLike) -> npt.NDAr
     s = np.asarray(seats, dtype=np.int64)
     out: npt.NDArray[np.bool_] = _VUL_SIDES[v, s % 2]
     return out
+
+
+DDTable = npt.NDArray[np.uint8]
+"""Tricks by declarer (N, E, S, W) x strain (C, D, H, S, NT): the layout of docs/data.md."""
+
+
+@dataclass(frozen=True)
+class BoardDeal:
+    """One board, the one board type of every command (docs/design.md, "One board type").
+
+    Its number, dealer and vulnerability are kept as a deal file wrote them (a ``Dealer`` tag
+    that differs from the 16-board cycle is kept, not corrected), the four hands, and the
+    double-dummy table when it is known (an npz deal file carries it; a match solves the rest)."""
+
+    number: int
+    dealer: Player
+    vul: Vul
+    deal: Deal
+    dd: DDTable | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def pbn(self) -> str:
+        """The deal as a PBN string, ``N:`` first (hashable and JSON-friendly, unlike ``Deal``)."""
+        return str(self.deal.to_pbn())
+
+    def with_dd(self, dd: DDTable) -> BoardDeal:
+        """The same board with its double-dummy table."""
+        return replace(self, dd=dd)
+
+
+def cycle_board(number: int, deal: Deal | str, dd: DDTable | None = None) -> BoardDeal:
+    """Board ``number`` with the dealer and vulnerability of the 16-board cycle."""
+    return BoardDeal(
+        number=number,
+        dealer=dealer_of(number),
+        vul=vul_of(number),
+        deal=Deal(deal) if isinstance(deal, str) else deal,
+        dd=dd,
+    )

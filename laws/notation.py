@@ -49,11 +49,17 @@ def auction_texts(auction: Sequence[Bid]) -> tuple[str, ...]:
 
 
 def parse_call(text: str) -> Bid:
-    """Inverse of :func:`call_text` (endplay's reader, which also takes ``P``, ``D``, ``R``)."""
+    """Inverse of :func:`call_text` (endplay's reader, which also takes ``P``, ``D``, ``R``).
+
+    endplay reads ``8NT`` as a bid of level 8; bridge has levels 1 to 7 (issue 27: ``explain
+    8NT`` ended in an IndexError)."""
     try:
-        return Bid(text)
+        call = Bid(text)
     except (ValueError, KeyError, IndexError) as exc:
         raise NotationError(f"not a call: {text!r}") from exc
+    if isinstance(call, ContractBid) and not 1 <= call.level <= 7:
+        raise NotationError(f"not a call: {text!r} (levels are 1 to 7)")
+    return call
 
 
 def card_text(card: Card) -> str:

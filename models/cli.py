@@ -17,11 +17,14 @@ from typing import Any
 
 from pydantic import JsonValue, TypeAdapter, ValidationError
 
-HELP = "train the bidding policy (imitation, self-play, league) or export it to ONNX"
+HELP = {
+    "train": "train the bidding policy (imitation, self-play, league, ...) or the helper networks",
+    "export": "export a trained policy to ONNX with its model card (a model directory)",
+}
 EXAMPLES = """examples:
-  bridgebot teach --count 200000 --seed 1 --out data/teach_200k.npz
+  bridgebot teach --boards 200000 --seed 1 --out data/teach_200k.npz
   bridgebot train imitation --data data/teach_200k.npz --out runs/imitation --epochs 4
-  bridgebot ddgen --deals 42336 --seed 20261123 --out data/dd_2026b.npz
+  bridgebot ddgen --boards 42336 --seed 20261123 --out data/dd_2026b.npz
   bridgebot train selfplay --init runs/imitation/policy.pt --dd data/dd_2026b.npz --out runs/sp
   bridgebot export --checkpoint runs/sp/policy.pt --dd data/dd_2026b.npz --out models/default
 
@@ -89,7 +92,7 @@ def _export_arguments(parser: argparse.ArgumentParser) -> None:
 def read_metrics(path: str) -> dict[str, JsonValue]:
     """``export --metrics FILE``: a JSON object of JSON values, recorded in the card's metrics.
     A file that is not one is a :class:`DataError` naming the file."""
-    from bridgebot.engine.modelcard import validation_fault
+    from bridgebot.laws.errors import validation_fault
     from bridgebot.models.data import DataError
 
     try:
@@ -133,8 +136,9 @@ def _train(args: argparse.Namespace, command: str) -> dict[str, object]:
 
 
 def _failed(mode: str, error: Exception) -> int:
-    print(f"train {mode} failed: {error}", file=sys.stderr)
-    return 1
+    """A user's mistake (a file, an option): one line and exit status 2."""
+    print(f"bridgebot train {mode}: {error}", file=sys.stderr)
+    return 2
 
 
 def run(args: argparse.Namespace) -> int:
@@ -148,8 +152,11 @@ def run(args: argparse.Namespace) -> int:
         try:
             extra = read_metrics(args.metrics) if args.metrics else None
             export(args.checkpoint, args.out, args.dd, args.states, 0, args.tol, command, extra)
-        except (ExportError, DataError, FileNotFoundError) as e:
-            print(f"export failed: {e}", file=sys.stderr)
+        except (DataError, ModelError, FileNotFoundError) as e:
+            print(f"bridgebot export: {e}", file=sys.stderr)
+            return 2
+        except ExportError as e:  # the verdict: ONNX and torch disagree
+            print(f"bridgebot export: failed: {e}", file=sys.stderr)
             return 1
         return 0
     try:

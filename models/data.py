@@ -18,6 +18,7 @@ import numpy.typing as npt
 from bridgebot.engine.features import encode_arrays, legal_masks_arrays, vul_flags
 from bridgebot.laws.boards import side_vulnerable_arrays
 from bridgebot.laws.calls import final_contracts_array as final_contracts
+from bridgebot.laws.errors import UserError
 from bridgebot.laws.scoring import score_array
 
 IntArray = npt.NDArray[np.int64]
@@ -26,7 +27,7 @@ IntArray = npt.NDArray[np.int64]
 HOLDOUT = 2000
 
 
-class DataError(ValueError):
+class DataError(UserError):
     """A data file that is missing arrays or has inconsistent shapes; the message names the file."""
 
 
@@ -57,7 +58,7 @@ def _require(path: str | Path, make: str) -> None:
 
 def load_dd(path: str | Path) -> DDSet:
     """Load a DD file, checking the arrays docs/data.md promises."""
-    _require(path, "bridgebot ddgen --deals N --seed S")
+    _require(path, "bridgebot ddgen --boards N --seed S")
     with np.load(path) as z:
         if "owners" not in z or "dd" not in z:
             raise DataError(f"{path}: expected arrays 'owners' and 'dd', found {sorted(z.files)}")
@@ -91,7 +92,7 @@ class TeachSet:
 
 def load_teach(path: str | Path) -> TeachSet:
     """Load a teacher file, checking shapes so a bad file fails here and not mid-training."""
-    _require(path, "bridgebot teach --count N --seed S")
+    _require(path, "bridgebot teach --boards N --seed S")
     with np.load(path) as z:
         missing = {"owners", "dealer", "vul", "auctions"} - set(z.files)
         if missing:

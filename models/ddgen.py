@@ -17,26 +17,26 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from bridgebot.engine.dds import dd_tables
+from bridgebot.engine.dds import dd_tables, one_solver_thread
 from bridgebot.laws.deals import random_owners_batch
-from bridgebot.models.data import DataError
+from bridgebot.laws.errors import UserError
+from bridgebot.laws.files import replace_file
 from bridgebot.models.datameta import DataMeta, read_meta
 from bridgebot.models.dealfilter import FILTERS, dd_picked, passing_deals
 
 DDGEN_VERSION = "ddgen-v1"
 HELP = "generate random deals with full double-dummy tables (the npz format of docs/data.md)"
 EXAMPLES = """examples:
-  bridgebot ddgen --deals 42336 --seed 20261123 --out data/dd_2026b.npz   # the shipped models' set
-  bridgebot ddgen --deals 100000 --out data/dd_more.npz --seed 7
-  bridgebot ddgen --deals 100000 --out data/dd_more.npz --seed 7   # continues an interrupted run
-  bridgebot ddgen --deals 20000 --seed 5 --filter slam --out data/dd_slam.npz   # slam curriculum
+  bridgebot ddgen --boards 42336 --seed 20261123 --out data/dd_2026b.npz   # the shipped models' set
+  bridgebot ddgen --boards 100000 --out data/dd_more.npz --seed 7
+  bridgebot ddgen --boards 100000 --out data/dd_more.npz --seed 7   # continues an interrupted run
+  bridgebot ddgen --boards 20000 --seed 5 --filter slam --out data/dd_slam.npz   # slam curriculum
 
 Join two files (docs/data.md):
   a, b = np.load("data/dd.npz"), np.load("data/dd_more.npz")
@@ -45,14 +45,8 @@ Join two files (docs/data.md):
 """
 
 
-class DDGenError(ValueError):
+class DDGenError(UserError):
     """A file that cannot be continued by this run (names the file and the mismatch)."""
-
-
-def _worker_init() -> None:
-    from endplay._dds import SetMaxThreads
-
-    SetMaxThreads(1)
 
 
 def dd_chunk(job: tuple[int, int, int]) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
@@ -66,9 +60,7 @@ def _save(path: Path, owners: list[Any], dd: list[Any], meta: DataMeta) -> None:
     o = np.concatenate(owners) if owners else np.zeros((0, 52), np.uint8)
     d = np.concatenate(dd) if dd else np.zeros((0, 4, 5), np.uint8)
     meta = meta.model_copy(update={"count": len(o)})
-    tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez_compressed(tmp, owners=o, dd=d, meta=meta.array())
-    os.replace(tmp, path)
+    replace_file(path, lambda tmp: np.savez_compressed(tmp, owners=o, dd=d, meta=meta.array()))
 
 
 def generate(
@@ -123,7 +115,7 @@ def generate(
 
     with progress_bar(count, "deal", "ddgen", initial=start, show=progress) as bar:
         for job, (new_owners, new_dd) in zip(
-            work, run_jobs(solve, work, workers, initializer=_worker_init), strict=True
+            work, run_jobs(solve, work, workers, initializer=one_solver_thread), strict=True
         ):
             if keep is not None:
                 meta = meta.model_copy(update={"scanned": job[1][-1] + 1})
@@ -138,10 +130,13 @@ def generate(
     return sum(len(o) for o in owners)
 
 
+#: The shared flags (``bridgebot/options.py`` adds them): --boards N (deals wanted in --out,
+#: required), --seed N, --log-level. ``--deals N``, the old spelling of --boards, still works.
+SHARED_OPTIONS = {"boards": None, "seed": 0}
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--deals", type=int, required=True, help="deals wanted in --out")
     parser.add_argument("--out", type=Path, required=True, help="the .npz to write or continue")
-    parser.add_argument("--seed", type=int, default=0, help="random-deal stream (default 0)")
     parser.add_argument(
         "--workers", type=int, default=os.cpu_count() or 1, help="worker processes (default: CPUs)"
     )
@@ -158,23 +153,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.deals < 0 or args.workers < 1 or args.batch < 1:
-        print("ddgen: --deals must be >= 0, --workers and --batch >= 1", file=sys.stderr)
-        return 2
+    if args.boards is None:
+        raise UserError("give --boards N, the number of deals wanted in --out")
+    if args.workers < 1 or args.batch < 1:
+        raise UserError("--workers and --batch must be at least 1")
     t0 = time.monotonic()
-    try:
-        n = generate(
-            args.out,
-            args.deals,
-            seed=args.seed,
-            workers=args.workers,
-            chunk=args.batch,
-            checkpoint_every=args.checkpoint,
-            progress=not args.quiet,
-            keep=args.filter,
-        )
-    except (DDGenError, DataError) as exc:
-        print(f"ddgen: {exc}", file=sys.stderr)
-        return 1
+    n = generate(
+        args.out,
+        args.boards,
+        seed=args.seed,
+        workers=args.workers,
+        chunk=args.batch,
+        checkpoint_every=args.checkpoint,
+        progress=not args.quiet,
+        keep=args.filter,
+    )
     print(f"{args.out}: {n} deals with DD tables ({time.monotonic() - t0:.0f} s this run)")
     return 0

@@ -29,7 +29,7 @@ from bridgebot.engine.doubles import (
     expected_gain,
     observable_features,
 )
-from bridgebot.engine.features import DATA_TO_OPENSPIEL, HAND
+from bridgebot.engine.features import DATA_TO_OPENSPIEL, decode_hand
 from bridgebot.engine.modelcard import Training
 from bridgebot.engine.policy import Policy
 from bridgebot.laws.scoring import imps_array, score_array
@@ -40,7 +40,7 @@ from pydantic import JsonValue
 
 HELP = "fit the penalty-double layer (doubles=on) on training deals with DD tables"
 EXAMPLES = """examples:
-  bridgebot ddgen --deals 42336 --seed 20261123 --out data/dd_2026b.npz
+  bridgebot ddgen --boards 42336 --seed 20261123 --out data/dd_2026b.npz
   bridgebot train doubles --dd data/dd_2026b.npz --deals 20000 --out engine/penalty_doubles.json
 """
 #: OpenSpiel card index -> data-file card index.
@@ -50,7 +50,7 @@ MARGINS = (-50.0, 0.0, 25.0, 50.0, 75.0, 100.0, 150.0, 200.0, 300.0)
 
 def observer_seats(owners: npt.NDArray[np.uint8], x: npt.NDArray[np.float32]) -> IntArray:
     """Absolute seat of each observation's player: the owner of a card in its hand."""
-    card = OPENSPIEL_TO_DATA[np.argmax(x[:, HAND:] > 0, axis=1)]
+    card = np.argmax(decode_hand(x), axis=1)
     seats: IntArray = owners[np.arange(len(x)), card].astype(np.int64)
     return seats
 

@@ -45,7 +45,7 @@ import numpy.typing as npt
 import structlog
 import torch
 from bridgebot.engine.doubles import apply_doubles, standing_contract
-from bridgebot.engine.features import BIDS, HAND, N_BIDS, OPENING_PASS
+from bridgebot.engine.features import HAND, OPENING_PASS, decode_bids
 from bridgebot.laws.boards import dealer_vul_arrays
 from bridgebot.laws.calls import FIRST_BID
 from bridgebot.laws.calls import final_contracts_array as final_contracts
@@ -120,7 +120,7 @@ def auction_from_observation(x: npt.NDArray[np.float32]) -> list[int]:
     up to the observer's (relative seat 0). This lets a bidder that needs the auction in order
     (bfg) sit in ``run_auctions``, whose choosers see observations only.
     """
-    bids = x[BIDS : BIDS + 12 * N_BIDS].reshape(N_BIDS, 3, 4) > 0
+    bids = decode_bids(x)
     events = [
         (int(r), FIRST_BID + b if kind == 0 else kind)
         for b, kind, r in zip(*np.nonzero(bids), strict=True)

@@ -72,11 +72,10 @@ def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 def save_checkpoint(path: str, net: PolicyNet, extra: dict[str, object]) -> None:
     """Write weights, shape and training state atomically (a killed run never leaves half a file)."""
-    import os
+    from bridgebot.laws.files import replace_file
 
-    tmp = f"{path}.tmp"
-    torch.save({"config": net.config.to_dict(), "state": net.state_dict(), **extra}, tmp)
-    os.replace(tmp, path)
+    state = {"config": net.config.to_dict(), "state": net.state_dict(), **extra}
+    replace_file(path, lambda tmp: torch.save(state, tmp))
 
 
 def load_checkpoint(path: str) -> tuple[PolicyNet, dict[str, object]]:

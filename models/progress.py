@@ -1,25 +1,8 @@
-"""Progress of the long commands (teach, ddgen, train ...): tqdm bars on stderr.
-
-A bar draws only when stderr is a terminal (tqdm's ``disable=None``) and not at all when the
-command was asked to be quiet, so logs and pipes never fill with redrawn lines.
-"""
+"""Progress of the long commands (teach, ddgen, train ...): the one bar of
+:func:`bridgebot.server.logs.progress_bar`, under the name the trainers import."""
 
 from __future__ import annotations
 
-import sys
-from typing import Any
+from bridgebot.server.logs import progress_bar
 
-from tqdm import tqdm
-
-
-def progress_bar(total: int, unit: str, desc: str, *, initial: int = 0, show: bool = True) -> Any:
-    """A bar counting ``unit`` from ``initial`` to ``total`` (a resumed run starts part way)."""
-    return tqdm(
-        total=total,
-        initial=initial,
-        unit=unit,
-        desc=desc,
-        file=sys.stderr,
-        dynamic_ncols=True,
-        disable=None if show else True,
-    )
+__all__ = ["progress_bar"]

@@ -50,9 +50,9 @@ def regenerate_command(name: str, meta: DataMeta | None, deals: int) -> str | No
         return None
     if meta.generator == "ddgen-v1":
         keep = f" --filter {meta.filter}" if meta.filter else ""
-        return f"bridgebot ddgen --deals {deals} --seed {meta.seed}{keep} --out {name}"
+        return f"bridgebot ddgen --boards {deals} --seed {meta.seed}{keep} --out {name}"
     if meta.generator == "teach-v1" and meta.source == "random":
-        return f"bridgebot teach --count {deals} --seed {meta.seed} --out {name}"
+        return f"bridgebot teach --boards {deals} --seed {meta.seed} --out {name}"
     return None
 
 

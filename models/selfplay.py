@@ -178,10 +178,10 @@ def evaluate_against_agent(
 
     import onnx
     from bridgebot.engine.modelcard import Export, Training
+    from bridgebot.laws.boards import cycle_board
     from bridgebot.laws.cards import owners_pbn
     from bridgebot.models.onnx_mlp import policy_card, policy_graph
     from bridgebot.tournament.ddmatch import run_dd_match
-    from bridgebot.tournament.deals import cycle_board
 
     deals = [
         cycle_board(int(b), owners_pbn(o), t) for b, o, t in zip(boards, owners, dd, strict=True)
@@ -196,9 +196,10 @@ def evaluate_against_agent(
 
 def imp_summary(imps: npt.NDArray[np.integer]) -> dict[str, float]:
     """Mean IMPs per board, its standard error and the board count."""
-    x = np.asarray(imps, dtype=np.float64)
-    se = float(x.std(ddof=1) / np.sqrt(len(x))) if len(x) > 1 else float("nan")
-    return {"boards": float(len(x)), "imps_per_board": float(x.mean()), "stderr": se}
+    from bridgebot.tournament.stats import mean_stderr
+
+    mean, se = mean_stderr(np.asarray(imps, dtype=np.float64).tolist())
+    return {"boards": float(len(imps)), "imps_per_board": mean, "stderr": se}
 
 
 class PPOSettings(Protocol):

@@ -1,4 +1,4 @@
-"""Teacher auctions: bfg bids all four seats on random deals (or on the deals of a DD file).
+"""Teacher auctions: bfg bids all four seats on random deals (or on the boards of a deal file).
 
 The output is one ``.npz`` that imitation learning reads:
 
@@ -11,7 +11,8 @@ array              dtype, shape        meaning
 ``vul``            uint8 [N]           endplay ``Vul`` value: 0 none, 1 both, 2 N/S, 3 E/W
 ``auctions``       int8 [N, L]         :data:`laws.calls.ALL_CALLS` indices from the dealer's
                                        call, padded with -1 (every auction is complete)
-``deal_index``     int64 [N]           which deal: k for random deals, the row of ``--deals``
+``deal_index``     int64 [N]           which deal: k for random deals, the board's place in
+                                       ``--deals``
 ``seed``           int64 scalar        the ``--seed`` (random deals)
 ``generator``      str scalar          :data:`TEACH_VERSION`
 ``bfg_version``    str scalar          the bfgbidding version that bid
@@ -20,8 +21,10 @@ array              dtype, shape        meaning
                                        fallbacks
 =================  ==================  ======================================================
 
-Deal k (counting from 0) is board k + 1 and takes its dealer and vulnerability from the standard
-16-board cycle (:mod:`bridgebot.laws.boards`), as docs/data.md prescribes. Random deal k is
+Random deal k (counting from 0) is board k + 1 and takes its dealer and vulnerability from the
+standard 16-board cycle (:mod:`bridgebot.laws.boards`), as docs/data.md prescribes; the boards of
+a deal file (PBN, LIN or npz, read by :mod:`bridgebot.laws.board_sets`) keep the dealer and
+vulnerability the file gives them, so ``teach`` bids the boards ``tm`` and ``match`` play. Random deal k is
 :func:`bridgebot.laws.deals.random_owners` (seed, k), a function of (seed, k) alone, so
 a run is reproducible whatever the number of workers, and a run stopped part way and resumed
 (the file is checkpointed as it grows) gives the same file as one uninterrupted run.
@@ -29,7 +32,6 @@ a run is reproducible whatever the number of workers, and a run stopped part way
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +41,8 @@ import numpy as np
 import numpy.typing as npt
 from bridgebot.laws.boards import dealer_vul_arrays
 from bridgebot.laws.deals import random_owners_batch
+from bridgebot.laws.errors import UserError
+from bridgebot.laws.files import replace_file
 from bridgebot.models.datameta import DataMeta, read_meta
 from bridgebot.models.progress import progress_bar
 
@@ -50,7 +54,7 @@ J = TypeVar("J")
 R = TypeVar("R")
 
 
-class TeachError(ValueError):
+class TeachError(UserError):
     """A teacher file that cannot be resumed or a deals file that cannot be used (names the file)."""
 
 
@@ -65,6 +69,34 @@ def bid_deal(bidder: Any, owners: npt.NDArray[np.uint8], dealer: int) -> list[in
     return auction
 
 
+@dataclass(frozen=True)
+class GivenDeals:
+    """The boards of a deal file, as arrays: who holds each card, dealer and ``Vul`` value."""
+
+    owners: npt.NDArray[np.uint8]
+    dealer: npt.NDArray[np.uint8]
+    vul: npt.NDArray[np.uint8]
+
+    def __len__(self) -> int:
+        return len(self.owners)
+
+    def rows(self, start: int, stop: int) -> GivenDeals:
+        return GivenDeals(self.owners[start:stop], self.dealer[start:stop], self.vul[start:stop])
+
+
+def given_deals(path: Path) -> GivenDeals:
+    """The boards of a deal file (PBN, LIN or npz) as :class:`GivenDeals`."""
+    from bridgebot.laws.board_sets import load_deal_file
+    from bridgebot.laws.cards import deal_owners
+
+    boards = load_deal_file(path)
+    return GivenDeals(
+        owners=np.stack([deal_owners(b.deal) for b in boards]),
+        dealer=np.array([b.dealer.value for b in boards], dtype=np.uint8),
+        vul=np.array([b.vul.value for b in boards], dtype=np.uint8),
+    )
+
+
 @dataclass
 class Chunk:
     """A contiguous run of teacher deals made by one worker."""
@@ -72,22 +104,37 @@ class Chunk:
     start: int
     owners: npt.NDArray[np.uint8]
     auctions: list[list[int]]
+    dealer: npt.NDArray[np.uint8]
+    vul: npt.NDArray[np.uint8]
     calls: int = 0
     errors: int = 0
     fallbacks: int = 0
 
 
-def teach_chunk(job: tuple[int, int, int, npt.NDArray[np.uint8] | None]) -> Chunk:
-    """Worker: bid deals ``start .. start+count-1`` (random from ``seed``, or the given owners)."""
+def teach_chunk(job: tuple[int, int, int, GivenDeals | None]) -> Chunk:
+    """Worker: bid deals ``start .. start+count-1`` (random from ``seed``, or the given ones)."""
     from bridgebot.engine.bfg import BfgBidder
 
     seed, start, count, given = job
     bidder = BfgBidder()
-    owners = random_owners_batch(seed, start, count) if given is None else given
-    dealers, _ = dealer_vul_arrays(np.arange(start, start + count) + 1)  # deal k is board k + 1
+    if given is None:
+        owners = random_owners_batch(seed, start, count)
+        cycle = dealer_vul_arrays(np.arange(start, start + count) + 1)  # k is board k + 1
+        dealers, vuls = cycle[0].astype(np.uint8), cycle[1].astype(np.uint8)
+    else:
+        owners, dealers, vuls = given.owners, given.dealer, given.vul
     auctions = [bid_deal(bidder, owners[i], int(dealers[i])) for i in range(count)]
     s = bidder.stats
-    return Chunk(start, owners, auctions, s.calls, s.errors, s.fallbacks)
+    return Chunk(
+        start,
+        owners,
+        auctions,
+        dealers,
+        vuls,
+        s.calls,
+        s.errors,
+        s.fallbacks,
+    )
 
 
 @dataclass
@@ -98,6 +145,8 @@ class TeachSet:
     owners: list[npt.NDArray[np.uint8]] = field(default_factory=list)
     auctions: list[list[int]] = field(default_factory=list)
     indices: list[npt.NDArray[np.int64]] = field(default_factory=list)
+    dealers: list[npt.NDArray[np.uint8]] = field(default_factory=list)
+    vuls: list[npt.NDArray[np.uint8]] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.auctions)
@@ -106,6 +155,8 @@ class TeachSet:
         self.owners.append(chunk.owners)
         self.auctions.extend(chunk.auctions)
         self.indices.append(np.arange(chunk.start, chunk.start + len(chunk.auctions)))
+        self.dealers.append(chunk.dealer)
+        self.vuls.append(chunk.vul)
         counts = {k: (getattr(self.meta, k) or 0) + int(getattr(chunk, k)) for k in BFG_COUNTS}
         self.meta = self.meta.model_copy(update=counts)
 
@@ -117,11 +168,10 @@ class TeachSet:
         for i, a in enumerate(self.auctions):
             auctions[i, : len(a)] = a
         index = np.concatenate(self.indices) if self.indices else np.zeros(0, np.int64)
-        dealer, vul = dealer_vul_arrays(index + 1)  # deal k is board k + 1
+        dealer = np.concatenate(self.dealers) if self.dealers else np.zeros(0, np.uint8)
+        vul = np.concatenate(self.vuls) if self.vuls else np.zeros(0, np.uint8)
         self.meta = self.meta.model_copy(update={"count": n})
-        tmp = path.with_name(path.name + ".tmp.npz")
-        np.savez_compressed(
-            tmp,
+        arrays: dict[str, Any] = dict(
             owners=np.concatenate(self.owners) if self.owners else np.zeros((0, 52), np.uint8),
             dealer=dealer.astype(np.uint8),
             vul=vul.astype(np.uint8),
@@ -132,7 +182,7 @@ class TeachSet:
             bfg_version=np.str_(self.meta.bfg_version),
             meta=self.meta.array(),
         )
-        os.replace(tmp, path)
+        replace_file(path, lambda tmp: np.savez_compressed(tmp, **arrays))
 
     @classmethod
     def load(cls, path: Path, run: DataMeta) -> TeachSet:
@@ -153,18 +203,26 @@ class TeachSet:
             owners = z["owners"]
             auctions = [[int(c) for c in row if c >= 0] for row in z["auctions"]]
             index = z["deal_index"].astype(np.int64)
+            dealer, vul = z["dealer"].astype(np.uint8), z["vul"].astype(np.uint8)
         if len(index) and not np.array_equal(index, np.arange(len(index))):
             raise TeachError(f"{path}: deal_index is not 0..N-1, cannot resume")
-        out = cls(meta=meta, owners=[owners], auctions=auctions, indices=[index])
+        out = cls(
+            meta=meta,
+            owners=[owners],
+            auctions=auctions,
+            indices=[index],
+            dealers=[dealer],
+            vuls=[vul],
+        )
         return out
 
 
 def jobs(
-    seed: int, start: int, stop: int, chunk: int, source: npt.NDArray[np.uint8] | None
-) -> Iterator[tuple[int, int, int, npt.NDArray[np.uint8] | None]]:
+    seed: int, start: int, stop: int, chunk: int, source: GivenDeals | None
+) -> Iterator[tuple[int, int, int, GivenDeals | None]]:
     for s in range(start, stop, chunk):
         n = min(chunk, stop - s)
-        yield seed, s, n, (None if source is None else source[s : s + n])
+        yield seed, s, n, (None if source is None else source.rows(s, s + n))
 
 
 def generate(
@@ -185,13 +243,12 @@ def generate(
     """
     from bridgebot.engine.bfg import bfg_version
 
-    source_owners: npt.NDArray[np.uint8] | None = None
+    source_deals: GivenDeals | None = None
     source = "random"
     if deals is not None:
-        source_owners = load_deal_owners(deals)
-        source = f"deals:{deals.name}:{len(source_owners)}"
-        if count > len(source_owners):
-            raise TeachError(f"{deals}: holds {len(source_owners)} deals, asked for {count}")
+        source_deals = given_deals(deals)
+        source = f"deals:{deals.name}:{len(source_deals)}"
+        count = min(count, len(source_deals))  # at most the file's boards
     meta = DataMeta.model_validate(
         {"generator": TEACH_VERSION, "seed": seed, "count": 0, "source": source,
          "bfg_version": bfg_version(), **dict.fromkeys(BFG_COUNTS, 0)}
@@ -200,7 +257,7 @@ def generate(
     start = len(teach)
     stop = count if stop_after is None else min(count, start + stop_after)
     since_save = 0
-    work = list(jobs(seed, start, stop, chunk, source_owners))
+    work = list(jobs(seed, start, stop, chunk, source_deals))
     with progress_bar(count, "deal", "teach", initial=start, show=progress) as bar:
         for result in run_jobs(teach_chunk, work, workers):
             since_save = _take(teach, result, bar, out, since_save, checkpoint_every)
@@ -234,18 +291,3 @@ def _take(teach: TeachSet, chunk: Chunk, bar: Any, out: Path, since: int, every:
         teach.save(out)
         return 0
     return since
-
-
-def load_deal_owners(path: Path) -> npt.NDArray[np.uint8]:
-    """The ``owners`` array of a double-dummy (or teacher) npz, checked."""
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            owners = np.asarray(z["owners"], dtype=np.uint8)
-    except (OSError, KeyError, ValueError) as exc:
-        raise TeachError(f"{path}: not a deals npz with an 'owners' array ({exc})") from None
-    if owners.ndim != 2 or owners.shape[1] != 52:
-        raise TeachError(f"{path}: owners must have shape [N, 52], got {owners.shape}")
-    bad = np.flatnonzero((np.sort(owners, axis=1) != np.repeat(np.arange(4), 13)).any(axis=1))
-    if len(bad):
-        raise TeachError(f"{path}: deal {int(bad[0])} does not give 13 cards to each seat")
-    return owners

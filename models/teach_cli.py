@@ -8,27 +8,27 @@ import sys
 import time
 from pathlib import Path
 
-HELP = "generate teacher auctions: bfg bids all four seats on random deals (or a DD file's deals)"
+HELP = "generate teacher auctions: bfg bids all four seats on random deals or a deal file's boards"
 EXAMPLES = """examples:
-  bridgebot teach --count 200000 --out data/teach_200k.npz --seed 1
-  bridgebot teach --count 200000 --out data/teach_200k.npz --seed 1   # resumes / extends
+  bridgebot teach --boards 200000 --out data/teach_200k.npz --seed 1
+  bridgebot teach --boards 200000 --out data/teach_200k.npz --seed 1   # resumes / extends
   bridgebot teach --deals data/dd.npz --out data/teach_dd.npz
+  bridgebot teach --deals deals.pbn --out data/teach_pbn.npz   # the boards tm and match play
 
-Deal k is board k+1: dealer and vulnerability follow the 16-board cycle. Random deals depend
-only on --seed and k, so the result does not depend on --workers, and rerunning the same
-command after an interruption continues the file where its last checkpoint left it.
+Random deal k is board k+1: dealer and vulnerability follow the 16-board cycle; a deal file's
+boards keep the dealer and vulnerability the file gives them. Random deals depend only on --seed
+and k, so the result does not depend on --workers, and rerunning the same command after an
+interruption continues the file where its last checkpoint left it. (--count N, the old spelling
+of --boards N, still works.)
 """
+
+#: The shared flags (``bridgebot/options.py`` adds them): --deals FILE, --boards N, --seed N,
+#: --log-level.
+SHARED_OPTIONS = {"deals": True, "boards": None, "seed": 0}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, required=True, help="the .npz to write or extend")
-    parser.add_argument(
-        "--count", type=int, default=None, help="deals wanted in --out (default: all of --deals)"
-    )
-    parser.add_argument("--seed", type=int, default=0, help="random-deal stream (default 0)")
-    parser.add_argument(
-        "--deals", type=Path, default=None, help="take the deals from this DD npz instead"
-    )
     parser.add_argument(
         "--workers", type=int, default=os.cpu_count() or 1, help="worker processes (default: CPUs)"
     )
@@ -37,34 +37,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bridgebot.models.data import DataError
-    from bridgebot.models.teach import TeachError, generate, load_deal_owners
+    from bridgebot.laws.errors import UserError
+    from bridgebot.models.teach import generate
 
-    count = args.count
-    try:
-        if count is None:
-            if args.deals is None:
-                print(
-                    "teach: give --count (or --deals to bid every deal of a file)", file=sys.stderr
-                )
-                return 2
-            count = len(load_deal_owners(args.deals))
-        if count < 0 or args.workers < 1:
-            print("teach: --count must be >= 0 and --workers >= 1", file=sys.stderr)
-            return 2
-        t0 = time.monotonic()
-        teach = generate(
-            args.out,
-            count,
-            seed=args.seed,
-            workers=args.workers,
-            deals=args.deals,
-            checkpoint_every=args.checkpoint,
-            progress=not args.quiet,
-        )
-    except (TeachError, DataError) as exc:
-        print(f"teach: {exc}", file=sys.stderr)
-        return 1
+    if args.boards is None and args.deals is None:
+        raise UserError("give --boards N (or --deals FILE to bid every board of a file)")
+    if args.workers < 1:
+        raise UserError("--workers must be at least 1")
+    t0 = time.monotonic()
+    teach = generate(
+        args.out,
+        args.boards if args.boards is not None else sys.maxsize,  # a file: all its boards
+        seed=args.seed,
+        workers=args.workers,
+        deals=Path(args.deals) if args.deals is not None else None,
+        checkpoint_every=args.checkpoint,
+        progress=not args.quiet,
+    )
     m = teach.meta
     print(
         f"{args.out}: {len(teach)} deals ({time.monotonic() - t0:.0f} s this run); bfg calls "

@@ -148,6 +148,8 @@ class BoardFinished:
     contract: Contract | None
     final: BoardState | None = field(default=None, compare=False, repr=False)
     """The board as this seat saw it at the end (every call and card), for whoever shows it."""
+    declarer_tricks: int | None = None
+    """Tricks declarer's side took (None when passed out); what the log line reports."""
 
 
 @dataclass(frozen=True)
@@ -201,6 +203,8 @@ class BoardState:
     """The ready message for the next call / card has been sent."""
     lead_cue: bool = False
     """``to lead`` arrived for the trick we are about to lead."""
+    declarer_tricks: int = 0
+    """Tricks won so far by declarer's side."""
 
     @property
     def declarer(self) -> Player | None:
@@ -670,6 +674,8 @@ class SeatMachine:
         if len(board.played) % 4 == 0:
             trick = [c for _, c in board.played[-4:]]
             board.leader = trick_winner(board.leader, trick, board.contract.denom)
+            declarer = board.contract.declarer
+            board.declarer_tricks += board.leader in (declarer, declarer.partner)
             if not board.controls(board.leader):
                 board.lead_cue = False  # an early cue was not for us after all
         return events
@@ -678,7 +684,8 @@ class SeatMachine:
         self.boards_finished += 1
         self.phase = Phase.WAIT_BOARD
         self.board = None
-        return [BoardFinished(board.number, board.contract is None, board.contract, board)]
+        tricks = None if board.contract is None else board.declarer_tricks
+        return [BoardFinished(board.number, board.contract is None, board.contract, board, tricks)]
 
     def _ask_call(self, board: BoardState, rejected: tuple[Bid, ...]) -> NeedCall:
         self.phase = Phase.DECIDING

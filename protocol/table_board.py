@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bridgebot.laws import calls
+from bridgebot.laws.boards import BoardDeal
 from bridgebot.protocol.errors import LocalProtocolError, RemoteProtocolError
 from bridgebot.protocol.messages import (
     BoardInfo,
@@ -30,17 +31,11 @@ from bridgebot.protocol.messages import (
     ReadyForDummy,
 )
 from bridgebot.protocol.relay import SEATS, CardPlay, Out, ThinkingTime, name
-from endplay.types import Bid, Card, Contract, Deal, Player, Vul
+from endplay.types import Bid, Card, Contract, Player
 
-
-@dataclass(frozen=True)
-class TableBoard:
-    """One board to play: its number, dealer, vulnerability and the four hands."""
-
-    number: int
-    dealer: Player
-    vul: Vul
-    deal: Deal
+TableBoard = BoardDeal
+"""One board to play: the project's one board type (:class:`bridgebot.laws.boards.BoardDeal`),
+under the name the table machine has always used."""
 
 
 @dataclass

@@ -145,10 +145,6 @@ def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--handshake-timeout", type=float, default=d.handshake_timeout,
                    metavar="SECONDS", help="a connection may owe a line of the seating "
                    "handshake for this long (default %(default)s)")  # fmt: skip
-    g.add_argument("--reconnect-timeout", type=float, default=d.reconnect_timeout,
-                   metavar="SECONDS", help="abandon a board when a lost seat is not back within "
-                   "this time, and end the table's session if it is still away before the next "
-                   "board (default: wait for ever)")  # fmt: skip
     g.add_argument("--max-write-buffer", type=int, default=d.max_write_buffer, metavar="BYTES",
                    help="drop a seat that leaves this much of our output unread "
                    "(default %(default)s)")  # fmt: skip

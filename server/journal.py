@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from bridgebot.laws.errors import validation_fault
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 T = TypeVar("T")
@@ -45,9 +46,7 @@ def parse_line(
     try:
         return adapter.validate_json(raw, context=context)
     except ValidationError as exc:
-        faults = "; ".join(
-            f"{'.'.join(map(str, e['loc'])) or 'line'}: {e['msg']}" for e in exc.errors()[:3]
-        )
+        faults = validation_fault(exc, limit=3)
         raise JournalError(f"{path}:{number}: not a journal record ({faults})") from None
 
 

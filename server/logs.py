@@ -82,3 +82,22 @@ def configure_logging(level: str, fmt: str | None = None) -> None:
         ],
         cache_logger_on_first_use=False,
     )
+
+
+def progress_bar(total: int, unit: str, desc: str, *, initial: int = 0, show: bool = True) -> Any:
+    """The one progress bar of the long commands (match, teach, ddgen, train ...): tqdm on
+    stderr, counting ``unit`` from ``initial`` to ``total`` (a resumed run starts part way).
+
+    It draws only when stderr is a terminal (tqdm's ``disable=None``) and not at all when the
+    command was asked to be quiet, so logs and pipes never fill with redrawn lines."""
+    from tqdm import tqdm
+
+    return tqdm(
+        total=total,
+        initial=initial,
+        unit=unit,
+        desc=desc,
+        file=sys.stderr,
+        dynamic_ncols=True,
+        disable=None if show else True,
+    )

@@ -10,10 +10,10 @@ is :func:`laws.events.rank_pairs`, shared with ``bridgebot tournament``.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from bridgebot.laws.events import TableScore, rank_pairs
+from bridgebot.laws.files import write_text_file
 from bridgebot.server.records import read_journal
 from pydantic import BaseModel, ConfigDict
 
@@ -127,6 +127,4 @@ def summary_lines(ranking: SessionRanking) -> list[str]:
 
 
 def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    write_text_file(path, text)

@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bridgebot.laws.files import write_bytes_file
 from bridgebot.server.journal import JournalError, parse_line
 from bridgebot.server.records import JOURNAL_LINE, SessionHeader, SessionLine
 
@@ -146,12 +147,7 @@ def _filter_pbn(text: str, played: set[tuple[int, int]]) -> tuple[str, int]:
 
 
 def _replace(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    write_bytes_file(path, data, sync=True)
     fd = os.open(path.parent, os.O_RDONLY)
     try:
         os.fsync(fd)

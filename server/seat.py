@@ -24,7 +24,7 @@ import structlog
 from bridgebot.engine import agent as views
 from bridgebot.engine.agent import Agent, BiddingView, PlayView
 from bridgebot.laws.calls import same_call
-from bridgebot.laws.notation import call_text
+from bridgebot.laws.notation import call_text, contract_declarer_text
 from bridgebot.protocol.codec import render
 from bridgebot.protocol.dialect import DEFAULT_DIALECT, Dialect
 from bridgebot.protocol.errors import LineTooLong, LocalProtocolError, RemoteProtocolError
@@ -266,8 +266,7 @@ class SeatClient:
                 queue = (await self._decide(event)) + queue
             elif isinstance(event, BoardFinished):
                 self._boards.append(event.number)
-                contract = "passed out" if event.contract is None else str(event.contract)
-                self._log.info("board finished", contract=contract)
+                self._log.info("board finished", contract=result_text(event))
             elif isinstance(event, Ignored):
                 self._log.debug("ignored", message=type(event.message).__name__)
             elif isinstance(event, SessionEnded):
@@ -416,3 +415,13 @@ def _discard(future: asyncio.Future[Any]) -> None:
     """Consume the result of a decision nobody waits for any more (a restarted board)."""
     if not future.cancelled():
         future.exception()
+
+
+def result_text(event: BoardFinished) -> str:
+    """The board's result as records write it: ``4HS=``, ``3NTN-2``, ``2SXE+1``, ``passed out``
+    (endplay's ``Contract`` prints every contract as made when its result is not set)."""
+    contract = event.contract
+    if contract is None or event.declarer_tricks is None:
+        return "passed out"
+    over = event.declarer_tricks - contract.level - 6
+    return contract_declarer_text(contract) + ("=" if over == 0 else f"{over:+d}")

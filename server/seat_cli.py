@@ -11,7 +11,7 @@ import asyncio
 import sys
 from typing import TYPE_CHECKING
 
-from bridgebot.server.logs import add_log_level_argument, configure_logging
+from bridgebot.server.logs import configure_logging
 
 if TYPE_CHECKING:
     from bridgebot.server.seat import Alerter
@@ -41,6 +41,10 @@ def port_number(text: str) -> int:
     if not 1 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"{text!r} is not a port number (1..65535)")
     return port
+
+
+#: The shared flags (``bridgebot/options.py`` adds them): --log-level.
+SHARED_OPTIONS = {"log_level_help": "stderr log level; debug logs every line in and out"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -112,7 +116,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from bridgebot.server.web.cli import add_web_arguments
 
     add_web_arguments(parser.add_argument_group("a person at the seat (--agent human)"))
-    add_log_level_argument(parser, "warning", "stderr log level; debug logs every line in and out")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bridgebot.server.logs import add_log_level_argument, configure_logging
+from bridgebot.server.logs import configure_logging
 
 if TYPE_CHECKING:
     from bridgebot.protocol.table import TableBoard
@@ -31,20 +31,33 @@ HELP = "run a Blue Chip table manager: seat four bots per table, play boards, wr
 
 EXAMPLES = """\
 examples:
-  bridgebot tm --host 127.0.0.1 --port 0 --seed 7 --count 32 --out runs/t1
-  bridgebot tm --port 2000 --boards deals.pbn --out runs/t2 --timeout 60
-  bridgebot tm --port 2000 --seed 1 --count 16 --tables 4 --out runs/t3   (4 tables, one port)
-  bridgebot tm --port 2000 --seed 1 --count 8 --seat-ports --out runs/t4
+  bridgebot tm --host 127.0.0.1 --port 0 --seed 7 --boards 32 --out runs/t1
+  bridgebot tm --port 2000 --deals deals.pbn --out runs/t2 --timeout 60
+  bridgebot tm --port 2000 --seed 1 --boards 16 --tables 4 --out runs/t3   (4 tables, one port)
+  bridgebot tm --port 2000 --seed 1 --boards 8 --seat-ports --out runs/t4
       (also one port per seat, the spec's layout: each is printed as 'seat North on HOST:PORT')
-  bridgebot tm --port 2000 --seed 1 --count 8 --dialect-seated quoted --out runs/t5
+  bridgebot tm --port 2000 --seed 1 --boards 8 --dialect-seated quoted --out runs/t5
       (for bridge-player, whose parser rejects 'North ("team") seated')
-  bridgebot tm --port 2000 --seed 7 --count 32 --out runs/t1 --resume
+  bridgebot tm --port 2000 --seed 7 --boards 32 --out runs/t1 --resume
       (after a crash or kill: play only the boards not yet in runs/t1/journal.jsonl)
   bridgebot tm --host 0.0.0.0 --port 2000 --seed 7 --allow-address 10.0.0.0/8 --allow-team Bots \\
       --allow-team WBridge5 --reconnect-timeout 120 --out runs/t6   (open to a lab network only)
-  bridgebot tm --port 2000 --seed 7 --count 8 --web-port 8080 --out runs/t7
+  bridgebot tm --port 2000 --seed 7 --boards 8 --web-port 8080 --out runs/t7
       (live tables: open http://127.0.0.1:8080/ to watch every table as it plays)
 """
+
+
+#: The shared flags (``bridgebot/options.py`` adds them): --deals FILE or --seed N, --boards N,
+#: --reconnect-timeout, --log-level.
+SHARED_OPTIONS = {
+    "deals": True,
+    "seed": None,
+    "boards": 32,
+    "source_required": True,
+    "reconnect_timeout": True,
+    "log_level": "info",
+    "log_level_help": "debug logs every line in and out",
+}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -53,12 +66,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--port", type=int, default=0, help="port to listen on; 0 picks a free one (default)"
-    )
-    src = parser.add_mutually_exclusive_group(required=True)
-    src.add_argument("--boards", metavar="PBN", help="play the deals of this PBN file")
-    src.add_argument("--seed", type=int, help="play --count random deals drawn from this seed")
-    parser.add_argument(
-        "--count", type=int, default=32, help="number of boards with --seed (default %(default)s)"
     )
     parser.add_argument("--out", required=True, metavar="DIR", help="directory for the records")
     parser.add_argument(
@@ -103,7 +110,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         'spec = with a full stop after the N/S name; colonless = Teams: N/S "A" E/W "B"',
     )
     parser.add_argument(
-        "--scoring",
+        "--teams-scoring",
         choices=("IMP", "MP"),
         default=None,
         help="append '. Playing IMP|MP' to the Teams line (ComputerBridge's habit)",
@@ -113,7 +120,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="relay calls without their 'Alert.' text (as ComputerBridge does for v18 clients)",
     )
-    add_log_level_argument(parser, "info", "debug logs every line in and out")
     parser.add_argument(
         "--resume",
         action="store_true",
@@ -172,7 +178,7 @@ def session_of(args: argparse.Namespace, boards: Sequence[TableBoard]) -> Sessio
     for b in boards:
         digest.update(f"{b.number} {b.dealer.name} {b.vul.name} {b.deal.to_pbn()}\n".encode())
     return SessionHeader(
-        boards_file=Path(args.boards).name if args.boards is not None else None,
+        boards_file=Path(args.deals).name if args.deals is not None else None,
         seed=args.seed,
         count=len(boards),
         deals_sha256=digest.hexdigest(),
@@ -182,19 +188,18 @@ def session_of(args: argparse.Namespace, boards: Sequence[TableBoard]) -> Sessio
 
 def run(args: argparse.Namespace) -> int:
 
+    from bridgebot.laws.board_sets import BoardSetError, load_boards
     from bridgebot.protocol.dialect import Dialect
-    from bridgebot.server.boards import BoardFileError, from_pbn_file, generate
     from bridgebot.server.guard import limits_from_args
     from bridgebot.server.resume import ResumeError, check_session, prepare, remaining
     from bridgebot.server.tm import TableOptions
 
     configure_logging(args.log_level)
-    try:  # every deal is checked here, before any seat is seated (server.boards)
-        if args.boards is not None:
-            boards = from_pbn_file(args.boards)
-        else:
-            boards = generate(args.seed, args.count)
-    except (BoardFileError, ValueError) as exc:
+    try:  # every deal is checked here, before any seat is seated (laws.board_sets)
+        boards = load_boards(
+            deals=args.deals, seed=args.seed or 0, boards=args.boards, default=args.boards_default
+        )
+    except BoardSetError as exc:
         print(f"bridgebot tm: {exc}", file=sys.stderr)
         return 2
     if not 0 <= args.port <= 65535:
@@ -225,7 +230,7 @@ def run(args: argparse.Namespace) -> int:
         timeout=args.timeout,
         max_illegal=args.max_illegal,
         max_junk=args.max_junk,
-        scoring=args.scoring,
+        scoring=args.teams_scoring,
         relay_alerts=not args.no_alerts,
     )
     session = session_of(args, boards)

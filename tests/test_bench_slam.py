@@ -14,10 +14,11 @@ from types import ModuleType
 import pytest
 from bridgebot.engine.agent import bidding_view
 from bridgebot.engine.random_agent import RandomAgent
+from bridgebot.laws.boards import cycle_board
 from bridgebot.laws.calls import PASS
 from bridgebot.laws.notation import auction_texts, call_text, parse_call
 from bridgebot.tournament.ddmatch import bid_room
-from bridgebot.tournament.deals import cycle_board, solve_dd
+from bridgebot.tournament.deals import solve_dd
 from endplay.types import Player, Vul
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -124,7 +125,7 @@ def test_the_yardstick_with_the_last_word_bids_what_it_can_declare(bench: Module
     assert board.dd is not None
     assert board.dd[Player.north.value].tolist() == [5, 9, 7, 9, 9]
     assert board.dd[Player.south.value].tolist() == [6, 9, 7, 10, 9]
-    yardstick, deal = bench.Yardstick({1: board}), board.deal()
+    yardstick, deal = bench.Yardstick({1: board}), board.deal
     auction = [parse_call(c) for c in ("1S", "2C")]
     south = bidding_view(Player.north, Vul.none, deal[Player.south], auction, 1)
     assert call_text(yardstick.bid(south)) == "Pass"

@@ -48,7 +48,7 @@ def test_train_without_the_train_extra_names_the_extra(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("argv", "expected"),
     [
-        (["ddgen", "--deals", "2", "--out", "{tmp}/no/such/dir/d.npz"], "No such file"),
+        (["ddgen", "--boards", "2", "--out", "{tmp}/no/such/dir/d.npz"], "No such file"),
         (["match", "--boards", "1", "--out", "{tmp}/file"], "cannot create the directory"),
         (["match", "--deals", "{tmp}/none.pbn", "--out", "{tmp}/m"], "no such deal file"),
         (["match", "--us", "nosuch", "--out", "{tmp}/m"], "unknown agent 'nosuch'"),

@@ -1,8 +1,8 @@
 """No import cycle among the project's modules: every import counts, function-local ones too.
 
 A cycle hidden by a function-local import still means two modules that cannot be understood, tested
-or moved apart. The project's folders install as ``bridgebot.<folder>`` (``engine/search.py`` is
-``bridgebot.engine.search``); the top-level ``bridgebot/`` folder is ``bridgebot`` itself.
+or moved apart. The project's folders install as ``bridgebot.<folder>`` (``engine/search/borel.py`` is
+``bridgebot.engine.search.borel``); the top-level ``bridgebot/`` folder is ``bridgebot`` itself.
 """
 
 from __future__ import annotations

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bridgebot.laws.board_sets import load_boards
 from bridgebot.laws.cards import deal_owners
 from bridgebot.laws.deals import random_owners_batch
 from bridgebot.laws.notation import parse_vul
 from bridgebot.protocol.table import BoardResult, TableBoard
 from bridgebot.server.records import RecordWriter
 from bridgebot.server.tm_cli import session_of
-from bridgebot.tournament.deals import load_deals
 from bridgebot.tournament.journal import read_journal
 from endplay.types import Deal, Player, Vul
 
@@ -42,8 +42,8 @@ def test_tm_match_teach_and_ddgen_deal_the_same_boards(
 
     teach, ddgen = tmp_path / "teach.npz", tmp_path / "dd.npz"
     common = ["--seed", seed, "--workers", "1", "--quiet"]
-    assert main(["teach", "--count", str(BOARDS), "--out", str(teach), *common]) == 0
-    assert main(["ddgen", "--deals", str(BOARDS), "--out", str(ddgen), *common]) == 0
+    assert main(["teach", "--boards", str(BOARDS), "--out", str(teach), *common]) == 0
+    assert main(["ddgen", "--boards", str(BOARDS), "--out", str(ddgen), *common]) == 0
     with np.load(teach) as t, np.load(ddgen) as d:
         np.testing.assert_array_equal(t["owners"], match_owners)
         np.testing.assert_array_equal(d["owners"], match_owners)
@@ -55,13 +55,13 @@ def test_tm_match_teach_and_ddgen_deal_the_same_boards(
     boards = [
         TableBoard(b.board, Player.find(b.dealer), parse_vul(b.vul), Deal(b.deal)) for b in played
     ]
-    session = session_of(argparse.Namespace(boards=None, seed=SEED, tables=1), boards)
+    session = session_of(argparse.Namespace(deals=None, seed=SEED, tables=1), boards)
     writer = RecordWriter(tm_dir, session)
     for b in boards:
         writer.write(BoardResult(board=b), 1)
     writer.close()
     capsys.readouterr()
-    tm = ["tm", "--seed", seed, "--count", str(BOARDS), "--out", str(tm_dir), "--resume"]
+    tm = ["tm", "--seed", seed, "--boards", str(BOARDS), "--out", str(tm_dir), "--resume"]
     assert main(tm) == 0, capsys.readouterr().err
     assert "is complete" in capsys.readouterr().err
 
@@ -71,4 +71,6 @@ def test_tm_match_teach_and_ddgen_deal_the_same_boards(
 
 def test_the_shipped_example_deals_are_boards_1_to_8_of_seed_7() -> None:
     examples = Path(__file__).resolve().parents[1] / "tournament" / "examples" / "deals.pbn"
-    assert load_deals(deals=examples, boards=8) == load_deals(seed=7, boards=8)
+    assert load_boards(deals=examples, boards=None, default=0) == load_boards(
+        seed=7, boards=8, default=0
+    )

@@ -12,12 +12,14 @@ from bridgebot.engine.agent import AgentFactory
 from bridgebot.laws.deals import STREAM
 from bridgebot.server.events import Observer
 from bridgebot.server.records import TableRecord
-from bridgebot.tournament.formats import THEM, US, seatings
 from bridgebot.tournament.records import MatchHeader
 from bridgebot.tournament.rooms import ExternalSeat, Network
+from bridgebot.tournament.seatings import THEM, US, seatings
 from endplay.types import Player
 
 SCORINGS = ("dd", "play")
+#: Seeded boards in a match when ``--boards`` is not given.
+DEFAULT_BOARDS = 64
 BACKENDS = ("local", "ray")
 
 
@@ -40,7 +42,9 @@ class MatchConfig:
     us: str
     them: str
     out: Path
-    boards: int = 64
+    boards: int | None = None
+    """At most this many of the deal file's boards (all by default), or this many seeded
+    boards (:data:`DEFAULT_BOARDS` by default)."""
     deals: Path | None = None
     seed: int | None = None
     fmt: str = "team"
@@ -68,8 +72,10 @@ class MatchConfig:
             return self.scoring == "play" or bool(self.external)
         return self.rooms == "tcp"
 
-    def header(self) -> MatchHeader:
-        """What identifies the match in the journal; ``--resume`` refuses a different one."""
+    def header(self, boards: int | None = None) -> MatchHeader:
+        """What identifies the match in the journal; ``--resume`` refuses a different one.
+        ``boards``: how many the match deals (the deal file's count when ``--boards`` is not
+        given)."""
         return MatchHeader(
             us=self.side_name(US),
             them=self.side_name(THEM),
@@ -77,7 +83,7 @@ class MatchConfig:
             scoring=self.scoring,
             deals=str(self.deals) if self.deals is not None else None,
             seed=self.seed,
-            boards=self.boards,
+            boards=boards or self.boards or DEFAULT_BOARDS,
             stream=STREAM if self.deals is None else None,
         )
 

@@ -15,20 +15,20 @@ per round, across every board of the room; such agents keep no bidding state bet
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import TypeGuard
 
 from bridgebot.engine.agent import Agent, AgentFactory, BatchBidder, BiddingView, bidding_view
+from bridgebot.laws.boards import BoardDeal
 from bridgebot.laws.calls import auction_over, final_contract, same_call, to_call
 from bridgebot.laws.notation import auction_texts, contract_text, vul_text
 from bridgebot.laws.scoring import dd_tricks, ns_score
 from bridgebot.server.records import TableRecord
-from bridgebot.tournament.deals import BoardDeal
-from bridgebot.tournament.formats import US, Seating, board_imps, seatings
 from bridgebot.tournament.records import BoardResult
+from bridgebot.tournament.seatings import US, Seating, board_imps, seatings
+from bridgebot.tournament.stats import mean_stderr
 from endplay.types import Bid, Hand, Player
 
 
@@ -53,12 +53,7 @@ class MatchResult:
 
     @property
     def stderr(self) -> float:
-        n = len(self.boards)
-        if n < 2:
-            return float("nan")
-        mean = self.imps_per_board
-        var = sum((x - mean) ** 2 for x in self.imps) / (n - 1)
-        return math.sqrt(var / n)
+        return mean_stderr(self.imps)[1]
 
 
 def agent_seed(seed: int, room: int, seat: int) -> int:
@@ -89,7 +84,7 @@ def seated_agents(
 
 def _view(deal: BoardDeal, hands: Sequence[Hand], auction: tuple[Bid, ...]) -> BiddingView:
     seat = to_call(deal.dealer, auction)
-    return bidding_view(deal.dealer, deal.vul, hands[seat.value], auction, deal.board)
+    return bidding_view(deal.dealer, deal.vul, hands[seat.value], auction, deal.number)
 
 
 def _all_batch(agents: Sequence[Agent]) -> TypeGuard[Sequence[BatchBidder]]:
@@ -109,7 +104,7 @@ def bid_room(
     deals: Sequence[BoardDeal], agents: Sequence[Agent], room: str
 ) -> list[tuple[Bid, ...]]:
     """The auctions of ``deals`` in one room seated by ``agents`` (N, E, S, W)."""
-    hands = [[deal[p] for p in Player] for deal in (d.deal() for d in deals)]
+    hands = [[deal[p] for p in Player] for deal in (d.deal for d in deals)]
     auctions: list[tuple[Bid, ...]] = [() for _ in deals]
     if _all_batch(agents):
         pending = list(range(len(deals)))
@@ -131,7 +126,7 @@ def bid_room(
         return auctions
     for i, deal in enumerate(deals):
         for agent in agents:
-            agent.reset(deal.board)
+            agent.reset(deal.number)
         while not auction_over(auctions[i]):
             view = _view(deal, hands[i], auctions[i])
             agent = agents[view.seat.value]
@@ -144,11 +139,11 @@ def dd_room_result(
 ) -> TableRecord:
     """Score one room's auction with the board's double-dummy table."""
     if deal.dd is None:
-        raise ValueError(f"board {deal.board} has no double-dummy table")
+        raise ValueError(f"board {deal.number} has no double-dummy table")
     contract = final_contract(deal.dealer, auction)
     tricks = None if contract is None else dd_tricks(contract, deal.dd)
     return TableRecord(
-        board=deal.board,
+        board=deal.number,
         dealer=deal.dealer.abbr,
         vul=vul_text(deal.vul),
         deal=deal.pbn,

@@ -1,8 +1,7 @@
-"""Deal sets for a match: a PBN file, a seed, or a double-dummy table file (docs/data.md).
+"""Double-dummy tables for a match's boards (docs/data.md).
 
-Every source yields :class:`BoardDeal` records numbered from 1, with dealer and vulnerability from
-the 16-board cycle of duplicate events (unless a PBN record sets its own). Double-dummy tables come
-with the npz format for free; for PBN and seeded deals :func:`ensure_dd` solves them with endplay's
+The boards themselves come from the one loader, :mod:`bridgebot.laws.board_sets`. Tables come
+with the npz format for free; for PBN, LIN and seeded boards :func:`ensure_dd` solves them with
 DDS in worker processes (0.15-0.3 s of CPU a table) and caches the results in a file of the same
 npz format, so a resumed or repeated match pays once.
 """
@@ -10,135 +9,15 @@ npz format, so a resumed or repeated match pays once.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
-import numpy.typing as npt
 from bridgebot.engine.dds import dd_tables
-from bridgebot.laws.boards import dealer_of, vul_of
+from bridgebot.laws.boards import BoardDeal, DDTable
 from bridgebot.laws.cards import deal_owners, owners_pbn
-from bridgebot.laws.deals import random_owners
-from bridgebot.tournament import lin
-from endplay.types import Deal, Player, Vul
-
-DDTable = npt.NDArray[np.uint8]
-"""Tricks by declarer (N, E, S, W) x strain (C, D, H, S, NT): the layout of docs/data.md."""
-
-
-class DealSourceError(ValueError):
-    """A deal file or deal-set option that cannot be used; the message names the file."""
-
-
-@dataclass(frozen=True)
-class BoardDeal:
-    """One board of a match: the deal, its number, dealer, vulnerability and DD table if known."""
-
-    board: int
-    dealer: Player
-    vul: Vul
-    pbn: str
-    """The deal as a PBN string, ``N:`` first (hashable and JSON-friendly, unlike ``Deal``)."""
-    dd: DDTable | None = None
-
-    def deal(self) -> Deal:
-        return Deal(self.pbn)
-
-
-def cycle_board(board: int, pbn: str, dd: DDTable | None = None) -> BoardDeal:
-    """A board whose dealer and vulnerability follow the 16-board cycle."""
-    return BoardDeal(board=board, dealer=dealer_of(board), vul=vul_of(board), pbn=pbn, dd=dd)
-
-
-def load_npz(path: Path, boards: int | None = None, first: int = 0) -> list[BoardDeal]:
-    """Boards from a DD npz file: deal ``first + k - 1`` becomes board ``k``."""
-    try:
-        with np.load(path) as z:
-            owners, dd = z["owners"], z["dd"]
-    except (OSError, KeyError, ValueError) as exc:
-        raise DealSourceError(
-            f"{path}: not a DD deal file with owners and dd arrays ({exc})"
-        ) from exc
-    if owners.ndim != 2 or owners.shape[1] != 52 or dd.shape[1:] != (4, 5):
-        raise DealSourceError(f"{path}: owners must be [N, 52] and dd [N, 4, 5]")
-    n = len(owners) - first if boards is None else boards
-    if first + n > len(owners):
-        raise DealSourceError(f"{path}: {n} boards asked for, {len(owners) - first} available")
-    return [
-        cycle_board(k + 1, owners_pbn(owners[first + k]), dd[first + k].astype(np.uint8))
-        for k in range(n)
-    ]
-
-
-def load_pbn(path: Path, boards: int | None = None) -> list[BoardDeal]:
-    """Boards from a PBN file; a record's own Board, Dealer and Vulnerable tags are kept."""
-    from endplay.parsers import pbn
-
-    try:
-        text = path.read_text(encoding="utf-8")
-        records = pbn.loads(text)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DealSourceError(f"{path}: cannot read ({exc})") from exc
-    except Exception as exc:  # endplay raises several types for malformed PBN
-        raise DealSourceError(f"{path}: not valid PBN ({exc})") from exc
-    dealers = _dealer_tags(text)
-    out: list[BoardDeal] = []
-    for i, rec in enumerate(records):
-        number = len(out) + 1
-        if any(len(rec.deal[p]) != 13 for p in Player):
-            raise DealSourceError(f"{path}: record {i + 1} does not hold a full deal")
-        dealer = dealers[i] if i < len(dealers) and len(dealers) == len(records) else None
-        out.append(
-            BoardDeal(
-                board=number,
-                dealer=dealer if dealer is not None else dealer_of(number),
-                vul=rec.vul if rec.vul is not None else vul_of(number),
-                pbn=rec.deal.to_pbn(),
-            )
-        )
-        if boards is not None and len(out) == boards:
-            break
-    if boards is not None and len(out) < boards:
-        raise DealSourceError(f"{path}: {boards} boards asked for, {len(out)} in the file")
-    return out
-
-
-def _dealer_tags(text: str) -> list[Player | None]:
-    """The Dealer tag of every record holding a Deal tag, in file order.
-
-    endplay 0.5.12 keeps a record's Dealer tag only when the record also has a contract, so a
-    plain deal file would silently lose its dealers; records are blank-line separated in PBN.
-    """
-    out: list[Player | None] = []
-    for block in re.split(r"\n\s*\n", text.replace("\r\n", "\n")):
-        if not re.search(r"^\[Deal ", block, flags=re.M):
-            continue
-        m = re.search(r'^\[Dealer "([NESW])"\]', block, flags=re.M | re.I)
-        out.append(Player.find(m.group(1).upper()) if m else None)
-    return out
-
-
-def generate(seed: int, boards: int) -> list[BoardDeal]:
-    """Boards ``1 .. boards`` of the seeded deal stream (board ``k`` is deal ``k - 1``)."""
-    return [cycle_board(k + 1, owners_pbn(random_owners(seed, k))) for k in range(boards)]
-
-
-def load_deals(
-    *, deals: Path | None = None, seed: int | None = None, boards: int = 64
-) -> list[BoardDeal]:
-    """The deal set the ``match`` command asks for: a PBN/LIN/npz file, else deals from a seed."""
-    if deals is not None:
-        if not deals.exists():
-            raise DealSourceError(f"{deals}: no such deal file")
-        if deals.suffix == ".npz":
-            return load_npz(deals, boards)
-        if deals.suffix.lower() == ".lin":
-            return load_lin_deals(deals, boards)
-        return load_pbn(deals, boards)
-    return generate(1 if seed is None else seed, boards)
+from bridgebot.laws.files import replace_file
 
 
 def solve_dd(pbn: str) -> DDTable:
@@ -175,7 +54,7 @@ def ensure_dd(
             known.update(zip(chunk, tables, strict=True))
         if cache is not None:
             _write_npz(cache, known)
-    return [d if d.dd is not None else replace(d, dd=known[canon[d.pbn]]) for d in deals]
+    return [d if d.dd is not None else d.with_dd(known[canon[d.pbn]]) for d in deals]
 
 
 def _write_npz(path: Path, tables: dict[str, DDTable]) -> None:
@@ -183,33 +62,4 @@ def _write_npz(path: Path, tables: dict[str, DDTable]) -> None:
     keys = sorted(tables)
     owners = np.stack([deal_owners(k) for k in keys]) if keys else np.zeros((0, 52), np.uint8)
     dd = np.stack([tables[k] for k in keys]) if keys else np.zeros((0, 4, 5), np.uint8)
-    tmp = path.with_suffix(".tmp.npz")
-    np.savez_compressed(tmp, owners=owners, dd=dd)
-    os.replace(tmp, path)
-
-
-def load_lin_deals(path: Path, boards: int | None = None) -> list[BoardDeal]:
-    """The deals of a LIN file for a match (``--deals x.lin``): boards numbered from 1 in file
-    order, each record's dealer and vulnerability kept (the 16-board cycle where it has none)."""
-    try:
-        records = lin.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DealSourceError(f"{path}: cannot read ({exc})") from exc
-    except Exception as exc:  # endplay raises several types for malformed LIN
-        raise DealSourceError(f"{path}: not valid LIN ({exc})") from exc
-    out: list[BoardDeal] = []
-    for i, rec in enumerate(records[:boards] if boards is not None else records):
-        if any(len(rec.deal[p]) != 13 for p in Player):
-            raise DealSourceError(f"{path}: record {i + 1} does not hold a full deal")
-        number = i + 1
-        out.append(
-            BoardDeal(
-                board=number,
-                dealer=rec.dealer if rec.dealer is not None else dealer_of(number),
-                vul=rec.vul if rec.vul is not None else vul_of(number),
-                pbn=rec.deal.to_pbn(),
-            )
-        )
-    if boards is not None and len(out) < boards:
-        raise DealSourceError(f"{path}: {boards} boards asked for, {len(out)} in the file")
-    return out
+    replace_file(path, lambda tmp: np.savez_compressed(tmp, owners=owners, dd=dd))

@@ -2,7 +2,7 @@
 
 Each board stream is a Ray actor that builds its agents once, exactly as a worker process of the
 local backend does, and plays the chunks of boards it is handed with the same code
-(:mod:`tournament.streams`). Ray's ``ActorPool`` hands chunks to whichever stream is free; their
+(:mod:`tournament.lanes`). Ray's ``ActorPool`` hands chunks to whichever stream is free; their
 records come back to the driver, which writes them to ``DIR/journal.jsonl`` as each chunk finishes, before
 anything else. A match killed at any moment therefore loses at most the chunks still in flight, and
 ``--resume`` (with either backend) plays only the missing boards.
@@ -23,10 +23,10 @@ from dataclasses import replace
 from types import ModuleType
 
 from bridgebot.engine.agent import AgentFactory
+from bridgebot.laws.boards import BoardDeal
 from bridgebot.tournament.config import MatchConfig, MatchError
-from bridgebot.tournament.deals import BoardDeal
+from bridgebot.tournament.lanes import close_stream, init_stream, play_chunk
 from bridgebot.tournament.records import BoardResult
-from bridgebot.tournament.streams import close_stream, init_stream, play_chunk
 
 INSTALL_HINT = "install the distributed extra: pip install -e .[distributed]"
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bridgebot.tournament.formats import THEM, US, seatings
 from bridgebot.tournament.records import BoardResult
+from bridgebot.tournament.seatings import THEM, US, seatings
 from endplay.types import Penalty
 
 

@@ -17,7 +17,6 @@ import html
 import math
 import urllib.parse
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,7 +27,6 @@ from bridgebot.laws.cards import SEATS
 from bridgebot.laws.notation import parse_vul
 from bridgebot.server.records import TableRecord
 from bridgebot.tournament.doubled import doubled_costs
-from bridgebot.tournament.formats import THEM, US
 from bridgebot.tournament.lin import board_lin
 from bridgebot.tournament.records import BoardResult, MatchHeader
 from bridgebot.tournament.report import (
@@ -38,11 +36,12 @@ from bridgebot.tournament.report import (
     room_result_text,
     svg_running_mean,
 )
+from bridgebot.tournament.seatings import THEM, US
 from bridgebot.tournament.stats import summarize
 from endplay.types import Deal, Penalty, Player, Vul
 
 if TYPE_CHECKING:
-    from bridgebot.tournament.deals import BoardDeal
+    from bridgebot.laws.boards import BoardDeal
 
 DDTable = npt.NDArray[np.uint8]
 #: (board, room) -> per call of that room's auction: our explanation, or None (not our call).
@@ -66,21 +65,23 @@ def dd_for_boards(
     out: Path, header: MatchHeader, boards: Sequence[BoardResult]
 ) -> dict[int, DDTable]:
     """DD tables by board number: the npz deal file's, the match's cache, then a few solved."""
-    from bridgebot.tournament.deals import cycle_board, ensure_dd, load_npz
+    from bridgebot.laws.board_sets import load_npz
+    from bridgebot.laws.boards import cycle_board
+    from bridgebot.tournament.deals import ensure_dd
 
     tables: dict[int, DDTable] = {}
     deals_path = header.deals
     if deals_path and deals_path.endswith(".npz") and Path(deals_path).exists() and boards:
         for d in load_npz(Path(deals_path), boards=max(b.board for b in boards)):
             if d.dd is not None:
-                tables[d.board] = d.dd
+                tables[d.number] = d.dd
     todo = [cycle_board(b.board, b.deal) for b in boards if b.board not in tables]
     cache = out / "dd_cache.npz"
     if len(todo) <= SOLVE_AT_MOST:
         known = ensure_dd(todo, cache=cache) if todo else []
     else:  # too many to solve for a report: only what the match's cache already holds
         known = _from_cache(cache, todo) if cache.exists() else []
-    tables.update({d.board: d.dd for d in known if d.dd is not None})
+    tables.update({d.number: d.dd for d in known if d.dd is not None})
     return tables
 
 
@@ -92,7 +93,7 @@ def _from_cache(cache: Path, todo: Sequence[BoardDeal]) -> list[BoardDeal]:
             owners_pbn(o): t.astype(np.uint8) for o, t in zip(z["owners"], z["dd"], strict=True)
         }
     found = ((d, known.get(owners_pbn(deal_owners(d.pbn)))) for d in todo)
-    return [replace(d, dd=t) for d, t in found if t is not None]
+    return [d.with_dd(t) for d, t in found if t is not None]
 
 
 def explain_boards(
@@ -127,19 +128,11 @@ def explain_boards(
 
 def par_text(dd: DDTable, vul: Vul, dealer: Player) -> str:
     """Par score (N/S view) and contracts from a DD table in the layout of docs/data.md."""
-    import endplay._dds as _dds  # endplay builds a DDTable only from this struct
-    from endplay.dds import par
-    from endplay.dds.ddtable import DDTable as EndplayTable
-    from endplay.types import Denom
+    from bridgebot.engine.dds import par
 
-    res = _dds.ddTableResults()
-    order = (Denom.clubs, Denom.diamonds, Denom.hearts, Denom.spades, Denom.nt)
-    for seat in range(4):
-        for k, denom in enumerate(order):
-            res.resTable[denom.value][seat] = int(dd[seat, k])
-    result = par(EndplayTable(res), vul, dealer)
-    contracts = ", ".join(sorted({_contract_html(str(c)) for c in result}))
-    return f"{result.score:+d} ({contracts or 'passed out'})"
+    score, found = par(dd, vul, dealer)
+    contracts = ", ".join(sorted({_contract_html(c) for c in found}))
+    return f"{score:+d} ({contracts or 'passed out'})"
 
 
 def _contract_html(text: str) -> str:

@@ -4,7 +4,7 @@ The journal is written (and synced) as each board finishes, before anything else
 outputs are rebuilt from it at the end, so ``resume=True`` after a kill plays only the boards that
 are missing and the final files are the same as for an uninterrupted run.
 
-Board streams (:mod:`tournament.streams`) run in worker processes (``workers``) or on Ray
+Board streams (:mod:`tournament.lanes`) run in worker processes (``workers``) or on Ray
 (:mod:`tournament.distributed`), each with its own agents built once; boards are handed out in
 small chunks so a batching agent still sees several boards at a time.
 """
@@ -13,21 +13,29 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
-import sys
 from collections.abc import Callable, Sequence
 
-from bridgebot.tournament.config import BACKENDS, SCORINGS, MatchConfig, MatchError, Watch
+from bridgebot.laws.board_sets import load_boards
+from bridgebot.laws.boards import BoardDeal
+from bridgebot.server.logs import progress_bar
+from bridgebot.tournament.config import (
+    BACKENDS,
+    DEFAULT_BOARDS,
+    SCORINGS,
+    MatchConfig,
+    MatchError,
+    Watch,
+)
 from bridgebot.tournament.ddmatch import play_dd_boards, seated_agents
-from bridgebot.tournament.deals import BoardDeal, ensure_dd, load_deals
+from bridgebot.tournament.deals import ensure_dd
 from bridgebot.tournament.distributed import import_ray, play_ray
-from bridgebot.tournament.formats import seatings
 from bridgebot.tournament.journal import Journal
+from bridgebot.tournament.lanes import chunks, init_stream, play_chunk, stderr_line, tcp_rooms
 from bridgebot.tournament.outputs import write_outputs
 from bridgebot.tournament.records import BoardResult, MatchSummary
 from bridgebot.tournament.rooms import MatchStopped
+from bridgebot.tournament.seatings import seatings
 from bridgebot.tournament.stats import mean_stderr
-from bridgebot.tournament.streams import chunks, init_stream, play_chunk, stderr_line, tcp_rooms
-from tqdm import tqdm
 
 
 class Progress:
@@ -38,15 +46,7 @@ class Progress:
 
     def __init__(self, total: int, done: Sequence[int]) -> None:
         self.imps = list(done)
-        self.bar = tqdm(
-            total=total,
-            initial=len(self.imps),
-            unit="board",
-            desc="match",
-            file=sys.stderr,
-            dynamic_ncols=True,
-            disable=None,
-        )
+        self.bar = progress_bar(total, "board", "match", initial=len(self.imps))
 
     def __call__(self, board: BoardResult) -> None:
         self.imps.append(board.imps)
@@ -91,17 +91,22 @@ def run_match(
                 f"external seat {ext.room}:{ext.seat.name}: no room {ext.room!r} in format "
                 f"{cfg.fmt} (rooms: {', '.join(sorted(names))})"
             )
-    if cfg.boards < 1:
+    if cfg.boards is not None and cfg.boards < 1:
         raise MatchError(f"--boards must be at least 1, not {cfg.boards}")
-    deals = load_deals(deals=cfg.deals, seed=cfg.seed, boards=cfg.boards)
+    deals = load_boards(
+        deals=cfg.deals,
+        seed=cfg.seed if cfg.seed is not None else 1,
+        boards=cfg.boards,
+        default=DEFAULT_BOARDS,
+    )
     try:
         cfg.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise MatchError(f"--out {cfg.out}: cannot create the directory ({exc.strerror})") from None
-    header = cfg.header()
+    header = cfg.header(len(deals))
     with Journal(cfg.out / "journal.jsonl", header, resume=cfg.resume) as journal:
         done = {b.board for b in journal.done}
-        todo = [d for d in deals if d.board not in done]
+        todo = [d for d in deals if d.number not in done]
         results = list(journal.done)
         bar: Progress | None = None
         if progress is None:

@@ -23,6 +23,7 @@ from typing import Any
 import structlog
 from bridgebot.engine.agent import AgentFactory
 from bridgebot.engine.explain import Logits
+from bridgebot.laws.board_sets import load_boards
 from bridgebot.laws.notation import parse_contract
 from bridgebot.server.records import TableRecord
 from bridgebot.server.seat import Alerter
@@ -30,12 +31,11 @@ from bridgebot.server.web.human import HumanSeatClient, solve
 from bridgebot.server.web.table import FinishedBoard, PersonTable, hands_of_pbn
 from bridgebot.tournament.config import MatchConfig
 from bridgebot.tournament.ddmatch import seated_agents
-from bridgebot.tournament.deals import load_deals
-from bridgebot.tournament.formats import seatings
 from bridgebot.tournament.journal import Journal
 from bridgebot.tournament.outputs import write_outputs
 from bridgebot.tournament.records import BoardResult, MatchSummary
 from bridgebot.tournament.rooms import ExternalSeat, Network, play_rooms
+from bridgebot.tournament.seatings import seatings
 from bridgebot.tournament.stats import mean_stderr
 from endplay.types import Player
 
@@ -187,13 +187,18 @@ class PlaySession:
     async def run(self) -> MatchSummary:
         """Play every board not yet journaled; write the match outputs; return the summary."""
         cfg = self.cfg
-        deals = load_deals(deals=cfg.deals, seed=cfg.seed, boards=cfg.boards)
+        deals = load_boards(
+            deals=cfg.deals,
+            seed=self.options.seed,
+            boards=self.options.boards,
+            default=self.options.boards,
+        )
         cfg.out.mkdir(parents=True, exist_ok=True)
         header = cfg.header()
         with Journal(cfg.out / "journal.jsonl", header, resume=cfg.resume) as journal:
             results = list(journal.done)
             done = {b.board for b in results}
-            todo = [d for d in deals if d.board not in done]
+            todo = [d for d in deals if d.number not in done]
 
             def finish(board: BoardResult) -> None:
                 journal.write(board)
@@ -298,5 +303,5 @@ def policy_of(agent: str, make_agent: AgentFactory) -> Logits:
     policy = agent_policy(bot)
     if policy is None:
         bot.close()
-        return shipped_policy()
+        return shipped_policy(make_agent)()
     return policy

@@ -8,7 +8,7 @@ import secrets
 import sys
 from pathlib import Path
 
-from bridgebot.server.logs import add_log_level_argument, configure_logging
+from bridgebot.server.logs import configure_logging
 from bridgebot.server.web.cli import UserError, add_web_arguments, serve_page, stop_on_signals
 
 HELP = (
@@ -37,6 +37,19 @@ exit status: 0 done (Ctrl-C after the session), 2 a bad option or file, 130 stop
 _SEATS = ("north", "east", "south", "west")
 
 
+#: The shared flags (``bridgebot/options.py`` adds them): --deals FILE or --seed N, --boards N,
+#: --log-level.
+SHARED_OPTIONS = {
+    "deals": True,
+    "seed": None,
+    "seed_also": "; it also seeds the bots (default: a fresh one, printed; with --resume the "
+    "journal's)",
+    "boards": 8,
+    "log_level": "warning",
+    "log_level_help": "log level (stderr)",
+}
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--seat",
@@ -45,24 +58,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=_SEATS,
         metavar="SEAT",
         help="your seat: North, East, South or West (default South)",
-    )
-    parser.add_argument(
-        "--boards", type=int, default=8, metavar="N", help="number of boards (default 8)"
-    )
-    deals = parser.add_mutually_exclusive_group()
-    deals.add_argument(
-        "--seed",
-        type=int,
-        default=None,
-        metavar="N",
-        help="the deal stream and the bots' seed (default: a fresh one, printed; with --resume "
-        "the journal's)",
-    )
-    deals.add_argument(
-        "--deals",
-        type=Path,
-        metavar="FILE",
-        help="deal file: PBN, LIN, or a double-dummy .npz (ddgen)",
     )
     parser.add_argument(
         "--agent",
@@ -83,7 +78,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--no-alerts", action="store_true", help="the bots do not alert their artificial calls"
     )
     add_web_arguments(parser)
-    add_log_level_argument(parser, "warning", "log level (stderr)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -97,13 +91,12 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from bridgebot.engine.agent import AgentFactory, AgentSpecError
     from bridgebot.server.journal import JournalError
-    from bridgebot.tournament.deals import DealSourceError
     from bridgebot.tournament.journal import read_journal
     from endplay.types import Player
 
     configure_logging(args.log_level)
-    if args.boards < 1:
-        raise UserError(f"--boards must be at least 1, not {args.boards}")
+    if args.deals is not None and args.seed is not None:
+        raise UserError("--deals and --seed: give one (a deal file's boards, or seeded ones)")
     if args.resume and args.out is None:
         raise UserError("--resume needs --out DIR (the folder of the session to continue)")
     make_agent: AgentFactory = args.make_agent
@@ -121,17 +114,16 @@ def _run(args: argparse.Namespace) -> int:
         seed = None if header is None else header.seed
     if seed is None:
         seed = 1 if args.deals is not None else secrets.randbelow(1_000_000)
-    from bridgebot.tournament.deals import load_deals
+    from bridgebot.laws.board_sets import load_boards
     from bridgebot.tournament.play import PlayOptions
 
     journal = out / "journal.jsonl"
     if journal.exists() and not args.resume:
         raise UserError(f"{journal}: a session is already there; pass --resume or another --out")
+    # A bad file stops us here (one line, exit 2); the count fixes how many boards are played.
+    boards = load_boards(deals=args.deals, seed=seed, boards=args.boards, default=8)
     try:
-        load_deals(deals=args.deals, seed=seed, boards=args.boards)  # a bad file stops us here
         out.mkdir(parents=True, exist_ok=True)
-    except DealSourceError as exc:
-        raise UserError(str(exc)) from exc
     except OSError as exc:
         raise UserError(f"--out {out}: cannot create the folder ({exc.strerror or exc})") from exc
     try:
@@ -143,9 +135,9 @@ def _run(args: argparse.Namespace) -> int:
         seat=Player.find(args.seat),
         agent=args.agent,
         out=out,
-        boards=args.boards,
+        boards=len(boards),
         seed=seed,
-        deals=args.deals,
+        deals=Path(args.deals) if args.deals is not None else None,
         resume=args.resume,
         alerts=not args.no_alerts,
         fresh_seed=fresh,
@@ -154,7 +146,7 @@ def _run(args: argparse.Namespace) -> int:
     status: dict[str, bool] = {}
     try:
         return asyncio.run(_session(args, options, status))
-    except (DealSourceError, JournalError) as exc:
+    except JournalError as exc:
         raise UserError(str(exc)) from exc
     except (KeyboardInterrupt, asyncio.CancelledError):
         if status.get("done"):

@@ -14,7 +14,7 @@ from bridgebot.laws.cards import SEATS
 from bridgebot.server.records import TableRecord
 from bridgebot.tournament.doubled import doubled_section
 from bridgebot.tournament.records import BoardResult, MatchHeader, MatchSummary
-from bridgebot.tournament.stats import Summary, running_mean, summarize
+from bridgebot.tournament.stats import Summary, finite, running_mean, summarize
 from endplay.parsers import pbn
 from endplay.types import Board, Deal, Player
 
@@ -34,17 +34,13 @@ def match_summary(header: MatchHeader, boards: Sequence[BoardResult]) -> MatchSu
         deals=header.deals,
         seed=header.seed,
         boards=s.boards,
-        imps_per_board=_finite(s.imps_per_board),
-        stderr=_finite(s.stderr),
-        ci95=(_finite(s.ci_low), _finite(s.ci_high)),
+        imps_per_board=finite(s.imps_per_board),
+        stderr=finite(s.stderr),
+        ci95=(finite(s.ci_low), finite(s.ci_high)),
         total_imps=s.total_imps,
         passed_out=sum(b.passed_out for b in boards),
         same_contract=sum(b.same_contract for b in boards),
     )
-
-
-def _finite(x: float) -> float | None:
-    return None if math.isnan(x) else round(x, 4)
 
 
 def room_board(room: TableRecord, event: str) -> Board:

@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from bridgebot.engine.agent import Agent
+from bridgebot.laws.boards import BoardDeal
 from bridgebot.laws.notation import vul_text
 from bridgebot.laws.scoring import dd_tricks, ns_score
 from bridgebot.protocol.table import BoardResult as TableResult
-from bridgebot.protocol.table import TableBoard
 from bridgebot.server.events import Observer
 from bridgebot.server.guard import Limits
 from bridgebot.server.guard import Network as AddressNetwork
@@ -40,9 +40,8 @@ from bridgebot.server.journal import JournalWriter, read_lines
 from bridgebot.server.records import TableRecord, table_record
 from bridgebot.server.seat import Alerter, SeatClient
 from bridgebot.server.tm import TableManager
-from bridgebot.tournament.deals import BoardDeal
-from bridgebot.tournament.formats import US, Seating, board_imps
 from bridgebot.tournament.records import BoardResult
+from bridgebot.tournament.seatings import US, Seating, board_imps
 from endplay.types import Player
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationInfo, model_validator
 
@@ -146,13 +145,13 @@ def room_result(
     table manager's, named by room and seats, without the thinking times (which differ from run
     to run, while the match journal is the same for the same agents and deals)."""
     if result.aborted is not None:
-        raise RoomError(f"board {deal.board}, room {seating.room}: aborted ({result.aborted})")
+        raise RoomError(f"board {deal.number}, room {seating.room}: aborted ({result.aborted})")
     contract = result.contract
     tricks: int | None = None
     if contract is not None:
         if scoring == "dd":
             if deal.dd is None:
-                raise RoomError(f"board {deal.board} has no double-dummy table")
+                raise RoomError(f"board {deal.number} has no double-dummy table")
             tricks = dd_tricks(contract, deal.dd)
         else:
             tricks = result.declarer_tricks
@@ -201,7 +200,7 @@ async def play_rooms(
     Raises :class:`MatchStopped` when an outside seat does not come (back) in time.
     """
     net = net or Network()
-    by_number = {d.board: d for d in deals}
+    by_number = {d.number: d for d in deals}
     teams = {s.room: wire_teams(s, net) for s in rooms}
     pending = KeptRooms.load(kept, by_number)
     stop = asyncio.Event()
@@ -257,7 +256,7 @@ async def play_rooms(
         allow_addresses=allowed,
         reconnect_timeout=net.reconnect_timeout if external else None,
     )
-    table_boards = [TableBoard(d.board, d.dealer, d.vul, d.deal()) for d in deals]
+    table_boards = list(deals)  # the one board type: the table plays them as they are
     for number, got in sorted(pending.results.items()):
         if len(got) == len(rooms):  # killed after keeping the last room, before the journal
             complete(number, got)
@@ -336,7 +335,7 @@ class KeptRoom(BaseModel):
         deal = deals.get(number) if isinstance(number, int) else None
         if "deal" in data["room"] or deal is None:
             return data
-        board = {"board": deal.board, "dealer": deal.dealer.abbr, "vul": vul_text(deal.vul),
+        board = {"board": deal.number, "dealer": deal.dealer.abbr, "vul": vul_text(deal.vul),
                  "deal": deal.pbn}  # fmt: skip
         return {**data, "room": {**board, **data["room"]}}
 

@@ -1,6 +1,6 @@
 """Who meets whom: entrants, the schedule of a round robin or gauntlet, and which match may start.
 
-Pure functions of names, kept apart from running matches (:mod:`tournament.tournament`) so that a
+Pure functions of names, kept apart from running matches (:mod:`tournament.event`) so that a
 benchmark or a report can lay out the same schedule.
 """
 

@@ -42,8 +42,8 @@ from bridgebot.laws.boards import side_vulnerable
 from bridgebot.laws.calls import final_contract
 from bridgebot.laws.scoring import imps, score_array, strain_index
 from bridgebot.server.records import TableRecord
-from bridgebot.tournament.formats import THEM, US, seatings
 from bridgebot.tournament.records import BoardResult
+from bridgebot.tournament.seatings import THEM, US, seatings
 from bridgebot.tournament.stats import mean_stderr
 from endplay.types import Bid, ContractBid, Player, Vul
 
@@ -260,7 +260,7 @@ class MatchSlams:
 
 
 def slam_figures(boards: Sequence[BoardResult], tables: Sequence[DDTable]) -> MatchSlams:
-    """The slam figures of a team match (``tournament.formats``' ``team``) over ``boards``, with
+    """The slam figures of a team match (``tournament.seatings``' ``team``) over ``boards``, with
     ``tables`` their DD tables in order."""
     teams = {s.room: s.teams for s in seatings("team")}
     out = {US: TeamSlams(US), THEM: TeamSlams(THEM)}

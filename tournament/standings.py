@@ -17,15 +17,16 @@ matchpoints (Neuberg for deals played at fewer tables) and by Butler IMPs.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from bridgebot.laws.errors import validation_fault
 from bridgebot.laws.events import TableScore, rank_pairs, victory_points
-from bridgebot.tournament.formats import US, seatings
+from bridgebot.laws.files import write_text_file
 from bridgebot.tournament.records import BoardResult
-from bridgebot.tournament.stats import mean_stderr
+from bridgebot.tournament.seatings import US, seatings
+from bridgebot.tournament.stats import finite, mean_stderr
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 SCHEMA = 1
@@ -120,9 +121,7 @@ class Standings(_Model):
 
 def write_standings(path: Path, standings: Standings) -> None:
     """Write ``standings.json`` atomically (a kill leaves the old file or the new one)."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(standings.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    write_text_file(path, standings.model_dump_json(indent=2) + "\n")
 
 
 def load_standings(path: Path) -> Standings:
@@ -132,9 +131,7 @@ def load_standings(path: Path) -> Standings:
     except OSError as exc:
         raise StandingsError(f"{path}: cannot read ({exc})") from exc
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(top)"
-        raise StandingsError(f"{path}: not a standings file ({where}: {first['msg']})") from exc
+        raise StandingsError(f"{path}: not a standings file ({validation_fault(exc)})") from exc
 
 
 @dataclass(frozen=True)
@@ -178,10 +175,6 @@ def _table_scores(match: PlayedMatch, fmt: str = "team") -> list[TableScore]:
             ns, ew = (match.home, match.away) if home_ns else (match.away, match.home)
             out.append(TableScore((match.round, b.board), ns, ew, room.score()))
     return out
-
-
-def _finite(x: float) -> float | None:
-    return None if math.isnan(x) else round(x, 4)
 
 
 def _vps(rows: Sequence[MatchRow], name: str, among: set[str] | None = None) -> float:
@@ -250,8 +243,8 @@ def build_standings(
                 imps_lost=lost[n],
                 quotient=None if lost[n] == 0 else round(quotient(n), 4),
                 boards=len(board_imps[n]),
-                imps_per_board=_finite(mean),
-                stderr=_finite(se),
+                imps_per_board=finite(mean),
+                stderr=finite(se),
                 mp_percent=None if pair is None else round(pair.percent, 2),
                 butler_per_board=None if pair is None else round(pair.butler_per_board, 3),
             )
@@ -265,7 +258,7 @@ def build_standings(
                 opponent=b,
                 boards=len(imps),
                 imps_per_board=round(mean, 4),
-                stderr=_finite(se),
+                stderr=finite(se),
             )
         )
     return Standings(
@@ -298,7 +291,7 @@ def _paired_rows(hero: str, matches: Sequence[PlayedMatch]) -> list[PairedRow]:
                 continue
             mean, se = mean_stderr([rows[a][k] - rows[b][k] for k in shared])
             out.append(PairedRow(entrant=hero, first=a, second=b, boards=len(shared),
-                                 difference=round(mean, 4), stderr=_finite(se)))  # fmt: skip
+                                 difference=round(mean, 4), stderr=finite(se)))  # fmt: skip
     return out
 
 

@@ -25,6 +25,11 @@ class Summary:
     total_imps: int
 
 
+def finite(x: float) -> float | None:
+    """``x`` rounded for a record, or None for nan (JSON has no nan)."""
+    return None if math.isnan(x) else round(x, 4)
+
+
 def mean_stderr(values: Sequence[float]) -> tuple[float, float]:
     """Mean and its standard error (sample standard deviation over sqrt(n)); nan below 2 values."""
     n = len(values)

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from bridgebot.server.logs import add_log_level_argument, configure_logging
+from bridgebot.server.logs import configure_logging
 
 HELP = "play a round robin or gauntlet of team matches between agents and rank them by VPs"
 EXAMPLES = """examples:
@@ -28,6 +28,20 @@ cross-table in IMPs and VPs, pairs view in matchpoints and Butler), tournament.j
 being played; --resume checks it), deals/round-RR.pbn (the boards of each round), and per match
 matches/rRR-HOME-v-AWAY/ with the journal, PBN and report that 'bridgebot match' writes.
 """
+
+
+#: The shared flags (``bridgebot/options.py`` adds them): --deals, --seed, the match options
+#: shared with ``match``, --log-level. A tournament's size is --boards-per-match.
+SHARED_OPTIONS = {
+    "deals": True,
+    "seed": 1,
+    "seed_also": "; it also seeds the agents",
+    "match": True,
+    "workers_help": "matches played at once (worker processes); with --backend ray, Ray actors "
+    "per match",
+    "log_level": "warning",
+    "log_level_help": "log level of the rooms' table managers and seats",
+}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -56,39 +70,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--boards-per-match", type=int, default=32, help="boards in every match (default 32)"
     )
-    src = p.add_mutually_exclusive_group()
-    src.add_argument(
-        "--deals",
-        type=Path,
-        help="deal file: PBN, LIN, or a double-dummy .npz as `bridgebot ddgen` writes",
-    )
-    src.add_argument("--seed", type=int, help="generate random deals from this seed (default 1)")
-    p.add_argument("--scoring", choices=("dd", "play"), default="dd", help="default: dd")
-    p.add_argument("--out", type=Path, required=True, help="output directory")
-    p.add_argument("--resume", action="store_true", help="continue the tournament in --out")
-    p.add_argument(
-        "--workers",
-        type=int,
-        default=1,
-        help="matches played at once (worker processes); with --backend ray, Ray actors per match",
-    )
-    p.add_argument(
-        "--backend",
-        choices=("local", "ray"),
-        default="local",
-        help="local (default) or ray: each match's boards sharded across a Ray cluster",
-    )
-    p.add_argument("--ray-address", metavar="ADDR", default=None, help="see 'bridgebot match'")
-    p.add_argument(
-        "--rooms",
-        choices=("auto", "tcp", "inprocess"),
-        default="auto",
-        help="as in 'bridgebot match' (auto: in process for dd scoring without outside entrants)",
-    )
-    p.add_argument(
-        "--seat-timeout", type=float, default=None, help="as in 'bridgebot match' (seconds)"
-    )
-    add_log_level_argument(p, "warning", "log level of the rooms' table managers and seats")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -96,11 +77,10 @@ def run(args: argparse.Namespace) -> int:
     from bridgebot.engine.agent import AgentFactory, AgentSpecError
     from bridgebot.server.journal import JournalError
     from bridgebot.tournament.config import MatchError
-    from bridgebot.tournament.deals import DealSourceError
+    from bridgebot.tournament.event import TournamentConfig, run_tournament
     from bridgebot.tournament.rooms import RoomError
     from bridgebot.tournament.schedule import Entrant
     from bridgebot.tournament.standings import markdown_standings
-    from bridgebot.tournament.tournament import TournamentConfig, run_tournament
 
     make_agent: AgentFactory = args.make_agent  # handed down by the command line
     try:
@@ -117,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
             out=args.out,
             fmt=args.fmt,
             boards_per_match=args.boards_per_match,
-            deals=args.deals,
+            deals=Path(args.deals) if args.deals is not None else None,
             seed=args.seed if args.seed is not None else 1,
             scoring=args.scoring,
             resume=args.resume,
@@ -129,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
             make_agent=make_agent,
         )
         standings = run_tournament(cfg)
-    except (MatchError, DealSourceError, JournalError) as exc:
+    except (MatchError, JournalError) as exc:
         print(f"bridgebot tournament: {exc}", file=sys.stderr)
         return 2
     except RoomError as exc:  # a room could not finish a board: what was played is kept

@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from bridgebot.server.logs import add_log_level_argument, configure_logging
+from bridgebot.server.logs import configure_logging
 
 HELP = "check a table manager or a seat program against the Blue Chip protocol"
 
@@ -117,7 +117,10 @@ def _common(p: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="where the whole exchange goes (default conform-tm.txt / conform-seat.txt here)",
     )
-    add_log_level_argument(p, "warning", "stderr log level")
+
+
+#: The shared flags (``bridgebot/options.py`` adds them to each of tm and seat): --log-level.
+SHARED_OPTIONS = {"log_level_help": "stderr log level"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

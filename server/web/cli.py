@@ -11,13 +11,14 @@ import sys
 import webbrowser
 from typing import TYPE_CHECKING
 
+from bridgebot.laws.errors import UserError
+
 if TYPE_CHECKING:
     from bridgebot.server.web.app import WebServer
     from bridgebot.server.web.table import PersonTable
 
 
-class UserError(ValueError):
-    """A mistake in what the person asked for: one line on stderr, exit status 2."""
+__all__ = ["UserError"]  # a person's mistake: the project's one UserError (one line, exit 2)
 
 
 def add_web_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
@@ -96,7 +97,7 @@ async def _human_seat(args: argparse.Namespace, seat: object, status: dict[str, 
     assert seat is None or isinstance(seat, Player)
     stop_on_signals()
     table = PersonTable(note=f"connecting to the table manager at {args.host}:{args.port}\u2026")
-    table.explain = explainer(table, shipped_policy)
+    table.explain = explainer(table, shipped_policy(args.make_agent))
     web = await serve_page(args, table)
     try:
         client = HumanSeatClient(

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 import structlog
-from bridgebot.engine.agent import BiddingView, PlayView
+from bridgebot.engine.agent import AgentFactory, BiddingView, PlayView
 from bridgebot.engine.explain import Logits
 from bridgebot.protocol.seat import BoardFinished, Event, NeedCall, NeedCard, SessionEnded
 from bridgebot.server.seat import SeatClient
@@ -152,8 +152,17 @@ def _board_state(table: PersonTable, board: int) -> Any:
     raise KeyError(f"board {board} is not on the table")
 
 
-def shipped_policy() -> Logits:
-    """The shipped policy (``models/default``): what explains calls at a person's seat."""
-    from bridgebot.engine.policy import DEFAULT_MODEL_DIR, Policy
+def shipped_policy(make_agent: AgentFactory) -> Callable[[], Logits]:
+    """A loader of the shipped policy (agent ``default``): what explains calls at a person's
+    seat. Built by the agent factory the composition root hands down, since the root alone
+    knows where the shipped models are (``bridgebot/shipped.py``)."""
 
-    return Policy(DEFAULT_MODEL_DIR)
+    def load() -> Logits:
+        from bridgebot.engine.explain import agent_policy
+
+        policy = agent_policy(make_agent("default", 0))
+        if policy is None:
+            raise RuntimeError("agent 'default' has no policy to explain calls with")
+        return policy
+
+    return load

@@ -40,7 +40,7 @@ def test_conform_tm_against_bridgebot_tm_exits_0_with_a_report(tmp_path: Path) -
             "0",
             "--seed",
             "4",
-            "--count",
+            "--boards",
             "2",
             "--out",
             str(tmp_path / "tm"),

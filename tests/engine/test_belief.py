@@ -10,7 +10,6 @@ import numpy as np
 import onnx
 import pytest
 from bridgebot.engine.belief import (
-    DEFAULT_DIR,
     N_OUTPUTS,
     OUTPUT_VERSION,
     BeliefNet,
@@ -28,6 +27,7 @@ from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
 from bridgebot.agents import AgentSpecError, make_agent
+from bridgebot.shipped import shipped_model
 from tests.engine.test_search import (
     ROCK,
     SEVEN_NT,
@@ -35,6 +35,8 @@ from tests.engine.test_search import (
     pass_or_grand_policy,
     view_for,
 )
+
+BELIEF_DIR = shipped_model("belief")
 
 SPADES = np.arange(13)  # data-file order: spades are cards 0..12
 
@@ -154,11 +156,11 @@ def test_model_with_an_unknown_feature_version_is_refused(tmp_path: Path) -> Non
 
 
 def test_shipped_belief_model_loads_and_is_small(tmp_path: Path) -> None:
-    net = BeliefNet(DEFAULT_DIR)
-    assert (DEFAULT_DIR / "belief.onnx").stat().st_size < 1.5e6
+    net = BeliefNet(BELIEF_DIR)
+    assert (BELIEF_DIR / "belief.onnx").stat().st_size < 1.5e6
     metrics = net.model.card.metrics
     assert metrics["owner_loglik_per_card"] > metrics["uniform_loglik_per_card"]
-    shutil.copytree(DEFAULT_DIR, tmp_path / "copy")
+    shutil.copytree(BELIEF_DIR, tmp_path / "copy")
     meta = json.loads((tmp_path / "copy" / "model.json").read_text())
     (tmp_path / "copy" / "model.json").write_text(json.dumps(dict(meta, feature_version="v0")))
     with pytest.raises(ModelError):

@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 from bridgebot.engine.ddestimate import (
     CANONICAL_SUIT_ORDER,
-    DEFAULT_DIR,
     DDEstimator,
     encode_rows,
     full_table_rows,
@@ -24,6 +23,10 @@ from bridgebot.laws.cards import owners_pbn
 from bridgebot.laws.deals import random_owners_batch
 from endplay.dds import calc_all_tables
 from endplay.types import Deal
+
+from bridgebot.shipped import shipped_model
+
+DDNET_DIR = shipped_model("ddnet")
 
 
 def test_rows_see_the_table_from_the_declarers_chair() -> None:
@@ -56,7 +59,7 @@ def test_rows_do_not_depend_on_where_the_table_sits() -> None:
 
 @pytest.fixture(scope="module")
 def estimator() -> DDEstimator:
-    return DDEstimator(DEFAULT_DIR)
+    return DDEstimator(DDNET_DIR)
 
 
 def test_shipped_estimator_is_close_to_the_solver_on_fresh_deals(estimator: DDEstimator) -> None:
@@ -86,7 +89,7 @@ def test_probabilities_and_tricks_agree(estimator: DDEstimator) -> None:
 
 def test_refuses_an_unknown_feature_version(tmp_path: Path) -> None:
     copy = tmp_path / "m"
-    shutil.copytree(DEFAULT_DIR, copy)
+    shutil.copytree(DDNET_DIR, copy)
     meta = json.loads((copy / "model.json").read_text())
     meta["feature_version"] = "ddnet-rows208-v0"
     (copy / "model.json").write_text(json.dumps(meta))

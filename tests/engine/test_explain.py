@@ -24,11 +24,12 @@ from bridgebot.engine.explain import (
     suit_lengths,
 )
 from bridgebot.engine.features import encode_arrays
-from bridgebot.engine.policy import DEFAULT_MODEL_DIR, Policy
+from bridgebot.engine.policy import Policy
 from bridgebot.laws.calls import bid_index
 from endplay.types import Bid, Player, Vul
 
 from bridgebot.cli import main
+from bridgebot.shipped import DEFAULT_MODEL_DIR
 
 N_DEALS = 8000
 

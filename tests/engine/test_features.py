@@ -233,3 +233,27 @@ def test_zero_length_auction_batch() -> None:
     np.testing.assert_array_equal(
         legal_masks_arrays(np.zeros((1, 0), np.int16))[0], legal_mask(Player.north, ())
     )
+
+
+def test_decoders_invert_the_encoder() -> None:
+    """Issue 27: the observation is decoded next to its encoder, one way for every reader."""
+    from bridgebot.engine.features import decode_bids, decode_hand, encode_arrays
+    from bridgebot.laws.deals import random_owners
+
+    owners = random_owners(5, 0)
+    hand = (owners == 2).astype(np.uint8)  # South's cards
+    calls = ["1C", "X", "XX", "1H", "Pass", "Pass", "2C"]
+    auction = np.array([[bid_index(Bid(c)) for c in calls]])
+    # South is dealer + 2: the caller at position i sits (i - 2) % 4 seats after South.
+    x = encode_arrays(hand[None], np.array([2]), np.array([False]), np.array([True]), auction)
+    np.testing.assert_array_equal(decode_hand(x)[0], hand.astype(bool))
+    bids = decode_bids(x)[0]
+    one_club, one_heart, two_clubs = (bid_index(Bid(c)) - 3 for c in ("1C", "1H", "2C"))
+    found = {(int(b), int(k), int(r)) for b, k, r in zip(*np.nonzero(bids), strict=True)}
+    assert found == {
+        (one_club, 0, 2),  # North (dealer) bid 1C: partner of South
+        (one_club, 1, 3),  # East doubled it: South's RHO
+        (one_club, 2, 0),  # South redoubled
+        (one_heart, 0, 1),  # West: South's LHO
+        (two_clubs, 0, 0),  # South again, after two passes
+    }

@@ -14,13 +14,14 @@ import endplay.parsers.pbn as pbn
 import pytest
 from bridgebot.engine.agent import BiddingView
 from bridgebot.engine.modelcard import ModelError, load_model
-from bridgebot.engine.policy import DEFAULT_MODEL_DIR, POLICY_MODEL, Policy, PolicyAgent
+from bridgebot.engine.policy import POLICY_MODEL, Policy, PolicyAgent
 from bridgebot.laws.boards import dealer_of, vul_of
 from bridgebot.laws.calls import auction_over, is_legal_call, legal_calls, same_call, to_call
 from bridgebot.laws.deals import random_deal
 from endplay.types import Deal, Player, Vul
 
 from bridgebot.agents import AgentSpecError, make_agent
+from bridgebot.shipped import DEFAULT_MODEL_DIR
 
 
 def view(deal: Deal, dealer: Player, vul: Vul, auction: tuple, board: int = 1) -> BiddingView:
@@ -149,7 +150,7 @@ async def test_default_agent_bids_through_a_real_table_manager(
 ) -> None:
     """Four ``default`` seats (baseline play, for speed) over TCP: the auctions the table
     manager records are exactly the ones the policy bids offline on the same boards."""
-    from bridgebot.server.boards import generate
+    from bridgebot.laws.board_sets import generate
     from bridgebot.server.seat import SeatClient
     from bridgebot.server.tm import TableManager
 

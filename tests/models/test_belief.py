@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from bridgebot.engine.belief import BeliefNet
 from bridgebot.engine.modelcard import Training
-from bridgebot.engine.policy import DEFAULT_MODEL_DIR
-from bridgebot.engine.search import BFGNET_DIR
 from bridgebot.laws.deals import random_owners_batch
 from bridgebot.models import belief
 from bridgebot.models.config import BeliefConfig
+
+from bridgebot.shipped import DEFAULT_MODEL_DIR, shipped_model
 
 pytestmark = pytest.mark.train
 
@@ -51,7 +51,9 @@ def test_opponent_dirs_drop_the_blanks_around_each_name() -> None:
 def test_examples_against_an_opponent_model_are_only_the_policys_decisions() -> None:
     owners = random_owners_batch(0, 0, 9)
     x_alone, _, pos_alone = belief.decision_examples(owners, DEFAULT_MODEL_DIR)
-    x, y, pos = belief.decision_examples(owners, DEFAULT_MODEL_DIR, opponents=(BFGNET_DIR,))
+    x, y, pos = belief.decision_examples(
+        owners, DEFAULT_MODEL_DIR, opponents=(shipped_model("bfgnet"),)
+    )
     who = belief.seat_assignment(9, 1)
     # Positions rise within a deal and restart with the next: split the examples by deal.
     bounds = [0, *(np.flatnonzero(np.diff(pos) <= 0) + 1).tolist(), pos.size]

@@ -83,12 +83,12 @@ def _npz(path: Path, n: int, meta: dict[str, object] | None) -> Path:
 def test_data_is_named_by_the_command_that_makes_it_again(tmp_path: Path) -> None:
     made = _npz(tmp_path / "dd_b.npz", 5, {"generator": "ddgen-v1", "seed": 20261123, "count": 5})
     record = data_record(made)
-    assert record.regenerate == f"bridgebot ddgen --deals 5 --seed 20261123 --out {made}"
+    assert record.regenerate == f"bridgebot ddgen --boards 5 --seed 20261123 --out {made}"
     assert record.deals == 5 and record.sha256 is not None and len(record.sha256) == 64
     teach = _npz(
         tmp_path / "t.npz", 3, {"generator": "teach-v1", "seed": 4, "source": "random", "count": 3}
     )
-    assert data_record(teach).regenerate == f"bridgebot teach --count 3 --seed 4 --out {teach}"
+    assert data_record(teach).regenerate == f"bridgebot teach --boards 3 --seed 4 --out {teach}"
     unknown = data_record(_npz(tmp_path / "old.npz", 2, None))
     assert unknown.regenerate is None and "unknown" in unknown.note
 
@@ -109,7 +109,10 @@ def test_the_shipped_cards_name_their_data_by_command_or_say_unknown() -> None:
             assert data.deals and (data.regenerate or "unknown" in data.note), (name, data)
     default = ModelCard.read(root / "models" / "default" / CARD_FILE)
     regenerate = {d.name: d.regenerate for d in default.training.data}
-    assert regenerate == {
-        "data/dd_2026.npz": None,
-        "data/dd_2026b.npz": "bridgebot ddgen --deals 42336 --seed 20261123 --out data/dd_2026b.npz",
-    }
+    assert (
+        regenerate
+        == {
+            "data/dd_2026.npz": None,
+            "data/dd_2026b.npz": "bridgebot ddgen --deals 42336 --seed 20261123 --out data/dd_2026b.npz",  # as written then
+        }
+    )

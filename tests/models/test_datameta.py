@@ -56,7 +56,7 @@ def test_todays_files_read_and_name_their_command() -> None:
     )
     assert (taught.source, taught.errors, taught.fallbacks) == ("random", 0, 0) and taught.calls
     assert data_record(FILES / "teach-v1.npz").regenerate == (
-        f"bridgebot teach --count 3 --seed 7 --out {FILES / 'teach-v1.npz'}"
+        f"bridgebot teach --boards 3 --seed 7 --out {FILES / 'teach-v1.npz'}"
     )
 
 
@@ -88,9 +88,12 @@ def test_a_malformed_meta_names_the_file_and_field(
         data_record(bad)
     with pytest.raises(DataError, match=fault):
         teach.generate(bad, 4, seed=7, progress=False)
-    assert main(["ddgen", "--deals", "4", "--seed", "7", "--out", str(bad), "--quiet"]) == 1
+    assert main(["ddgen", "--boards", "4", "--seed", "7", "--out", str(bad), "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"ddgen: {bad}: array meta: field {field}: ") and err.count("\n") == 1
+    assert (
+        err.startswith(f"bridgebot ddgen: {bad}: array meta: field {field}: ")
+        and err.count("\n") == 1
+    )
 
 
 def test_a_run_with_another_seed_or_source_does_not_continue_a_file(tmp_path: Path) -> None:

@@ -53,7 +53,7 @@ def test_golden_tables_of_the_shared_data() -> None:
 
 def test_eight_deals_equal_calc_dd_table(tmp_path: Path) -> None:
     out = tmp_path / "dd.npz"
-    assert main(["ddgen", "--deals", "8", "--out", str(out), "--seed", "4", "--quiet"]) == 0
+    assert main(["ddgen", "--boards", "8", "--out", str(out), "--seed", "4", "--quiet"]) == 0
     z = load(out)
     assert set(z) == {"owners", "dd", "meta"}
     assert z["owners"].shape == (8, 52) and z["owners"].dtype == np.uint8
@@ -73,7 +73,7 @@ def test_interrupted_run_resumes_to_the_same_file(tmp_path: Path) -> None:
     part = tmp_path / "part.npz"
     generate(part, 6, seed=2, chunk=2, checkpoint_every=2, progress=False, stop_after=3)
     assert load(part)["owners"].shape[0] == 3
-    assert main(["ddgen", "--deals", "6", "--out", str(part), "--seed", "2", "--quiet"]) == 0
+    assert main(["ddgen", "--boards", "6", "--out", str(part), "--seed", "2", "--quiet"]) == 0
     a, b = load(whole), load(part)
     for key in ("owners", "dd", "meta"):
         np.testing.assert_array_equal(a[key], b[key])
@@ -81,4 +81,4 @@ def test_interrupted_run_resumes_to_the_same_file(tmp_path: Path) -> None:
         generate(part, 8, seed=3, progress=False)
     foreign = tmp_path / "foreign.npz"
     np.savez(foreign, owners=a["owners"], dd=a["dd"])
-    assert main(["ddgen", "--deals", "8", "--out", str(foreign), "--quiet"]) == 1
+    assert main(["ddgen", "--boards", "8", "--out", str(foreign), "--quiet"]) == 2

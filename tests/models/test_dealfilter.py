@@ -90,7 +90,7 @@ def test_a_filtered_file_holds_the_first_passing_deals_with_their_tables(tmp_pat
         "seed": 3,
     }
     assert regenerate_command("slam.npz", DataMeta.model_validate(meta), 3) == (
-        "bridgebot ddgen --deals 3 --seed 3 --filter slam --out slam.npz"
+        "bridgebot ddgen --boards 3 --seed 3 --filter slam --out slam.npz"
     )
 
 

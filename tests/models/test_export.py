@@ -11,13 +11,13 @@ import torch
 from bridgebot.engine.features import FEATURE_VERSION
 from bridgebot.engine.modelcard import load_model
 from bridgebot.engine.policy import POLICY_MODEL, Policy
+from bridgebot.laws.board_sets import load_npz
 from bridgebot.laws.boards import dealer_vul_arrays
 from bridgebot.models.data import MAX_CALLS, load_dd
 from bridgebot.models.export import ExportError, export, real_states
 from bridgebot.models.net import NetConfig, PolicyNet, save_checkpoint
 from bridgebot.models.selfplay import duplicate_imps, net_chooser
 from bridgebot.tournament.ddmatch import run_dd_match
-from bridgebot.tournament.deals import load_npz
 
 from bridgebot.agents import make_agent
 from bridgebot.cli import main

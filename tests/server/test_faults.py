@@ -20,10 +20,10 @@ from typing import Any
 
 import endplay.parsers.pbn as pbn
 import pytest
+from bridgebot.laws.board_sets import generate
 from bridgebot.protocol.codec import Direction, parse
 from bridgebot.protocol.errors import ParseError
 from bridgebot.protocol.messages import CallMsg, Message, PlayMsg, ToLead
-from bridgebot.server.boards import generate
 from bridgebot.server.guard import Limits
 from bridgebot.server.records import RecordWriter, TableRecord, read_journal
 from bridgebot.server.resume import ResumeError, prepare
@@ -144,8 +144,10 @@ async def test_a_seat_that_never_comes_back_abandons_the_board_and_ends_the_sess
     summaries = await asyncio.wait_for(asyncio.gather(*others), 900)  # they end cleanly
     (results,) = await asyncio.wait_for(serving, 10)
     await proxy.close()
-    # 300 s for the board, then 300 s more before the next board ends the session.
-    assert loop.time() - cut >= 600
+    # 300 s for the board, then 300 s more before the next board ends the session. ``cut`` is
+    # read after cut_north returns, which the table manager may already have noticed the loss by
+    # (a fraction of a millisecond of virtual time: the full suite once measured 599.9997).
+    assert loop.time() - cut >= 600 - 0.01
     assert [s.boards for s in summaries] == [0, 0, 0]
     (result,) = results
     assert result.aborted == "North did not come back within 300 s"
@@ -180,7 +182,7 @@ async def test_a_seat_back_after_its_board_was_abandoned_plays_the_next_board(
 
 async def start_tm_process(out: Path, count: int, *extra: str) -> tuple[Any, int]:
     proc = await asyncio.create_subprocess_exec(
-        *BRIDGEBOT, "tm", "--port", "0", "--seed", "3", "--count", str(count), "--out", str(out),
+        *BRIDGEBOT, "tm", "--port", "0", "--seed", "3", "--boards", str(count), "--out", str(out),
         "--log-level", "warning", *extra,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip

@@ -34,6 +34,7 @@ from typing import Any
 import pytest
 from bridgebot.laws import calls as rules
 from bridgebot.laws import play
+from bridgebot.laws.board_sets import generate
 from bridgebot.protocol.codec import Direction, parse
 from bridgebot.protocol.errors import RemoteProtocolError
 from bridgebot.protocol.messages import (
@@ -54,7 +55,6 @@ from bridgebot.protocol.relay import CardPlay, ThinkingTime
 from bridgebot.protocol.seat import NeedCall, NeedCard, SeatMachine, Send
 from bridgebot.protocol.table import BoardResult, Phase, TableBoard, TableMachine
 from bridgebot.protocol.table_board import Board
-from bridgebot.server.boards import generate
 from endplay.types import Bid, Card, Deal, Hand, Player
 from hypothesis import given, settings
 from hypothesis import strategies as st

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bridgebot.laws.board_sets import generate
 from bridgebot.protocol.codec import Direction, parse
 from bridgebot.protocol.errors import ParseError
 from bridgebot.protocol.messages import CallMsg
-from bridgebot.server.boards import generate
 from bridgebot.server.guard import ConnectionGuard, Limits, parse_networks
 from bridgebot.server.records import read_journal
 from bridgebot.server.seat import TableConnectionError
@@ -310,13 +310,11 @@ def test_guard_rules_and_bad_settings_name_the_culprit() -> None:
 def test_bad_limit_options_exit_2_with_the_reason(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], reason: str
 ) -> None:
-    import argparse
-
     from bridgebot.server import tm_cli
 
-    parser = argparse.ArgumentParser()
-    tm_cli.add_arguments(parser)
-    args = parser.parse_args(["--seed", "1", "--out", str(tmp_path), *argv])
+    from bridgebot.cli import build_parser
+
+    args = build_parser("tm").parse_args(["tm", "--seed", "1", "--out", str(tmp_path), *argv])
     assert tm_cli.run(args) == 2  # (tests/conftest.py restores the logging it configures)
     assert reason in capsys.readouterr().err
     assert not (tmp_path / "journal.jsonl").exists()

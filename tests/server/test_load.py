@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import endplay.parsers.pbn as pbn
-from bridgebot.server.boards import generate
+from bridgebot.laws.board_sets import generate
 from bridgebot.server.seat import SeatClient
 from bridgebot.server.tm import TableManager
 from endplay.types import Player

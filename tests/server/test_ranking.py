@@ -21,7 +21,7 @@ BRIDGEBOT = [sys.executable, "-m", "bridgebot"]
 async def test_tm_with_four_tables_ranks_them(tmp_path: Path) -> None:
     out = tmp_path / "run"
     proc = await asyncio.create_subprocess_exec(
-        *BRIDGEBOT, "tm", "--port", "0", "--seed", "3", "--count", "3", "--tables", "4",
+        *BRIDGEBOT, "tm", "--port", "0", "--seed", "3", "--boards", "3", "--tables", "4",
         "--out", str(out), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
     assert proc.stdout is not None

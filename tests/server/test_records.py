@@ -8,9 +8,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from bridgebot.laws.board_sets import generate
 from bridgebot.laws.calls import PASS
 from bridgebot.protocol.table import BoardResult
-from bridgebot.server.boards import generate
 from bridgebot.server.journal import JournalError
 from bridgebot.server.records import (
     JOURNAL_LINE,
@@ -64,7 +64,7 @@ def test_table_record_of_a_played_board_round_trips() -> None:
 
 
 def test_session_line_round_trips() -> None:
-    session = session_of(argparse.Namespace(boards=None, seed=3, tables=2), generate(3, 2))
+    session = session_of(argparse.Namespace(deals=None, seed=3, tables=2), generate(3, 2))
     line = SessionLine(session=session).model_dump_json()
     assert line.startswith('{"session": {') or line.startswith('{"session":{')
     assert JOURNAL_LINE.validate_json(line) == SessionLine(session=session)
@@ -103,7 +103,7 @@ def test_resume_across_the_upgrade(tmp_path: Path) -> None:
     # That session dealt seed 3 from the generator before laws.deals (the intended exception to
     # "same seed, same boards"): today's seed 3 is refused by its deals' digest, and with the
     # old digest the old header reads as the same session.
-    args = argparse.Namespace(boards=None, seed=3, tables=1)
+    args = argparse.Namespace(deals=None, seed=3, tables=1)
     now = session_of(args, generate(3, 2))
     with pytest.raises(ResumeError, match="deals_sha256"):
         check_session(found, now, tmp_path / "journal.jsonl")

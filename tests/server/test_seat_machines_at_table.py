@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import deque
 
+from bridgebot.laws.board_sets import generate
 from bridgebot.protocol.codec import Direction, parse, render
 from bridgebot.protocol.dialect import Dialect
 from bridgebot.protocol.messages import Message
@@ -22,7 +23,6 @@ from bridgebot.protocol.seat import (
     Send,
 )
 from bridgebot.protocol.table import Phase, TableMachine
-from bridgebot.server.boards import generate
 from bridgebot.server.seat import decide
 from endplay.types import Player
 from hypothesis import given, settings

@@ -5,13 +5,14 @@ rejections, with each ready-message dialect the client offers."""
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from bridgebot.laws.board_sets import generate
 from bridgebot.protocol.dialect import Dialect
 from bridgebot.protocol.seat import DummyForm
-from bridgebot.server.boards import generate
 from bridgebot.server.seat import SeatClient
 from bridgebot.server.tm import TableManager
 from endplay.types import Player
@@ -42,6 +43,23 @@ async def _session(
     await asyncio.wait_for(serving, 10)
     assert [s.boards for s in summaries] == [3, 3, 3, 3]
     assert [e for e in logs if e["log_level"] in ("warning", "error", "critical")] == []
+    # Issue 27: each seat's 'board finished' line shows the result the journal records (it once
+    # printed every contract as made).
+    journal = [json.loads(line) for line in (tmp / "journal.jsonl").read_text().splitlines()]
+    expected = [
+        "passed out"
+        if r["contract"] is None
+        else f"{r['contract']}{r['declarer']}"
+        + (
+            "="
+            if r["tricks"] == int(r["contract"][0]) + 6
+            else f"{r['tricks'] - int(r['contract'][0]) - 6:+d}"
+        )
+        for r in journal
+        if r.get("type", "board") != "session" and "board" in r
+    ]
+    finished = [e["contract"] for e in logs if e["event"] == "board finished"]
+    assert sorted(finished) == sorted(x for x in expected for _ in range(4)), (finished, expected)
     return [e["line"] for e in logs if e.get("role") == "seat" and e.get("dir") == "out"]
 
 

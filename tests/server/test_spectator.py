@@ -16,10 +16,10 @@ from typing import Any
 import aiohttp
 import pytest
 from bridgebot.engine.agent import BiddingView
+from bridgebot.laws.board_sets import generate
 from bridgebot.laws.notation import call_text, card_text
 from bridgebot.protocol.table import BoardResult
 from bridgebot.server import events
-from bridgebot.server.boards import generate
 from bridgebot.server.records import read_journal
 from bridgebot.server.testing import random_seat
 from bridgebot.server.tm import TableManager

@@ -15,9 +15,9 @@ from typing import Any
 
 import endplay.parsers.pbn as pbn
 import pytest
+from bridgebot.laws.board_sets import generate
 from bridgebot.protocol.codec import Direction, parse, render_card
 from bridgebot.protocol.messages import CallMsg, PlayMsg
-from bridgebot.server.boards import generate
 from bridgebot.server.records import read_journal
 from bridgebot.server.seat import SeatClient
 from bridgebot.server.testing import (

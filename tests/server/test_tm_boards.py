@@ -8,8 +8,8 @@ from pathlib import Path
 import endplay.parsers.pbn as pbn
 import pytest
 from bridgebot.laws import calls as rules
+from bridgebot.laws.board_sets import BoardSetError, generate, load_deal_file, load_pbn_text
 from bridgebot.protocol.table import BoardResult
-from bridgebot.server.boards import BoardFileError, from_pbn_file, from_pbn_text, generate
 from bridgebot.server.records import RecordWriter
 from endplay.types import Player, Vul
 
@@ -36,7 +36,7 @@ def test_records_round_trip_through_pbn(tmp_path: Path) -> None:
     aborted = BoardResult(board=boards[1], auction=[rules.PASS], aborted="East timed out")
     writer.write(aborted)
     writer.close()
-    back = from_pbn_file(tmp_path / "boards.pbn")
+    back = load_deal_file(tmp_path / "boards.pbn")
     assert [b.number for b in back] == [1] and str(back[0].deal) == str(boards[0].deal)
     assert pbn.loads((tmp_path / "boards.pbn").read_text())[0].auction == [rules.PASS] * 4
     lines = [json.loads(x) for x in (tmp_path / "journal.jsonl").read_text().splitlines()]
@@ -46,7 +46,7 @@ def test_records_round_trip_through_pbn(tmp_path: Path) -> None:
 
 
 def test_bad_board_files_name_the_file_and_board(tmp_path: Path) -> None:
-    with pytest.raises(BoardFileError, match=r"x\.pbn: no boards found"):
-        from_pbn_text("% nothing here\n", source="x.pbn")
-    with pytest.raises(BoardFileError, match=r"board 4 .* no complete deal"):
-        from_pbn_text('[Board "4"]\n[Deal "N:AKQJ.. ... ... ..."]\n', source="y.pbn")
+    with pytest.raises(BoardSetError, match=r"x\.pbn: no boards found"):
+        load_pbn_text("% nothing here\n", source="x.pbn")
+    with pytest.raises(BoardSetError, match=r"board 4 .* no complete deal"):
+        load_pbn_text('[Board "4"]\n[Deal "N:AKQJ.. ... ... ..."]\n', source="y.pbn")

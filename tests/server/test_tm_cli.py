@@ -23,7 +23,7 @@ BRIDGEBOT = [sys.executable, "-m", "bridgebot"]
 async def test_tm_subprocess_plays_and_exits_zero(tmp_path: Path) -> None:
     out = tmp_path / "run"
     proc = await asyncio.create_subprocess_exec(
-        *BRIDGEBOT, "tm", "--port", "0", "--seed", "7", "--count", "2", "--out", str(out),
+        *BRIDGEBOT, "tm", "--port", "0", "--seed", "7", "--boards", "2", "--out", str(out),
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
     assert proc.stdout is not None
@@ -51,10 +51,10 @@ def test_tm_help_and_bad_arguments(tmp_path: Path, capsys: pytest.CaptureFixture
     help_text = capsys.readouterr().out
     assert "examples:" in help_text and "--seat-ports" in help_text
     missing = tmp_path / "nope.pbn"
-    assert main(["tm", "--boards", str(missing), "--out", str(tmp_path / "o")]) == 2
+    assert main(["tm", "--deals", str(missing), "--out", str(tmp_path / "o")]) == 2
     assert str(missing) in capsys.readouterr().err
     bad = tmp_path / "bad.pbn"
     bad.write_text('[Board "1"]\n[Deal "N:AKQ.. ... ... ..."]\n')
-    assert main(["tm", "--boards", str(bad), "--out", str(tmp_path / "o")]) == 2
+    assert main(["tm", "--deals", str(bad), "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert "bad.pbn" in err and "board 1" in err

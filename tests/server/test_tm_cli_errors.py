@@ -8,8 +8,8 @@ import argparse
 from pathlib import Path
 
 import pytest
+from bridgebot.laws.board_sets import generate, load_deal_file
 from bridgebot.protocol.table import BoardResult
-from bridgebot.server.boards import from_pbn_file, generate
 from bridgebot.server.records import RecordWriter
 from bridgebot.server.tm_cli import session_of
 
@@ -49,9 +49,9 @@ def test_an_out_that_cannot_be_created_is_one_line(
 @pytest.mark.parametrize(
     ("text", "reason"),
     [
-        (record(-2, GOOD), "board -2 (record 1): a board number must be at least 1"),
-        (record(1, TWICE), "board 1 (record 1): a card is dealt twice (KC)"),
-        (record(3, GOOD) + record(3, GOOD), "board 3 (record 2): board 3 is also record 1"),
+        (record(-2, GOOD), "board -2 (record 1): numbers start at 1"),
+        (record(1, TWICE), "board 1 (record 1): a card is dealt twice (CK)"),
+        (record(3, GOOD) + record(3, GOOD), "records 1 and 2 are both board 3"),
     ],
 )
 def test_a_bad_deal_file_is_refused_before_anyone_is_seated(
@@ -59,7 +59,7 @@ def test_a_bad_deal_file_is_refused_before_anyone_is_seated(
 ) -> None:
     deals = tmp_path / "deals.pbn"
     deals.write_text(text)
-    assert main(["tm", "--boards", str(deals), "--out", str(tmp_path / "o")]) == 2
+    assert main(["tm", "--deals", str(deals), "--out", str(tmp_path / "o")]) == 2
     assert one_line_error(capsys) == f"bridgebot tm: {deals}: {reason}"
     assert not (tmp_path / "o").exists()  # nothing started
 
@@ -67,7 +67,7 @@ def test_a_bad_deal_file_is_refused_before_anyone_is_seated(
 def finished_session(out: Path, seed: int, count: int) -> None:
     """The records a finished ``--seed SEED --count COUNT`` session leaves (boards passed out)."""
     boards = generate(seed, count)
-    args = argparse.Namespace(boards=None, seed=seed, tables=1)
+    args = argparse.Namespace(deals=None, seed=seed, tables=1)
     writer = RecordWriter(out, session_of(args, boards))
     for b in boards:
         writer.write(BoardResult(board=b), 1)
@@ -78,16 +78,16 @@ def test_resume_of_a_finished_session_says_so_and_exits_zero(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     finished_session(tmp_path, 7, 3)
-    assert main(["tm", "--seed", "7", "--count", "3", "--out", str(tmp_path), "--resume"]) == 0
+    assert main(["tm", "--seed", "7", "--boards", "3", "--out", str(tmp_path), "--resume"]) == 0
     assert "is complete (3 boards in the journal); nothing to resume" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
     ("argv", "named"),
     [
-        (["--seed", "8", "--count", "3"], "seed 7 in the journal, 8 now"),
-        (["--seed", "7", "--count", "4"], "count 3 in the journal, 4 now"),
-        (["--seed", "7", "--count", "3", "--tables", "2"], "tables 1 in the journal, 2 now"),
+        (["--seed", "8", "--boards", "3"], "seed 7 in the journal, 8 now"),
+        (["--seed", "7", "--boards", "4"], "count 3 in the journal, 4 now"),
+        (["--seed", "7", "--boards", "3", "--tables", "2"], "tables 1 in the journal, 2 now"),
     ],
 )
 def test_resume_with_different_parameters_is_refused(
@@ -109,10 +109,10 @@ def test_resume_with_another_deal_file_of_the_same_size_is_refused(
     hands = GOOD.split()
     b.write_text(record(1, " ".join([hands[1], hands[0], *hands[2:]])))  # N and E swapped
     out = tmp_path / "o"
-    first = argparse.Namespace(boards=str(a), seed=None, tables=1)
-    writer = RecordWriter(out, session_of(first, from_pbn_file(a)))  # header only: nothing played
+    first = argparse.Namespace(deals=str(a), seed=None, tables=1)
+    writer = RecordWriter(out, session_of(first, load_deal_file(a)))  # header only: nothing played
     writer.close()
-    argv = ["tm", "--boards", str(b), "--out", str(out), "--resume"]
+    argv = ["tm", "--deals", str(b), "--out", str(out), "--resume"]
     assert main(argv) == 2
     assert "boards_file 'deals.pbn' in the journal, 'other.pbn' now" in one_line_error(capsys)
 

@@ -7,8 +7,8 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from bridgebot.laws.board_sets import generate
 from bridgebot.protocol.table import BoardResult
-from bridgebot.server.boards import generate
 from bridgebot.server.records import read_journal
 from bridgebot.server.testing import random_seat
 from bridgebot.server.tm import TableManager

@@ -11,10 +11,10 @@ from typing import Any
 
 import endplay.parsers.pbn as pbn
 import pytest
+from bridgebot.laws.board_sets import generate
 from bridgebot.protocol.codec import Direction, parse
 from bridgebot.protocol.errors import ParseError
 from bridgebot.protocol.messages import CallMsg, ReadyForBid, ReadyForCards
-from bridgebot.server.boards import generate
 from bridgebot.server.records import read_journal
 from bridgebot.server.testing import RawProxy, ScriptedSeat, connecting
 from bridgebot.server.testing import random_seat as client
@@ -250,13 +250,21 @@ async def test_the_records_name_the_teams_that_played_each_board(tmp_path: Path)
     ] == [("NS", "NS", "EW", "EW")] * len(records)
 
 
-async def test_a_refusal_after_the_session_closed_is_logged_not_raised(tmp_path: Path) -> None:
+async def test_a_refusal_after_the_session_closed_is_logged_not_raised(
+    tmp_path: Path, logs: Logs
+) -> None:
     """Found by benchmarks/soak_tm.py: a stranger refused while the table manager was closing
     wrote its error line to a transcript that was already closed, and the handler raised."""
     tm = TableManager(generate(1, 1), tmp_path)
     await tm.start()
     await tm.close()
-    tm.tables[0].tell("127.0.0.1:9", None, "Expected 'Connecting .... as ... using protocol'")
+    refusal = "Expected 'Connecting .... as ... using protocol'"
+    logs.clear()
+    tm.tables[0].tell("127.0.0.1:9", None, refusal)  # raised ValueError (closed file) before
+    assert [(e["event"], e["seat"], e["dir"], e["text"]) for e in logs] == [
+        ("line", "127.0.0.1:9", "out", refusal)
+    ]
+    assert refusal not in (tmp_path / "transcript-1.txt").read_text()  # closed: nothing appended
 
 
 @pytest.mark.expect_error_log("connection handler failed")

@@ -16,7 +16,7 @@ from typing import Any
 import endplay.parsers.pbn as pbn
 from bridgebot.laws import calls as rules
 from bridgebot.laws import play
-from bridgebot.server.boards import generate
+from bridgebot.laws.board_sets import generate
 from bridgebot.server.seat import SeatClient
 from bridgebot.server.testing import seat_script
 from bridgebot.server.tm import TableManager, TableOptions

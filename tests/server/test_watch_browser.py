@@ -83,7 +83,7 @@ def test_the_live_page_of_a_running_tm_shows_the_cards_then_the_result(tmp_path:
 
     out = tmp_path / "tm"
     tm = subprocess.Popen(
-        [sys.executable, "-m", "bridgebot", "tm", "--seed", str(SEED), "--count", str(BOARDS),
+        [sys.executable, "-m", "bridgebot", "tm", "--seed", str(SEED), "--boards", str(BOARDS),
          "--port", "0", "--web-port", "0", "--out", str(out), "--log-level", "warning"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
@@ -150,7 +150,7 @@ def test_human_seat_hides_the_hands_of_a_board_in_progress(tmp_path: Path) -> No
     import urllib.request
 
     tm = subprocess.Popen(
-        [sys.executable, "-m", "bridgebot", "tm", "--seed", str(SEED), "--count", "1", "--port",
+        [sys.executable, "-m", "bridgebot", "tm", "--seed", str(SEED), "--boards", "1", "--port",
          "0", "--web-port", "0", "--human-seat", "South", "--out", str(tmp_path / "tm"),
          "--log-level", "warning"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

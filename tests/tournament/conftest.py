@@ -6,8 +6,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bridgebot.laws.board_sets import generate
 from bridgebot.laws.cards import deal_owners
-from bridgebot.tournament.deals import generate, solve_dd
+from bridgebot.tournament.deals import solve_dd
 
 
 @pytest.fixture(scope="session")

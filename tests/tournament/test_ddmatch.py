@@ -7,9 +7,11 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 from bridgebot.engine.agent import Agent, BatchBidder, BiddingView, PlayView
+from bridgebot.laws.board_sets import load_npz
+from bridgebot.laws.boards import cycle_board
 from bridgebot.laws.calls import same_call
 from bridgebot.tournament.ddmatch import IllegalCallError, play_dd_boards, run_dd_match
-from bridgebot.tournament.deals import cycle_board, load_npz, solve_dd
+from bridgebot.tournament.deals import solve_dd
 from endplay.types import Bid, Card, Contract, Player, Vul
 
 from bridgebot.agents import make_agent

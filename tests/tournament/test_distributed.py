@@ -198,8 +198,8 @@ def test_backend_option_errors(
 
 def test_tournament_on_ray_gives_the_local_records(solved_npz: Path, tmp_path: Path) -> None:
     """``bridgebot tournament --backend ray``: every match sharded on the cluster, same boards."""
+    from bridgebot.tournament.event import TournamentConfig, run_tournament
     from bridgebot.tournament.schedule import Entrant
-    from bridgebot.tournament.tournament import TournamentConfig, run_tournament
 
     entrants = (
         Entrant.parse("random"),

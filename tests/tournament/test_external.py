@@ -21,10 +21,10 @@ import pytest
 from bridgebot.server.guard import parse_networks
 from bridgebot.server.seat import SeatClient
 from bridgebot.tournament.config import MatchConfig
-from bridgebot.tournament.formats import seatings
 from bridgebot.tournament.journal import read_journal
 from bridgebot.tournament.match import run_match
 from bridgebot.tournament.rooms import ExternalSeat, MatchStopped, Network, wire_teams
+from bridgebot.tournament.seatings import seatings
 from endplay.parsers import pbn
 from endplay.types import Player
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from bridgebot.engine.agent import Agent, BiddingView, PlayView
+from bridgebot.laws.board_sets import load_npz
 from bridgebot.tournament.ddmatch import run_dd_match
-from bridgebot.tournament.deals import load_npz
 from bridgebot.tournament.match import MatchConfig, run_match
 from endplay.types import Bid, Card
 

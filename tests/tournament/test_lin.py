@@ -112,17 +112,18 @@ def test_aborted_in_the_auction_round_trips() -> None:
 
 
 def test_match_deals_from_a_lin_file(tmp_path: Path) -> None:
-    from bridgebot.tournament.deals import DealSourceError, load_deals
+    """Each record keeps its own number (the second is board 5), dealer and vulnerability."""
+    from bridgebot.laws.board_sets import BoardSetError, load_deal_file
 
     path = tmp_path / "deals.lin"
     path.write_text(
         GOLDEN + "\n" + board_lin(journal_board(_journal_entry(["1NT", "2C"], []))) + "\n"
     )
-    first, second = load_deals(deals=path, boards=2)
+    first, second = load_deal_file(path)
     assert first.pbn == DEAL and first.dealer == Player.south and first.vul == Vul.ew
-    assert second.board == 2 and second.dealer == Player.north and second.vul == Vul.ns
-    with pytest.raises(DealSourceError, match=r"deals.lin: 3 boards asked for, 2 in the file"):
-        load_deals(deals=path, boards=3)
+    assert second.number == 5 and second.dealer == Player.north and second.vul == Vul.ns
+    assert load_deal_file(path, boards=3) == [first, second]  # at most 3: all 2 of them
+    assert load_deal_file(path, boards=1) == [first]
     (tmp_path / "bad.lin").write_text("pn|a,b,c,d|md|1SAKQ|")
-    with pytest.raises(DealSourceError, match=r"bad.lin: "):
-        load_deals(deals=tmp_path / "bad.lin", boards=1)
+    with pytest.raises(BoardSetError, match=r"bad.lin: "):
+        load_deal_file(tmp_path / "bad.lin", boards=1)

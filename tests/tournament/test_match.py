@@ -23,7 +23,10 @@ from bridgebot.cli import main
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(["match", *argv])
+    try:
+        code = main(["match", *argv])
+    except SystemExit as exc:  # argparse's own errors (one line too)
+        code = int(exc.code or 0)
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -181,7 +184,7 @@ def test_parallel_workers_play_every_board_once(solved_npz: Path, tmp_path: Path
         (["--scoring", "play", "--rooms", "inprocess"], "need --rooms tcp"),
         (["--external", "lobby:North"], "no room 'lobby' in format team"),
         (["--external", "open"], "--external: external seat 'open' is not ROOM:SEAT"),
-        (["--boards", "0"], "--boards must be at least 1"),
+        (["--boards", "0"], "--boards: must be at least 1, got 0"),
     ],
 )
 def test_errors_name_the_cause(

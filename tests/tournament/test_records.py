@@ -8,9 +8,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from bridgebot.laws.board_sets import generate
 from bridgebot.server.journal import JournalError
 from bridgebot.tournament.config import MatchConfig
-from bridgebot.tournament.deals import load_deals
 from bridgebot.tournament.journal import JOURNAL_LINE, Journal, read_journal
 from bridgebot.tournament.match import run_match
 from bridgebot.tournament.records import BoardResult, MatchHeader, MatchSummary
@@ -94,7 +94,7 @@ def test_journals_written_before_the_models_are_read() -> None:
 def test_rooms_kept_before_the_models_are_read(tmp_path: Path) -> None:
     kept = tmp_path / "rooms-kept.jsonl"
     shutil.copy(JOURNALS / "old-rooms-kept.jsonl", kept)
-    deals = {d.board: d for d in load_deals(seed=3, boards=2)}
+    deals = {d.number: d for d in generate(3, 2)}
     rooms = KeptRooms.load(kept, deals)
     closed = rooms.results[1]["closed"]
     assert (closed.contract, closed.declarer, closed.deal) == ("7NTXX", "W", deals[1].pbn)

@@ -8,13 +8,14 @@ nobody vulnerable.
 from __future__ import annotations
 
 import pytest
+from bridgebot.laws.boards import BoardDeal, cycle_board
 from bridgebot.laws.notation import parse_call
 from bridgebot.laws.scoring import imps
 from bridgebot.server.records import TableRecord
 from bridgebot.tournament.ddmatch import dd_room_result
-from bridgebot.tournament.deals import BoardDeal, cycle_board, solve_dd
-from bridgebot.tournament.formats import THEM, US, seatings
+from bridgebot.tournament.deals import solve_dd
 from bridgebot.tournament.records import BoardResult
+from bridgebot.tournament.seatings import THEM, US, seatings
 from bridgebot.tournament.slams import reference, side_room, slam_figures
 from endplay.types import Player
 

@@ -20,6 +20,14 @@ import pytest
 from bridgebot.laws.events import victory_points
 from bridgebot.server.records import TableRecord
 from bridgebot.server.seat import SeatClient
+from bridgebot.tournament.event import (
+    HEADER_FILE,
+    TournamentConfig,
+    match_config,
+    read_header,
+    run_tournament,
+    write_header,
+)
 from bridgebot.tournament.journal import read_journal
 from bridgebot.tournament.records import BoardResult
 from bridgebot.tournament.schedule import Entrant, Pairing, TournamentError, next_matches, schedule
@@ -32,14 +40,6 @@ from bridgebot.tournament.standings import (
     load_standings,
     markdown_standings,
     write_standings,
-)
-from bridgebot.tournament.tournament import (
-    HEADER_FILE,
-    TournamentConfig,
-    match_config,
-    read_header,
-    run_tournament,
-    write_header,
 )
 from endplay.types import Player
 
@@ -202,7 +202,10 @@ def test_standings_file_round_trip_and_errors(tmp_path: Path) -> None:
 
 
 def _check_complete(out: Path, boards: int) -> dict[str, list[BoardResult]]:
-    """Every scheduled match's journal holds each board exactly once; return them by match."""
+    """Every scheduled match's journal holds each board exactly once; return them by match.
+
+    Round R plays the next ``boards`` boards of the deal set, numbered as the set numbers them
+    (issue 27: a file's numbers are kept, so seeded rounds are not renumbered either)."""
     standings = load_standings(out / "standings.json")
     assert standings.complete
     played: dict[str, list[BoardResult]] = {}
@@ -210,7 +213,8 @@ def _check_complete(out: Path, boards: int) -> dict[str, list[BoardResult]]:
         lines = (d / "journal.jsonl").read_text().splitlines()
         assert len(lines) == 1 + boards, d  # header + one line per board, nothing twice
         played[d.name] = read_journal(d / "journal.jsonl").boards
-        assert sorted(b.board for b in played[d.name]) == list(range(1, boards + 1))
+        first = (int(d.name[1:3]) - 1) * boards + 1  # matches/rRR-HOME-v-AWAY
+        assert sorted(b.board for b in played[d.name]) == list(range(first, first + boards))
     assert len(played) == standings.matches_scheduled
     return played
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import aiohttp
 import pytest
-from bridgebot.server.boards import generate
+from bridgebot.laws.board_sets import generate
 from bridgebot.server.seat import SeatClient
 from bridgebot.server.tm import TableManager
 from bridgebot.server.web.app import start_web
@@ -57,7 +57,7 @@ async def test_a_person_plays_whole_boards_at_our_table_manager(tmp_path: Path) 
         for p in (Player.north, Player.east, Player.west)
     ]
     table = PersonTable()
-    table.explain = explainer(table, shipped_policy)
+    table.explain = explainer(table, shipped_policy(make_agent))
     person = HumanSeatClient(host, port, Player.south, "People", table)
     web = await start_web(table)
     tasks = [asyncio.create_task(c.run()) for c in (*bots, person)]

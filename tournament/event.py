@@ -35,16 +35,19 @@ from pathlib import Path
 
 import numpy as np
 from bridgebot.engine.agent import AgentFactory
-from bridgebot.engine.modelcard import validation_fault
+from bridgebot.laws.board_sets import load_boards
+from bridgebot.laws.boards import BoardDeal
 from bridgebot.laws.cards import deal_owners
+from bridgebot.laws.errors import validation_fault
+from bridgebot.laws.files import replace_file, write_text_file
 from bridgebot.tournament.config import MatchConfig
-from bridgebot.tournament.deals import BoardDeal, ensure_dd, load_deals
-from bridgebot.tournament.formats import THEM, US, seatings
+from bridgebot.tournament.deals import ensure_dd
 from bridgebot.tournament.journal import read_journal
 from bridgebot.tournament.match import run_match
 from bridgebot.tournament.records import TournamentEntrant, TournamentHeader
 from bridgebot.tournament.rooms import ExternalSeat, Network
 from bridgebot.tournament.schedule import Entrant, Pairing, TournamentError, next_matches, schedule
+from bridgebot.tournament.seatings import THEM, US, seatings
 from bridgebot.tournament.standings import (
     PlayedMatch,
     Standings,
@@ -53,7 +56,7 @@ from bridgebot.tournament.standings import (
     write_standings,
 )
 from endplay.parsers import pbn
-from endplay.types import Board, Deal, Player
+from endplay.types import Board, Player
 from pydantic import ValidationError
 
 #: The agent built (and never asked) at seats an outside program takes: the cheapest there is.
@@ -114,36 +117,35 @@ def _check(cfg: TournamentConfig) -> list[Pairing]:
 
 
 def round_deals(cfg: TournamentConfig, rounds: int) -> dict[int, list[BoardDeal]]:
-    """Deals of every round, renumbered 1..K within the round (dealer and vulnerability kept)."""
+    """Deals of every round: the next ``boards_per_match`` boards of the deal set, their
+    numbers, dealers and vulnerabilities as the file (or the seeded stream) gives them."""
     k = cfg.boards_per_match
-    deals = load_deals(deals=cfg.deals, seed=cfg.seed, boards=rounds * k)
-    return {
-        r: [replace(d, board=i + 1) for i, d in enumerate(deals[(r - 1) * k : r * k])]
-        for r in range(1, rounds + 1)
-    }
+    deals = load_boards(deals=cfg.deals, seed=cfg.seed, boards=rounds * k, default=rounds * k)
+    if len(deals) < rounds * k:
+        raise TournamentError(
+            f"{cfg.deals}: {rounds} rounds of {k} boards need {rounds * k} boards, the file has "
+            f"{len(deals)}"
+        )
+    return {r: deals[(r - 1) * k : r * k] for r in range(1, rounds + 1)}
 
 
 def _write_round_file(path: Path, deals: Sequence[BoardDeal]) -> None:
     """The round's boards as PBN, written once and atomically (resumed matches read the same)."""
     if path.exists():
         return
-    boards = [Board(Deal(d.pbn), board_num=d.board, vul=d.vul, dealer=d.dealer) for d in deals]
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(pbn.dumps(boards), encoding="utf-8")
-    os.replace(tmp, path)
+    boards = [Board(d.deal.copy(), board_num=d.number, vul=d.vul, dealer=d.dealer) for d in deals]
+    write_text_file(path, pbn.dumps(boards))
 
 
 def _write_dd_cache(path: Path, deals: Sequence[BoardDeal]) -> None:
     """A match's DD cache (the deal sets' npz layout) holding its round's solved tables."""
     tables = [d.dd for d in deals]
-    missing = [d.board for d, t in zip(deals, tables, strict=True) if t is None]
+    missing = [d.number for d, t in zip(deals, tables, strict=True) if t is None]
     if missing:
         raise ValueError(f"boards {missing} have no double-dummy table")
     owners = np.stack([deal_owners(d.pbn) for d in deals])
     dd = np.stack([t for t in tables if t is not None])
-    tmp = path.with_name("dd_cache.tmp.npz")
-    np.savez_compressed(tmp, owners=owners, dd=dd)
-    os.replace(tmp, path)
+    replace_file(path, lambda tmp: np.savez_compressed(tmp, owners=owners, dd=dd))
 
 
 def _external_seats(entrant: Entrant, team: str) -> tuple[ExternalSeat, ...]:
@@ -393,9 +395,7 @@ def read_header(path: Path) -> TournamentHeader:
 
 def write_header(path: Path, header: TournamentHeader) -> None:
     """Write a tournament's header file atomically."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(header.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    write_text_file(path, header.model_dump_json(indent=2) + "\n")
 
 
 def _publish(cfg: TournamentConfig, pairings: list[Pairing], done: list[PlayedMatch]) -> Standings:
@@ -409,8 +409,5 @@ def _publish(cfg: TournamentConfig, pairings: list[Pairing], done: list[PlayedMa
         boards_per_match=cfg.boards_per_match,
     )
     write_standings(cfg.out / "standings.json", standings)
-    report = cfg.out / "report.md"
-    tmp = report.with_name("report.md.tmp")
-    tmp.write_text(markdown_standings(standings), encoding="utf-8")
-    os.replace(tmp, report)
+    write_text_file(cfg.out / "report.md", markdown_standings(standings))
     return standings

@@ -16,12 +16,12 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 
 from bridgebot.engine.agent import AgentFactory
+from bridgebot.laws.boards import BoardDeal
 from bridgebot.tournament.config import MatchConfig, Watch
 from bridgebot.tournament.ddmatch import RoomAgents, play_dd_boards, seated_agents
-from bridgebot.tournament.deals import BoardDeal
-from bridgebot.tournament.formats import THEM, US, seatings
 from bridgebot.tournament.records import BoardResult
 from bridgebot.tournament.rooms import play_rooms
+from bridgebot.tournament.seatings import THEM, US, seatings
 
 _worker_agents: RoomAgents = {}
 """The agents of this process's stream, by room (N, E, S, W), built by :func:`init_stream`."""

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bridgebot.server.guard import parse_networks
-from bridgebot.server.logs import add_log_level_argument, configure_logging
+from bridgebot.server.logs import configure_logging
 from bridgebot.server.seat_cli import port_number
-from bridgebot.tournament.formats import seatings
 from bridgebot.tournament.rooms import THEM_NAME, US_NAME, Network
+from bridgebot.tournament.seatings import seatings
 
 if TYPE_CHECKING:
     from bridgebot.tournament.config import MatchConfig
@@ -52,50 +52,31 @@ exit status: 0 done, 2 a bad option or file, 3 stopped early (outside seats): ru
 """
 
 
+#: The shared flags (``bridgebot/options.py`` adds them): --deals, --seed, --boards, the match
+#: options shared with ``tournament``, --reconnect-timeout, --log-level.
+SHARED_OPTIONS = {
+    "deals": True,
+    "seed": 1,
+    "seed_also": "; it also seeds the agents",
+    "boards": 64,
+    "match": True,
+    "workers_help": "board streams in parallel (processes, or Ray actors with --backend ray)",
+    "reconnect_timeout": True,
+    "log_level": "warning",
+    "log_level_help": "log level of the rooms' table managers and seats",
+}
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--us", default="default", help="agent spec of our team (default: default)")
     p.add_argument("--them", default="bfg", help="agent spec of the opponents (default: bfg)")
     p.add_argument(
-        "--deals",
-        type=Path,
-        help="deal file: PBN, LIN, or a double-dummy .npz as `bridgebot ddgen` writes",
-    )
-    p.add_argument(
-        "--seed",
-        type=int,
-        help="seeds the agents, and the random deals when there is no --deals (default 1)",
-    )
-    p.add_argument("--boards", type=int, default=64, help="number of boards (default 64)")
-    p.add_argument("--scoring", choices=("dd", "play"), default="dd", help="default: dd")
-    p.add_argument("--format", dest="fmt", choices=("team", "compatible"), default="team")
-    p.add_argument("--out", type=Path, required=True, help="output directory")
-    p.add_argument("--resume", action="store_true", help="continue from DIR/journal.jsonl")
-    p.add_argument(
-        "--workers",
-        type=int,
-        default=1,
-        help="board streams in parallel (processes, or Ray actors with --backend ray)",
-    )
-    p.add_argument(
-        "--backend",
-        choices=("local", "ray"),
-        default="local",
-        help="local (default): worker processes on this machine; ray: shard the boards across a "
-        "Ray cluster (the distributed extra), the journal is still written here",
-    )
-    p.add_argument(
-        "--ray-address",
-        metavar="ADDR",
-        default=None,
-        help="with --backend ray: the cluster to join (HOST:PORT of a head started with "
-        "'ray start --head', or 'auto'); default: start a local one for this match",
-    )
-    p.add_argument(
-        "--rooms",
-        choices=("auto", "tcp", "inprocess"),
-        default="auto",
-        help="tcp: real table managers and seat clients on 127.0.0.1; inprocess: bidding only, "
-        "for --scoring dd; auto (default): inprocess unless scoring by play or external seats",
+        "--format",
+        dest="fmt",
+        choices=("team", "compatible"),
+        default="team",
+        help="team: each board in two rooms with the pairs swapped (default); compatible: our "
+        "bot replaces one member of the reference pair",
     )
     p.add_argument(
         "--external",
@@ -110,13 +91,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from bridgebot.server.tm_cli import add_web_arguments
 
     add_web_arguments(p, people=False)
-    add_log_level_argument(p, "warning", "log level of the rooms' table managers and seats")
-    p.add_argument(
-        "--seat-timeout",
-        type=float,
-        default=None,
-        help="seconds a seat client of ours waits for a line before giving up (default: no limit)",
-    )
 
 
 def add_network_arguments(p: argparse.ArgumentParser) -> None:
@@ -146,10 +120,6 @@ def add_network_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--remind-every", type=float, default=60.0, metavar="SECONDS",
                    help="repeat where to connect this often while a seat is missing "
                    "(default %(default)g)")  # fmt: skip
-    g.add_argument("--reconnect-timeout", type=float, default=300.0, metavar="SECONDS",
-                   help="an outside seat that leaves mid-match has this long to come back, else "
-                   "the match stops cleanly (resume with --resume); 0: for ever "
-                   "(default %(default)g)")  # fmt: skip
 
 
 def network_from_args(args: argparse.Namespace) -> Network:
@@ -167,7 +137,7 @@ def network_from_args(args: argparse.Namespace) -> Network:
     for room, port in ports.items():
         if not 1 <= port <= 65535:
             raise ValueError(f"port {port} of room {room} is not 1..65535")
-    for name in ("wait_external", "remind_every", "reconnect_timeout"):
+    for name in ("wait_external", "remind_every"):
         if getattr(args, name) < 0 or (name == "remind_every" and args.remind_every == 0):
             raise ValueError(f"--{name.replace('_', '-')} must be positive")
     if args.us_name == args.them_name:
@@ -179,7 +149,7 @@ def network_from_args(args: argparse.Namespace) -> Network:
         allow_teams=frozenset(args.allow_team) if args.allow_team else None,
         wait_external=args.wait_external or None,
         remind_every=args.remind_every,
-        reconnect_timeout=args.reconnect_timeout or None,
+        reconnect_timeout=args.reconnect_timeout,
         us_name=args.us_name,
         them_name=args.them_name,
         announce_file=args.out / "external.json" if args.external else None,
@@ -192,7 +162,6 @@ def run(args: argparse.Namespace) -> int:
     from bridgebot.engine.agent import AgentFactory, AgentSpecError
     from bridgebot.server.journal import JournalError
     from bridgebot.tournament.config import MatchConfig, MatchError
-    from bridgebot.tournament.deals import DealSourceError
     from bridgebot.tournament.rooms import ExternalSeat, MatchStopped, RoomError
 
     make_agent: AgentFactory = args.make_agent  # handed down by the command line
@@ -215,8 +184,8 @@ def run(args: argparse.Namespace) -> int:
             them=args.them,
             out=args.out,
             boards=args.boards,
-            deals=args.deals,
-            seed=args.seed if args.seed is not None else 1,
+            deals=Path(args.deals) if args.deals is not None else None,
+            seed=args.seed,
             fmt=args.fmt,
             scoring=args.scoring,
             resume=args.resume,
@@ -233,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
     except MatchStopped as exc:
         print(f"bridgebot match: stopped: {exc}", file=sys.stderr)
         return 3
-    except (MatchError, DealSourceError, JournalError, RoomError) as exc:
+    except (MatchError, JournalError, RoomError) as exc:
         print(f"bridgebot match: {exc}", file=sys.stderr)
         return 2
     low, high = summary.ci95  # a match has a board at least: only the error may be undefined

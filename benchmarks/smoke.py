@@ -1,0 +1,146 @@
+"""Every benchmark, run at a tiny size: it must finish and print its figures (issue 27).
+
+Nothing ran the benchmarks, so they rotted unseen (``bench_load.py`` stopped with a KeyError on
+the journal's session header while the README still quoted it). ``scripts/check`` (what CI runs)
+runs this after the tests: each script of :data:`SMOKE` as its own process, a few at a time, on a
+small double-dummy file made here with ``bridgebot ddgen``; a script fails the run when it exits
+non-zero or its output lacks the figure it exists to print. The figures of a smoke run mean
+nothing; the point is that the benchmark still works. ``tests/test_benchmarks.py`` checks that
+every benchmark in this folder has an entry, so a new one cannot be left out.
+
+    python benchmarks/smoke.py            # all of them
+    python benchmarks/smoke.py bench_load  # some of them
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+#: script -> (arguments, a pattern its output must hold). ``{dd}`` is a small DD deal file of
+#: :data:`DEALS` deals, ``{tmp}`` a scratch directory of the script's own.
+SMOKE: dict[str, tuple[list[str], str]] = {
+    "bench_bidding_strength": (
+        ["--imitation", "models/bfgnet", "--dd", "{dd}", "--boards", "4", "--them", "random"],
+        r"IMPs",
+    ),
+    "bench_cardplay": (
+        ["--boards", "1", "--data", "{dd}", "--worlds", "2", "--lead-worlds", "2"],
+        r"\d",
+    ),
+    "bench_crosstable": (
+        ["--candidate", "random", "--opponents", "random", "--deals", "{dd}", "--boards", "2"],
+        r"\d",
+    ),
+    "bench_ddnet": (["--data", "{dd}", "--held-out", "6", "--solver-deals", "2"], r"\d"),
+    "bench_explain": (["--repeat", "1", "--auctions", "1"], r"slowest run: [\d.]+ CPU s"),
+    "bench_load": (["--tables", "2", "--boards", "1"], r"lost 0, duplicated 0"),
+    "bench_match": (["--deals", "{dd}", "--boards", "4", "--tcp-boards", "1"], r"\d"),
+    "bench_policy": (["--dd", "{dd}", "--deals", "4", "--reps", "10"], r"\d"),
+    "bench_search": (
+        [
+            "--data",
+            "{dd}",
+            "--boards",
+            "2",
+            "--held-out",
+            "6",
+            "--budgets",
+            "particles=8,rollouts=2",
+            "--workers",
+            "1",
+            "--journal",
+            "{tmp}/journal.jsonl",
+        ],
+        r"\d",
+    ),
+    "bench_slam": (
+        ["--deals", "{dd}", "--boards", "4", "--baseline", "random", "--yardstick"],
+        r"\d",
+    ),
+    "bench_spectator": (["--boards", "2"], r"\d"),
+    "bench_table": (["--boards", "1", "--repeat", "2"], r"\d"),
+    "bench_teacher": (["--deals", "4", "--dd", "2"], r"dd tables"),
+    "soak_tm": (
+        [
+            "--minutes",
+            "0.05",
+            "--rounds",
+            "1",
+            "--boards",
+            "1",
+            "--hostile",
+            "1",
+            "--out",
+            "{tmp}/soak",
+        ],
+        r"\d",
+    ),
+}
+#: Deals of the DD file the smoke runs share.
+DEALS = 12
+
+
+def make_deals(directory: Path) -> Path:
+    path = directory / "dd.npz"
+    cmd = [sys.executable, "-m", "bridgebot", "ddgen", "--boards", str(DEALS), "--seed", "20270"]
+    cmd += ["--out", str(path), "--workers", "1", "--quiet"]
+    subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True)
+    return path
+
+
+def run_one(name: str, dd: Path, scratch: Path) -> tuple[str, bool, float, str]:
+    """Run one benchmark; (name, passed, seconds, why it failed or its last line)."""
+    args, expected = SMOKE[name]
+    tmp = scratch / name
+    tmp.mkdir()
+    argv = [a.replace("{dd}", str(dd)).replace("{tmp}", str(tmp)) for a in args]
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, str(HERE / f"{name}.py"), *argv],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    seconds = time.perf_counter() - start
+    output = done.stdout + done.stderr
+    if done.returncode != 0:
+        return name, False, seconds, f"exit {done.returncode}: {output.strip()[-800:]}"
+    if not re.search(expected, done.stdout):
+        return name, False, seconds, f"no /{expected}/ in its output: {done.stdout.strip()[-800:]}"
+    last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+    return name, True, seconds, last
+
+
+def main(argv: list[str]) -> int:
+    names = argv or sorted(SMOKE)
+    unknown = [n for n in names if n not in SMOKE]
+    if unknown:
+        print(f"smoke: no benchmark {unknown}; known: {', '.join(sorted(SMOKE))}", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory() as tmp:
+        scratch = Path(tmp)
+        dd = make_deals(scratch)
+        with ThreadPoolExecutor(max(1, min(4, os.cpu_count() or 1))) as pool:
+            results = list(pool.map(lambda n: run_one(n, dd, scratch), names))
+    failed = 0
+    for name, ok, seconds, note in results:
+        print(f"{'ok  ' if ok else 'FAIL'} {name:<24} {seconds:6.1f} s  {note}")
+        failed += not ok
+    print(f"benchmark smoke: {len(results) - failed} of {len(results)} ran and printed figures")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,27 @@
+"""Where the shipped models are, resolved once, in the composition root.
+
+The model directories ship as package data of ``bridgebot.models`` (pyproject's package-data),
+so :mod:`importlib.resources` finds them in a source checkout and in an installed wheel alike.
+The algorithms in ``engine`` take a model directory as an argument and never look for one
+themselves (issue 27: four modules found the shipped models by a path relative to their own file).
+"""
+
+from __future__ import annotations
+
+from importlib.resources import files
+from pathlib import Path
+
+#: The shipped model directories: the bidding policy, the imitation of bfg that search uses as
+#: an opponent model, the double-dummy trick estimator and the belief net.
+SHIPPED = ("default", "bfgnet", "ddnet", "belief")
+
+
+def shipped_model(name: str) -> Path:
+    """The directory of the shipped model ``name`` (one of :data:`SHIPPED`)."""
+    if name not in SHIPPED:
+        raise ValueError(f"no shipped model {name!r}; shipped: {', '.join(SHIPPED)}")
+    return Path(str(files("bridgebot.models") / name))
+
+
+#: The shipped policy (agent ``default``), the directory most commands default to.
+DEFAULT_MODEL_DIR = shipped_model("default")

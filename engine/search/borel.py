@@ -1,0 +1,281 @@
+"""The search itself: the posterior over the candidates and :class:`BorelSearch`, the steps of
+the package docstring for one decision."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+from bridgebot.engine.agent import BiddingView
+from bridgebot.engine.features import (
+    encode_arrays,
+    hand_to_array,
+    legal_masks_arrays,
+    vul_flags,
+)
+from bridgebot.engine.search.config import SearchConfig, SearchResult
+from bridgebot.engine.search.oracles import one_hot_tricks
+from bridgebot.engine.search.particles import (
+    auction_log_likelihood,
+    candidates_from_prior,
+    deal_uniform,
+    masked_softmax,
+    resample,
+)
+from bridgebot.engine.search.protocols import (
+    N_TRICKS,
+    BatchPolicy,
+    FloatArray,
+    IntArray,
+    ObservationSampler,
+    ParticleSampler,
+    TrickOracle,
+    U8Array,
+)
+from bridgebot.engine.search.rollouts import (
+    expected_imps,
+    final_contracts,
+    punished,
+    rollout,
+    score_for_side,
+)
+from bridgebot.laws.calls import ALL_CALLS, bid_index
+
+# -- the search ------------------------------------------------------------------------------------
+
+
+def posterior(
+    prior: FloatArray, candidates: list[int], mean_values: FloatArray, r: float, temperature: float
+) -> FloatArray:
+    """Lockhart et al.'s posterior over the candidates: prior x exp(V / (t sqrt R)).
+
+    V = R x mean value. Zero outside the candidates; ``mean_values`` is indexed like ``candidates``.
+    """
+    logp = np.log(np.maximum(prior[candidates].astype(np.float64), 1e-30))
+    logp += np.asarray(mean_values, dtype=np.float64) * np.sqrt(r) / temperature
+    logp -= logp.max()
+    w = np.exp(logp)
+    out = np.zeros_like(prior, dtype=np.float32)
+    out[candidates] = (w / w.sum()).astype(np.float32)
+    return out
+
+
+class BorelSearch:
+    """One search per decision; construct once per agent (it holds the DD cache)."""
+
+    def __init__(
+        self,
+        policy: BatchPolicy,
+        oracle: TrickOracle,
+        config: SearchConfig | None = None,
+        sampler: ParticleSampler | ObservationSampler | None = None,
+        opponents: Sequence[tuple[str, BatchPolicy | None]] | None = None,
+    ) -> None:
+        self.policy = policy
+        self.oracle = oracle
+        self.config = config or SearchConfig()
+        self.sampler: ParticleSampler | ObservationSampler = sampler or deal_uniform
+        self.opponents: list[tuple[str, BatchPolicy | None]] = list(opponents or [("self", None)])
+        """Opponent models by name; ``None`` is our own policy (the opponents bid like us)."""
+        if not self.opponents:
+            raise ValueError("BorelSearch needs at least one opponent model")
+
+    @staticmethod
+    def observation(view: BiddingView) -> tuple[FloatArray, IntArray]:
+        """The policy's features [1, 480] for ``view`` and the history as ALL_CALLS indices."""
+        seat, dealer = view.seat.value, view.dealer.value
+        history = np.array([bid_index(c) for c in view.auction], dtype=np.int64)
+        hand = hand_to_array(view.hand)
+        vus, vth = vul_flags(np.array([view.vul.value]), np.array([seat]))
+        hist = history[None, :] if history.size else np.full((1, 1), -1, dtype=np.int64)
+        feats = encode_arrays(hand[None, :], np.array([(seat - dealer) % 4]), vus, vth, hist)
+        return feats, history
+
+    def prior(self, view: BiddingView) -> tuple[FloatArray, IntArray]:
+        """The policy's distribution over ALL_CALLS for ``view`` and the history as indices."""
+        feats, history = self.observation(view)
+        hist = history[None, :] if history.size else np.full((1, 1), -1, dtype=np.int64)
+        mask = legal_masks_arrays(hist)
+        return masked_softmax(self.policy.logits(feats), mask)[0], history
+
+    def particles(
+        self, view: BiddingView, hand: U8Array, n: int, rng: np.random.Generator
+    ) -> U8Array:
+        """``n`` deals consistent with our hand, from the configured sampler."""
+        seat = view.seat.value
+        if isinstance(self.sampler, ObservationSampler):
+            feats, _ = self.observation(view)
+            return self.sampler.sample(feats[0], seat, hand, n, rng)
+        return self.sampler(seat, hand, n, rng)
+
+    def search(self, view: BiddingView, rng: np.random.Generator) -> SearchResult:
+        cfg = self.config
+        start = time.perf_counter()
+        prior, history = self.prior(view)
+        cands = candidates_from_prior(prior, cfg.k, cfg.p_min)
+        nan = np.full(len(cands), np.nan, dtype=np.float32)
+        if len(cands) == 1:
+            return SearchResult(
+                ALL_CALLS[cands[0]], cands, prior, prior, nan, 0.0, False,
+                time.perf_counter() - start,
+            )  # fmt: skip
+        hand = hand_to_array(view.hand)
+        stats: dict[str, float] = {}
+
+        # Particles, dealt once and shared by every opponent model (paired comparisons).
+        t0 = time.perf_counter()
+        particles = self.particles(view, hand, cfg.particles, rng)
+        weights = self.model_weights(particles, view, history)
+        stats["filter_s"] = time.perf_counter() - t0
+
+        names = [name for name, _ in self.opponents]
+        temperature = cfg.imp_temperature if cfg.value == "imps" else cfg.temperature
+        means_by = np.zeros((len(names), len(cands)), dtype=np.float64)
+        posts, ok = [], True
+        d_mean = np.zeros((len(names), len(cands)), dtype=np.float64)
+        d_se = np.zeros((len(names), len(cands)), dtype=np.float64)
+        for i, (name, model) in enumerate(self.opponents):
+            w = weights[i]
+            stats[f"ess_{name}"] = float(w.sum() ** 2 / (w**2).sum())
+            draws = resample(w, cfg.rollouts, rng)
+            unique, counts = np.unique(draws, return_counts=True)
+            r_eff = float(counts.sum() ** 2 / (counts.astype(np.float64) ** 2).sum())
+            stats[f"r_eff_{name}"] = r_eff
+            scores = self.values(particles[unique], cands, view, history, model, rng, stats)
+            cw = counts.astype(np.float64) / counts.sum()
+            means_by[i] = scores @ cw
+            # Paired difference to the policy's call on the same particles, and its error.
+            diff = scores - scores[0][None, :]
+            d_mean[i] = diff @ cw
+            var = ((diff - d_mean[i][:, None]) ** 2) @ cw
+            d_se[i] = np.sqrt(var / max(r_eff, 1.0))
+            if r_eff >= cfg.r_min:
+                posts.append(
+                    posterior(prior, cands, means_by[i].astype(np.float32), r_eff, temperature)
+                )
+            else:
+                ok = False
+                posts.append(prior)
+        post = np.mean(np.stack(posts), axis=0).astype(np.float32)
+        if cfg.sample_choice and ok:
+            pick = int(rng.choice(len(post), p=post.astype(np.float64) / post.sum()))
+        else:
+            picks = {int(np.argmax(p)) for p in posts}
+            pick = cands[0]
+            if ok and len(picks) == 1:
+                choice = picks.pop()
+                j = cands.index(choice) if choice in cands else 0
+                if j and bool(np.all(d_mean[:, j] > cfg.min_gain + cfg.margin * d_se[:, j])):
+                    pick = choice
+        return SearchResult(
+            call=ALL_CALLS[pick],
+            candidates=cands,
+            prior=prior,
+            posterior=post,
+            values=means_by.min(axis=0).astype(np.float32),
+            effective_rollouts=min(stats[f"r_eff_{n}"] for n in names),
+            searched=True,
+            seconds=time.perf_counter() - start,
+            stats=stats,
+            model_values={n: [float(v) for v in means_by[i]] for i, n in enumerate(names)},
+        )
+
+    def model_weights(
+        self, particles: U8Array, view: BiddingView, history: IntArray
+    ) -> list[npt.NDArray[np.float64]]:
+        """Each opponent model's particle weights (unnormalised, positive).
+
+        With the filter on, a particle weighs the auction's likelihood: partner's calls under our
+        policy, the opponents' under the model. With it off (the belief sampler, which has read
+        the auction as our policy would bid it), a model other than ours reweights by the
+        opponents' likelihood ratio, model over our policy (``reweight``), else all weigh 1.
+        """
+        cfg = self.config
+        seat, dealer, vul = view.seat.value, view.dealer.value, view.vul.value
+        theirs = {(seat + 1) % 4, (seat + 3) % 4}
+        ones = np.ones(particles.shape[0], dtype=np.float64)
+        if not len(history):
+            return [ones for _ in self.opponents]
+
+        def loglik(
+            policy: BatchPolicy, seats: set[int], noise: float = 0.0
+        ) -> npt.NDArray[np.float64]:
+            return auction_log_likelihood(
+                policy, particles, dealer, vul, history, seat, seats, noise
+            )
+
+        out: list[npt.NDArray[np.float64]] = []
+        base: npt.NDArray[np.float64] | None = None
+        for _, model in self.opponents:
+            if cfg.filter:
+                if base is None:
+                    base = loglik(self.policy, {(seat + 2) % 4})
+                opp = loglik(model or self.policy, theirs, cfg.opponent_noise)
+                log_w = base + opp
+            elif model is not None and cfg.reweight:
+                if base is None:
+                    base = loglik(self.policy, theirs)
+                log_w = loglik(model, theirs) - base
+            else:
+                out.append(ones)
+                continue
+            log_w = log_w * cfg.filter_power
+            out.append(np.exp(log_w - log_w.max()))
+        return out
+
+    def values(
+        self,
+        deals: U8Array,
+        cands: list[int],
+        view: BiddingView,
+        history: IntArray,
+        model: BatchPolicy | None,
+        rng: np.random.Generator,
+        stats: dict[str, float],
+    ) -> npt.NDArray[np.float64]:
+        """Our side's duplicate score [candidate, particle] after rolling each candidate out."""
+        cfg = self.config
+        seat, dealer, vul = view.seat.value, view.dealer.value, view.vul.value
+        # Candidate-major rows (candidate c, particle j) -> row c * u + j.
+        t0 = time.perf_counter()
+        u, c = deals.shape[0], len(cands)
+        rows_owners = np.tile(deals, (c, 1))
+        base = np.full((c * u, len(history) + 1), -1, dtype=np.int64)
+        base[:, : len(history)] = history
+        base[:, len(history)] = np.repeat(np.array(cands, dtype=np.int64), u)
+        n0 = np.full(c * u, len(history) + 1, dtype=np.int64)
+        finished, _ = rollout(
+            self.policy, rows_owners, dealer, vul, base, n0,
+            greedy=cfg.greedy, rng=rng,
+            max_calls=cfg.max_rollout_calls, opponent=model, our_seat=seat,
+        )  # fmt: skip
+        stats["rollout_s"] = stats.get("rollout_s", 0.0) + time.perf_counter() - t0
+        t0 = time.perf_counter()
+        contracts = final_contracts(finished, dealer)
+        played = np.flatnonzero(contracts.level > 0)
+        probs = np.zeros((c * u, N_TRICKS), dtype=np.float64)
+        probs[:, 0] = 1.0  # a passed-out row scores 0 whatever the tricks
+        if played.size:
+            p = self.oracle.trick_probs(
+                rows_owners[played], contracts.declarer[played], contracts.strain[played]
+            )
+            probs[played] = one_hot_tricks(p.argmax(axis=1)) if cfg.tricks == "likeliest" else p
+        if cfg.punish:
+            contracts = punished(contracts, probs, seat, cfg.punish)
+        stats["dd_s"] = stats.get("dd_s", 0.0) + time.perf_counter() - t0
+        # Our side's score for every trick count [row, 14], then its expectation (points) or the
+        # expected IMPs over the policy's call on the same particle (imps).
+        per_trick = np.stack(
+            [score_for_side(contracts, np.full(c * u, t), vul, seat) for t in range(N_TRICKS)],
+            axis=1,
+        ).astype(np.float64)
+        if cfg.value != "imps":
+            out: npt.NDArray[np.float64] = (probs * per_trick).sum(axis=1).reshape(c, u)
+            return out
+        return expected_imps(
+            probs.reshape(c, u, N_TRICKS),
+            per_trick.reshape(c, u, N_TRICKS),
+            (contracts.declarer * 5 + contracts.strain).reshape(c, u),
+        )

@@ -1,0 +1,104 @@
+"""Imports point one way (docs/design.md, "Dependency direction"), and the bans hold: no torch
+outside ``models``, neither asyncio nor onnxruntime in ``protocol``. Every import counts,
+function-local ones too (the graph of ``tests/test_import_cycles.py``).
+
+The cycle test alone let an upward import through as long as nothing imported back; this one
+names the part each module belongs to and the parts it may import.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from tests.test_import_cycles import imports, project_modules
+
+#: Each part -> the parts it may import (besides itself). ``bridgebot`` (the composition root)
+#: may import anything.
+MAY_IMPORT: dict[str, frozenset[str]] = {
+    "laws": frozenset(),
+    "protocol": frozenset({"laws"}),
+    "engine": frozenset({"laws"}),
+    "server": frozenset({"laws", "protocol", "engine"}),
+    "tournament": frozenset({"laws", "protocol", "engine", "server"}),
+    "models": frozenset({"laws", "protocol", "engine", "server", "tournament"}),
+}
+#: Outside packages a part must never import, anywhere in it: part -> banned top-level names.
+BANNED: dict[str, frozenset[str]] = {
+    "laws": frozenset({"torch", "asyncio", "onnxruntime"}),
+    "protocol": frozenset({"torch", "asyncio", "onnxruntime"}),
+    "engine": frozenset({"torch", "asyncio"}),
+    "server": frozenset({"torch"}),
+    "tournament": frozenset({"torch"}),
+    "bridgebot": frozenset({"torch"}),
+}
+
+
+def part_of(module: str) -> str:
+    """``bridgebot.engine.search`` -> ``engine``; the root's own modules -> ``bridgebot``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in MAY_IMPORT else "bridgebot"
+
+
+def upward(graph: dict[str, set[str]]) -> list[str]:
+    """Every import of a part it may not import, as ``importer -> imported``."""
+    bad = []
+    for name, targets in sorted(graph.items()):
+        part = part_of(name)
+        if part == "bridgebot":
+            continue
+        for target in sorted(targets):
+            other = part_of(target)
+            if other != part and other not in MAY_IMPORT[part]:
+                bad.append(f"{name} -> {target}")
+    return bad
+
+
+def outside_imports(path: Path) -> set[str]:
+    """The top-level names of every package ``path`` imports, anywhere in it."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.partition(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module.partition(".")[0])
+    return found
+
+
+def banned(modules: dict[str, Path]) -> list[str]:
+    bad = []
+    for name, path in sorted(modules.items()):
+        for package in sorted(outside_imports(path) & BANNED.get(part_of(name), frozenset())):
+            bad.append(f"{name} imports {package}")
+    return bad
+
+
+def _graph() -> tuple[dict[str, Path], dict[str, set[str]]]:
+    modules = project_modules()
+    return modules, {name: imports(path, name, set(modules)) for name, path in modules.items()}
+
+
+def test_imports_point_down_and_the_bans_hold() -> None:
+    modules, graph = _graph()
+    assert upward(graph) == [], "imports against the direction of docs/design.md"
+    assert banned(modules) == []
+
+
+def test_a_planted_upward_import_or_banned_package_is_found(tmp_path: Path) -> None:
+    """The checks above can fail: an engine module that imports the tournament inside a
+    function, and a protocol module that imports asyncio, are both reported."""
+    modules, graph = _graph()
+    planted = tmp_path / "planted.py"
+    planted.write_text(
+        "import numpy\n\n\ndef helper():\n"
+        "    from bridgebot.tournament.match import run_match\n\n"
+        "    import asyncio\n\n    return run_match, asyncio\n"
+    )
+    graph["bridgebot.engine.planted"] = imports(planted, "bridgebot.engine.planted", set(modules))
+    assert upward(graph) == ["bridgebot.engine.planted -> bridgebot.tournament.match"]
+    assert banned({**modules, "bridgebot.protocol.planted": planted}) == [
+        "bridgebot.protocol.planted imports asyncio"
+    ]
+    assert banned({**modules, "bridgebot.engine.planted": planted}) == [
+        "bridgebot.engine.planted imports asyncio"
+    ]
