@@ -143,6 +143,18 @@ class SearchOptions(CardPlayOptions):
         description="a rollout's tricks: the oracle's likeliest or its distribution",
     )
     reweight: bool = Field(_CONFIG.reweight, description="reweight belief particles by model")
+    slam: bool = Field(_CONFIG.slam, description="re-score slam decisions with the solver")
+    slam_particles: int = Field(
+        _CONFIG.slam_particles, ge=1, description="particles the slam stage solves per model"
+    )
+    slam_chance: float = Field(
+        _CONFIG.slam_chance, ge=0.0, le=1.0, description="chance of 12+ tricks that starts it"
+    )
+    slam_margin: float = Field(
+        _CONFIG.slam_margin,
+        ge=0.0,
+        description="standard errors a slam-stage deviation must win by",
+    )
 
     def config(self) -> SearchConfig:
         """The search's :class:`SearchConfig`."""

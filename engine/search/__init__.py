@@ -23,6 +23,11 @@ option. Both papers spend 1-2 minutes a decision; this module aims at well under
 6. **Posterior** (Lockhart et al.): ``prior x exp(mean value x sqrt(R) / t)`` over the candidates,
    where ``R`` is the number of rollouts (the effective number when draws repeat); below ``r_min``
    rollouts the prior stands. The call is the posterior's most likely one (or a sample).
+7. **Slams** (``slam=on``, off by default): where a slam is decided (a candidate bids a slam or
+   goes past game, or the oracle gives our side 12+ tricks on the particles), the slam bids of
+   our best strain join the candidates and the leading candidates are scored again by the
+   solver on a few dozen particles (``slam_particles``), since the learned estimator's slam
+   estimates are its weakest. Its budget is counted in particles and solves, never seconds.
 
 The rollout policy is any :class:`BatchPolicy` (logits for a batch of 480-feature observations);
 :mod:`engine.policy` provides the ONNX one. No torch here.
@@ -39,17 +44,21 @@ from bridgebot.engine.search.agent import (
     SearchAgent,
 )
 from bridgebot.engine.search.borel import (
+    GAME_LEVEL,
     BorelSearch,
+    beyond_game,
     posterior,
 )
 from bridgebot.engine.search.config import (
     SearchConfig,
     SearchResult,
+    Verdict,
 )
 from bridgebot.engine.search.oracles import (
     EstimatorOracle,
     SolverOracle,
     one_hot_tricks,
+    slam_chances,
 )
 from bridgebot.engine.search.particles import (
     auction_log_likelihood,
@@ -82,6 +91,7 @@ from bridgebot.engine.search.rollouts import (
 
 __all__ = [
     "DEFAULT_OPPONENTS",
+    "GAME_LEVEL",
     "NEG_INF",
     "N_TRICKS",
     "BatchPolicy",
@@ -98,8 +108,10 @@ __all__ = [
     "SolverOracle",
     "TrickOracle",
     "U8Array",
+    "Verdict",
     "auction_log_likelihood",
     "auction_over_arrays",
+    "beyond_game",
     "candidates_from_prior",
     "deal_uniform",
     "expected_imps",
@@ -111,5 +123,6 @@ __all__ = [
     "resample",
     "rollout",
     "score_for_side",
+    "slam_chances",
     "split_logits",
 ]

@@ -15,8 +15,8 @@ from bridgebot.engine.features import (
     legal_masks_arrays,
     vul_flags,
 )
-from bridgebot.engine.search.config import SearchConfig, SearchResult
-from bridgebot.engine.search.oracles import one_hot_tricks
+from bridgebot.engine.search.config import SearchConfig, SearchResult, Verdict
+from bridgebot.engine.search.oracles import SolverOracle, one_hot_tricks, slam_chances
 from bridgebot.engine.search.particles import (
     auction_log_likelihood,
     candidates_from_prior,
@@ -41,7 +41,20 @@ from bridgebot.engine.search.rollouts import (
     rollout,
     score_for_side,
 )
-from bridgebot.laws.calls import ALL_CALLS, bid_index
+from bridgebot.laws.calls import ALL_CALLS, FIRST_BID, bid_index
+
+#: The level of game in each strain (C, D, H, S, NT).
+GAME_LEVEL = (5, 5, 4, 4, 3)
+
+
+def beyond_game(call: int) -> bool:
+    """Whether ALL_CALLS index ``call`` is a bid above game in its strain (4NT, 5H, 6C, ...):
+    a slam bid, or a bid that takes the auction past game towards one."""
+    if call < FIRST_BID:
+        return False
+    level, strain = (call - FIRST_BID) // 5 + 1, (call - FIRST_BID) % 5
+    return level > GAME_LEVEL[strain]
+
 
 # -- the search ------------------------------------------------------------------------------------
 
@@ -81,6 +94,8 @@ class BorelSearch:
         """Opponent models by name; ``None`` is our own policy (the opponents bid like us)."""
         if not self.opponents:
             raise ValueError("BorelSearch needs at least one opponent model")
+        self.exact = oracle if isinstance(oracle, SolverOracle) else SolverOracle()
+        """The solver, for the slam stage (the search's own oracle when that is the solver)."""
 
     @staticmethod
     def observation(view: BiddingView) -> tuple[FloatArray, IntArray]:
@@ -130,20 +145,65 @@ class BorelSearch:
         weights = self.model_weights(particles, view, history)
         stats["filter_s"] = time.perf_counter() - t0
 
-        names = [name for name, _ in self.opponents]
-        temperature = cfg.imp_temperature if cfg.value == "imps" else cfg.temperature
-        means_by = np.zeros((len(names), len(cands)), dtype=np.float64)
-        posts, ok = [], True
-        d_mean = np.zeros((len(names), len(cands)), dtype=np.float64)
-        d_se = np.zeros((len(names), len(cands)), dtype=np.float64)
+        scored: list[tuple[npt.NDArray[np.float64], IntArray]] = []
         for i, (name, model) in enumerate(self.opponents):
             w = weights[i]
             stats[f"ess_{name}"] = float(w.sum() ** 2 / (w**2).sum())
             draws = resample(w, cfg.rollouts, rng)
             unique, counts = np.unique(draws, return_counts=True)
-            r_eff = float(counts.sum() ** 2 / (counts.astype(np.float64) ** 2).sum())
-            stats[f"r_eff_{name}"] = r_eff
             scores = self.values(particles[unique], cands, view, history, model, rng, stats)
+            scored.append((scores, counts))
+        verdict = self.judge(prior, cands, scored, rng)
+        for name, r_eff in zip(self.names, verdict.r_eff, strict=True):
+            stats[f"r_eff_{name}"] = r_eff
+        if cfg.slam:
+            stage = self.slam_stage(view, history, prior, cands, particles, weights, rng, stats)
+            if stage is not None:
+                cands, verdict = stage
+        return SearchResult(
+            call=ALL_CALLS[verdict.pick],
+            candidates=cands,
+            prior=prior,
+            posterior=verdict.posterior,
+            values=verdict.means.min(axis=0).astype(np.float32),
+            effective_rollouts=min(verdict.r_eff),
+            searched=True,
+            seconds=time.perf_counter() - start,
+            stats=stats,
+            model_values={
+                n: [float(v) for v in verdict.means[i]] for i, n in enumerate(self.names)
+            },
+        )
+
+    @property
+    def names(self) -> list[str]:
+        """The opponent models' names, in order."""
+        return [name for name, _ in self.opponents]
+
+    def judge(
+        self,
+        prior: FloatArray,
+        cands: list[int],
+        scored: Sequence[tuple[npt.NDArray[np.float64], IntArray]],
+        rng: np.random.Generator,
+        margin: float | None = None,
+    ) -> Verdict:
+        """The call, from each opponent model's scores [candidate, particle] and the particles'
+        draw counts: the posterior per model (the prior below ``r_min`` effective rollouts), and
+        a call other than the policy's (``cands[0]``) only if every model's posterior picks it
+        and it beats the policy's call by ``min_gain`` plus ``margin`` (default: the config's)
+        paired standard errors."""
+        cfg = self.config
+        margin = cfg.margin if margin is None else margin
+        temperature = cfg.imp_temperature if cfg.value == "imps" else cfg.temperature
+        m = len(scored)
+        means_by = np.zeros((m, len(cands)), dtype=np.float64)
+        d_mean = np.zeros((m, len(cands)), dtype=np.float64)
+        d_se = np.zeros((m, len(cands)), dtype=np.float64)
+        posts, r_effs, ok = [], [], True
+        for i, (scores, counts) in enumerate(scored):
+            r_eff = float(counts.sum() ** 2 / (counts.astype(np.float64) ** 2).sum())
+            r_effs.append(r_eff)
             cw = counts.astype(np.float64) / counts.sum()
             means_by[i] = scores @ cw
             # Paired difference to the policy's call on the same particles, and its error.
@@ -167,20 +227,77 @@ class BorelSearch:
             if ok and len(picks) == 1:
                 choice = picks.pop()
                 j = cands.index(choice) if choice in cands else 0
-                if j and bool(np.all(d_mean[:, j] > cfg.min_gain + cfg.margin * d_se[:, j])):
+                if j and bool(np.all(d_mean[:, j] > cfg.min_gain + margin * d_se[:, j])):
                     pick = choice
-        return SearchResult(
-            call=ALL_CALLS[pick],
-            candidates=cands,
-            prior=prior,
-            posterior=post,
-            values=means_by.min(axis=0).astype(np.float32),
-            effective_rollouts=min(stats[f"r_eff_{n}"] for n in names),
-            searched=True,
-            seconds=time.perf_counter() - start,
-            stats=stats,
-            model_values={n: [float(v) for v in means_by[i]] for i, n in enumerate(names)},
-        )
+        return Verdict(pick, post, means_by, r_effs)
+
+    def slam_stage(
+        self,
+        view: BiddingView,
+        history: IntArray,
+        prior: FloatArray,
+        cands: list[int],
+        particles: U8Array,
+        weights: list[npt.NDArray[np.float64]],
+        rng: np.random.Generator,
+        stats: dict[str, float],
+    ) -> tuple[list[int], Verdict] | None:
+        """Search again, exactly, where a slam is decided; ``None`` where none is.
+
+        Each opponent model draws ``slam_particles`` of its filtered particles. The stage runs
+        when a candidate is a slam bid or a bid above game (4NT, 5 of a major: it forces past
+        game), or when the oracle gives our side 12+ tricks with a mean chance of at least
+        ``slam_chance`` on those particles. Then the 6 (7) bid of the strain where our side most
+        likely takes 12 (13) tricks joins the candidates if legal and that chance reaches
+        ``slam_chance`` (at the least prior of a candidate, ``p_min``), and every candidate is
+        rolled out on the stage's particles and scored by the solver (:class:`SolverOracle`,
+        through :mod:`engine.dds`): :meth:`judge` then decides, as for the main search but with
+        ``slam_margin`` standard errors. The
+        budget is counted in particles and the solves they need (``slam_solves``), so a seeded
+        search repeats on any machine.
+        """
+        cfg = self.config
+        t0 = time.perf_counter()
+        seat = view.seat.value
+        draws = [
+            np.unique(resample(w, cfg.slam_particles, rng), return_counts=True) for w in weights
+        ]
+        everyone = np.unique(np.concatenate([u for u, _ in draws]))
+        mass = np.zeros(particles.shape[0], dtype=np.float64)
+        for unique, counts in draws:
+            mass[unique] += counts
+        p12, p13 = slam_chances(self.oracle, particles[everyone], seat)  # [u, 5] each
+        share = mass[everyone] / mass[everyone].sum()
+        chance12, chance13 = share @ p12, share @ p13  # per strain
+        stats["slam_chance"] = float(chance12.max())
+        high = int(history.max()) if history.size else 0
+        deciding = any(beyond_game(c) for c in cands) or stats["slam_chance"] >= cfg.slam_chance
+        if not deciding:
+            stats["slam_s"] = time.perf_counter() - t0
+            return None
+        added: list[int] = []
+        for level, chance in ((6, chance12), (7, chance13)):
+            strain = int(np.argmax(chance))
+            call = FIRST_BID + 5 * (level - 1) + strain
+            if chance[strain] >= cfg.slam_chance and call > high and call not in cands:
+                added.append(call)
+        stage_cands = cands + added
+        stage_prior = prior.copy()
+        stage_prior[added] = np.maximum(stage_prior[added], cfg.p_min)
+        stage_prior /= stage_prior.sum()
+        solved = self.exact.solved
+        scored = []
+        for (_, model), (unique, counts) in zip(self.opponents, draws, strict=True):
+            scores = self.values(
+                particles[unique], stage_cands, view, history, model, rng, stats, self.exact
+            )
+            scored.append((scores, counts))
+        verdict = self.judge(stage_prior, stage_cands, scored, rng, cfg.slam_margin)
+        stats["slam_stage"] = 1.0
+        stats["slam_added"] = float(len(added))
+        stats["slam_solves"] = float(self.exact.solved - solved)
+        stats["slam_s"] = time.perf_counter() - t0
+        return stage_cands, verdict
 
     def model_weights(
         self, particles: U8Array, view: BiddingView, history: IntArray
@@ -234,9 +351,12 @@ class BorelSearch:
         model: BatchPolicy | None,
         rng: np.random.Generator,
         stats: dict[str, float],
+        oracle: TrickOracle | None = None,
     ) -> npt.NDArray[np.float64]:
-        """Our side's duplicate score [candidate, particle] after rolling each candidate out."""
+        """Our side's duplicate score [candidate, particle] after rolling each candidate out,
+        its tricks from ``oracle`` (the search's own by default)."""
         cfg = self.config
+        oracle = oracle or self.oracle
         seat, dealer, vul = view.seat.value, view.dealer.value, view.vul.value
         # Candidate-major rows (candidate c, particle j) -> row c * u + j.
         t0 = time.perf_counter()
@@ -258,7 +378,7 @@ class BorelSearch:
         probs = np.zeros((c * u, N_TRICKS), dtype=np.float64)
         probs[:, 0] = 1.0  # a passed-out row scores 0 whatever the tricks
         if played.size:
-            p = self.oracle.trick_probs(
+            p = oracle.trick_probs(
                 rows_owners[played], contracts.declarer[played], contracts.strain[played]
             )
             probs[played] = one_hot_tricks(p.argmax(axis=1)) if cfg.tricks == "likeliest" else p

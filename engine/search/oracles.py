@@ -7,7 +7,13 @@ from collections import OrderedDict
 
 import numpy as np
 import numpy.typing as npt
-from bridgebot.engine.search.protocols import N_TRICKS, FloatArray, IntArray, U8Array
+from bridgebot.engine.search.protocols import (
+    N_TRICKS,
+    FloatArray,
+    IntArray,
+    TrickOracle,
+    U8Array,
+)
 
 # -- double-dummy oracles --------------------------------------------------------------------------
 
@@ -87,3 +93,21 @@ class EstimatorOracle:
 
     def trick_probs(self, owners: U8Array, declarer: IntArray, strain: IntArray) -> FloatArray:
         return self.estimator.trick_probs(owners, declarer, strain)
+
+
+def slam_chances(
+    oracle: TrickOracle, deals: U8Array, seat: int
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """The oracle's chance that ``seat``'s side takes 12+ and 13 tricks, per deal and strain
+    ([deals, 5] each), the better of its two declarers."""
+    u = deals.shape[0]
+    declarers = np.array([seat, (seat + 2) % 4], dtype=np.int64)
+    # Rows (deal, declarer, strain) -> row (j * 2 + d) * 5 + s.
+    probs = oracle.trick_probs(
+        np.repeat(deals, 10, axis=0),
+        np.tile(np.repeat(declarers, 5), u),
+        np.tile(np.arange(5, dtype=np.int64), 2 * u),
+    ).reshape(u, 2, 5, N_TRICKS)
+    p12 = probs[..., 12:].sum(axis=-1, dtype=np.float64).max(axis=1)
+    p13 = probs[..., 13].astype(np.float64).max(axis=1)
+    return p12, p13

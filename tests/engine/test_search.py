@@ -11,10 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
 import pytest
+from bridgebot.engine import dds
 from bridgebot.engine.agent import BiddingView
 from bridgebot.engine.features import (
     DATA_TO_OPENSPIEL,
@@ -32,17 +34,19 @@ from bridgebot.engine.search import (
     SearchConfig,
     SolverOracle,
     auction_log_likelihood,
+    beyond_game,
     candidates_from_prior,
     deal_uniform,
     expected_imps,
     final_contracts,
+    one_hot_tricks,
     posterior,
     punished,
     resample,
     rollout,
     score_for_side,
 )
-from bridgebot.laws.calls import ALL_CALLS, bid_index, final_contract, legal_calls
+from bridgebot.laws.calls import ALL_CALLS, FIRST_BID, bid_index, final_contract, legal_calls
 from bridgebot.laws.cards import deal_owners, owners_pbn
 from bridgebot.laws.scoring import PENALTY_ORDER, imps, imps_array
 from endplay.types import Deal, Hand, Player, Vul
@@ -621,3 +625,128 @@ def test_particle_weights_under_an_opponent_model(tmp_path: Path) -> None:
     (w3,) = noisy.model_weights(particles, view, history)
     assert np.array_equal(w3 > 0.5, east_ace)
     assert w3[~east_ace].min() > 1e-3 and w3[~east_ace].max() < 0.02
+
+
+# -- the slam stage ---------------------------------------------------------------------------------
+
+
+THREE_NT, SIX_NT = bid_index(ALL_CALLS[3 + 5 * 2 + 4]), bid_index(ALL_CALLS[3 + 5 * 5 + 4])
+
+
+class ConstantOracle:
+    """A peer for the slam stage: a trick estimator that says ``tricks`` for every contract (the
+    learned estimator's over- or under-confidence, made total)."""
+
+    def __init__(self, tricks: int) -> None:
+        self.tricks = tricks
+
+    def trick_probs(self, owners: np.ndarray, declarer: np.ndarray, strain: np.ndarray) -> Any:
+        return one_hot_tricks(np.full(len(declarer), self.tricks))
+
+
+@pytest.fixture
+def solver_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The deals of every call to ``engine.dds.dd_tables`` (the solver's one door), in order."""
+    calls: list[int] = []
+    real = dds.dd_tables
+
+    def counting(owners: np.ndarray, strains: Sequence[int] | None = None) -> np.ndarray:
+        calls.append(len(owners))
+        return real(owners, strains)
+
+    monkeypatch.setattr(dds, "dd_tables", counting)
+    return calls
+
+
+def test_beyond_game_names_slam_bids_and_bids_past_game() -> None:
+    def call(text: str) -> int:
+        level, strain = int(text[0]), "CDHSN".index(text[1])
+        return FIRST_BID + 5 * (level - 1) + strain
+
+    for past in ("4N", "5H", "5S", "6C", "6D", "7N", "5N"):
+        assert beyond_game(call(past)), past
+    for short in ("3N", "4H", "4S", "5C", "5D", "1C"):
+        assert not beyond_game(call(short)), short
+    assert not beyond_game(PASS) and not beyond_game(1) and not beyond_game(2)
+
+
+def test_slam_stage_overrules_an_estimator_that_makes_every_slam(
+    tmp_path: Path, solver_calls: list[int]
+) -> None:
+    """The policy prefers pass to 6NT; an estimator that gives every contract 13 tricks makes the
+    search bid 6NT on a Yarborough. With the slam stage, 6NT (a slam candidate) and the slam
+    bids it adds are scored by the solver on ``slam_particles`` particles, and pass stands."""
+    policy = blind_policy(tmp_path / "p", {PASS: 0.5, SIX_NT: 0.0})
+    cfg = SearchConfig(particles=32, rollouts=16, r_min=4, slam_particles=8)
+    weak = view_for(full_pbn(YARBOROUGH), Player.south, Player.south, [], Vul.none)
+    off = BorelSearch(policy, ConstantOracle(13), cfg).search(weak, np.random.default_rng(0))
+    assert bid_index(off.call) == SIX_NT and "slam_stage" not in off.stats
+    assert not solver_calls
+    search = BorelSearch(policy, ConstantOracle(13), replace(cfg, slam=True))
+    on = search.search(weak, np.random.default_rng(0))
+    assert on.stats["slam_stage"] == 1 and on.stats["slam_chance"] == 1.0
+    assert bid_index(on.call) == PASS
+    values = dict(zip(on.candidates, on.values, strict=True))
+    assert values[SIX_NT] < -200  # 6NT by a Yarborough's side fails double dummy
+    added = [c for c in on.candidates if c not in (PASS, SIX_NT)]
+    assert len(added) == int(on.stats["slam_added"]) == 2  # the 6 and 7 bids of the best strain
+    assert all(beyond_game(c) and values[c] < 0 for c in added)
+    # Every trick came from the solver through engine.dds: one call per strain reached, at most
+    # the 8 stage particles (one opponent model) each, and as many solves as the stage counts.
+    assert solver_calls and max(solver_calls) <= 8
+    assert sum(solver_calls) == on.stats["slam_solves"] == search.exact.solved
+
+
+def test_slam_stage_finds_the_grand_the_policy_never_bids(tmp_path: Path) -> None:
+    """The policy knows only pass and 3NT; with 13 top tricks the real solver (the search's own
+    oracle) says our side makes 13 tricks, so the stage adds the grand and bids it."""
+    policy = blind_policy(tmp_path / "p", {PASS: 0.5, THREE_NT: 0.0})
+    cfg = SearchConfig(particles=32, rollouts=16, r_min=4, slam=True, slam_particles=8)
+    search = BorelSearch(policy, SolverOracle(), cfg)
+    rock = view_for(full_pbn(ROCK), Player.south, Player.south, [], Vul.none)
+    result = search.search(rock, np.random.default_rng(0))
+    assert result.stats["slam_stage"] == 1 and result.stats["slam_chance"] == 1.0
+    level = (bid_index(result.call) - FIRST_BID) // 5 + 1
+    assert level == 7 and result.changed
+    values = dict(zip(result.candidates, result.values, strict=True))
+    assert values[bid_index(result.call)] >= 1440  # 7C (1440) or better, on every particle
+    assert values[THREE_NT] == 520
+
+
+def test_slam_stage_stays_out_of_partscore_decisions(
+    tmp_path: Path, solver_calls: list[int]
+) -> None:
+    """No candidate beyond game and no slam in sight: the stage only looks, and never solves."""
+    policy = blind_policy(tmp_path / "p", {PASS: 0.5, THREE_NT: 0.0})
+    cfg = SearchConfig(particles=32, rollouts=16, r_min=4, slam=True, slam_particles=8)
+    weak = view_for(full_pbn(YARBOROUGH), Player.south, Player.south, [], Vul.none)
+    result = BorelSearch(policy, ConstantOracle(7), cfg).search(weak, np.random.default_rng(0))
+    assert result.searched and result.stats["slam_chance"] == 0.0
+    assert "slam_stage" not in result.stats and not solver_calls
+    assert sorted(result.candidates) == [PASS, THREE_NT]
+
+
+def test_slam_stage_repeats_under_a_seed(tmp_path: Path) -> None:
+    policy = blind_policy(tmp_path / "p", {PASS: 0.5, SIX_NT: 0.0})
+    cfg = SearchConfig(particles=32, rollouts=16, r_min=4, slam=True, slam_particles=8)
+    view = view_for(full_pbn(ROCK, seed=3), Player.south, Player.south, [], Vul.both)
+    runs = [
+        BorelSearch(policy, ConstantOracle(12), cfg).search(view, np.random.default_rng(5))
+        for _ in range(2)
+    ]
+    a, b = runs
+    assert a.stats["slam_stage"] == 1
+    assert a.call == b.call and a.candidates == b.candidates
+    assert np.array_equal(a.values, b.values) and np.array_equal(a.posterior, b.posterior)
+    assert a.stats["slam_solves"] == b.stats["slam_solves"] > 0
+
+
+def test_slam_options_from_the_spec() -> None:
+    spec = "search,slam=on,slam_particles=16,slam_chance=0.5,slam_margin=1.5"
+    cfg = AgentSpec.parse(spec).options
+    assert isinstance(cfg, SearchOptions)
+    got = cfg.config()
+    assert (got.slam, got.slam_particles, got.slam_chance, got.slam_margin) == (True, 16, 0.5, 1.5)
+    assert SearchConfig().slam is False  # off by default
+    with pytest.raises(AgentSpecError, match="option slam_particles must be >= 1, not '0'"):
+        AgentSpec.parse("search,slam_particles=0")
