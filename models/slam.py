@@ -31,11 +31,9 @@ import numpy.typing as npt
 from bridgebot.laws.boards import side_vulnerable_arrays
 from bridgebot.laws.calls import final_contracts_array
 from bridgebot.laws.scoring import imps_array, score_array
+from bridgebot.models.dealfilter import side_hcp_and_fit
 
 IntArray = npt.NDArray[np.int64]
-
-#: High-card points of each card index (suit * 13 + rank, ranks A, K, Q, J, T, ... 2).
-_HCP = np.tile(np.array([4, 3, 2, 1] + [0] * 9, dtype=np.int64), 4)
 
 
 def side_best(
@@ -48,17 +46,30 @@ def side_best(
     makes nothing (no strain with seven tricks) scores 0 (the board passed out). ``tricks`` is the
     most tricks the side takes in any strain, so ``tricks >= 12`` says it has a slam.
     """
-    d = np.asarray(dd, dtype=np.int64)
-    b = d.shape[0]
-    s = np.broadcast_to(np.asarray(side, dtype=np.int64), (b,))
-    decl = np.stack([s, s + 2], axis=1)  # [B, 2]
-    tricks = d[np.arange(b)[:, None], decl, :]  # [B, 2, 5]
+    b = len(dd)
+    decl, tricks = _side_tricks(dd, side)
     level = np.clip(tricks - 6, 0, 7)
     strain = np.broadcast_to(np.arange(5), tricks.shape)
     sv = side_vulnerable_arrays(np.broadcast_to(np.asarray(vul)[:, None], (b, 2)), decl)
     score = score_array(level, strain, 0, sv[:, :, None], tricks)
     best = score.reshape(b, -1).max(axis=1)
     return np.maximum(best, 0), tricks.reshape(b, -1).max(axis=1)
+
+
+def _side_tricks(dd: npt.NDArray[np.integer], side: npt.ArrayLike) -> tuple[IntArray, IntArray]:
+    """(declarers [B, 2], tricks [B, 2, 5]): the two seats of each row's ``side`` and what each
+    takes in every strain."""
+    d = np.asarray(dd, dtype=np.int64)
+    s = np.broadcast_to(np.asarray(side, dtype=np.int64), (len(d),))
+    decl = np.stack([s, s + 2], axis=1)
+    return decl, d[np.arange(len(d))[:, None], decl, :]
+
+
+def _both_tables(dd: npt.NDArray[np.integer]) -> tuple[IntArray, npt.NDArray[np.integer]]:
+    """(learner side [2B], DD tables [2B, 4, 5]) in a duplicate batch's row layout: table 0 the
+    learner North-South, table 1 East-West."""
+    b = len(dd)
+    return np.repeat(np.arange(2, dtype=np.int64), b), np.concatenate([dd, dd])
 
 
 def slam_shortfall(
@@ -77,9 +88,7 @@ def slam_shortfall(
     ``min(0, IMP(learner side's score - its side's best))`` where the side's best contract is a
     slam or the side declared one, else 0.
     """
-    b = len(dd)
-    side = np.concatenate([np.zeros(b, np.int64), np.ones(b, np.int64)])
-    d2 = np.concatenate([dd, dd])
+    side, d2 = _both_tables(dd)
     v2 = np.concatenate([vul, vul])
     best, top = side_best(d2, v2, side)
     ours = np.where(side == 0, ns, -ns)
@@ -101,17 +110,14 @@ def slam_counts(
     Same row layout as :func:`slam_shortfall`; counts over both tables (each deal gives the
     learner one chance per table when its side makes 12 tricks in some strain).
     """
-    b = len(dd)
-    d2 = np.concatenate([dd, dd]).astype(np.int64)
+    side, d2 = _both_tables(dd)
     level, strain, _pen, declarer = final_contracts_array(
         auctions, np.concatenate([dealer, dealer])
     )
-    side = np.concatenate([np.zeros(b, np.int64), np.ones(b, np.int64)])
-    seats = np.stack([side, side + 2], axis=1)
-    top = d2[np.arange(2 * b)[:, None], seats, :].reshape(2 * b, -1).max(axis=1)
+    top = _side_tricks(d2, side)[1].max(axis=(1, 2))
     ours = (level > 0) & (declarer % 2 == side)
     slam_bid = ours & (level >= 6)
-    made = slam_bid & (d2[np.arange(2 * b), declarer, strain] >= level + 6)
+    made = slam_bid & (d2[np.arange(len(d2)), declarer, strain] >= level + 6)
     chance = top >= 12
     return {
         "chances": float(chance.sum()),
@@ -123,13 +129,11 @@ def slam_counts(
     }
 
 
-def side_hcp(owners: npt.NDArray[np.integer]) -> IntArray:
+def side_hcp(owners: npt.NDArray[np.uint8]) -> IntArray:
     """[N, 2]: high-card points of North-South and of East-West (owners: seat of each card)."""
-    o = np.asarray(owners, dtype=np.int64)
-    ns = ((o % 2 == 0) * _HCP).sum(axis=1)
-    return np.stack([ns, 40 - ns], axis=1)
+    return side_hcp_and_fit(owners)[0]
 
 
-def strong_deals(owners: npt.NDArray[np.integer], min_hcp: int = 26) -> IntArray:
+def strong_deals(owners: npt.NDArray[np.uint8], min_hcp: int = 26) -> IntArray:
     """Indices of the deals where one side holds at least ``min_hcp`` high-card points."""
     return np.flatnonzero(side_hcp(owners).max(axis=1) >= min_hcp).astype(np.int64)
