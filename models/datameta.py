@@ -29,6 +29,10 @@ from bridgebot.models.data import DataError
 from numpy.lib.npyio import NpzFile
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+#: The generators of this project's files (the command and its file version).
+DDGEN_VERSION = "ddgen-v1"
+TEACH_VERSION = "teach-v1"
+
 #: The fields that say which deals a file holds: a run continues a file only if they agree.
 IDENTITY = ("generator", "seed", "source", "filter")
 

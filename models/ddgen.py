@@ -27,10 +27,9 @@ from bridgebot.engine.dds import dd_tables, one_solver_thread
 from bridgebot.laws.deals import random_owners_batch
 from bridgebot.laws.errors import UserError
 from bridgebot.laws.files import replace_file
-from bridgebot.models.datameta import DataMeta, read_meta
+from bridgebot.models.datameta import DDGEN_VERSION, DataMeta, read_meta
 from bridgebot.models.dealfilter import FILTERS, dd_picked, passing_deals
 
-DDGEN_VERSION = "ddgen-v1"
 HELP = "generate random deals with full double-dummy tables (the npz format of docs/data.md)"
 EXAMPLES = """examples:
   bridgebot ddgen --boards 42336 --seed 20261123 --out data/dd_2026b.npz   # the shipped models' set

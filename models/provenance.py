@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 from bridgebot.engine.modelcard import DataSet
-from bridgebot.models.datameta import DataMeta, read_meta
+from bridgebot.models.datameta import DDGEN_VERSION, TEACH_VERSION, DataMeta, read_meta
 
 
 def git_commit() -> str:
@@ -48,10 +48,10 @@ def regenerate_command(name: str, meta: DataMeta | None, deals: int) -> str | No
     """The ``bridgebot`` command that makes file ``name`` again from its stored ``meta``."""
     if meta is None:
         return None
-    if meta.generator == "ddgen-v1":
+    if meta.generator == DDGEN_VERSION:
         keep = f" --filter {meta.filter}" if meta.filter else ""
         return f"bridgebot ddgen --boards {deals} --seed {meta.seed}{keep} --out {name}"
-    if meta.generator == "teach-v1" and meta.source == "random":
+    if meta.generator == TEACH_VERSION and meta.source == "random":
         return f"bridgebot teach --boards {deals} --seed {meta.seed} --out {name}"
     return None
 
@@ -63,7 +63,7 @@ def ours(meta_json: str) -> bool:
         generator = json.loads(meta_json).get("generator")
     except (ValueError, AttributeError):
         return True  # not even a JSON object: read_meta names the fault
-    return not isinstance(generator, str) or generator in ("ddgen-v1", "teach-v1")
+    return not isinstance(generator, str) or generator in (DDGEN_VERSION, TEACH_VERSION)
 
 
 def data_record(path: str | Path) -> DataSet:

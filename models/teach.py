@@ -43,10 +43,9 @@ from bridgebot.laws.boards import dealer_vul_arrays
 from bridgebot.laws.deals import random_owners_batch
 from bridgebot.laws.errors import UserError
 from bridgebot.laws.files import replace_file
-from bridgebot.models.datameta import DataMeta, read_meta
+from bridgebot.models.datameta import TEACH_VERSION, DataMeta, read_meta
 from bridgebot.models.progress import progress_bar
 
-TEACH_VERSION = "teach-v1"
 #: What :class:`Chunk` counts of bfg's work, summed into the file's meta.
 BFG_COUNTS = ("calls", "errors", "fallbacks")
 
