@@ -128,12 +128,18 @@ class LeagueConfig(TrainerConfig):
         description="weight of the slam term: the IMPs the learner's side gives up against the "
         "best slam its cards make double dummy, at each table (0: off)",
     )
+    slam_fail_weight: float = Field(
+        default=1.0,
+        ge=1.0,
+        description="the slam term's multiplier on a slam the learner's side bid and went down in "
+        "(1: symmetric, break-even near half the slams making; 5 moves it to three quarters)",
+    )
 
 
 #: The league's fields that ``train exploit`` has no use for.
 LEARNER_ONLY = frozenset(
     {"init", "gens", "learner_iters", "lr", "explore", "explore_gens", "mix", "snapshots",
-     "slam_dd", "slam_frac", "strong_frac", "slam_weight"}
+     "slam_dd", "slam_frac", "strong_frac", "slam_weight", "slam_fail_weight"}
 )  # fmt: skip
 
 

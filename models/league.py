@@ -264,6 +264,7 @@ def rl_iteration(
     cfg: LeagueConfig,
     device: torch.device,
     slam_weight: float = 0.0,
+    slam_fail_weight: float = 1.0,
 ) -> dict[str, Any]:
     """One PPO iteration of ``trainee`` against the opponents, deal by deal drawn by ``weights``.
 
@@ -285,7 +286,7 @@ def rl_iteration(
     )  # fmt: skip
     trainee.net.train()
     t1 = time.perf_counter()
-    shortfall = slam_shortfall(dd, vul, ns, auctions, dealer)
+    shortfall = slam_shortfall(dd, vul, ns, auctions, dealer, slam_fail_weight)
     per_table = np.concatenate([imps, imps]) + slam_weight * shortfall
     reward = (per_table / 24.0).astype(np.float32)
     stats = ppo_update(trainee.net, trainee.opt, rec, reward, cfg, device, rng)
@@ -490,7 +491,7 @@ def train_league(cfg: LeagueConfig, command: str = "", progress: bool = True) ->
             floor = cfg.explore * max(0.0, 1.0 - g / max(cfg.explore_gens, 1))
             entry = rl_iteration(
                 learner, [c for _, c in table], w, o, d, rng, gen, floor, cfg, device,
-                cfg.slam_weight,
+                cfg.slam_weight, cfg.slam_fail_weight,
             )  # fmt: skip
             entry["imps_by_opponent"] = {
                 table[k][0]: v for k, v in entry["imps_by_opponent"].items()

@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from bridgebot.laws.calls import FIRST_BID
-from bridgebot.models.slam import side_best, side_hcp, slam_counts, slam_shortfall, strong_deals
+from bridgebot.models.slam import (
+    fail_weight_for,
+    side_best,
+    side_hcp,
+    slam_counts,
+    slam_shortfall,
+    strong_deals,
+)
 
 
 def _bid(level: int, strain: int) -> int:
@@ -64,6 +72,30 @@ def test_a_failed_slam_costs_as_much_as_a_missed_one_and_no_slam_no_term() -> No
     short = slam_shortfall(dd, np.array([0]), np.array([450, 450]), _auctions((4, 3), (4, 3)),
                            np.array([0]))  # fmt: skip
     assert short.tolist() == [0, 0]
+
+
+def test_the_fail_weight_charges_only_the_slams_that_went_down() -> None:
+    dd = _table(ns_spades=11)
+    fails = _auctions((6, 3), (4, 3))
+    short = slam_shortfall(dd, np.array([0]), np.array([-50, 450]), fails, np.array([0]), 4.0)
+    assert short.tolist() == [-44, 0]
+    # A missed slam is charged once, whatever the weight on failures.
+    dd = _table()
+    short = slam_shortfall(dd, np.array([0]), np.array([480, 980]), _auctions((4, 3), (6, 3)),
+                           np.array([0]), 4.0)  # fmt: skip
+    assert short.tolist() == [-11, 0]
+
+
+def test_the_fail_weight_puts_the_break_even_where_asked() -> None:
+    assert fail_weight_for(0.5) == 1.0
+    assert fail_weight_for(0.75) == 5.0
+    assert fail_weight_for(0.75, slam_weight=2.0) == 4.0
+    for making in (0.6, 0.7, 0.8):
+        w, f = 2.0, fail_weight_for(making, 2.0)
+        gain, loss = 11 * (1 + w), 11 * (1 + w * f)  # bid and make; bid and go down
+        assert abs(making * gain - (1 - making) * loss) < 1e-9
+    with pytest.raises(ValueError):
+        fail_weight_for(1.0)
 
 
 def test_slam_counts_reads_the_auctions() -> None:
