@@ -27,7 +27,10 @@ option. Both papers spend 1-2 minutes a decision; this module aims at well under
    goes past game, or the oracle gives our side 12+ tricks on the particles), the slam bids of
    our best strain join the candidates and the leading candidates are scored again by the
    solver on a few dozen particles (``slam_particles``), since the learned estimator's slam
-   estimates are its weakest. Its budget is counted in particles and solves, never seconds.
+   estimates are its weakest. Where the policy has a single candidate (no search otherwise), the
+   stage still looks when that call leaves our side in a contract at the three level or higher
+   (a game bid, a pass of partner's game: :func:`slam_zone`), since that is where the policy
+   misses slams. Its budget is counted in particles and solves, never seconds.
 
 The rollout policy is any :class:`BatchPolicy` (logits for a batch of 480-feature observations);
 :mod:`engine.policy` provides the ONNX one. No torch here.
@@ -48,6 +51,7 @@ from bridgebot.engine.search.borel import (
     BorelSearch,
     beyond_game,
     posterior,
+    slam_zone,
 )
 from bridgebot.engine.search.config import (
     SearchConfig,
@@ -124,5 +128,6 @@ __all__ = [
     "rollout",
     "score_for_side",
     "slam_chances",
+    "slam_zone",
     "split_logits",
 ]

@@ -56,6 +56,25 @@ def beyond_game(call: int) -> bool:
     return level > GAME_LEVEL[strain]
 
 
+def slam_zone(history: IntArray, seat: int, dealer: int, call: int) -> bool:
+    """Whether ``seat``'s call (an ALL_CALLS index) after ``history`` leaves its own side in a
+    contract at the three level or higher: a bid at that level, or a pass of partner's.
+
+    Where the policy has a single candidate, the slam stage looks only at these calls (a game
+    bid, a pass of partner's game, a slam): they are where a missed slam is decided.
+    """
+    if call >= FIRST_BID:
+        return (call - FIRST_BID) // 5 + 1 >= 3
+    if call != 0:  # a double or redouble: the contract is the opponents'
+        return False
+    bids = np.flatnonzero(history >= FIRST_BID)
+    if not bids.size:
+        return False
+    last = int(bids[-1])
+    by = (dealer + last) % 4
+    return by % 2 == seat % 2 and (int(history[last]) - FIRST_BID) // 5 + 1 >= 3
+
+
 # -- the search ------------------------------------------------------------------------------------
 
 
@@ -131,7 +150,9 @@ class BorelSearch:
         prior, history = self.prior(view)
         cands = candidates_from_prior(prior, cfg.k, cfg.p_min)
         nan = np.full(len(cands), np.nan, dtype=np.float32)
-        if len(cands) == 1:
+        single = len(cands) == 1
+        if single and not (cfg.slam and slam_zone(history, view.seat.value, view.dealer.value,
+                                                  cands[0])):  # fmt: skip
             return SearchResult(
                 ALL_CALLS[cands[0]], cands, prior, prior, nan, 0.0, False,
                 time.perf_counter() - start,
@@ -144,6 +165,17 @@ class BorelSearch:
         particles = self.particles(view, hand, cfg.particles, rng)
         weights = self.model_weights(particles, view, history)
         stats["filter_s"] = time.perf_counter() - t0
+        if single:
+            # The policy has one call, at game or above: only the slam stage may add another.
+            stats["slam_screen"] = 1.0
+            stage = self.slam_stage(view, history, prior, cands, particles, weights, rng, stats)
+            if stage is None:
+                return SearchResult(
+                    ALL_CALLS[cands[0]], cands, prior, prior, nan, 0.0, True,
+                    time.perf_counter() - start, stats,
+                )  # fmt: skip
+            cands, verdict = stage
+            return self.result(cands, prior, verdict, start, stats)
 
         scored: list[tuple[npt.NDArray[np.float64], IntArray]] = []
         for i, (name, model) in enumerate(self.opponents):
@@ -160,6 +192,17 @@ class BorelSearch:
             stage = self.slam_stage(view, history, prior, cands, particles, weights, rng, stats)
             if stage is not None:
                 cands, verdict = stage
+        return self.result(cands, prior, verdict, start, stats)
+
+    def result(
+        self,
+        cands: list[int],
+        prior: FloatArray,
+        verdict: Verdict,
+        start: float,
+        stats: dict[str, float],
+    ) -> SearchResult:
+        """The :class:`SearchResult` of a searched decision."""
         return SearchResult(
             call=ALL_CALLS[verdict.pick],
             candidates=cands,
@@ -282,6 +325,9 @@ class BorelSearch:
             if chance[strain] >= cfg.slam_chance and call > high and call not in cands:
                 added.append(call)
         stage_cands = cands + added
+        if len(stage_cands) == 1:  # a single call and no slam to add: nothing to compare
+            stats["slam_s"] = time.perf_counter() - t0
+            return None
         stage_prior = prior.copy()
         stage_prior[added] = np.maximum(stage_prior[added], cfg.p_min)
         stage_prior /= stage_prior.sum()

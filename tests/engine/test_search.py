@@ -45,6 +45,7 @@ from bridgebot.engine.search import (
     resample,
     rollout,
     score_for_side,
+    slam_zone,
 )
 from bridgebot.laws.calls import ALL_CALLS, FIRST_BID, bid_index, final_contract, legal_calls
 from bridgebot.laws.cards import deal_owners, owners_pbn
@@ -724,6 +725,63 @@ def test_slam_stage_stays_out_of_partscore_decisions(
     assert result.searched and result.stats["slam_chance"] == 0.0
     assert "slam_stage" not in result.stats and not solver_calls
     assert sorted(result.candidates) == [PASS, THREE_NT]
+
+
+def test_slam_zone_is_our_side_at_the_three_level_or_higher() -> None:
+    def bid(text: str) -> int:
+        return FIRST_BID + 5 * (int(text[0]) - 1) + "CDHSN".index(text[1])
+
+    south, dealer = Player.south.value, Player.north.value
+    # North (dealer) opened 1NT, East passed: South's 3NT and 6NT are in the zone, 2C is not.
+    opened = np.array([bid("1N"), PASS])
+    assert slam_zone(opened, south, dealer, bid("3N"))
+    assert slam_zone(opened, south, dealer, bid("6N"))
+    assert not slam_zone(opened, south, dealer, bid("2C"))
+    assert not slam_zone(opened, south, dealer, PASS)  # passing partner's 1NT
+    # North bid 4S: South's pass leaves our side in game; after East's 5H it does not.
+    game = np.array([bid("4S"), PASS])
+    assert slam_zone(game, south, dealer, PASS)
+    overcalled = np.array([bid("4S"), bid("5H")])
+    assert not slam_zone(overcalled, south, dealer, PASS)
+    assert not slam_zone(overcalled, south, dealer, 1)  # a double: the contract is theirs
+    assert not slam_zone(np.array([], dtype=np.int64), south, dealer, PASS)
+
+
+def test_slam_stage_looks_past_a_single_candidate_at_game(
+    tmp_path: Path, solver_calls: list[int]
+) -> None:
+    """The policy knows only 3NT, so plain search never looks; in the slam zone the slam stage
+    does, and with 13 top tricks the solver finds the grand. A single candidate below the zone
+    (a first-seat 1NT) is never searched, and costs no solve."""
+    three = blind_policy(tmp_path / "p3", {THREE_NT: 0.0})
+    cfg = SearchConfig(particles=32, rollouts=16, r_min=4, slam_particles=8)
+    rock = view_for(full_pbn(ROCK), Player.south, Player.south, [], Vul.none)
+    off = BorelSearch(three, SolverOracle(), cfg).search(rock, np.random.default_rng(0))
+    assert bid_index(off.call) == THREE_NT and not off.searched and not solver_calls
+    search = BorelSearch(three, SolverOracle(), replace(cfg, slam=True))
+    on = search.search(rock, np.random.default_rng(0))
+    assert on.searched and on.stats["slam_screen"] == 1 and on.stats["slam_stage"] == 1
+    assert (bid_index(on.call) - FIRST_BID) // 5 + 1 == 7 and on.changed
+    assert on.candidates[0] == THREE_NT and len(on.candidates) == 3
+    one_nt = blind_policy(tmp_path / "p1", {FIRST_BID + 4: 0.0})
+    solves = len(solver_calls)
+    low = BorelSearch(one_nt, SolverOracle(), replace(cfg, slam=True))
+    result = low.search(rock, np.random.default_rng(0))
+    assert result.call == ALL_CALLS[FIRST_BID + 4] and not result.searched
+    assert len(solver_calls) == solves
+
+
+def test_a_single_candidate_with_no_slam_in_sight_is_only_screened(
+    tmp_path: Path, solver_calls: list[int]
+) -> None:
+    three = blind_policy(tmp_path / "p3", {THREE_NT: 0.0})
+    cfg = SearchConfig(particles=32, rollouts=16, r_min=4, slam=True, slam_particles=8)
+    weak = view_for(full_pbn(YARBOROUGH), Player.south, Player.south, [], Vul.none)
+    result = BorelSearch(three, ConstantOracle(9), cfg).search(weak, np.random.default_rng(0))
+    assert result.searched and result.stats["slam_screen"] == 1
+    assert "slam_stage" not in result.stats and result.stats["slam_chance"] == 0.0
+    assert bid_index(result.call) == THREE_NT and result.candidates == [THREE_NT]
+    assert not solver_calls
 
 
 def test_slam_stage_repeats_under_a_seed(tmp_path: Path) -> None:
