@@ -81,6 +81,10 @@ class CardPlayOptions(AgentOptions):
 class PolicyOptions(CardPlayOptions):
     greedy: bool = Field(True, description="the likeliest legal call; off samples from the policy")
     temperature: float = Field(1.0, gt=0.0, description="softmax temperature when sampling")
+    slams: bool = Field(
+        True,
+        description="the slam layer (engine.slams) where the model directory has one (slam/)",
+    )
 
 
 class DefaultOptions(PolicyOptions):
@@ -394,9 +398,13 @@ def _bfg(options: BfgOptions, path: str | None, seed: int, name: str) -> Agent:
 def _policy(options: PolicyOptions, path: str | None, seed: int, name: str) -> Agent:
     from bridgebot.engine.modelcard import ModelError
     from bridgebot.engine.policy import Policy, PolicyAgent
+    from bridgebot.engine.slams import SlamEstimator, estimator_dir
 
+    directory = Path(path) if path else DEFAULT_MODEL_DIR
     try:
-        policy = Policy(Path(path) if path else DEFAULT_MODEL_DIR, threads=options.threads)
+        policy = Policy(directory, threads=options.threads)
+        found = estimator_dir(directory) if options.slams else None
+        slam = SlamEstimator(found, threads=options.threads) if found else None
     except ModelError as e:
         raise AgentSpecError(f"agent {name}: {e}") from e
     return PolicyAgent(
@@ -406,6 +414,7 @@ def _policy(options: PolicyOptions, path: str | None, seed: int, name: str) -> A
         greedy=options.greedy,
         temperature=options.temperature,
         name=name,
+        slam=slam,
     )
 
 

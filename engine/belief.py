@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 from bridgebot.engine.features import FEATURE_VERSION as POLICY_FEATURE_VERSION
 from bridgebot.engine.features import N_FEATURES
-from bridgebot.engine.modelcard import Expected, ModelError, load_model
+from bridgebot.engine.modelcard import Expected, ModelError, cpu_session, load_model
 
 #: The output layout this build understands (see the module docstring).
 OUTPUT_VERSION = "belief-rel3x52-v1"
@@ -53,20 +53,9 @@ class BeliefNet:
     """Batch inference: observations [B, 480] -> P(seat holds card) [B, 3, 52]."""
 
     def __init__(self, path: str | Path, threads: int = 1) -> None:
-        import onnxruntime as ort
-
         self.model = load_model(path, BELIEF_MODEL)
         self.onnx_path = self.model.onnx_path
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = max(1, threads)
-        opts.inter_op_num_threads = 1
-        opts.log_severity_level = 3
-        try:
-            self.session = ort.InferenceSession(
-                str(self.onnx_path), sess_options=opts, providers=["CPUExecutionProvider"]
-            )
-        except Exception as e:  # onnxruntime raises its own exception types
-            raise ModelError(f"{self.onnx_path}: onnxruntime cannot load it ({e})") from e
+        self.session = cpu_session(self.onnx_path, threads)
         (inp,) = self.session.get_inputs()
         (out,) = self.session.get_outputs()
         if inp.shape[-1] != N_FEATURES or out.shape[-1] != N_OUTPUTS:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
-from bridgebot.engine.modelcard import Expected, ModelError, load_model
+from bridgebot.engine.modelcard import Expected, cpu_session, load_model
 
 FEATURE_VERSION = "ddnet-rows209-v1"
 N_FEATURES = 209
@@ -89,18 +89,8 @@ class DDEstimator:
     """Serves a ddnet ONNX model; refuses a card (``model.json``) of an unknown feature version."""
 
     def __init__(self, path: str | Path, threads: int = 1) -> None:
-        import onnxruntime as ort
-
         self.model = load_model(path, DDNET_MODEL)
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        try:
-            self._session = ort.InferenceSession(
-                str(self.model.onnx_path), opts, providers=["CPUExecutionProvider"]
-            )
-        except Exception as e:  # onnxruntime raises its own exception types
-            raise ModelError(f"{self.model.onnx_path}: onnxruntime cannot load it ({e})") from e
+        self._session = cpu_session(self.model.onnx_path, threads)
         self._input = self._session.get_inputs()[0].name
 
     def logits_rows(self, features: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from bridgebot.laws.errors import UserError, validation_fault
 from bridgebot.laws.files import write_text_file
@@ -207,3 +207,20 @@ def load_model(path: str | Path, expected: Expected) -> ModelFiles:
             f"{expected.outputs} outputs"
         )
     return ModelFiles(onnx_path, card_path, card)
+
+
+def cpu_session(onnx_path: Path, threads: int = 1) -> Any:
+    """An onnxruntime session of ``onnx_path`` on the CPU with ``threads`` intra-op threads (one
+    inter-op thread, warnings off); a file onnxruntime cannot load is a :class:`ModelError`."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = max(1, threads)
+    opts.inter_op_num_threads = 1
+    opts.log_severity_level = 3
+    try:
+        return ort.InferenceSession(
+            str(onnx_path), sess_options=opts, providers=["CPUExecutionProvider"]
+        )
+    except Exception as e:  # onnxruntime raises its own exception types
+        raise ModelError(f"{onnx_path}: onnxruntime cannot load it ({e})") from e

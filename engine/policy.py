@@ -15,15 +15,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 from bridgebot.engine.agent import BatchBidder, BiddingView, CardPlayer, PlayView
 from bridgebot.engine.cardplay import BaselinePlayer
 from bridgebot.engine.features import FEATURE_VERSION, N_CALLS, N_FEATURES, encode, legal_mask
-from bridgebot.engine.modelcard import Expected, ModelError, load_model
+from bridgebot.engine.modelcard import Expected, cpu_session, load_model
 from bridgebot.laws.calls import ALL_CALLS, same_call
 from endplay.types import Bid, Card
+
+if TYPE_CHECKING:
+    from bridgebot.engine.slams import SlamEstimator
 
 #: Feature layouts this build can compute. A model trained on any other is refused.
 KNOWN_FEATURE_VERSIONS: frozenset[str] = frozenset({FEATURE_VERSION})
@@ -43,19 +47,8 @@ class Policy:
     """Batch inference: features [B, 480] -> logits [B, 38], on CPU with ``threads`` threads."""
 
     def __init__(self, path: str | Path, threads: int = 1) -> None:
-        import onnxruntime as ort
-
         self.model = load_model(path, POLICY_MODEL)
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = max(1, threads)
-        opts.inter_op_num_threads = 1
-        opts.log_severity_level = 3
-        try:
-            self.session = ort.InferenceSession(
-                str(self.model.onnx_path), sess_options=opts, providers=["CPUExecutionProvider"]
-            )
-        except Exception as e:  # onnxruntime raises its own exception types
-            raise ModelError(f"{self.model.onnx_path}: onnxruntime cannot load it ({e})") from e
+        self.session = cpu_session(self.model.onnx_path, threads)
 
     def logits(self, x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
         feats = np.ascontiguousarray(x, dtype=np.float32).reshape(-1, N_FEATURES)
@@ -103,6 +96,8 @@ class PolicyAgent(BatchBidder):
 
     Greedy by default (deterministic, the setting of every reported figure); ``greedy=False``
     samples with ``temperature`` from a generator seeded per board, so a board replays the same.
+    With ``slam`` (the model directory's slam estimator), the slam layer of :mod:`engine.slams`
+    decides the calls where slams are decided.
     Bidding keeps no state between calls, which ``bid_batch`` relies on.
     """
 
@@ -114,8 +109,11 @@ class PolicyAgent(BatchBidder):
         greedy: bool = True,
         temperature: float = 1.0,
         name: str = "policy",
+        slam: SlamEstimator | None = None,
     ) -> None:
         self.policy = policy
+        self.slam = slam
+        """The slam layer on top (:mod:`engine.slams`), when the model directory has one."""
         self.card_player: CardPlayer = card_player or BaselinePlayer()
         self.seed = seed
         self.greedy = greedy
@@ -137,6 +135,8 @@ class PolicyAgent(BatchBidder):
         x = np.stack([encode(v) for v in views])
         mask = np.stack([legal_mask(v.dealer, v.auction) for v in views])
         picks = self.policy.choose(x, mask, self.greedy, self._rng, self.temperature)
+        if self.slam is not None:
+            picks = self.slam.apply(x, mask, self.policy.logits(x), picks)
         calls = [ALL_CALLS[int(i)] for i in picks]
         for view, call in zip(views, calls, strict=True):
             if not any(same_call(call, c) for c in view.legal):

@@ -185,6 +185,41 @@ class BeliefConfig(TrainerConfig):
     max_deals: int | None = Field(default=None, description="train on at most N deals")
 
 
+class SlamNetConfig(TrainerConfig):
+    """``bridgebot train slamnet``: every setting of a run (recorded in the model card)."""
+
+    policy: str = Field(
+        default="models/default", description="policy model directory whose auctions it reads"
+    )
+    dd: tuple[str, ...] = Field(
+        description="DD deal files, as the league takes them: the last file's last 3,000 deals "
+        "(the league's held-out and validation deals) are never trained on"
+    )
+    val: str = Field(
+        description="validation DD deal file that chooses the thresholds (e.g. 'bridgebot ddgen "
+        "--seed 9001'); never a test set"
+    )
+    out: str = Field(default="", description="model directory to write (empty: the policy's slam/)")
+    epochs: int = Field(default=3, description="passes over the training decisions")
+    batch: int = Field(default=1024, description="decisions per step")
+    lr: float = Field(default=1e-3, description="peak learning rate (cosine schedule)")
+    hidden: tuple[int, ...] = Field(default=(256, 256), description="hidden layer widths")
+    grid: str = Field(
+        default="0.5,0.6,0.3;0.55,0.65,0.35;0.6,0.7,0.4;0.65,0.75,0.45;0.7,0.8,0.5",
+        description="';'-separated thresholds 'small,grand,keep' tried on --val",
+    )
+    min_making: float = Field(
+        default=0.7,
+        ge=0.0,
+        le=1.0,
+        description="least share of the slams bid that make DD on --val for a threshold to be "
+        "chosen",
+    )
+    seed: int = Field(default=0, description="seed of the dealers, weights and order")
+    threads: int = Field(default=1, description="torch threads")
+    max_deals: int | None = Field(default=None, description="train on at most N deals")
+
+
 class DoublesConfig(TrainerConfig):
     """``bridgebot train doubles``: every setting of a fit (recorded in the written file)."""
 

@@ -1,0 +1,348 @@
+"""Training the slam estimator of :mod:`engine.slams` (``bridgebot train slamnet``).
+
+The estimator reads the observation the policy reads and says how many tricks our side takes
+double dummy in each strain (11 or fewer, 12, 13), by the player of our side who would declare it.
+Its data are the policy's own auctions: every training deal is bid once by four copies of the
+policy (greedy, as it bids at the table), and every call of every auction gives one example, the
+observation before the call and, from the deal's DD table, the tricks of each strain's would-be
+declarer (:func:`engine.slams.declarer_rel`). The deals are the uniform training deals (the
+league's split; the validation and held-out deals never enter), so the estimate keeps the real odds
+of a slam: a slam-rich file would teach it that strong hands always make one.
+
+The layer's thresholds are then chosen on validation deals (:func:`threshold_sweep`): the team
+match of the policy with the layer against bfg, DD-scored, for each candidate threshold; the
+export records the choice and the sweep in the card.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+from bridgebot.engine.features import FEATURE_VERSION, N_FEATURES
+from bridgebot.engine.policy import Policy
+from bridgebot.engine.slams import N_OUTPUTS, Thresholds, declarer_rel, slam_calls
+from bridgebot.models.data import Chooser, observe, run_auctions
+from bridgebot.models.selfplay import duplicate_imps, imp_summary
+from bridgebot.models.slam import slam_counts
+
+if TYPE_CHECKING:
+    from torch import nn
+
+IntArray = npt.NDArray[np.int64]
+
+
+def policy_chooser(
+    policy: Policy,
+    slam: Any = None,
+    thresholds: Thresholds | None = None,
+) -> Chooser:
+    """The ONNX policy, greedy, as a chooser of :func:`models.data.run_auctions`; with ``slam``
+    (a callable features -> slam logits) and ``thresholds``, the slam layer on top."""
+
+    def choose(rows: IntArray, x: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_]) -> IntArray:
+        logits = policy.logits(x)
+        calls: IntArray = np.argmax(np.where(mask, logits, -np.inf), axis=1).astype(np.int64)
+        if slam is None:
+            return calls
+        out: IntArray = slam_calls(x, mask, logits, calls, slam(x), thresholds or Thresholds())
+        return out
+
+    return choose
+
+
+def self_play_states(
+    policy: Policy,
+    owners: npt.NDArray[np.uint8],
+    dd: npt.NDArray[np.uint8],
+    rng: np.random.Generator,
+    batch: int = 4096,
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int8]]:
+    """(observations as uint8 [N, 480], trick classes int8 [N, 5]) of every call of the policy's
+    self-play auctions on the deals (dealer and vulnerability drawn at random)."""
+    xs, ys = [], []
+    for start in range(0, len(owners), batch):
+        o, d = owners[start : start + batch], dd[start : start + batch]
+        b = len(o)
+        dealer = rng.integers(0, 4, size=b)
+        vul = rng.integers(0, 4, size=b)
+        auctions = run_auctions(
+            o, dealer, vul, np.zeros((b, 4), np.int64), [policy_chooser(policy)]
+        )
+        length = (auctions >= 0).sum(axis=1)
+        for pos in range(int(length.max())):
+            rows = np.flatnonzero(length > pos)
+            x, _ = observe(
+                o[rows], dealer[rows], vul[rows], auctions[rows], np.full(len(rows), pos)
+            )
+            seat = (dealer[rows] + pos) % 4
+            decl = (seat[:, None] + declarer_rel(x)) % 4  # [n, 5] absolute
+            tricks = d[rows[:, None], decl, np.arange(5)[None, :]].astype(np.int64)
+            xs.append(x.astype(np.uint8))
+            ys.append(np.clip(tricks - 11, 0, 2).astype(np.int8))
+    return np.concatenate(xs), np.concatenate(ys)
+
+
+def slam_net(hidden: Sequence[int] = (256, 256)) -> nn.Sequential:
+    """MLP: 480 features -> 5 strains x 3 trick classes (logits), ReLU between layers."""
+    from bridgebot.models.ddnet import build_net
+
+    net: nn.Sequential = build_net(tuple(hidden), N_FEATURES, N_OUTPUTS)
+    return net
+
+
+def fit(
+    x: npt.NDArray[np.uint8],
+    y: npt.NDArray[np.int8],
+    hidden: Sequence[int],
+    epochs: int,
+    lr: float,
+    seed: int,
+    minibatch: int = 1024,
+    progress: Any = None,
+) -> nn.Sequential:
+    """Cross-entropy over the five strains' classes, Adam, ``epochs`` passes."""
+    import torch
+    from torch import nn
+
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    net = slam_net(hidden)
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    steps = epochs * (len(x) // minibatch)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, max(steps, 1))
+    net.train()
+    for epoch in range(epochs):
+        order = rng.permutation(len(x))
+        total, t0 = 0.0, time.perf_counter()
+        for i in range(len(x) // minibatch):
+            idx = order[i * minibatch : (i + 1) * minibatch]
+            xb = torch.from_numpy(x[idx].astype(np.float32))
+            yb = torch.from_numpy(y[idx].astype(np.int64))
+            logits = net(xb).reshape(-1, 5, 3)
+            loss = nn.functional.cross_entropy(logits.reshape(-1, 3), yb.reshape(-1))
+            opt.zero_grad()
+            loss.backward()  # type: ignore[no-untyped-call]
+            opt.step()
+            sched.step()
+            total += float(loss.detach())
+        if progress is not None:
+            progress(epoch, total / max(len(x) // minibatch, 1), time.perf_counter() - t0)
+    net.eval()
+    return net
+
+
+def torch_logits(net: nn.Module) -> Any:
+    """features -> logits, numpy in and out (for choosers before export)."""
+    import torch
+
+    def run(x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        with torch.no_grad():
+            out: npt.NDArray[np.float32] = net(torch.from_numpy(x.astype(np.float32))).numpy()
+        return out
+
+    return run
+
+
+def match_with_layer(
+    policy: Policy,
+    slam: Any,
+    thresholds: Thresholds | None,
+    opponent: Chooser,
+    owners: npt.NDArray[np.uint8],
+    dd: npt.NDArray[np.uint8],
+) -> dict[str, Any]:
+    """The DD team match of the policy (with the layer when ``slam`` is given) against
+    ``opponent`` on the deals (board k's dealer and vulnerability from the 16-board cycle): IMPs
+    per board with its standard error, and the slam counts of :func:`models.slam.slam_counts`."""
+    from bridgebot.laws.boards import dealer_vul_arrays
+
+    n = len(owners)
+    dealer, vul = dealer_vul_arrays(np.arange(1, n + 1))
+    imps, auctions, _ = duplicate_imps(
+        owners, dd, dealer, vul, policy_chooser(policy, slam, thresholds), opponent
+    )
+    summary = imp_summary(imps)
+    return {
+        "imps": summary["imps_per_board"],
+        "se": summary["stderr"],
+        **slam_counts(auctions, dealer, dd),
+        "imps_per_board": imps.astype(np.float64).tolist(),
+    }
+
+
+def threshold_sweep(
+    policy: Policy,
+    slam: Any,
+    opponent: Chooser,
+    owners: npt.NDArray[np.uint8],
+    dd: npt.NDArray[np.uint8],
+    grid: Sequence[Thresholds],
+) -> list[dict[str, Any]]:
+    """:func:`match_with_layer` for each thresholds of ``grid``, and the plain policy first."""
+    rows = [{"thresholds": None, **match_with_layer(policy, None, None, opponent, owners, dd)}]
+    for t in grid:
+        rows.append({"thresholds": t, **match_with_layer(policy, slam, t, opponent, owners, dd)})
+    return rows
+
+
+# -- the run: data, fit, thresholds, export ------------------------------------------------------
+
+
+def parse_grid(text: str) -> list[Thresholds]:
+    """``"small,grand,keep;..."`` -> thresholds; a malformed entry is a ``ValueError`` naming it."""
+    out = []
+    for part in text.split(";"):
+        try:
+            small, grand, keep = (float(v) for v in part.split(","))
+        except ValueError:
+            raise ValueError(f"--grid: {part!r} is not 'small,grand,keep'") from None
+        out.append(Thresholds(small, grand, keep))
+    return out
+
+
+def choose_thresholds(
+    sweep: list[dict[str, Any]], min_making: float
+) -> tuple[Thresholds | None, str]:
+    """The grid point that bids a slam on the most slam chances, among those whose slams make at
+    least ``min_making`` of the time double dummy and that lose nothing to the plain policy
+    beyond two paired standard errors; ``None`` (no layer) when none qualifies. Also says why."""
+    base = np.asarray(sweep[0]["imps_per_board"])
+    best: tuple[float, float, Thresholds] | None = None
+    for row in sweep[1:]:
+        diff = np.asarray(row["imps_per_board"]) - base
+        se = float(diff.std(ddof=1) / np.sqrt(len(diff))) if len(diff) > 1 else 0.0
+        making = row["made"] / row["bid"] if row["bid"] else 0.0
+        if making < min_making or diff.mean() < -2 * se:
+            continue
+        key = (row["bid_on_chance"], float(diff.mean()), row["thresholds"])
+        if best is None or key[:2] > best[:2]:
+            best = key
+    if best is None:
+        return None, f"no threshold made {min_making:.0%} of its slams without losing IMPs"
+    return best[2], f"most slams bid on chance with at least {min_making:.0%} making"
+
+
+def _sweep_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A sweep row for the card: the thresholds and the figures, not the per-board IMPs."""
+    from dataclasses import asdict
+
+    t = row["thresholds"]
+    keys = ("imps", "se", "chances", "bid_on_chance", "bid", "made", "grand_chances", "grands_bid")
+    return {"thresholds": None if t is None else asdict(t), **{k: row[k] for k in keys}}
+
+
+def train_slamnet(cfg: Any, command: str, progress: bool = True) -> dict[str, Any]:
+    """``bridgebot train slamnet``: see the module docstring. Returns the card's metrics."""
+    from dataclasses import asdict
+
+    import torch
+    from bridgebot.engine.modelcard import Training
+    from bridgebot.engine.slams import OUTPUT_VERSION, SLAM_DIR, SLAM_ONNX
+    from bridgebot.models.data import load_dd
+    from bridgebot.models.ddnet import write_mlp
+    from bridgebot.models.league import bfg_chooser, league_data
+    from bridgebot.models.provenance import data_records
+
+    def say(text: str) -> None:
+        if progress:
+            print(f"train slamnet: {text}", flush=True)
+
+    torch.set_num_threads(max(1, cfg.threads))
+    grid = parse_grid(cfg.grid)
+    policy = Policy(cfg.policy)
+    owners, dd, train_idx, _ = league_data(cfg.dd, 1000)
+    if cfg.max_deals is not None:
+        train_idx = train_idx[: cfg.max_deals]
+    rng = np.random.default_rng(cfg.seed)
+    t0 = time.perf_counter()
+    x, y = self_play_states(policy, owners[train_idx], dd[train_idx], rng)
+    share = np.bincount(y.ravel().astype(np.int64), minlength=3) / y.size
+    say(f"{len(x)} decisions from {len(train_idx)} deals ({time.perf_counter() - t0:.0f} s)")
+    net = fit(
+        x, y, cfg.hidden, cfg.epochs, cfg.lr, cfg.seed, cfg.batch,
+        (lambda e, loss, sec: say(f"epoch {e + 1}: loss {loss:.4f} ({sec:.0f} s)"))
+        if progress else None,
+    )  # fmt: skip
+    val = load_dd(cfg.val)
+    sweep = threshold_sweep(policy, torch_logits(net), bfg_chooser(), val.owners, val.dd, grid)
+    chosen, why = choose_thresholds(sweep, cfg.min_making)
+    for row in sweep:
+        t = row["thresholds"]
+        say(
+            f"{'plain policy' if t is None else asdict(t)}: {row['imps']:+.3f} "
+            f"({row['se']:.3f}) vs bfg; slams on {row['bid_on_chance']:.0f} of "
+            f"{row['chances']:.0f} chances; {row['made']:.0f} of {row['bid']:.0f} make"
+        )
+    say(f"chosen: {chosen} ({why})")
+    metrics: dict[str, Any] = {
+        "decisions": len(x),
+        "class_share": [round(float(v), 5) for v in share],
+        "validation": {
+            "deals": cfg.val,
+            "opponent": "bfg",
+            "sweep": [_sweep_row(r) for r in sweep],
+            "chosen_because": why,
+        },
+    }
+    out = cfg.out or str(Path(cfg.policy) / SLAM_DIR)
+    # No threshold qualified: the layer is written but never acts (thresholds above 1).
+    t = chosen or Thresholds(small=1.01, grand=1.01, keep=0.0)
+    training = Training(
+        kind="slamnet",
+        command=command,
+        seed=cfg.seed,
+        data=data_records((*cfg.dd, cfg.val)),
+        config=cfg.model_dump(mode="json"),
+        init=None,
+    )
+    card = {
+        "feature_version": FEATURE_VERSION,
+        "output_version": OUTPUT_VERSION,
+        "training": training,
+        "metrics": metrics,
+        "notes": {
+            "thresholds": asdict(t),
+            "policy": cfg.policy,
+            "classes": "per strain C, D, H, S, NT: our side takes <=11, 12, 13 tricks DD",
+        },
+    }
+    written = write_mlp(net, out, SLAM_ONNX, x[:256].astype(np.float32), card)
+    say(f"wrote {out} (onnx parity {written.export.parity_max_abs_diff:.1e})")
+    return metrics
+
+
+HELP = "train the slam estimator of a policy (engine/slams.py) and choose its thresholds"
+EXAMPLES = """examples:
+  bridgebot ddgen --boards 2000 --seed 9001 --out data/val_9001.npz
+  bridgebot train slamnet --policy models/default --dd data/dd_2026.npz --dd data/dd_2026b.npz \\
+      --val data/val_9001.npz
+  bridgebot train slamnet --policy runs/NEW/onnx --dd data/dd_2026b.npz --val data/val_9001.npz \\
+      --max-deals 2000 --epochs 1 --out runs/small_slam
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from bridgebot.models.config import SlamNetConfig, add_config_arguments
+
+    add_config_arguments(parser, SlamNetConfig)
+    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+
+
+def run(args: argparse.Namespace, command: str) -> int:
+    from bridgebot.models.config import SlamNetConfig, config_from_args
+
+    cfg = config_from_args(SlamNetConfig, args)
+    try:
+        parse_grid(cfg.grid)
+    except ValueError as e:
+        print(f"bridgebot train slamnet: {e}", file=sys.stderr)
+        return 2
+    train_slamnet(cfg, command, progress=not args.quiet)
+    return 0
