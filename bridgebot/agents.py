@@ -99,6 +99,11 @@ class SearchOptions(CardPlayOptions):
     (whose docstrings say more)."""
 
     dd: Literal["net", "solver"] = Field("net", description="rollout scoring: estimator or solver")
+    slams: bool = Field(
+        True,
+        description="the slam layer (engine.slams) on the searched call, where the policy's "
+        "model directory has one (slam/)",
+    )
     ddnet: Path = Field(
         shipped_model("ddnet"), description="the trick estimator's model directory (dd=net)"
     )
@@ -431,9 +436,13 @@ def _search(options: SearchOptions, path: str | None, seed: int, name: str) -> A
         TrickOracle,
         deal_uniform,
     )
+    from bridgebot.engine.slams import SlamEstimator, estimator_dir
 
+    directory = Path(path) if path else DEFAULT_MODEL_DIR
     try:
-        policy = Policy(Path(path) if path else DEFAULT_MODEL_DIR, threads=options.threads)
+        policy = Policy(directory, threads=options.threads)
+        found = estimator_dir(directory) if options.slams else None
+        slam = SlamEstimator(found, threads=options.threads) if found else None
     except ModelError as e:
         raise AgentSpecError(f"agent {name}: {e}") from e
     oracle: TrickOracle
@@ -455,7 +464,7 @@ def _search(options: SearchOptions, path: str | None, seed: int, name: str) -> A
         except ModelError as e:
             raise AgentSpecError(f"agent {name}: {e}") from e
     search = BorelSearch(policy, oracle, options.config(), sampler, opponent_models(options, name))
-    return SearchAgent(search, card_player(options, seed), seed=seed, name=name)
+    return SearchAgent(search, card_player(options, seed), seed=seed, name=name, slam=slam)
 
 
 def opponent_models(options: SearchOptions, name: str) -> list[tuple[str, BatchPolicy | None]]:

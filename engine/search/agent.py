@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from bridgebot.engine.agent import Agent, BiddingView, CardPlayer, PlayView
+from bridgebot.engine.features import legal_masks_arrays
 from bridgebot.engine.search.borel import BorelSearch
 from bridgebot.engine.search.config import SearchResult
-from bridgebot.laws.calls import same_call
+from bridgebot.laws.calls import ALL_CALLS, bid_index, same_call
 from endplay.types import Bid, Card
+
+if TYPE_CHECKING:
+    from bridgebot.engine.slams import SlamEstimator
 
 # -- the agent -------------------------------------------------------------------------------------
 
@@ -16,14 +22,22 @@ class SearchAgent(Agent):
     """Bids by :class:`BorelSearch` over a policy; plays cards with a separate card player.
 
     ``decisions`` holds the searches of the current board (emptied by ``reset``), for logs and
-    benchmarks; ``last`` is the latest.
+    benchmarks; ``last`` is the latest. With ``slam`` (the policy's slam estimator), the slam
+    layer of :mod:`engine.slams` has the last word on the searched call, as it has on the
+    policy's in :class:`engine.policy.PolicyAgent` (``stats["slam_layer"]`` marks a change).
     """
 
     def __init__(
-        self, search: BorelSearch, card_player: CardPlayer, seed: int = 0, name: str = "search"
+        self,
+        search: BorelSearch,
+        card_player: CardPlayer,
+        seed: int = 0,
+        name: str = "search",
+        slam: SlamEstimator | None = None,
     ) -> None:
         self.name = name
         self.search = search
+        self.slam = slam
         self.seed = seed
         self._rng = np.random.default_rng([seed, 0])
         self.card_player = card_player
@@ -38,6 +52,16 @@ class SearchAgent(Agent):
 
     def bid(self, view: BiddingView) -> Bid:
         result = self.search.search(view, self._rng)
+        if self.slam is not None:
+            x, history = self.search.observation(view)
+            mask = legal_masks_arrays(history[None, :] if history.size else np.full((1, 1), -1))
+            call = bid_index(result.call)
+            layered = int(
+                self.slam.apply(x, mask, self.search.policy.logits(x), np.array([call]))[0]
+            )
+            if layered != call:
+                result.call = ALL_CALLS[layered]
+                result.stats["slam_layer"] = 1.0
         self.last = result
         self.decisions.append(result)
         if not any(same_call(result.call, c) for c in view.legal):

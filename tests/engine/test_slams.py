@@ -165,3 +165,50 @@ def test_the_policy_agent_serves_a_trained_estimator_and_refuses_a_broken_one(
     path.write_text(json.dumps(raw))
     with pytest.raises(AgentSpecError, match="slam"):
         make_agent(f"policy:{model}")
+
+
+def constant_estimator(model: Path, p12: float) -> None:
+    """A slam estimator that says ``p12`` for 12+ tricks at notrump, whatever it sees (a peer
+    for the agents' wiring: the layer's rule has its own tests above)."""
+    import torch
+    from bridgebot.engine.modelcard import Training
+    from bridgebot.models.ddnet import build_net, write_mlp
+
+    net = build_net((4,), 480, N_OUTPUTS)
+    with torch.no_grad():
+        for m in net:
+            if isinstance(m, torch.nn.Linear):
+                m.weight.zero_()
+                m.bias.zero_()
+        net[-1].bias.copy_(torch.from_numpy(logits_for({NT: p12})[0]))
+    card = {
+        "feature_version": "openspiel480-v1",
+        "output_version": "slam-tricks3-v1",
+        "training": Training(kind="slamnet", command="test: a constant estimator"),
+        "notes": {"thresholds": {"small": 0.75, "grand": 0.8, "keep": 0.5}},
+    }
+    write_mlp(net, model / SLAM_DIR, "slam.onnx", np.zeros((4, 480), np.float32), card)
+
+
+@pytest.mark.train
+@pytest.mark.parametrize("spec", ["policy", "search"])
+def test_both_agents_bid_the_slam_the_estimator_sees(tmp_path: Path, spec: str) -> None:
+    from bridgebot.engine.agent import bidding_view
+    from bridgebot.laws.calls import ALL_CALLS
+    from endplay.types import Hand, Player, Vul
+
+    model = tmp_path / "model"
+    shutil.copytree(DEFAULT_MODEL_DIR, model, ignore=shutil.ignore_patterns("__*", SLAM_DIR))
+    constant_estimator(model, 0.95)
+    options = ",particles=64,rollouts=8" if spec == "search" else ""
+    # North bid 4S, East passed: South's pass would leave North-South in game.
+    auction = [ALL_CALLS[bid(4, S)], ALL_CALLS[PASS]]
+    view = bidding_view(Player.north, Vul.none, Hand("5432.5432.432.32"), auction, 1)
+    with make_agent(f"{spec}:{model}{options}") as agent:
+        assert agent.bid(view) == ALL_CALLS[bid(6, NT)]
+    with make_agent(f"{spec}:{model}{options},slams=off") as agent:
+        assert agent.bid(view) != ALL_CALLS[bid(6, NT)]
+    # Not likely enough: the layer leaves the call alone.
+    constant_estimator(model, 0.5)
+    with make_agent(f"{spec}:{model}{options}") as agent:
+        assert agent.bid(view) != ALL_CALLS[bid(6, NT)]
