@@ -69,6 +69,9 @@ class Thresholds:
     """Least chance of 13 tricks for a grand."""
     keep: float = 0.5
     """Least chance of making that keeps a slam the policy bids itself."""
+    low: int = 3
+    """The lowest level of our side's contract, after the policy's call, at which the layer
+    bids a slam over it."""
 
 
 def declarer_rel(x: FloatArray) -> IntArray:
@@ -120,8 +123,8 @@ def slam_calls(
     best = np.argmax(p12, axis=1)
     best13 = np.argmax(p13, axis=1)
     # A grand: from a game or a small slam of ours.
-    grand = ours & (level >= 3) & (level <= 6) & (p13[rows, best13] >= t.grand)
-    small = ours & (level >= 3) & (level <= 5) & ~grand & (p12[rows, best] >= t.small)
+    grand = ours & (level >= t.low) & (level <= 6) & (p13[rows, best13] >= t.grand)
+    small = ours & (level >= t.low) & (level <= 5) & ~grand & (p12[rows, best] >= t.small)
     want = np.where(grand, _bid(7, best13), np.where(small, _bid(6, best), -1))
     ok = (want >= 0) & mask[rows, np.clip(want, 0, mask.shape[1] - 1)]
     # Keep a slam the policy bid itself only where it is likely to make.
@@ -155,7 +158,7 @@ class SlamEstimator:
         raw = self.model.card.notes.get("thresholds")
         try:
             self.thresholds = (
-                Thresholds(**{k: float(v) for k, v in raw.items()})  # type: ignore[arg-type]
+                Thresholds(**{k: int(v) if k == "low" else float(v) for k, v in raw.items()})  # type: ignore[arg-type]
                 if isinstance(raw, dict)
                 else Thresholds()
             )
