@@ -57,9 +57,10 @@ def test_the_wheel_installs_one_namespace_and_every_shipped_model(tmp_path: Path
         "bfgnet/policy.onnx",
         "ddnet/ddnet.onnx",
         "belief/belief.onnx",
+        "default/slam/slam.onnx",
     ):
         assert f"bridgebot/models/{model}" in names
-        assert f"bridgebot/models/{model.split('/')[0]}/model.json" in names
+        assert f"bridgebot/models/{model.rsplit('/', 1)[0]}/model.json" in names
     # The person's page (bridgebot play): served from the package, nothing from elsewhere.
     for asset in ("index.html", "play.js", "play.css", "favicon.svg"):
         assert f"bridgebot/server/web/static/{asset}" in names

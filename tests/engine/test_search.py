@@ -14,19 +14,16 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import onnx
 import pytest
 from bridgebot.engine import dds
 from bridgebot.engine.agent import BiddingView
 from bridgebot.engine.features import (
     DATA_TO_OPENSPIEL,
-    FEATURE_VERSION,
     HAND,
     N_CALLS,
     N_FEATURES,
     hand_to_array,
 )
-from bridgebot.engine.modelcard import Export, ModelCard, Tensor, Training
 from bridgebot.engine.policy import Policy
 from bridgebot.engine.search import (
     BorelSearch,
@@ -53,41 +50,12 @@ from bridgebot.laws.scoring import PENALTY_ORDER, imps, imps_array
 from endplay.types import Deal, Hand, Player, Vul
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from onnx import TensorProto, helper, numpy_helper
 
 from bridgebot.agents import AgentSpec, AgentSpecError, SearchOptions, make_agent
+from tests.policies import write_linear_policy
 
 SPADE_ACE = 0  # data-file card index of the spade ace
 PASS, ONE_S, SEVEN_NT = 0, bid_index(ALL_CALLS[3 + 3]), N_CALLS - 1
-
-
-def write_linear_policy(
-    directory: Path, weight: np.ndarray, bias: np.ndarray, name: str = "policy"
-) -> Path:
-    """A model directory (policy.onnx + model.json, engine.policy's format) of one Gemm layer."""
-    directory.mkdir(parents=True, exist_ok=True)
-    graph = helper.make_graph(
-        [helper.make_node("Gemm", ["features", "w", "b"], ["logits"], transB=1)],
-        name,
-        [helper.make_tensor_value_info("features", TensorProto.FLOAT, ["batch", N_FEATURES])],
-        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", N_CALLS])],
-        [
-            numpy_helper.from_array(weight.astype(np.float32), "w"),
-            numpy_helper.from_array(bias.astype(np.float32), "b"),
-        ],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    onnx.save(model, directory / "policy.onnx")
-    ModelCard(
-        onnx="policy.onnx",
-        feature_version=FEATURE_VERSION,
-        input=Tensor(name="features", shape=("batch", N_FEATURES)),
-        output=Tensor(name="logits", shape=("batch", N_CALLS)),
-        training=Training(kind="test", command=f"tests: one Gemm layer ({name})"),
-        export=Export(),
-    ).write(directory)
-    return directory
 
 
 def spade_ace_policy(directory: Path) -> Policy:

@@ -116,7 +116,7 @@ def test_the_command_writes_an_estimator_the_agent_serves(tmp_path: Path) -> Non
     assert card["training"]["kind"] == "slamnet" and "train slamnet" in card["training"]["command"]
     sweep = card["metrics"]["validation"]["sweep"]
     assert len(sweep) == 3 and sweep[0]["thresholds"] is None
-    assert set(card["notes"]["thresholds"]) == {"small", "grand", "keep"}
+    assert set(card["notes"]["thresholds"]) == {"small", "grand", "keep", "low"}
     agent = make_agent(f"policy:{model}")
     assert agent.slam is not None  # type: ignore[attr-defined]
     bad = subprocess.run(

@@ -1,13 +1,15 @@
 """Alerts of our seat client, as the other three seats receive them through our table manager.
 
-Our real seat client sits South with the shipped ``default`` agent and the learned explanations
+Our real seat client sits South with a policy agent and the learned explanations of that policy
 (``engine.explain``); North, East and West are scripted peers over real TCP on 127.0.0.1, each
 asserting every line the table manager sends it, in order. Only the auction is scripted.
 
-- 1S (North) Pass 2S: the policy's 2S is a single raise that fewer than half of its hands make
-  with four spades (artificial by our definition): East and West, the opponents, get ``Alert.``
-  with the meaning; North, the partner, gets the bare call (the relay rule).
-- 1C (North) Pass 1H: a natural 1H (four hearts or more): nobody gets an alert.
+- 1S (North) Pass 2S: a test policy (``tests.policies.raise_policy``) bids it with any three
+  hearts, so fewer than half of its hands hold four spades (artificial by our definition): East and
+  West, the opponents, get ``Alert.`` with the meaning; North, the partner, gets the bare call
+  (the relay rule). A test policy, so that the test does not depend on what the shipped one bids.
+- 1C (North) Pass: the shipped ``default`` answers naturally (its answer is read from the agent
+  and checked unalerted by the explainer first): nobody gets an alert.
 - ``--no-alerts`` (no alerter): the same 2S goes out bare.
 """
 
@@ -17,18 +19,19 @@ import asyncio
 import contextlib
 from pathlib import Path
 
+from bridgebot.engine.agent import bidding_view
 from bridgebot.engine.explain import Explainer, agent_policy
 from bridgebot.protocol.table import TableBoard
 from bridgebot.server.seat import SeatClient, TableConnectionError
 from bridgebot.server.testing import ScriptedSeat
 from bridgebot.server.tm import TableManager
-from endplay.types import Deal, Player, Vul
+from endplay.types import Bid, Deal, Player, Vul
 
 from bridgebot.agents import make_agent
+from tests.policies import raise_policy
 
 RAISE_DEAL = "N:KQ92.Q.KQT62.AKT A63.A64.A9753.54 T84.KJ985.J4.Q73 J75.T732.8.J9862"
 NATURAL_DEAL = "N:AQ54.Q3.9632.AQ6 T87.A8.AQT4.9754 KJ93.JT95.K7.JT8 62.K7642.J85.K32"
-ALERTED_2S = "South bids 2S Alert. 2 to 10 total points, 3+ cards in spades."
 
 CARDS = {
     RAISE_DEAL: {
@@ -92,12 +95,28 @@ def _scripts(deal: str, opening: str, south: str, to_opponents: str) -> dict[str
     }
 
 
-async def _auction(tmp_path: Path, deal: str, scripts: dict[str, list], alerts: bool) -> None:
+def _south(spec: str, deal: str, opening: str) -> tuple[str, str | None]:
+    """South's call after ``opening`` and Pass (the agent's own), and the explainer's alert."""
+    agent = make_agent(spec, seed=0)
+    policy = agent_policy(agent)
+    assert policy is not None
+    auction = [Bid(opening), Bid("Pass")]
+    view = bidding_view(Player.north, Vul.none, Deal(deal)[Player.south], auction, 1)
+    call = agent.bid(view)
+    text = Explainer(policy, target=200, max_hands=8192).alert(
+        Player.north, Vul.none, auction, call
+    )
+    return str(call).replace("♠", "S").replace("♥", "H").replace("♦", "D").replace("♣", "C"), text
+
+
+async def _auction(
+    tmp_path: Path, deal: str, scripts: dict[str, list], alerts: bool, spec: str = "default"
+) -> None:
     board = TableBoard(number=1, dealer=Player.north, vul=Vul.none, deal=Deal.from_pbn(deal))
     tm = TableManager([board], tmp_path)
     host, port = await tm.start()
     serving = asyncio.create_task(tm.serve())
-    agent = make_agent("default", seed=0)
+    agent = make_agent(spec, seed=0)
     policy = agent_policy(agent)
     assert policy is not None
     alerter = Explainer(policy, target=200, max_hands=8192).alert_for if alerts else None
@@ -126,18 +145,24 @@ async def _auction(tmp_path: Path, deal: str, scripts: dict[str, list], alerts: 
 
 
 async def test_artificial_raise_alerted_to_opponents_only(tmp_path: Path) -> None:
-    scripts = _scripts(RAISE_DEAL, "1S", "South bids 2S", ALERTED_2S)
-    await _auction(tmp_path, RAISE_DEAL, scripts, alerts=True)
+    spec = f"policy:{raise_policy(tmp_path / 'raise')},play=baseline"
+    call, text = _south(spec, RAISE_DEAL, "1S")
+    assert call == "2S" and text is not None
+    scripts = _scripts(RAISE_DEAL, "1S", "South bids 2S", f"South bids 2S Alert. {text}")
+    await _auction(tmp_path, RAISE_DEAL, scripts, alerts=True, spec=spec)
 
 
 async def test_natural_response_not_alerted(tmp_path: Path) -> None:
-    scripts = _scripts(NATURAL_DEAL, "1C", "South bids 1H", "South bids 1H")
+    call, text = _south("default", NATURAL_DEAL, "1C")
+    assert text is None, text
+    scripts = _scripts(NATURAL_DEAL, "1C", f"South bids {call}", f"South bids {call}")
     await _auction(tmp_path, NATURAL_DEAL, scripts, alerts=True)
 
 
 async def test_alerts_off(tmp_path: Path) -> None:
+    spec = f"policy:{raise_policy(tmp_path / 'raise')},play=baseline"
     scripts = _scripts(RAISE_DEAL, "1S", "South bids 2S", "South bids 2S")
-    await _auction(tmp_path, RAISE_DEAL, scripts, alerts=False)
+    await _auction(tmp_path, RAISE_DEAL, scripts, alerts=False, spec=spec)
 
 
 def test_alerts_come_from_learned_policies_only() -> None:

@@ -1,0 +1,63 @@
+"""Tiny policies for tests: ONNX model directories in the shipped format whose calls a test can
+predict, so that a test of the parts around a policy (the explainer, alerts, search, the seat
+client) does not depend on what the shipped policy happens to bid."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+from bridgebot.engine.features import (
+    DATA_TO_OPENSPIEL,
+    FEATURE_VERSION,
+    HAND,
+    N_CALLS,
+    N_FEATURES,
+)
+from bridgebot.engine.modelcard import Export, ModelCard, Tensor, Training
+from bridgebot.laws.calls import FIRST_BID
+from onnx import TensorProto, helper, numpy_helper
+
+
+def write_linear_policy(
+    directory: Path, weight: np.ndarray, bias: np.ndarray, name: str = "policy"
+) -> Path:
+    """A model directory (policy.onnx + model.json, engine.policy's format) of one Gemm layer."""
+    directory.mkdir(parents=True, exist_ok=True)
+    graph = helper.make_graph(
+        [helper.make_node("Gemm", ["features", "w", "b"], ["logits"], transB=1)],
+        name,
+        [helper.make_tensor_value_info("features", TensorProto.FLOAT, ["batch", N_FEATURES])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", N_CALLS])],
+        [
+            numpy_helper.from_array(weight.astype(np.float32), "w"),
+            numpy_helper.from_array(bias.astype(np.float32), "b"),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, directory / "policy.onnx")
+    ModelCard(
+        onnx="policy.onnx",
+        feature_version=FEATURE_VERSION,
+        input=Tensor(name="features", shape=("batch", N_FEATURES)),
+        output=Tensor(name="logits", shape=("batch", N_CALLS)),
+        training=Training(kind="test", command=f"tests: one Gemm layer ({name})"),
+        export=Export(),
+    ).write(directory)
+    return directory
+
+
+def raise_policy(directory: Path) -> Path:
+    """Passes, except that it bids 2S over 1S holding three or more hearts (any strength, any
+    spades): a raise most of whose hands hold fewer than four spades and that shows hearts, which
+    the explainer calls artificial."""
+    two_s = FIRST_BID + 5 + 3
+    w = np.zeros((N_CALLS, N_FEATURES))
+    b = np.full(N_CALLS, -40.0)
+    b[0] = 0.0
+    b[two_s] = -25.0  # 2S wins with 3+ hearts (3 x 10 - 25 > 0), loses with fewer
+    for card in range(13, 26):  # the hearts, in the data-file order (S, H, D, C)
+        w[two_s, HAND + DATA_TO_OPENSPIEL[card]] = 10.0
+    return write_linear_policy(directory, w, b, "raise")
