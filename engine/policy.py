@@ -57,10 +57,16 @@ class Policy:
         return np.asarray(out, dtype=np.float32)
 
     def probabilities(
-        self, x: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_], temperature: float = 1.0
+        self,
+        x: npt.NDArray[np.float32],
+        mask: npt.NDArray[np.bool_],
+        temperature: float = 1.0,
+        logits: npt.NDArray[np.float32] | None = None,
     ) -> npt.NDArray[np.float64]:
-        """Softmax over the legal calls only (illegal calls get probability 0)."""
-        z = self.logits(x).astype(np.float64) / max(temperature, 1e-6)
+        """Softmax over the legal calls only (illegal calls get probability 0); ``logits``, when
+        the caller has them already, saves running the network again."""
+        z = (self.logits(x) if logits is None else logits).astype(np.float64)
+        z /= max(temperature, 1e-6)
         z = np.where(mask, z, -np.inf)
         z -= z.max(axis=1, keepdims=True)
         e = np.exp(z)
@@ -74,15 +80,19 @@ class Policy:
         greedy: bool = True,
         rng: np.random.Generator | None = None,
         temperature: float = 1.0,
+        logits: npt.NDArray[np.float32] | None = None,
     ) -> npt.NDArray[np.int64]:
-        """Index into ``ALL_CALLS`` per row: the best legal call, or a sample from the policy."""
+        """Index into ``ALL_CALLS`` per row: the best legal call, or a sample from the policy
+        (``logits``: as in :meth:`probabilities`)."""
         m = np.asarray(mask, dtype=np.bool_).reshape(-1, N_CALLS)
         if not m.any(axis=1).all():
             raise ValueError("choose: a row has no legal call (is its auction over?)")
+        if logits is None:
+            logits = self.logits(x)
         if greedy:
-            z = np.where(m, self.logits(x), -np.inf)
+            z = np.where(m, logits, -np.inf)
             return np.asarray(z.argmax(axis=1), dtype=np.int64)
-        p = self.probabilities(x, m, temperature)
+        p = self.probabilities(x, m, temperature, logits)
         g = rng or np.random.default_rng()
         u = g.random((p.shape[0], 1))
         picks = (p.cumsum(axis=1) < u).sum(axis=1)
@@ -134,9 +144,10 @@ class PolicyAgent(BatchBidder):
             return []
         x = np.stack([encode(v) for v in views])
         mask = np.stack([legal_mask(v.dealer, v.auction) for v in views])
-        picks = self.policy.choose(x, mask, self.greedy, self._rng, self.temperature)
+        logits = self.policy.logits(x)
+        picks = self.policy.choose(x, mask, self.greedy, self._rng, self.temperature, logits)
         if self.slam is not None:
-            picks = self.slam.apply(x, mask, self.policy.logits(x), picks)
+            picks = self.slam.apply(x, mask, logits, picks)
         calls = [ALL_CALLS[int(i)] for i in picks]
         for view, call in zip(views, calls, strict=True):
             if not any(same_call(call, c) for c in view.legal):

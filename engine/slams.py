@@ -101,6 +101,26 @@ def _bid(level: int | IntArray, strain: int | IntArray) -> IntArray:
     return np.asarray(FIRST_BID + 5 * (np.asarray(level) - 1) + np.asarray(strain), np.int64)
 
 
+def _after(
+    x: FloatArray, calls: IntArray
+) -> tuple[npt.NDArray[np.bool_], IntArray, IntArray, npt.NDArray[np.bool_]]:
+    """(is a bid, level, strain, ours) of the contract each row's call leaves standing."""
+    std = standing_contract(x)
+    is_bid = calls >= FIRST_BID
+    level = np.where(is_bid, (calls - FIRST_BID) // 5 + 1, std.level)
+    strain = np.where(is_bid, (calls - FIRST_BID) % 5, std.strain)
+    ours = is_bid | ((calls == 0) & std.has & (std.declarer_rel % 2 == 0))
+    return is_bid, level, strain, ours
+
+
+def in_reach(x: FloatArray, calls: IntArray, t: Thresholds) -> npt.NDArray[np.bool_]:
+    """The rows :func:`slam_calls` may change: the call leaves our side in a contract at level
+    ``t.low`` or higher. The others need no estimate."""
+    _, level, _, ours = _after(x, np.asarray(calls, dtype=np.int64))
+    reach: npt.NDArray[np.bool_] = ours & (level >= t.low)
+    return reach
+
+
 def slam_calls(
     x: FloatArray,
     mask: npt.NDArray[np.bool_],
@@ -114,11 +134,7 @@ def slam_calls(
     row for row."""
     out = np.asarray(calls, dtype=np.int64).copy()
     p12, p13 = slam_probs(slam_logits)
-    std = standing_contract(x)
-    is_bid = out >= FIRST_BID
-    level = np.where(is_bid, (out - FIRST_BID) // 5 + 1, std.level)
-    strain = np.where(is_bid, (out - FIRST_BID) % 5, std.strain)
-    ours = is_bid | ((out == 0) & std.has & (std.declarer_rel % 2 == 0))
+    is_bid, level, strain, ours = _after(x, out)
     rows = np.arange(len(out))
     best = np.argmax(p12, axis=1)
     best13 = np.argmax(p13, axis=1)
@@ -177,5 +193,13 @@ class SlamEstimator:
         policy_logits: FloatArray,
         calls: IntArray,
     ) -> IntArray:
-        """:func:`slam_calls` with this estimator and its thresholds."""
-        return slam_calls(x, mask, policy_logits, calls, self.logits(x), self.thresholds)
+        """:func:`slam_calls` with this estimator and its thresholds, the estimator run only on
+        the rows the layer may change (:func:`in_reach`)."""
+        out = np.asarray(calls, dtype=np.int64).copy()
+        rows = in_reach(x, out, self.thresholds)
+        if rows.any():
+            out[rows] = slam_calls(
+                x[rows], mask[rows], policy_logits[rows], out[rows], self.logits(x[rows]),
+                self.thresholds,
+            )  # fmt: skip
+        return out
