@@ -148,13 +148,11 @@ def slam_calls(
     need = np.where(level == 7, p13[rows, strain], p12[rows, strain])
     veto = slam_bid & (need < t.keep)
     out = np.where(ok, want, out)
-    if veto.any():
-        below = np.arange(mask.shape[1])[None, :] < _bid(6, 0)  # pass, X, XX, bids below 6C
-        for r in np.flatnonzero(veto):
-            allowed = mask[r] & (below[0] | (np.arange(mask.shape[1]) < _bid(level[r], 0)))
-            allowed &= np.arange(mask.shape[1]) != out[r]
-            if allowed.any():
-                out[r] = int(np.argmax(np.where(allowed, policy_logits[r], -np.inf)))
+    for r in np.flatnonzero(veto):
+        # The policy's best legal call below the vetoed slam's level (pass, X, XX included).
+        allowed = mask[r] & (np.arange(mask.shape[1]) < _bid(level[r], 0))
+        if allowed.any():
+            out[r] = int(np.argmax(np.where(allowed, policy_logits[r], -np.inf)))
     return out
 
 

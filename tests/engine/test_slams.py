@@ -115,6 +115,13 @@ def test_a_slam_the_policy_bids_is_kept_only_when_likely() -> None:
     assert int(kept[0]) == bid(6, NT)
     vetoed = slam_calls(x, mask, policy_logits, calls, logits_for({NT: 0.2}), t)
     assert int(vetoed[0]) == bid(3, NT)
+    # A grand is judged on 13 tricks: vetoed to the policy's best call below the seven level.
+    policy_logits[0, bid(7, NT)] = 6.0
+    grand = np.array([bid(7, NT)])
+    small_only = logits_for({NT: 0.9}, {NT: 0.1})
+    assert int(slam_calls(x, mask, policy_logits, grand, small_only, t)[0]) == bid(6, NT)
+    sure = logits_for({NT: 0.95}, {NT: 0.9})
+    assert int(slam_calls(x, mask, policy_logits, grand, sure, t)[0]) == bid(7, NT)
 
 
 def test_the_grand_from_partners_small_slam() -> None:
