@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from endplay.types import Bid, Card
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -38,6 +38,10 @@ from bridgebot.engine.agent import (
 from bridgebot.engine.cardplay import LEAD_WORLDS, WORLDS
 from bridgebot.engine.search import DEFAULT_OPPONENTS, BatchPolicy, SearchConfig
 from bridgebot.shipped import DEFAULT_MODEL_DIR, shipped_model
+
+if TYPE_CHECKING:
+    from bridgebot.engine.policy import Policy
+    from bridgebot.engine.slams import SlamEstimator
 
 __all__ = [
     "AgentSpec",
@@ -400,18 +404,28 @@ def _bfg(options: BfgOptions, path: str | None, seed: int, name: str) -> Agent:
     return BfgAgent()
 
 
-def _policy(options: PolicyOptions, path: str | None, seed: int, name: str) -> Agent:
+def _policy_and_slam(
+    path: str | None, threads: int, slams: bool, name: str
+) -> tuple[Policy, SlamEstimator | None]:
+    """The policy of a model directory (the shipped one without ``path``) and, with ``slams``,
+    the slam estimator in its ``slam/`` if it has one; a model error names the agent."""
     from bridgebot.engine.modelcard import ModelError
-    from bridgebot.engine.policy import Policy, PolicyAgent
+    from bridgebot.engine.policy import Policy
     from bridgebot.engine.slams import SlamEstimator, estimator_dir
 
     directory = Path(path) if path else DEFAULT_MODEL_DIR
     try:
-        policy = Policy(directory, threads=options.threads)
-        found = estimator_dir(directory) if options.slams else None
-        slam = SlamEstimator(found, threads=options.threads) if found else None
+        policy = Policy(directory, threads=threads)
+        found = estimator_dir(directory) if slams else None
+        return policy, SlamEstimator(found, threads=threads) if found else None
     except ModelError as e:
         raise AgentSpecError(f"agent {name}: {e}") from e
+
+
+def _policy(options: PolicyOptions, path: str | None, seed: int, name: str) -> Agent:
+    from bridgebot.engine.policy import PolicyAgent
+
+    policy, slam = _policy_and_slam(path, options.threads, options.slams, name)
     return PolicyAgent(
         policy,
         card_player=card_player(options, seed),
@@ -425,7 +439,6 @@ def _policy(options: PolicyOptions, path: str | None, seed: int, name: str) -> A
 
 def _search(options: SearchOptions, path: str | None, seed: int, name: str) -> Agent:
     from bridgebot.engine.modelcard import ModelError
-    from bridgebot.engine.policy import Policy
     from bridgebot.engine.search import (
         BorelSearch,
         EstimatorOracle,
@@ -436,15 +449,8 @@ def _search(options: SearchOptions, path: str | None, seed: int, name: str) -> A
         TrickOracle,
         deal_uniform,
     )
-    from bridgebot.engine.slams import SlamEstimator, estimator_dir
 
-    directory = Path(path) if path else DEFAULT_MODEL_DIR
-    try:
-        policy = Policy(directory, threads=options.threads)
-        found = estimator_dir(directory) if options.slams else None
-        slam = SlamEstimator(found, threads=options.threads) if found else None
-    except ModelError as e:
-        raise AgentSpecError(f"agent {name}: {e}") from e
+    policy, slam = _policy_and_slam(path, options.threads, options.slams, name)
     oracle: TrickOracle
     if options.dd == "solver":
         oracle = SolverOracle()

@@ -72,6 +72,14 @@ def _both_tables(dd: npt.NDArray[np.integer]) -> tuple[IntArray, npt.NDArray[np.
     return np.repeat(np.arange(2, dtype=np.int64), b), np.concatenate([dd, dd])
 
 
+def _makes(
+    dd: npt.NDArray[np.integer], level: IntArray, strain: IntArray, declarer: IntArray
+) -> npt.NDArray[np.bool_]:
+    """Whether each row's contract (a passed-out row: level 0) makes double dummy."""
+    made: npt.NDArray[np.bool_] = dd[np.arange(len(dd)), declarer, strain] >= level + 6
+    return made
+
+
 def slam_shortfall(
     dd: npt.NDArray[np.integer],
     vul: IntArray,
@@ -99,7 +107,7 @@ def slam_shortfall(
         auctions, np.concatenate([dealer, dealer])
     )
     bid = (level >= 6) & (declarer % 2 == side)
-    failed = bid & (d2[np.arange(len(d2)), declarer, strain] < level + 6)
+    failed = bid & ~_makes(d2, level, strain, declarer)
     term = np.where((top >= 12) | bid, short, 0).astype(np.float64)
     return np.where(failed, fail_weight * term, term)
 
@@ -140,7 +148,7 @@ def slam_counts(
     top = _side_tricks(d2, side)[1].max(axis=(1, 2))
     ours = (level > 0) & (declarer % 2 == side)
     slam_bid = ours & (level >= 6)
-    made = slam_bid & (d2[np.arange(len(d2)), declarer, strain] >= level + 6)
+    made = slam_bid & _makes(d2, level, strain, declarer)
     chance = top >= 12
     return {
         "chances": float(chance.sum()),

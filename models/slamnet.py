@@ -31,8 +31,10 @@ from bridgebot.engine.slams import N_OUTPUTS, Thresholds, declarer_rel, slam_cal
 from bridgebot.models.data import Chooser, observe, run_auctions
 from bridgebot.models.selfplay import duplicate_imps, imp_summary
 from bridgebot.models.slam import slam_counts
+from bridgebot.tournament.stats import mean_stderr
 
 if TYPE_CHECKING:
+    from bridgebot.models.config import SlamNetConfig
     from torch import nn
 
 IntArray = npt.NDArray[np.int64]
@@ -48,7 +50,7 @@ def policy_chooser(
 
     def choose(rows: IntArray, x: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_]) -> IntArray:
         logits = policy.logits(x)
-        calls: IntArray = np.argmax(np.where(mask, logits, -np.inf), axis=1).astype(np.int64)
+        calls = policy.choose(x, mask, logits=logits)
         if slam is None:
             return calls
         out: IntArray = slam_calls(x, mask, logits, calls, slam(x), thresholds or Thresholds())
@@ -216,12 +218,11 @@ def choose_thresholds(
     base = np.asarray(sweep[0]["imps_per_board"])
     best: tuple[float, float, Thresholds] | None = None
     for row in sweep[1:]:
-        diff = np.asarray(row["imps_per_board"]) - base
-        se = float(diff.std(ddof=1) / np.sqrt(len(diff))) if len(diff) > 1 else 0.0
+        gain, se = mean_stderr((np.asarray(row["imps_per_board"]) - base).tolist())
         making = row["made"] / row["bid"] if row["bid"] else 0.0
-        if making < min_making or diff.mean() < -2 * se:
+        if making < min_making or gain < -2 * se:
             continue
-        key = (row["bid_on_chance"], float(diff.mean()), row["thresholds"])
+        key = (row["bid_on_chance"], gain, row["thresholds"])
         if best is None or key[:2] > best[:2]:
             best = key
     if best is None:
@@ -238,7 +239,7 @@ def _sweep_row(row: dict[str, Any]) -> dict[str, Any]:
     return {"thresholds": None if t is None else asdict(t), **{k: row[k] for k in keys}}
 
 
-def train_slamnet(cfg: Any, command: str, progress: bool = True) -> dict[str, Any]:
+def train_slamnet(cfg: SlamNetConfig, command: str, progress: bool = True) -> dict[str, Any]:
     """``bridgebot train slamnet``: see the module docstring. Returns the card's metrics."""
     from dataclasses import asdict
 

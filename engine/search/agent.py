@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from bridgebot.engine.agent import Agent, BiddingView, CardPlayer, PlayView
-from bridgebot.engine.features import legal_masks_arrays
+from bridgebot.engine.features import legal_mask
 from bridgebot.engine.search.borel import BorelSearch
 from bridgebot.engine.search.config import SearchResult
 from bridgebot.laws.calls import ALL_CALLS, bid_index, same_call
@@ -53,8 +53,8 @@ class SearchAgent(Agent):
     def bid(self, view: BiddingView) -> Bid:
         result = self.search.search(view, self._rng)
         if self.slam is not None:
-            x, history = self.search.observation(view)
-            mask = legal_masks_arrays(history[None, :] if history.size else np.full((1, 1), -1))
+            x, _ = self.search.observation(view)
+            mask = legal_mask(view.dealer, view.auction)[None, :]
             call = bid_index(result.call)
             layered = int(
                 self.slam.apply(x, mask, self.search.policy.logits(x), np.array([call]))[0]
