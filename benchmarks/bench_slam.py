@@ -47,7 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script 
 from bridgebot.engine.agent import Agent, AgentSpecError, BiddingView, PlayView
 from bridgebot.laws.board_sets import BoardSetError, load_npz
 from bridgebot.laws.boards import BoardDeal, cycle_board, side_vulnerable
-from bridgebot.laws.calls import PASS, auction_over, final_contract
+from bridgebot.laws.calls import PASS, auction_over, bid_rank, final_contract
 from bridgebot.laws.scoring import STRAIN_ORDER, score_array
 from bridgebot.tournament.records import BoardResult
 from bridgebot.tournament.seatings import THEM, US
@@ -55,7 +55,6 @@ from bridgebot.tournament.slams import (
     Reach,
     TeamSlams,
     passing_score,
-    rank,
     reference,
     side_of,
     slam_figures,
@@ -95,8 +94,8 @@ class Yardstick(Agent):
         side = side_of(view.seat)
         target = reference(deal.dd, view.vul, side, view.dealer, view.auction)
         current = final_contract(view.dealer, (*view.auction, PASS, PASS, PASS))
-        top = -1 if current is None else rank(current.level, STRAIN_ORDER.index(current.denom))
-        if target.level == 0 or rank(target.level, target.strain) <= top:
+        top = -1 if current is None else bid_rank(current.level, STRAIN_ORDER.index(current.denom))
+        if target.level == 0 or bid_rank(target.level, target.strain) <= top:
             return PASS
         if self._declarer(view, target.strain) != target.declarer:
             if not auction_over((*view.auction, PASS)):
@@ -109,7 +108,7 @@ class Yardstick(Agent):
             for level in range(1, 8):
                 for strain in range(5):
                     tricks = int(deal.dd[self._declarer(view, strain).value, strain])
-                    if rank(level, strain) > top and tricks >= level + 6:
+                    if bid_rank(level, strain) > top and tricks >= level + 6:
                         score = int(score_array(level, strain, 0, vulnerable, tricks))
                         best = max(best, (score, -level, strain))
             if best[1] == 0:

@@ -93,6 +93,11 @@ class PolicyOptions(CardPlayOptions):
 
 class DefaultOptions(PolicyOptions):
     play: Literal["dd", "baseline"] = Field("dd", description="card player")
+    doubled: Literal["search", "policy"] = Field(
+        "search",
+        description="who calls where the opponents doubled our contract: the search (the "
+        "search agent's defaults) or the policy",
+    )
 
 
 _CONFIG = SearchConfig()
@@ -437,6 +442,28 @@ def _policy(options: PolicyOptions, path: str | None, seed: int, name: str) -> A
     )
 
 
+def _default(options: DefaultOptions, path: str | None, seed: int, name: str) -> Agent:
+    """The policy; with ``doubled=search``, the search where the opponents doubled our contract
+    (:class:`engine.search.SearchWhereDoubled`)."""
+    from bridgebot.engine.policy import PolicyAgent
+    from bridgebot.engine.search import DOUBLED_P_MIN, DOUBLED_PUNISH, SearchWhereDoubled
+
+    agent = _policy(options, path, seed, name)
+    if options.doubled == "policy":
+        return agent
+    assert isinstance(agent, PolicyAgent)
+    search = SearchOptions.model_validate(
+        {
+            "threads": options.threads,
+            "slams": options.slams,
+            "play": "baseline",
+            "p_min": DOUBLED_P_MIN,
+            "punish": DOUBLED_PUNISH,
+        }
+    )
+    return SearchWhereDoubled(agent, _search(search, path, seed, name), name=name)
+
+
 def _search(options: SearchOptions, path: str | None, seed: int, name: str) -> Agent:
     from bridgebot.engine.modelcard import ModelError
     from bridgebot.engine.search import (
@@ -501,7 +528,13 @@ REGISTRY: dict[str, AgentKind[Any]] = {
         AgentKind("random", RandomOptions, _random, "none", "uniformly random legal calls"),
         AgentKind("bfg", BfgOptions, _bfg, "none", "bfgbidding's Acol, baseline card play"),
         AgentKind("policy", PolicyOptions, _policy, "required", "a learned policy, greedy"),
-        AgentKind("default", DefaultOptions, _policy, "optional", "the shipped policy, DD play"),
+        AgentKind(
+            "default",
+            DefaultOptions,
+            _default,
+            "optional",
+            "the shipped policy, searched where doubled, DD play",
+        ),
         AgentKind("search", SearchOptions, _search, "optional", "Borel search over the policy"),
     )
 }

@@ -33,7 +33,7 @@ import numpy.typing as npt
 from bridgebot.engine.doubles import standing_contract
 from bridgebot.engine.features import FEATURE_VERSION, N_FEATURES, decode_bids
 from bridgebot.engine.modelcard import Expected, ModelError, cpu_session, load_model
-from bridgebot.laws.calls import FIRST_BID
+from bridgebot.laws.calls import FIRST_BID, call_index
 
 FloatArray = npt.NDArray[np.float32]
 IntArray = npt.NDArray[np.int64]
@@ -98,7 +98,7 @@ def slam_probs(logits: FloatArray) -> tuple[FloatArray, FloatArray]:
 
 
 def _bid(level: int | IntArray, strain: int | IntArray) -> IntArray:
-    return np.asarray(FIRST_BID + 5 * (np.asarray(level) - 1) + np.asarray(strain), np.int64)
+    return call_index(np.asarray(level, np.int64), np.asarray(strain, np.int64))
 
 
 def _after(

@@ -9,6 +9,7 @@ of auctions (tested equal).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -28,6 +29,20 @@ CONTRACT_BIDS: tuple[Bid, ...] = tuple(
 ALL_CALLS: tuple[Bid, ...] = (PASS, DOUBLE, REDOUBLE, *CONTRACT_BIDS)
 #: Index of 1C in :data:`ALL_CALLS` (OpenSpiel's kFirstBid has the same value).
 FIRST_BID = 3
+
+#: An int, or an integer array (the batched readers of observations).
+IntLike = TypeVar("IntLike", int, npt.NDArray[np.int64])
+
+
+def bid_rank(level: IntLike, strain: IntLike) -> IntLike:
+    """The order of contract bids, 1C = 0 .. 7NT = 34, from level 1-7 and strain 0-4 (clubs to
+    notrump, :data:`BID_STRAINS`)."""
+    return 5 * (level - 1) + strain
+
+
+def call_index(level: IntLike, strain: IntLike) -> IntLike:
+    """The :data:`ALL_CALLS` index of the bid of ``level`` and ``strain`` (see :func:`bid_rank`)."""
+    return FIRST_BID + bid_rank(level, strain)
 
 
 def is_pass(call: Bid) -> bool:
@@ -84,6 +99,16 @@ def _last_contract_bid(auction: Sequence[Bid]) -> int | None:
         if isinstance(auction[i], ContractBid):
             return i
     return None
+
+
+def doubled_against_caller(auction: Sequence[Bid]) -> bool:
+    """The side of the player to call holds the standing contract, and the opponents have
+    doubled it (and nobody redoubled): the caller's side may be playing it doubled."""
+    last = _last_contract_bid(auction)
+    if last is None or (len(auction) - last) % 2 != 0:
+        return False
+    after = auction[last + 1 :]
+    return any(is_double(c) for c in after) and not any(is_redouble(c) for c in after)
 
 
 def legal_calls(dealer: Player, auction: Sequence[Bid]) -> tuple[Bid, ...]:

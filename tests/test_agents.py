@@ -7,8 +7,13 @@ from bridgebot.engine.agent import BatchBidder, bidding_view
 from bridgebot.engine.cardplay import LEAD_WORLDS, WORLDS
 from bridgebot.engine.doubles import DoublingAgent
 from bridgebot.engine.policy import PolicyAgent
-from bridgebot.engine.search import SearchAgent
-from endplay.types import Deal, Player, Vul
+from bridgebot.engine.search import (
+    DOUBLED_P_MIN,
+    DOUBLED_PUNISH,
+    SearchAgent,
+    SearchWhereDoubled,
+)
+from endplay.types import Bid, Deal, Player, Vul
 
 from bridgebot.agents import (
     REGISTRY,
@@ -30,6 +35,7 @@ SPECS = [
     "default",
     "default,worlds=32,lead_worlds=16",
     "default,play=baseline",
+    "default,doubled=policy",
     "policy:models/default",
     "policy:models/default,greedy=0,temperature=2",
     "search",
@@ -93,12 +99,12 @@ def test_the_command_line_reports_a_bad_spec_in_one_line(
 def test_the_default_card_player_counts_worlds_not_seconds() -> None:
     assert not any("time" in key or "second" in key for key in DefaultOptions.model_fields)
     with make_agent("default") as agent:
-        assert isinstance(agent, PolicyAgent)
+        assert isinstance(agent, SearchWhereDoubled) and isinstance(agent.agent, PolicyAgent)
         player = agent.card_player
         assert isinstance(player, LazyDDPlayer)
         assert (player.worlds, player.lead_worlds) == (WORLDS, LEAD_WORLDS)
     with make_agent("default,worlds=8,lead_worlds=4") as agent:
-        assert isinstance(agent, PolicyAgent) and isinstance(agent.card_player, LazyDDPlayer)
+        assert isinstance(agent, SearchWhereDoubled) and isinstance(agent.card_player, LazyDDPlayer)
         assert (agent.card_player.worlds, agent.card_player.lead_worlds) == (8, 4)
 
 
@@ -124,9 +130,50 @@ def test_a_search_agent_keeps_the_decisions_of_one_board() -> None:
 
 
 def test_closing_an_agent_closes_its_card_player() -> None:
-    with make_agent("default") as agent:
+    with make_agent("default,doubled=policy") as agent:
         assert isinstance(agent, PolicyAgent) and isinstance(agent.card_player, LazyDDPlayer)
         player = agent.card_player
         closed: list[bool] = []
         player.close = lambda: closed.append(True)  # type: ignore[method-assign]
     assert closed == [True]
+
+
+# A deal where East's hearts make a double of North-South's hearts likely to hurt.
+DOUBLED_DEAL = Deal("N:AKQ2.J32.K54.Q32 JT9.AKQT4.QJT.K5 8765.765.A3.AJ64 43.98.98762.T987")
+
+
+def test_default_searches_only_where_the_opponents_doubled_our_contract() -> None:
+    """Where our side's contract stands doubled, ``default`` calls as the search agent does (the
+    same seed, the doubled stage's floor and punishing opponents); everywhere else as the policy
+    does."""
+    doubled = [Bid(t) for t in ("1H", "X")]  # North opened 1H, East doubled: South to call
+    plain = [Bid(t) for t in ("1H", "Pass")]
+    redoubled = [Bid(t) for t in ("1H", "X", "XX", "Pass")]  # West's turn after XX: not ours
+    with (
+        make_agent("default,play=baseline", seed=5) as agent,
+        make_agent(
+            f"search,play=baseline,p_min={DOUBLED_P_MIN},punish={DOUBLED_PUNISH}", seed=5
+        ) as search,
+        make_agent("default,doubled=policy,play=baseline", seed=5) as policy,
+    ):
+        assert isinstance(agent, SearchWhereDoubled)
+        views = [
+            bidding_view(Player.north, Vul.none, DOUBLED_DEAL[Player.south], tuple(a), 1)
+            for a in (doubled, plain)
+        ]
+        views.append(
+            bidding_view(Player.north, Vul.none, DOUBLED_DEAL[Player.west], tuple(redoubled), 1)
+        )
+        for a in (agent, search, policy):
+            a.reset(1)
+        got = agent.bid_batch(views)
+        assert agent.searched == 1
+        assert got[0] == search.bid(views[0])
+        assert got[1:] == policy.bid_batch(views[1:])
+        # The explainer and the alerts read the policy through it.
+        assert agent.policy is agent.agent.policy
+
+
+def test_the_doubled_option_is_checked() -> None:
+    with pytest.raises(AgentSpecError, match="option doubled must be 'search' or 'policy'"):
+        make_agent("default,doubled=always")

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 from bridgebot.laws.boards import side_vulnerable
-from bridgebot.laws.calls import final_contract
+from bridgebot.laws.calls import bid_rank, final_contract
 from bridgebot.laws.scoring import imps, score_array, strain_index
 from bridgebot.server.records import TableRecord
 from bridgebot.tournament.records import BoardResult
@@ -95,17 +95,12 @@ def making_contracts(dd: DDTable, vul: Vul, side: int) -> list[Reach]:
     return sorted(out, key=lambda r: (-r.score, r.level, r.strain))
 
 
-def rank(level: int, strain: int) -> int:
-    """Order of contract bids: 1C = 0 .. 7NT = 34."""
-    return 5 * (level - 1) + strain
-
-
 def last_bid_of(dealer: Player, auction: Sequence[Bid], side: int) -> tuple[int, int] | None:
     """Index in ``auction`` and bid rank of the last contract bid ``side`` made, if any."""
     for i in range(len(auction) - 1, -1, -1):
         call = auction[i]
         if isinstance(call, ContractBid) and side_of(Player((dealer.value + i) % 4)) == side:
-            return i, rank(call.level, strain_index(call.denom))
+            return i, bid_rank(call.level, strain_index(call.denom))
     return None
 
 
@@ -130,7 +125,7 @@ def reference(dd: DDTable, vul: Vul, side: int, dealer: Player, auction: Sequenc
     """The best contract ``side`` could reach in a room with this auction (module doc)."""
     floor, above = passing_score(dd, vul, side, dealer, auction)
     for reach in making_contracts(dd, vul, side):
-        if rank(reach.level, reach.strain) > above:
+        if bid_rank(reach.level, reach.strain) > above:
             return reach if reach.score > floor else Reach(floor)
     return Reach(floor)
 

@@ -44,7 +44,10 @@ from __future__ import annotations
 
 from bridgebot.engine.search.agent import (
     DEFAULT_OPPONENTS,
+    DOUBLED_P_MIN,
+    DOUBLED_PUNISH,
     SearchAgent,
+    SearchWhereDoubled,
 )
 from bridgebot.engine.search.borel import (
     GAME_LEVEL,
@@ -95,6 +98,8 @@ from bridgebot.engine.search.rollouts import (
 
 __all__ = [
     "DEFAULT_OPPONENTS",
+    "DOUBLED_PUNISH",
+    "DOUBLED_P_MIN",
     "GAME_LEVEL",
     "NEG_INF",
     "N_TRICKS",
@@ -109,6 +114,7 @@ __all__ = [
     "SearchAgent",
     "SearchConfig",
     "SearchResult",
+    "SearchWhereDoubled",
     "SolverOracle",
     "TrickOracle",
     "U8Array",

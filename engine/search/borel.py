@@ -41,7 +41,7 @@ from bridgebot.engine.search.rollouts import (
     rollout,
     score_for_side,
 )
-from bridgebot.laws.calls import ALL_CALLS, FIRST_BID, bid_index
+from bridgebot.laws.calls import ALL_CALLS, FIRST_BID, bid_index, call_index
 
 #: The level of game in each strain (C, D, H, S, NT).
 GAME_LEVEL = (5, 5, 4, 4, 3)
@@ -321,7 +321,7 @@ class BorelSearch:
         added: list[int] = []
         for level, chance in ((6, chance12), (7, chance13)):
             strain = int(np.argmax(chance))
-            call = FIRST_BID + 5 * (level - 1) + strain
+            call = call_index(level, strain)
             if chance[strain] >= cfg.slam_chance and call > high and call not in cands:
                 added.append(call)
         stage_cands = cands + added

@@ -50,7 +50,7 @@ def bid_out(agent: PolicyAgent, deal: Deal, dealer: Player, vul: Vul, board: int
 
 @pytest.fixture(scope="module")
 def default_agent() -> PolicyAgent:
-    agent = make_agent("default,play=baseline")
+    agent = make_agent("default,play=baseline,doubled=policy")
     assert isinstance(agent, PolicyAgent)
     return agent
 

@@ -12,6 +12,7 @@ from bridgebot.laws.calls import (
     REDOUBLE,
     auction_over,
     bid_index,
+    doubled_against_caller,
     final_contract,
     is_legal_call,
     legal_calls,
@@ -150,3 +151,24 @@ def test_random_auctions_end_with_a_contract_matching_endplay() -> None:
             c.declarer,
             c.penalty,
         )
+
+
+@pytest.mark.parametrize(
+    ("auction", "doubled"),
+    [
+        ("", False),
+        ("1H", False),  # 1H is the other side's
+        ("1H X", True),  # partner's 1H, doubled
+        ("1H X Pass", False),  # the doubler's partner to call
+        ("1H X Pass Pass", True),  # back to the bidder
+        ("1H X XX Pass", False),  # redoubled
+        ("1H Pass Pass X", True),  # a balancing double of our 1H
+        ("1H 2C X", True),  # partner's 2C, doubled
+        ("1H 2C X Pass", False),  # the doubler's side to call
+        ("1H X 2H", False),  # a new bid after the double
+    ],
+)
+def test_doubled_against_caller(auction: str, doubled: bool) -> None:
+    """The caller's side holds the standing contract, doubled and not redoubled."""
+    calls = [Bid(t) for t in auction.split()]
+    assert doubled_against_caller(calls) is doubled
