@@ -95,8 +95,8 @@ class DefaultOptions(PolicyOptions):
     play: Literal["dd", "baseline"] = Field("dd", description="card player")
     doubled: Literal["search", "policy"] = Field(
         "search",
-        description="who calls where the opponents doubled our contract: the search (the "
-        "search agent's defaults) or the policy",
+        description="who calls where the opponents doubled our contract: the search "
+        "(p_min=0.0001, punish=2; engine.search.SearchWhereDoubled) or the policy",
     )
 
 

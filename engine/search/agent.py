@@ -88,9 +88,9 @@ DEFAULT_OPPONENTS = "bfgnet+self"
 #: The least prior of a candidate call where ``default`` searches a doubled contract of ours (the
 #: search agent's ``p_min`` is 0.03). The policy is most sure of itself where it is most wrong:
 #: it passes the double. On 1,000 validation deals against an exploiter of the shipped policy,
-#: the doubled stage gained +0.32 IMPs/board over the policy at 0.03, +0.47 at 1e-3 and +0.62 at
-#: 1e-4 (Lockhart et al.'s floor); on 2,000 against bfg and ``bfg,doubles=on``, +0.005 and +0.017
-#: at 1e-4 (standard errors 0.11, 0.10, 0.011, 0.015).
+#: the doubled stage gained +0.32 (0.08) IMPs/board over the policy at 0.03, +0.47 (0.10) at 1e-3
+#: and +0.62 (0.12) at 1e-4 (Lockhart et al.'s floor); on 2,000 against bfg and
+#: ``bfg,doubles=on``, +0.005 (0.011) and +0.017 (0.015) at 1e-4 (docs/evaluation.md).
 DOUBLED_P_MIN = 1e-4
 #: The doubled stage's model of opponents who punish (the search's ``punish``): they have shown
 #: that they double, so its rollouts double our contracts that go down two or more. Against the

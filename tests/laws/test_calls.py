@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 from bridgebot.laws.calls import (
     ALL_CALLS,
@@ -12,6 +13,8 @@ from bridgebot.laws.calls import (
     REDOUBLE,
     auction_over,
     bid_index,
+    bid_rank,
+    call_index,
     doubled_against_caller,
     final_contract,
     is_legal_call,
@@ -172,3 +175,17 @@ def test_doubled_against_caller(auction: str, doubled: bool) -> None:
     """The caller's side holds the standing contract, doubled and not redoubled."""
     calls = [Bid(t) for t in auction.split()]
     assert doubled_against_caller(calls) is doubled
+
+
+def test_bid_rank_and_call_index_agree_with_the_call_order() -> None:
+    ranks = [bid_rank(level, strain) for level in range(1, 8) for strain in range(5)]
+    assert ranks == list(range(35))
+    assert ALL_CALLS[call_index(1, 0)] == Bid("1C")
+    assert ALL_CALLS[call_index(4, 2)] == Bid("4H")
+    assert ALL_CALLS[call_index(7, 4)] == Bid("7NT")
+    levels, strains = np.array([1, 6, 7]), np.array([4, 3, 0])
+    assert call_index(levels, strains).tolist() == [
+        call_index(1, 4),
+        call_index(6, 3),
+        call_index(7, 0),
+    ]
