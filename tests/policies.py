@@ -20,16 +20,25 @@ from bridgebot.laws.calls import FIRST_BID
 from onnx import TensorProto, helper, numpy_helper
 
 
-def write_linear_policy(
-    directory: Path, weight: np.ndarray, bias: np.ndarray, name: str = "policy"
+def write_gemm(
+    directory: Path,
+    onnx_name: str,
+    input_name: str,
+    weight: np.ndarray,
+    bias: np.ndarray,
+    training: Training,
+    output_version: str | None = None,
 ) -> Path:
-    """A model directory (policy.onnx + model.json, engine.policy's format) of one Gemm layer."""
+    """A model directory of one Gemm layer, ``input_name`` [batch, in] -> ``logits`` [batch, out]
+    for ``weight`` [out, in], saved as ``onnx_name`` with its model card: the format every served
+    net of ``engine`` reads."""
+    n_out, n_in = weight.shape
     directory.mkdir(parents=True, exist_ok=True)
     graph = helper.make_graph(
-        [helper.make_node("Gemm", ["features", "w", "b"], ["logits"], transB=1)],
-        name,
-        [helper.make_tensor_value_info("features", TensorProto.FLOAT, ["batch", N_FEATURES])],
-        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", N_CALLS])],
+        [helper.make_node("Gemm", [input_name, "w", "b"], ["logits"], transB=1)],
+        Path(onnx_name).stem,
+        [helper.make_tensor_value_info(input_name, TensorProto.FLOAT, ["batch", n_in])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", n_out])],
         [
             numpy_helper.from_array(weight.astype(np.float32), "w"),
             numpy_helper.from_array(bias.astype(np.float32), "b"),
@@ -37,16 +46,28 @@ def write_linear_policy(
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
-    onnx.save(model, directory / "policy.onnx")
+    onnx.save(model, directory / onnx_name)
     ModelCard(
-        onnx="policy.onnx",
+        onnx=onnx_name,
         feature_version=FEATURE_VERSION,
-        input=Tensor(name="features", shape=("batch", N_FEATURES)),
-        output=Tensor(name="logits", shape=("batch", N_CALLS)),
-        training=Training(kind="test", command=f"tests: one Gemm layer ({name})"),
+        output_version=output_version,
+        input=Tensor(name=input_name, shape=("batch", n_in)),
+        output=Tensor(name="logits", shape=("batch", n_out)),
+        training=training,
         export=Export(),
     ).write(directory)
     return directory
+
+
+def write_linear_policy(
+    directory: Path, weight: np.ndarray, bias: np.ndarray, name: str = "policy"
+) -> Path:
+    """A model directory (policy.onnx + model.json, engine.policy's format) of one Gemm layer."""
+    assert weight.shape == (N_CALLS, N_FEATURES)
+    return write_gemm(
+        directory, "policy.onnx", "features", weight, bias,
+        Training(kind="test", command=f"tests: one Gemm layer ({name})"),
+    )  # fmt: skip
 
 
 def raise_policy(directory: Path) -> Path:

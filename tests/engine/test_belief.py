@@ -7,7 +7,6 @@ import shutil
 from pathlib import Path
 
 import numpy as np
-import onnx
 import pytest
 from bridgebot.engine.belief import (
     N_OUTPUTS,
@@ -17,14 +16,13 @@ from bridgebot.engine.belief import (
     owner_distribution,
     sample_owners,
 )
-from bridgebot.engine.features import FEATURE_VERSION, N_FEATURES, hand_to_array
-from bridgebot.engine.modelcard import Export, ModelCard, ModelError, Tensor, Training
+from bridgebot.engine.features import N_FEATURES, hand_to_array
+from bridgebot.engine.modelcard import ModelError, Training
 from bridgebot.engine.search import BorelSearch
 from bridgebot.laws.calls import bid_index, legal_calls
 from endplay.types import Player, Vul
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from onnx import TensorProto, helper, numpy_helper
 
 from bridgebot.agents import AgentSpecError, make_agent
 from bridgebot.shipped import shipped_model
@@ -35,6 +33,7 @@ from tests.engine.test_search import (
     pass_or_grand_policy,
     view_for,
 )
+from tests.policies import write_gemm
 
 BELIEF_DIR = shipped_model("belief")
 
@@ -43,30 +42,11 @@ SPADES = np.arange(13)  # data-file order: spades are cards 0..12
 
 def write_linear_belief(directory: Path, weight: np.ndarray, bias: np.ndarray) -> Path:
     """A one-layer belief model (Gemm) with a valid sidecar, in the layout engine.belief reads."""
-    directory.mkdir(parents=True, exist_ok=True)
-    graph = helper.make_graph(
-        [helper.make_node("Gemm", ["rows", "w", "b"], ["logits"], transB=1)],
-        "belief",
-        [helper.make_tensor_value_info("rows", TensorProto.FLOAT, ["batch", N_FEATURES])],
-        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", N_OUTPUTS])],
-        [
-            numpy_helper.from_array(weight.astype(np.float32), "w"),
-            numpy_helper.from_array(bias.astype(np.float32), "b"),
-        ],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    onnx.save(model, directory / "belief.onnx")
-    ModelCard(
-        onnx="belief.onnx",
-        feature_version=FEATURE_VERSION,
-        output_version=OUTPUT_VERSION,
-        input=Tensor(name="rows", shape=("batch", N_FEATURES)),
-        output=Tensor(name="logits", shape=("batch", N_OUTPUTS)),
-        training=Training(kind="belief", command="tests: spades with the left-hand opponent"),
-        export=Export(),
-    ).write(directory)
-    return directory
+    return write_gemm(
+        directory, "belief.onnx", "rows", weight, bias,
+        Training(kind="belief", command="tests: spades with the left-hand opponent"),
+        OUTPUT_VERSION,
+    )  # fmt: skip
 
 
 def spades_with_lho(directory: Path) -> Path:
