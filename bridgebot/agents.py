@@ -96,7 +96,8 @@ class DefaultOptions(PolicyOptions):
     doubled: Literal["search", "policy"] = Field(
         "search",
         description="who calls where the opponents doubled our contract: the search "
-        "(p_min=0.0001, punish=2; engine.search.SearchWhereDoubled) or the policy",
+        "(as the search agent searches there: p_min=0.0001, punish=2; "
+        "engine.search.SearchWhereDoubled) or the policy",
     )
 
 
@@ -172,6 +173,18 @@ class SearchOptions(CardPlayOptions):
         _CONFIG.slam_margin,
         ge=0.0,
         description="standard errors a slam-stage deviation must win by",
+    )
+    doubled_p_min: float = Field(
+        _CONFIG.doubled_p_min,
+        ge=0.0,
+        le=1.0,
+        description="p_min where the opponents doubled our contract",
+    )
+    doubled_punish: int = Field(
+        _CONFIG.doubled_punish,
+        ge=0,
+        le=13,
+        description="punish where the opponents doubled our contract",
     )
 
     def config(self) -> SearchConfig:
@@ -444,22 +457,17 @@ def _policy(options: PolicyOptions, path: str | None, seed: int, name: str) -> A
 
 def _default(options: DefaultOptions, path: str | None, seed: int, name: str) -> Agent:
     """The policy; with ``doubled=search``, the search where the opponents doubled our contract
-    (:class:`engine.search.SearchWhereDoubled`)."""
+    (:class:`engine.search.SearchWhereDoubled`; the search's own settings for those positions,
+    ``doubled_p_min`` and ``doubled_punish``)."""
     from bridgebot.engine.policy import PolicyAgent
-    from bridgebot.engine.search import DOUBLED_P_MIN, DOUBLED_PUNISH, SearchWhereDoubled
+    from bridgebot.engine.search import SearchWhereDoubled
 
     agent = _policy(options, path, seed, name)
     if options.doubled == "policy":
         return agent
     assert isinstance(agent, PolicyAgent)
     search = SearchOptions.model_validate(
-        {
-            "threads": options.threads,
-            "slams": options.slams,
-            "play": "baseline",
-            "p_min": DOUBLED_P_MIN,
-            "punish": DOUBLED_PUNISH,
-        }
+        {"threads": options.threads, "slams": options.slams, "play": "baseline"}
     )
     return SearchWhereDoubled(agent, _search(search, path, seed, name), name=name)
 

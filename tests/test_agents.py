@@ -7,12 +7,7 @@ from bridgebot.engine.agent import BatchBidder, bidding_view
 from bridgebot.engine.cardplay import LEAD_WORLDS, WORLDS
 from bridgebot.engine.doubles import DoublingAgent
 from bridgebot.engine.policy import PolicyAgent
-from bridgebot.engine.search import (
-    DOUBLED_P_MIN,
-    DOUBLED_PUNISH,
-    SearchAgent,
-    SearchWhereDoubled,
-)
+from bridgebot.engine.search import SearchAgent, SearchConfig, SearchWhereDoubled
 from endplay.types import Bid, Deal, Player, Vul
 
 from bridgebot.agents import (
@@ -144,16 +139,14 @@ DOUBLED_DEAL = Deal("N:AKQ2.J32.K54.Q32 JT9.AKQT4.QJT.K5 8765.765.A3.AJ64 43.98.
 
 def test_default_searches_only_where_the_opponents_doubled_our_contract() -> None:
     """Where our side's contract stands doubled, ``default`` calls as the search agent does (the
-    same seed, the doubled stage's floor and punishing opponents); everywhere else as the policy
+    same seed; the search's settings for doubled positions); everywhere else as the policy
     does."""
     doubled = [Bid(t) for t in ("1H", "X")]  # North opened 1H, East doubled: South to call
     plain = [Bid(t) for t in ("1H", "Pass")]
     redoubled = [Bid(t) for t in ("1H", "X", "XX", "Pass")]  # West's turn after XX: not ours
     with (
         make_agent("default,play=baseline", seed=5) as agent,
-        make_agent(
-            f"search,play=baseline,p_min={DOUBLED_P_MIN},punish={DOUBLED_PUNISH}", seed=5
-        ) as search,
+        make_agent("search,play=baseline", seed=5) as search,
         make_agent("default,doubled=policy,play=baseline", seed=5) as policy,
     ):
         assert isinstance(agent, SearchWhereDoubled)
@@ -172,6 +165,41 @@ def test_default_searches_only_where_the_opponents_doubled_our_contract() -> Non
         assert got[1:] == policy.bid_batch(views[1:])
         # The explainer and the alerts read the policy through it.
         assert agent.policy is agent.agent.policy
+
+
+def test_search_uses_its_doubled_settings_only_where_our_contract_is_doubled() -> None:
+    """``search`` searches a doubled position as ``p_min``/``punish`` set to its doubled
+    settings would (the same candidates and call, same seed); a plain position with its own."""
+    doubled = bidding_view(
+        Player.north, Vul.none, DOUBLED_DEAL[Player.south], (Bid("1H"), Bid("X")), 1
+    )
+    plain = bidding_view(
+        Player.north, Vul.none, DOUBLED_DEAL[Player.south], (Bid("1H"), Bid("Pass")), 1
+    )
+    defaults = SearchConfig()
+    with (
+        make_agent("search,play=baseline", seed=5) as search,
+        make_agent(
+            f"search,play=baseline,p_min={defaults.doubled_p_min},punish={defaults.doubled_punish}",
+            seed=5,
+        ) as floor,
+        make_agent("search,play=baseline,doubled_p_min=0.03,doubled_punish=0", seed=5) as old,
+    ):
+        assert isinstance(search, SearchAgent) and isinstance(floor, SearchAgent)
+        assert isinstance(old, SearchAgent)
+        assert search.doubled.config == defaults.where_doubled()
+        for a in (search, floor, old):
+            a.reset(1)
+        assert search.bid(doubled) == floor.bid(doubled)
+        old.bid(doubled)
+        assert search.last is not None and floor.last is not None and old.last is not None
+        assert search.last.candidates == floor.last.candidates
+        # At the plain floor the policy's pass of the double is the only candidate.
+        assert len(old.last.candidates) < len(search.last.candidates)
+        for a in (search, old):
+            a.reset(2)
+        assert search.bid(plain) == old.bid(plain)
+        assert search.last.candidates == old.last.candidates
 
 
 def test_the_doubled_option_is_checked() -> None:

@@ -44,8 +44,6 @@ from __future__ import annotations
 
 from bridgebot.engine.search.agent import (
     DEFAULT_OPPONENTS,
-    DOUBLED_P_MIN,
-    DOUBLED_PUNISH,
     SearchAgent,
     SearchWhereDoubled,
 )
@@ -98,8 +96,6 @@ from bridgebot.engine.search.rollouts import (
 
 __all__ = [
     "DEFAULT_OPPONENTS",
-    "DOUBLED_PUNISH",
-    "DOUBLED_P_MIN",
     "GAME_LEVEL",
     "NEG_INF",
     "N_TRICKS",

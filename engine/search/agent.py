@@ -27,6 +27,9 @@ class SearchAgent(Agent):
     benchmarks; ``last`` is the latest. With ``slam`` (the policy's slam estimator), the slam
     layer of :mod:`engine.slams` has the last word on the searched call, as it has on the
     policy's in :class:`engine.policy.PolicyAgent` (``stats["slam_layer"]`` marks a change).
+    Where the opponents have doubled our side's contract, ``doubled`` searches instead: by
+    default ``search`` with :meth:`SearchConfig.where_doubled` (its ``doubled_p_min`` and
+    ``doubled_punish``), sharing its policy, oracle, sampler and opponent models.
     """
 
     def __init__(
@@ -36,9 +39,17 @@ class SearchAgent(Agent):
         seed: int = 0,
         name: str = "search",
         slam: SlamEstimator | None = None,
+        doubled: BorelSearch | None = None,
     ) -> None:
         self.name = name
         self.search = search
+        self.doubled = doubled or BorelSearch(
+            search.policy,
+            search.oracle,
+            search.config.where_doubled(),
+            search.sampler,
+            search.opponents,
+        )
         self.slam = slam
         self.seed = seed
         self._rng = np.random.default_rng([seed, 0])
@@ -53,9 +64,10 @@ class SearchAgent(Agent):
         self.card_player.reset(board)
 
     def bid(self, view: BiddingView) -> Bid:
-        result = self.search.search(view, self._rng)
+        search = self.doubled if doubled_against_caller(view.auction) else self.search
+        result = search.search(view, self._rng)
         if self.slam is not None:
-            x, _ = self.search.observation(view)
+            x, _ = search.observation(view)
             mask = legal_mask(view.dealer, view.auction)[None, :]
             call = bid_index(result.call)
             layered = int(
@@ -85,20 +97,6 @@ class SearchAgent(Agent):
 DEFAULT_OPPONENTS = "bfgnet+self"
 
 
-#: The least prior of a candidate call where ``default`` searches a doubled contract of ours (the
-#: search agent's ``p_min`` is 0.03). The policy is most sure of itself where it is most wrong:
-#: it passes the double. On 1,000 validation deals against an exploiter of the shipped policy,
-#: the doubled stage gained +0.32 (0.08) IMPs/board over the policy at 0.03, +0.47 (0.10) at 1e-3
-#: and +0.62 (0.12) at 1e-4 (Lockhart et al.'s floor); on 2,000 against bfg and
-#: ``bfg,doubles=on``, +0.005 (0.011) and +0.017 (0.015) at 1e-4 (docs/evaluation.md).
-DOUBLED_P_MIN = 1e-4
-#: The doubled stage's model of opponents who punish (the search's ``punish``): they have shown
-#: that they double, so its rollouts double our contracts that go down two or more. Against the
-#: same exploiter +0.69 (0.13) instead of +0.62 (0.12); +0.003, +0.017 against the bfg rows and
-#: +0.10 (0.04) instead of +0.07 against an exploiter of league run 7 (2,000 deals).
-DOUBLED_PUNISH = 2
-
-
 class SearchWhereDoubled(BatchBidder):
     """Bids with ``agent`` (a batch bidder: the policy), but with ``search`` where the opponents
     have doubled our side's contract (:func:`laws.calls.doubled_against_caller`); plays with
@@ -108,7 +106,9 @@ class SearchWhereDoubled(BatchBidder):
     level and with any meaning, and the policy reads doubles it never met in training badly. The
     search deals the hands the auction allows and scores each candidate call double dummy, so it
     reads the double by what it does to our contract. Doubles are a few percent of the calls
-    (more against a doubler), so the agent keeps nearly the policy's speed.
+    (more against a doubler), so the agent keeps nearly the policy's speed. ``search`` is the
+    ``search`` agent, which searches doubled positions with its
+    :meth:`SearchConfig.where_doubled` settings.
     ``searched`` counts the calls the search made; ``policy`` and ``card_player`` are the
     policy agent's (the explainer and the alerts read the policy).
     """

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import numpy as np
@@ -113,6 +113,23 @@ class SearchConfig:
     of a few dozen, and a slam that makes on a bare majority of them fails at the table. On 300
     validation deals against bfg, at 0: 10 slams bid, 60% making DD, -0.01 (0.10) IMPs/board
     over ``slam=off``; at 1: 7 slams, 86% making, +0.08 (0.08)."""
+    doubled_p_min: float = 1e-4
+    """``p_min`` where the opponents have doubled our side's contract
+    (:func:`laws.calls.doubled_against_caller`). The policy is most sure of itself where it is
+    most wrong: it passes the double with a prior near 1, so at 0.03 there is nothing to compare.
+    For ``default``'s doubled stage, on 1,000 validation deals against an exploiter of the shipped
+    policy: +0.32 (0.08) IMPs/board over the policy at 0.03, +0.47 (0.10) at 1e-3 and +0.62 (0.12)
+    at 1e-4 (Lockhart et al.'s floor); on 2,000 against bfg and ``bfg,doubles=on``, +0.005 (0.011)
+    and +0.017 (0.015) at 1e-4 (docs/evaluation.md)."""
+    doubled_punish: int = 2
+    """``punish`` where the opponents have doubled our side's contract: they have shown that
+    they double, so the rollouts double our contracts that go down this many or more. For
+    ``default``, against the same exploiter +0.69 (0.13) instead of +0.62 (0.12); +0.003 and
+    +0.017 against the bfg rows."""
+
+    def where_doubled(self) -> SearchConfig:
+        """The configuration for positions where the opponents have doubled our contract."""
+        return replace(self, p_min=self.doubled_p_min, punish=self.doubled_punish)
 
 
 @dataclass
