@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bridgebot.options import benchmark_args, deal_file
 from bridgebot.shipped import shipped_model
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
@@ -98,17 +99,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--model", default=str(shipped_model("default")))
     ap.add_argument("--imitation", required=True, help="exported imitation model directory")
-    ap.add_argument("--dd", default="data/dd.npz", help="DD deal file (default %(default)s)")
+    ap.add_argument("--deals", default="data/dd.npz", help="DD deal file (default %(default)s)")
     ap.add_argument("--boards", type=int, default=HOLDOUT)
     ap.add_argument("--them", default="bfg")
     ap.add_argument("--teach", default=None, help="teach file for the accuracy figures")
     ap.add_argument("--teach-holdout", type=int, default=2000)
     ap.add_argument("--skip", default="", help="comma list of: model,imitation,head")
     ap.add_argument("--json", default=None)
-    args = ap.parse_args()
-    if not Path(args.dd).exists():
-        sys.exit(f"{args.dd}: no such deal file; make one with "
-                 f"`bridgebot ddgen --seed N --deals M --out {args.dd}` (docs/data.md)")  # fmt: skip
+    args = benchmark_args(ap, "bench_bidding_strength")
+    deal_file(args.deals)
     skip = set(filter(None, args.skip.split(",")))
     model, imi = f"policy:{args.model}", f"policy:{args.imitation}"
     out: dict[str, object] = {}
@@ -129,7 +128,7 @@ def main() -> None:
     for key, name, us, them in plan:
         if key in skip:
             continue
-        r = match(us, them, args.dd, args.boards)
+        r = match(us, them, args.deals, args.boards)
         out[key] = r
         show(name, r)
     if "model" in out and "imitation" in out:

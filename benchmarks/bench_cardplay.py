@@ -57,6 +57,8 @@ from bridgebot.laws.cards import index_card, owners_pbn
 from bridgebot.laws.scoring import STRAIN_ORDER, contract_score, imps, ns_score
 from bridgebot.tournament.stats import mean_stderr
 
+from bridgebot.options import benchmark_args, deal_file
+
 DATA = Path("data/dd.npz")  # a DD file made by `bridgebot ddgen` (docs/data.md)
 HCP = np.array(([4, 3, 2, 1] + [0] * 9) * 4)
 
@@ -171,8 +173,8 @@ def shared(
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--boards", type=int, default=12)
-    ap.add_argument("--data", type=Path, default=DATA, help="DD deal file (default %(default)s)")
+    ap.add_argument("--boards", type=int, default=12, help="boards (default %(default)s)")
+    ap.add_argument("--deals", type=Path, default=DATA, help="DD deal file (default %(default)s)")
     ap.add_argument("--worlds", type=int, default=None)
     ap.add_argument("--lead-worlds", type=int, default=None)
     ap.add_argument("--workers", type=int, default=0)
@@ -181,10 +183,8 @@ def main() -> int:
         "--seats", type=int, default=2, help="seats at once, as threads and as processes (0: off)"
     )
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
-    args = ap.parse_args()
-    if not Path(args.data).exists():
-        sys.exit(f"{args.data}: no such deal file; make one with "
-                 f"`bridgebot ddgen --seed N --deals M --out {args.data}` (docs/data.md)")  # fmt: skip
+    args = benchmark_args(ap, "bench_cardplay")
+    deal_file(args.deals)
 
     options: Options = {"workers": args.workers, "seed": args.seed}
     for key in ("worlds", "lead_worlds"):
@@ -202,7 +202,7 @@ def main() -> int:
     alone: list[tuple[Played, Played]] = []
     start_all = time.perf_counter()
     for k in range(args.boards):
-        owners, dd, contract, board = held_out(args.data, k)
+        owners, dd, contract, board = held_out(args.deals, k)
         optimum = int(dd[contract.declarer.value, STRAIN_ORDER.index(contract.denom)])
         vul = vul_of(board)
         dd_play = oracle(owners)
@@ -289,7 +289,7 @@ def seats_at_once(
 ) -> dict[str, Any]:
     """The duplicate rooms again, ``args.seats`` boards at once: threads sharing the solver's
     door against processes of one seat each (see the module doc)."""
-    jobs = [(args.data, k, options) for k in range(args.boards)]
+    jobs = [(args.deals, k, options) for k in range(args.boards)]
     out: dict[str, Any] = {"seats": args.seats}
     spawn = multiprocessing.get_context("spawn")
     pools: list[tuple[str, Callable[[], Executor]]] = [

@@ -6,7 +6,7 @@ estimator (batched through onnxruntime, and one deal at a time as a search would
 endplay's solver (``calc_all_tables``, DDS's own threads) on a sample of the same deals, with the
 ratio. The solver's numbers on the sample are also checked against the stored tables.
 
-    python benchmarks/bench_ddnet.py [--data data/dd.npz] [--solver-deals 40]
+    python benchmarks/bench_ddnet.py [--deals data/dd.npz] [--solver-boards 40]
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from bridgebot.laws.cards import owners_pbn
 from endplay.dds import calc_all_tables
 from endplay.types import Deal
 
+from bridgebot.options import benchmark_args, deal_file
 from bridgebot.shipped import shipped_model
 
 STRAINS = ["C", "D", "H", "S", "NT"]
@@ -60,17 +61,22 @@ def solver_tables(owners: np.ndarray) -> np.ndarray:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", default="data/dd.npz", help="DD deal file (default %(default)s)")
-    ap.add_argument("--held-out", type=int, default=2000)
-    ap.add_argument("--model", default=str(shipped_model("ddnet")))
-    ap.add_argument("--solver-deals", type=int, default=40)
-    ap.add_argument("--threads", type=int, default=1)
-    args = ap.parse_args()
-    if not Path(args.data).exists():
-        sys.exit(f"{args.data}: no such deal file; make one with "
-                 f"`bridgebot ddgen --seed N --deals M --out {args.data}` (docs/data.md)")  # fmt: skip
+    ap.add_argument("--deals", default="data/dd.npz", help="DD deal file (default %(default)s)")
+    ap.add_argument(
+        "--held-out",
+        type=int,
+        default=2000,
+        help="the last N deals of --deals (default %(default)s)",
+    )
+    ap.add_argument("--model", default=str(shipped_model("ddnet")), help="estimator directory")
+    ap.add_argument(
+        "--solver-boards", type=int, default=40, help="deals the solver times (default %(default)s)"
+    )
+    ap.add_argument("--threads", type=int, default=1, help="onnxruntime threads (default 1)")
+    args = benchmark_args(ap, "bench_ddnet")
+    deal_file(args.deals)
 
-    z = np.load(args.data)
+    z = np.load(args.deals)
     owners, dd = z["owners"][-args.held_out :], z["dd"][-args.held_out :]
     est = DDEstimator(args.model, threads=args.threads)
 
@@ -85,7 +91,7 @@ def main() -> None:
         est.tables(owners[i : i + 1])
         single.append(time.perf_counter() - t0)
 
-    k = min(args.solver_deals, owners.shape[0])
+    k = min(args.solver_boards, owners.shape[0])
     t0 = time.perf_counter()
     solved = solver_tables(owners[:k])
     solver_s = time.perf_counter() - t0

@@ -32,6 +32,7 @@ from bridgebot.tournament.config import MatchConfig
 from bridgebot.tournament.match import run_match
 
 from bridgebot.agents import make_agent
+from bridgebot.options import deal_file
 
 
 def boards_per_second(**kwargs: object) -> float:
@@ -53,9 +54,7 @@ def main() -> None:
     p.add_argument("--us", default="random")
     p.add_argument("--them", default="random")
     args = p.parse_args()
-    if not Path(args.deals).exists():
-        sys.exit(f"{args.deals}: no such deal file; make one with "
-                 f"`bridgebot ddgen --seed N --deals M --out {args.deals}` (docs/data.md)")  # fmt: skip
+    deal_file(args.deals)
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     common = dict(us=args.us, them=args.them, deals=args.deals, seed=1)
 

@@ -4,7 +4,7 @@ States are real: positions met while the model itself bids deals of a DD file. P
 p99 per call, and ratios against baselines measured in the same run (per-state cost at batch 1;
 the bare session call under the full ``PolicyAgent.bid`` path).
 
-    python benchmarks/bench_policy.py --model models/default --dd data/dd.npz
+    python benchmarks/bench_policy.py --model models/default --deals data/dd.npz
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bridgebot.options import benchmark_args, deal_file
 from bridgebot.shipped import shipped_model
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
@@ -74,17 +75,17 @@ def summary(t: np.ndarray) -> dict[str, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--model", default=str(shipped_model("default")))
-    ap.add_argument("--dd", default="data/dd.npz", help="DD deal file (default %(default)s)")
-    ap.add_argument("--deals", type=int, default=600)
+    ap.add_argument("--deals", default="data/dd.npz", help="DD deal file (default %(default)s)")
+    ap.add_argument(
+        "--boards", type=int, default=600, help="deals the model bids for states (default 600)"
+    )
     ap.add_argument("--reps", type=int, default=2000)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--json", default=None, help="also write the figures here")
-    args = ap.parse_args()
-    if not Path(args.dd).exists():
-        sys.exit(f"{args.dd}: no such deal file; make one with "
-                 f"`bridgebot ddgen --seed N --deals M --out {args.dd}` (docs/data.md)")  # fmt: skip
+    args = benchmark_args(ap, "bench_policy")
+    deal_file(args.deals)
     policy = Policy(args.model, threads=args.threads)
-    x, views = collect_states(policy, args.dd, args.deals)
+    x, views = collect_states(policy, args.deals, args.boards)
     n = len(x)
     rng = np.random.default_rng(0)
     order = rng.integers(0, n, size=(args.reps,))

@@ -18,7 +18,7 @@ search agent ``--spec`` against it on the same deals, search minus policy with i
 error, and the median and p95 seconds per searched call. Chunks of 50 boards are journaled
 (``--journal``); rerunning the same command resumes.
 
-    nice -n 10 python benchmarks/bench_search.py --data data/test_9002.npz --boards 2000 \\
+    nice -n 10 python benchmarks/bench_search.py --deals data/test_9002.npz --boards 2000 \\
         --opponents "bfg;bfg,doubles=on;policy:runs/exploiter_gen5b/onnx" --spec search
 """
 
@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 from bridgebot.tournament.stats import mean_stderr
 
+from bridgebot.options import benchmark_args, deal_file
 from bridgebot.shipped import shipped_model
 
 DATA = "data/dd.npz"  # a DD file made by `bridgebot ddgen` (docs/data.md)
@@ -195,7 +196,7 @@ def cross_table(args: argparse.Namespace, search: str, policy: str, first: int) 
             journaled_match(
                 us,
                 them,
-                args.data,
+                args.deals,
                 first,
                 args.boards,
                 args.workers,
@@ -235,17 +236,34 @@ def _paired_se(diff: np.ndarray) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--model", default=str(shipped_model("default")))
-    ap.add_argument("--data", default=DATA, help="DD deal file (default %(default)s)")
-    ap.add_argument("--boards", type=int, default=200)
-    ap.add_argument("--held-out", type=int, default=2000)
-    ap.add_argument("--budgets", default="particles=256,rollouts=32")
-    ap.add_argument("--dd", default="net", choices=["net", "solver"])
+    ap.add_argument(
+        "--model",
+        default=str(shipped_model("default")),
+        help="policy model directory (default: the shipped one)",
+    )
+    ap.add_argument("--deals", default=DATA, help="DD deal file (default %(default)s)")
+    ap.add_argument(
+        "--boards", type=int, default=200, help="boards per match (default %(default)s)"
+    )
+    ap.add_argument(
+        "--held-out",
+        type=int,
+        default=2000,
+        help="the boards are the last N deals of --deals (default %(default)s)",
+    )
+    ap.add_argument(
+        "--budgets",
+        default="particles=256,rollouts=32",
+        help="';'-separated search budgets, each comma-separated search options",
+    )
+    ap.add_argument(
+        "--dd", default="net", choices=["net", "solver"], help="the search's rollout scoring"
+    )
     ap.add_argument("--extra", default="", help="more search options, e.g. p_min=0.05")
     ap.add_argument("--vs-bfg", action="store_true", help="also every budget and the policy vs bfg")
     ap.add_argument("--only-bfg", action="store_true", help="only the matches against bfg")
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    ap.add_argument("--seed", type=int, default=1, help="agents' seed (default 1)")
     ap.add_argument("--out", default=None, help="write the JSON results here")
     ap.add_argument(
         "--opponents",
@@ -254,14 +272,16 @@ def main() -> None:
         "(e.g. 'bfg;bfg,doubles=on;policy:DIR'); uses --spec, journals to --journal",
     )
     ap.add_argument("--spec", default="search", help="the search agent of --opponents")
-    ap.add_argument("--journal", default="out/bench_search/journal.jsonl")
+    ap.add_argument(
+        "--journal",
+        default="out/bench_search/journal.jsonl",
+        help="finished chunks of --opponents; the same command resumes (default %(default)s)",
+    )
     ap.add_argument("--chunk", type=int, default=50, help="boards per journaled chunk")
-    args = ap.parse_args()
-    if not Path(args.data).exists():
-        sys.exit(f"{args.data}: no such deal file; make one with "
-                 f"`bridgebot ddgen --seed N --deals M --out {args.data}` (docs/data.md)")  # fmt: skip
+    args = benchmark_args(ap, "bench_search")
+    deal_file(args.deals)
 
-    with np.load(args.data) as z:
+    with np.load(args.deals) as z:
         first = len(z["owners"]) - args.held_out
     policy = f"policy:{args.model}"
     if args.opponents:
@@ -273,7 +293,9 @@ def main() -> None:
     specs = {b: f"search:{args.model},dd={args.dd},{b}{extra}" for b in budgets}
     if not args.only_bfg:
         for budget in budgets:
-            r = match(specs[budget], policy, args.data, first, args.boards, args.workers, args.seed)
+            r = match(
+                specs[budget], policy, args.deals, first, args.boards, args.workers, args.seed
+            )
             r["budget"] = budget
             results.append(r)
             print(
@@ -294,7 +316,7 @@ def main() -> None:
     if args.vs_bfg or args.only_bfg:
         # Every budget against bfg, and the plain policy against bfg on the same boards: the
         # difference is the search gain measured against a third party.
-        rp = match(policy, "bfg", args.data, first, args.boards, args.workers, args.seed)
+        rp = match(policy, "bfg", args.deals, first, args.boards, args.workers, args.seed)
         print(
             f"policy vs bfg: {rp['imps_per_board']:+.3f} +- {rp['stderr']:.3f} IMPs/board "
             f"({rp['boards']} boards)",
@@ -302,7 +324,9 @@ def main() -> None:
         )
         results.append(dict(rp, role="policy_vs_bfg"))
         for budget in budgets:
-            rs = match(specs[budget], "bfg", args.data, first, args.boards, args.workers, args.seed)
+            rs = match(
+                specs[budget], "bfg", args.deals, first, args.boards, args.workers, args.seed
+            )
             diff = np.array(rs["imps"]) - np.array(rp["imps"])
             print(
                 f"{budget:32s} vs bfg: {rs['imps_per_board']:+.3f} +- {rs['stderr']:.3f} "

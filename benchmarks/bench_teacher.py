@@ -9,7 +9,7 @@
 
 The views are the decision points of bfg's own auctions on random deals (seed 99).
 
-Usage: ``python benchmarks/bench_teacher.py [--deals 200] [--dd 32]``.
+Usage: ``python benchmarks/bench_teacher.py [--boards 200] [--solver-boards 32]``.
 """
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ from bridgebot.laws.cards import owners_pbn as pbn
 from bridgebot.laws.deals import random_owners
 from bridgebot.models.teach import teach_chunk
 
+from bridgebot.options import benchmark_args
+
 
 def per_item(fn: object, items: list[object], repeats: int = 3) -> float:
     """Best-of-``repeats`` seconds per item of calling ``fn(item)`` over ``items``."""
@@ -49,15 +51,19 @@ def per_item(fn: object, items: list[object], repeats: int = 3) -> float:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--deals", type=int, default=200, help="random deals bid by bfg")
-    ap.add_argument("--dd", type=int, default=32, help="deals for the DD comparison")
-    args = ap.parse_args()
+    ap.add_argument("--boards", type=int, default=200, help="random deals bid by bfg (default 200)")
+    ap.add_argument(
+        "--solver-boards", type=int, default=32, help="deals for the DD comparison (default 32)"
+    )
+    args = benchmark_args(ap, "bench_teacher")
 
     t = time.perf_counter()
     cpu = time.process_time()
-    chunk = teach_chunk((99, 0, args.deals, None))
+    chunk = teach_chunk((99, 0, args.boards, None))
     wall, cpu = time.perf_counter() - t, time.process_time() - cpu
-    print(f"teacher: {args.deals / wall:.1f} deals/s wall, {args.deals / cpu:.1f} deals/s per CPU")
+    print(
+        f"teacher: {args.boards / wall:.1f} deals/s wall, {args.boards / cpu:.1f} deals/s per CPU"
+    )
 
     views: list[BiddingView] = []
     for k, auction in enumerate(chunk.auctions):
@@ -106,16 +112,16 @@ def main() -> int:
     from endplay.types import Deal
 
     one_solver_thread()
-    owners = np.stack([random_owners(98, k) for k in range(args.dd)])
+    owners = np.stack([random_owners(98, k) for k in range(args.solver_boards)])
     t, c = time.perf_counter(), time.process_time()
     for row in owners:
         calc_dd_table(Deal(pbn(row)))
-    t_single = (time.perf_counter() - t) / args.dd
-    c_single = (time.process_time() - c) / args.dd
+    t_single = (time.perf_counter() - t) / args.solver_boards
+    c_single = (time.process_time() - c) / args.solver_boards
     t, c = time.perf_counter(), time.process_time()
     dd_tables(owners)
-    t_all = (time.perf_counter() - t) / args.dd
-    c_all = (time.process_time() - c) / args.dd
+    t_all = (time.perf_counter() - t) / args.solver_boards
+    c_all = (time.process_time() - c) / args.solver_boards
     print(
         f"dd tables (1 DDS thread): calc_dd_table {t_single:.3f} s/deal wall, {c_single:.3f} CPU; "
         f"calc_all_tables batch {t_all:.3f} s/deal wall, {c_all:.3f} CPU; "

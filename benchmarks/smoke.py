@@ -30,25 +30,25 @@ ROOT = HERE.parent
 #: :data:`DEALS` deals, ``{tmp}`` a scratch directory of the script's own.
 SMOKE: dict[str, tuple[list[str], str]] = {
     "bench_bidding_strength": (
-        ["--imitation", "models/bfgnet", "--dd", "{dd}", "--boards", "4", "--them", "random"],
+        ["--imitation", "models/bfgnet", "--deals", "{dd}", "--boards", "4", "--them", "random"],
         r"IMPs",
     ),
     "bench_cardplay": (
-        ["--boards", "1", "--data", "{dd}", "--worlds", "2", "--lead-worlds", "2"],
+        ["--boards", "1", "--deals", "{dd}", "--worlds", "2", "--lead-worlds", "2"],
         r"\d",
     ),
     "bench_crosstable": (
         ["--candidate", "random", "--opponents", "random", "--deals", "{dd}", "--boards", "2"],
         r"\d",
     ),
-    "bench_ddnet": (["--data", "{dd}", "--held-out", "6", "--solver-deals", "2"], r"\d"),
+    "bench_ddnet": (["--deals", "{dd}", "--held-out", "6", "--solver-boards", "2"], r"\d"),
     "bench_explain": (["--repeat", "1", "--auctions", "1"], r"slowest run: [\d.]+ CPU s"),
     "bench_load": (["--tables", "2", "--boards", "1"], r"lost 0, duplicated 0"),
     "bench_match": (["--deals", "{dd}", "--boards", "4", "--tcp-boards", "1"], r"\d"),
-    "bench_policy": (["--dd", "{dd}", "--deals", "4", "--reps", "10"], r"\d"),
+    "bench_policy": (["--deals", "{dd}", "--boards", "4", "--reps", "10"], r"\d"),
     "bench_search": (
         [
-            "--data",
+            "--deals",
             "{dd}",
             "--boards",
             "2",
@@ -69,7 +69,7 @@ SMOKE: dict[str, tuple[list[str], str]] = {
     ),
     "bench_spectator": (["--boards", "2"], r"\d"),
     "bench_table": (["--boards", "1", "--repeat", "2"], r"\d"),
-    "bench_teacher": (["--deals", "4", "--dd", "2"], r"dd tables"),
+    "bench_teacher": (["--boards", "4", "--solver-boards", "2"], r"dd tables"),
     "soak_tm": (
         [
             "--minutes",

@@ -39,6 +39,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from bridgebot.server.logs import FORMATS, LEVELS
@@ -65,6 +66,16 @@ DEPRECATED: dict[tuple[str, str], Renamed] = {
     ("teach", "--count"): Renamed("--boards", "--boards"),  # teach --count N -> --boards N
     # tm --scoring IMP|MP -> --teams-scoring (match's --scoring is dd|play, another thing)
     ("tm", "--scoring"): Renamed(None, "--teams-scoring", "IMP|MP"),
+    # The benchmarks (benchmarks/*.py) speak the same vocabulary.
+    ("bench_search", "--data"): Renamed(None, "--deals"),  # --data FILE -> --deals FILE
+    ("bench_ddnet", "--data"): Renamed(None, "--deals"),
+    ("bench_ddnet", "--solver-deals"): Renamed("--solver-boards", "--solver-boards", "N"),
+    ("bench_cardplay", "--data"): Renamed(None, "--deals"),
+    ("bench_bidding_strength", "--dd"): Renamed(None, "--deals"),  # --dd FILE -> --deals FILE
+    ("bench_policy", "--dd"): Renamed(None, "--deals"),
+    ("bench_policy", "--deals"): Renamed("--boards", None),  # --deals N -> --boards N
+    ("bench_teacher", "--deals"): Renamed("--boards", None),
+    ("bench_teacher", "--dd"): Renamed("--solver-boards", None),  # --dd N -> --solver-boards N
 }
 
 
@@ -72,8 +83,11 @@ def _is_number(text: str) -> bool:
     return text.strip().lstrip("+-").isdigit()
 
 
-def modernize(command: str, argv: Sequence[str], warn: Any = None) -> list[str]:
-    """``argv`` with the deprecated spellings of ``command`` rewritten, one line on stderr each.
+def modernize(
+    command: str, argv: Sequence[str], warn: Any = None, program: str | None = None
+) -> list[str]:
+    """``argv`` with the deprecated spellings of ``command`` rewritten, one line on stderr each,
+    naming ``program`` (``bridgebot COMMAND`` by default).
 
     ``tm --boards 32`` is already the new spelling (a number), ``tm --boards deals.pbn`` the old
     one (a file); ``ddgen --deals 1000`` is old (a number) while a file would be new."""
@@ -95,7 +109,8 @@ def modernize(command: str, argv: Sequence[str], warn: Any = None) -> list[str]:
             new = renamed.when_number if number else renamed.when_text
             if new is not None and new != flag:
                 what = "N" if number else renamed.text
-                message = f"bridgebot {command}: {flag} {what} is deprecated; use {new} {what}"
+                who = program or f"bridgebot {command}"
+                message = f"{who}: {flag} {what} is deprecated; use {new} {what}"
                 print(message, file=sys.stderr) if warn is None else warn(message)
                 flag = new
             out.extend((flag, value))
@@ -104,6 +119,24 @@ def modernize(command: str, argv: Sequence[str], warn: Any = None) -> list[str]:
         out.append(arg)
         i += 1
     return out
+
+
+def benchmark_args(parser: argparse.ArgumentParser, script: str) -> argparse.Namespace:
+    """A benchmark's arguments (``benchmarks/SCRIPT.py``), its old spellings rewritten first:
+    the benchmarks speak the command line's vocabulary (``--deals FILE``, ``--boards N``)."""
+    argv = modernize(script, sys.argv[1:], program=f"benchmarks/{script}.py")
+    return parser.parse_args(argv)
+
+
+def deal_file(path: str | Path) -> Path:
+    """``path``, a deal file that exists; else exit with one line saying how to make one."""
+    where = Path(path)
+    if not where.exists():
+        sys.exit(
+            f"{where}: no such deal file; make one with "
+            f"`bridgebot ddgen --seed N --boards M --out {where}` (docs/data.md)"
+        )
+    return where
 
 
 def positive_int(text: str) -> int:

@@ -206,3 +206,79 @@ def test_user_mistakes_are_one_line_and_exit_2(
             code = int(exc.code or 0)
         err = capsys.readouterr().err.strip().splitlines()
         assert code == 2 and len(err) == 1 and expected in err[0], (argv, err)
+
+
+def _benchmark_flags() -> dict[str, dict[str, dict[str, str]]]:
+    """Every benchmark's ``add_argument`` flags: script -> flag -> {keyword: source text}."""
+    import ast
+
+    root = Path(__file__).resolve().parents[1] / "benchmarks"
+    out: dict[str, dict[str, dict[str, str]]] = {}
+    for script in sorted(root.glob("*.py")):
+        flags: dict[str, dict[str, str]] = {}
+        for node in ast.walk(ast.parse(script.read_text())):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "add_argument"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+            ):
+                flags[str(node.args[0].value)] = {
+                    k.arg: ast.unparse(k.value) for k in node.keywords if k.arg
+                }
+        out[script.stem] = flags
+    return out
+
+
+def test_the_benchmarks_speak_the_command_lines_vocabulary() -> None:
+    """A deal file is ``--deals FILE`` and a count of boards ``--boards N`` in the benchmarks
+    too: no ``--data``, no ``--dd FILE``, no ``--deals N``."""
+    flags = _benchmark_flags()
+    assert "bench_search" in flags and "bench_slam" in flags
+    for script, own in flags.items():
+        assert "--data" not in own, f"{script}: --data FILE is --deals FILE"
+        if "--deals" in own:
+            assert own["--deals"].get("type") in (None, "Path"), f"{script}: --deals is a file"
+        if "--boards" in own:
+            assert own["--boards"].get("type") in ("int", "positive_int"), script
+        if "--dd" in own:  # only the search's rollout scoring (the agent option dd=net|solver)
+            assert "choices" in own["--dd"], f"{script}: a DD deal file is --deals FILE"
+
+
+@pytest.mark.parametrize(
+    ("script", "argv", "new", "line"),
+    [
+        ("bench_search", ["--data", "x.npz"], ["--deals", "x.npz"], "--data FILE ... --deals FILE"),
+        (
+            "bench_policy",
+            ["--dd", "x.npz", "--deals", "4"],
+            ["--deals", "x.npz", "--boards", "4"],
+            "--dd FILE ... --deals FILE",
+        ),
+        (
+            "bench_teacher",
+            ["--deals", "4", "--dd", "2"],
+            ["--boards", "4", "--solver-boards", "2"],
+            "--deals N ... --boards N",
+        ),
+        (
+            "bench_ddnet",
+            ["--solver-deals", "2"],
+            ["--solver-boards", "2"],
+            "--solver-deals N ... --solver-boards N",
+        ),
+    ],
+)
+def test_a_benchmarks_old_spellings_work_with_one_line(
+    script: str, argv: list[str], new: list[str], line: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bridgebot.options import modernize
+
+    assert modernize(script, argv, program=f"benchmarks/{script}.py") == new
+    old, _, use = line.partition(" ... ")
+    err = capsys.readouterr().err.splitlines()
+    assert f"benchmarks/{script}.py: {old} is deprecated; use {use}" == err[0]
+    # What the benchmark's parser then reads: every new flag is one it declares.
+    declared = _benchmark_flags()[script]
+    assert all(a in declared for a in new if a.startswith("--"))
