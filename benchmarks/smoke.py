@@ -67,6 +67,10 @@ SMOKE: dict[str, tuple[list[str], str]] = {
         ["--deals", "{dd}", "--boards", "4", "--baseline", "random", "--yardstick"],
         r"\d",
     ),
+    "bench_slam_information": (
+        ["--train-deals", "{dd}", "--deals", "{dd}", "--epochs", "1", "--rows", "hcp"],
+        r"recall at 75%",
+    ),
     "bench_spectator": (["--boards", "2"], r"\d"),
     "bench_table": (["--boards", "1", "--repeat", "2"], r"\d"),
     "bench_teacher": (["--boards", "4", "--solver-boards", "2"], r"dd tables"),

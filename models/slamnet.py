@@ -19,9 +19,9 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -59,16 +59,32 @@ def policy_chooser(
     return choose
 
 
-def self_play_states(
+class SelfPlayCall(NamedTuple):
+    """The calls at one position of a batch of the policy's self-play auctions."""
+
+    owners: npt.NDArray[np.uint8]
+    """[n, 52] the deals of the auctions still running at ``pos``."""
+    dealer: IntArray
+    auctions: IntArray
+    """[n, MAX_CALLS] the finished auctions (-1 padded)."""
+    pos: int
+    seat: IntArray
+    """The absolute seat calling at ``pos``."""
+    x: npt.NDArray[np.float32]
+    """The caller's observation before its call."""
+    classes: npt.NDArray[np.int8]
+    """[n, 5] per strain: 0 (11 or fewer), 1 (12) or 2 (13) tricks DD for our would-be declarer."""
+
+
+def self_play_calls(
     policy: Policy,
     owners: npt.NDArray[np.uint8],
     dd: npt.NDArray[np.uint8],
     rng: np.random.Generator,
     batch: int = 4096,
-) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int8]]:
-    """(observations as uint8 [N, 480], trick classes int8 [N, 5]) of every call of the policy's
-    self-play auctions on the deals (dealer and vulnerability drawn at random)."""
-    xs, ys = [], []
+) -> Iterator[SelfPlayCall]:
+    """Every call of the policy's greedy self-play auctions on the deals (dealer and
+    vulnerability drawn at random), one position of one batch at a time."""
     for start in range(0, len(owners), batch):
         o, d = owners[start : start + batch], dd[start : start + batch]
         b = len(o)
@@ -86,8 +102,23 @@ def self_play_states(
             seat = (dealer[rows] + pos) % 4
             decl = (seat[:, None] + declarer_rel(x)) % 4  # [n, 5] absolute
             tricks = d[rows[:, None], decl, np.arange(5)[None, :]].astype(np.int64)
-            xs.append(x.astype(np.uint8))
-            ys.append(np.clip(tricks - 11, 0, 2).astype(np.int8))
+            classes = np.clip(tricks - 11, 0, 2).astype(np.int8)
+            yield SelfPlayCall(o[rows], dealer[rows], auctions[rows], pos, seat, x, classes)
+
+
+def self_play_states(
+    policy: Policy,
+    owners: npt.NDArray[np.uint8],
+    dd: npt.NDArray[np.uint8],
+    rng: np.random.Generator,
+    batch: int = 4096,
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int8]]:
+    """(observations as uint8 [N, 480], trick classes int8 [N, 5]) of every call of the policy's
+    self-play auctions on the deals (:func:`self_play_calls`)."""
+    xs, ys = [], []
+    for call in self_play_calls(policy, owners, dd, rng, batch):
+        xs.append(call.x.astype(np.uint8))
+        ys.append(call.classes)
     return np.concatenate(xs), np.concatenate(ys)
 
 
