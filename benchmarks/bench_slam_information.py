@@ -18,7 +18,8 @@ our side at the three level or higher; a *slam* where our side takes 12+ tricks 
 played by whoever of our side would declare it), it ranks the decision points by the
 estimator's best chance of 12 tricks and prints, per row, the precision (the share that are
 slams, with its standard error) among the top-ranked points at a recall of 20-50% of the slams,
-and the recall reached at 75% precision. A row that is no better than the baseline is a fact the
+and the recall reached at 75% precision, and the AUC (the chance that a slam ranks above a
+non-slam), which unlike the precision does not depend on how many of the points are slams. A row that is no better than the baseline is a fact the
 auction need not carry; the gap between the baseline and a row is what the policy's bidding
 would have to tell partner before the slam layer could bid slams that make.
 
@@ -147,6 +148,19 @@ def ranking(chance: FloatArray, slam: npt.NDArray[np.bool_]) -> dict[str, Any]:
         out[f"precision_at_{r}_se"] = math.sqrt(p * (1 - p) / (k + 1))
     ok = np.flatnonzero((precision >= 0.75) & (taken >= 10))
     out["recall_at_0.75"] = float(recall[ok.max()]) if ok.size else 0.0
+    # The chance that a slam ranks above a non-slam (ties count half): unlike the precisions,
+    # it does not move with the share of slams, so policies with other auctions compare.
+    ranks = np.empty(len(chance))
+    ranks[np.argsort(chance, kind="stable")] = np.arange(1, len(chance) + 1)
+    for value in np.unique(chance):  # mid-ranks for ties
+        tied = chance == value
+        ranks[tied] = ranks[tied].mean()
+    n_pos, n_neg = int(slam.sum()), int((~slam).sum())
+    out["auc"] = (
+        float((ranks[slam].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+        if n_pos and n_neg
+        else float("nan")
+    )
     return out
 
 
@@ -195,7 +209,7 @@ def main() -> None:
     print(
         f"{'partner facts known':28} "
         + " ".join(f"{f'precision at {int(r * 100)}%':>17}" for r in (0.2, 0.3, 0.4, 0.5))
-        + "  recall at 75%"
+        + "  recall at 75%    AUC"
     )
     for facts in [[], *rows]:
         net = fit(inputs(train, facts), train["y"], args.epochs, args.seed)
@@ -206,7 +220,10 @@ def main() -> None:
             f"{figures[f'precision_at_{r}']:>10.2f} ({figures[f'precision_at_{r}_se']:.2f})"
             for r in (0.2, 0.3, 0.4, 0.5)
         )
-        print(f"{name:28} {cells} {figures['recall_at_0.75']:>14.2f}", flush=True)
+        print(
+            f"{name:28} {cells} {figures['recall_at_0.75']:>14.2f} {figures['auc']:>6.3f}",
+            flush=True,
+        )
     print(f"({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
     if args.json:
         summary = {
