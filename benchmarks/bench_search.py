@@ -15,8 +15,9 @@ difference of the two is the search gain measured against a third party).
 
 ``--opponents`` instead prints the cross-table: for each opponent spec, the plain policy and the
 search agent ``--spec`` against it on the same deals, search minus policy with its paired standard
-error, and the median and p95 seconds per searched call. Chunks of 50 boards are journaled
-(``--journal``); rerunning the same command resumes.
+error, and the median and p95 seconds per searched call (``--baseline`` compares with another
+agent, e.g. ``default``). Chunks of 50 boards are journaled (``--journal``); rerunning the same
+command resumes.
 
     nice -n 10 python benchmarks/bench_search.py --deals data/test_9002.npz --boards 2000 \\
         --opponents "bfg;bfg,doubles=on;policy:runs/exploiter_gen5b/onnx" --spec search
@@ -187,7 +188,9 @@ def journaled_match(
 
 
 def cross_table(args: argparse.Namespace, search: str, policy: str, first: int) -> None:
-    """Search minus policy against every opponent of ``--opponents``, paired on the same deals."""
+    """Search minus ``policy`` (the baseline) against every opponent of ``--opponents``, paired
+    on the same deals; the JSON's ``policy`` figures are the baseline's."""
+    base = "policy" if policy.startswith("policy:") else policy
     journal = Path(args.journal)
     journal.parent.mkdir(parents=True, exist_ok=True)
     rows = []
@@ -218,15 +221,16 @@ def cross_table(args: argparse.Namespace, search: str, policy: str, first: int) 
         }  # fmt: skip
         rows.append(row)
         print(
-            f"vs {them:40s} policy {row['policy']:+.3f} +- {row['policy_se']:.3f}, search "
-            f"{row['search']:+.3f} +- {row['search_se']:.3f}; search minus policy "
+            f"vs {them:40s} {base} {row['policy']:+.3f} +- {row['policy_se']:.3f}, search "
+            f"{row['search']:+.3f} +- {row['search_se']:.3f}; search minus {base} "
             f"{row['gain']:+.3f} +- {row['gain_se']:.3f} IMPs/board (paired, {row['boards']} "
             f"boards); searched {row['searched']} calls, {row['changed']} changed; median "
             f"{row['median_s']:.3f} s, p95 {row['p95_s']:.3f} s per searched call",
             flush=True,
         )
     if args.out:
-        Path(args.out).write_text(json.dumps({"search": search, "rows": rows}, indent=1) + "\n")
+        summary = {"search": search, "baseline": policy, "rows": rows}
+        Path(args.out).write_text(json.dumps(summary, indent=1) + "\n")
 
 
 def _paired_se(diff: np.ndarray) -> float:
@@ -273,6 +277,12 @@ def main() -> None:
     )
     ap.add_argument("--spec", default="search", help="the search agent of --opponents")
     ap.add_argument(
+        "--baseline",
+        default=None,
+        help="what --opponents compares the search with (default: policy:MODEL, the bare "
+        "policy; 'default' is the shipped agent, which searches doubled positions too)",
+    )
+    ap.add_argument(
         "--journal",
         default="out/bench_search/journal.jsonl",
         help="finished chunks of --opponents; the same command resumes (default %(default)s)",
@@ -283,9 +293,14 @@ def main() -> None:
 
     with np.load(args.deals) as z:
         first = len(z["owners"]) - args.held_out
+    if first < 0 or args.boards > args.held_out:
+        sys.exit(
+            f"{args.deals} has {first + args.held_out} deals: --held-out {args.held_out} (the "
+            f"last N deals) must be at most that, and --boards {args.boards} at most --held-out"
+        )
     policy = f"policy:{args.model}"
     if args.opponents:
-        cross_table(args, args.spec, policy, first)
+        cross_table(args, args.spec, args.baseline or policy, first)
         return
     results: list[dict[str, Any]] = []
     extra = f",{args.extra}" if args.extra else ""
