@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.engine.explain import hcp, suit_lengths
 from bridgebot.engine.policy import Policy
 from bridgebot.engine.search import slam_zone
 from bridgebot.models.slamnet import self_play_calls
@@ -51,9 +52,8 @@ from bridgebot.shipped import shipped_model
 
 FloatArray = npt.NDArray[np.float32]
 
-#: High-card points and controls of each card index (laws.cards: suit * 13, ace first).
-HCP = np.tile(np.array([4, 3, 2, 1] + [0] * 9, dtype=np.float32), 4)
-CONTROLS = np.tile(np.array([2, 1] + [0] * 11, dtype=np.float32), 4)
+#: Controls of each card index (laws.cards: suit * 13, ace first): ace 2, king 1.
+CONTROLS = np.tile(np.array([2, 1] + [0] * 11, dtype=np.int64), 4)
 
 #: Each fact of partner's hand a row may add, as features (scaled to about 0..1).
 FACTS = ("hcp", "hcp3", "hcp5", "controls", "controls4", "shape")
@@ -68,14 +68,14 @@ def states(
     xs, ys, zones = [], [], []
     facts: dict[str, list[FloatArray]] = {f: [] for f in FACTS}
     for c in self_play_calls(policy, owners, dd, np.random.default_rng(seed)):
-        partner = (c.owners == ((c.seat + 2) % 4)[:, None]).astype(np.float32)
-        hcp, controls = partner @ HCP, partner @ CONTROLS
-        facts["hcp"].append(hcp[:, None] / 10)
-        facts["hcp3"].append(np.floor(hcp / 3)[:, None] / 4)
-        facts["hcp5"].append(np.floor(hcp / 5)[:, None] / 3)
+        partner = c.owners == ((c.seat + 2) % 4)[:, None]
+        points, controls = hcp(partner), partner.astype(np.int64) @ CONTROLS
+        facts["hcp"].append(points[:, None] / 10)
+        facts["hcp3"].append((points // 3)[:, None] / 4)
+        facts["hcp5"].append((points // 5)[:, None] / 3)
         facts["controls"].append(controls[:, None] / 6)
         facts["controls4"].append(np.digitize(controls, [4, 6, 8])[:, None] / 3)
-        facts["shape"].append(partner.reshape(-1, 4, 13).sum(axis=2) / 6)
+        facts["shape"].append(suit_lengths(partner) / 6)
         xs.append(c.x.astype(np.uint8))
         ys.append(c.classes)
         zones.append(

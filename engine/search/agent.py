@@ -27,9 +27,9 @@ class SearchAgent(Agent):
     benchmarks; ``last`` is the latest. With ``slam`` (the policy's slam estimator), the slam
     layer of :mod:`engine.slams` has the last word on the searched call, as it has on the
     policy's in :class:`engine.policy.PolicyAgent` (``stats["slam_layer"]`` marks a change).
-    Where the opponents have doubled our side's contract, ``doubled`` searches instead: by
-    default ``search`` with :meth:`SearchConfig.where_doubled` (its ``doubled_p_min`` and
-    ``doubled_punish``), sharing its policy, oracle, sampler and opponent models.
+    Where the opponents have doubled our side's contract, ``doubled`` searches instead: ``search``
+    with :meth:`SearchConfig.where_doubled` (its ``doubled_p_min`` and ``doubled_punish``),
+    sharing its policy, oracle, sampler and opponent models.
     """
 
     def __init__(
@@ -39,11 +39,10 @@ class SearchAgent(Agent):
         seed: int = 0,
         name: str = "search",
         slam: SlamEstimator | None = None,
-        doubled: BorelSearch | None = None,
     ) -> None:
         self.name = name
         self.search = search
-        self.doubled = doubled or BorelSearch(
+        self.doubled = BorelSearch(
             search.policy,
             search.oracle,
             search.config.where_doubled(),
