@@ -27,6 +27,7 @@ from endplay.types import Bid, Card
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import ErrorDetails
 
+from bridgebot.engine.aces import AskRule
 from bridgebot.engine.agent import (
     Agent,
     AgentSpecError,
@@ -40,6 +41,7 @@ from bridgebot.engine.search import DEFAULT_OPPONENTS, BatchPolicy, SearchConfig
 from bridgebot.shipped import DEFAULT_MODEL_DIR, shipped_model
 
 if TYPE_CHECKING:
+    from bridgebot.engine.aces import AceAsking
     from bridgebot.engine.policy import Policy
     from bridgebot.engine.slams import SlamEstimator
 
@@ -73,6 +75,9 @@ class BfgOptions(AgentOptions):
     """bfg is deterministic: ``seed`` is accepted and unused."""
 
 
+_ASK = AskRule()
+
+
 class CardPlayOptions(AgentOptions):
     """How the agent plays its cards: the double-dummy player or the instant baseline."""
 
@@ -82,13 +87,40 @@ class CardPlayOptions(AgentOptions):
     threads: int = Field(1, ge=1, description="onnxruntime threads per model")
 
 
-class PolicyOptions(CardPlayOptions):
-    greedy: bool = Field(True, description="the likeliest legal call; off samples from the policy")
-    temperature: float = Field(1.0, gt=0.0, description="softmax temperature when sampling")
+class SlamOptions(CardPlayOptions):
+    """The slam layer and the ace-asking convention on top of it, for the agents that bid with a
+    learned policy."""
+
     slams: bool = Field(
         True,
-        description="the slam layer (engine.slams) where the model directory has one (slam/)",
+        description="the slam layer (engine.slams) on the agent's call, where the model "
+        "directory has one (slam/)",
     )
+    aces: bool = Field(
+        True,
+        description="the ace-asking convention (engine.aces: 4NT asks, 5C-5S answer) on top of "
+        "the slam layer (needs it)",
+    )
+    ace_ask: float = Field(
+        _ASK.ask, ge=0.0, le=1.0, description="least chance of 12+ tricks at which the seat asks"
+    )
+    ace_one_missing: float = Field(
+        _ASK.one_missing,
+        ge=0.0,
+        le=1.01,
+        description="least chance of 12+ tricks for a small slam with one ace missing",
+    )
+    ace_grand: float = Field(
+        _ASK.grand,
+        ge=0.0,
+        le=1.01,
+        description="least chance of 13 tricks for a grand with all aces",
+    )
+
+
+class PolicyOptions(SlamOptions):
+    greedy: bool = Field(True, description="the likeliest legal call; off samples from the policy")
+    temperature: float = Field(1.0, gt=0.0, description="softmax temperature when sampling")
 
 
 class DefaultOptions(PolicyOptions):
@@ -104,16 +136,11 @@ class DefaultOptions(PolicyOptions):
 _CONFIG = SearchConfig()
 
 
-class SearchOptions(CardPlayOptions):
+class SearchOptions(SlamOptions):
     """The search's own options, then the budgets and knobs of :class:`engine.search.SearchConfig`
     (whose docstrings say more)."""
 
     dd: Literal["net", "solver"] = Field("net", description="rollout scoring: estimator or solver")
-    slams: bool = Field(
-        True,
-        description="the slam layer (engine.slams) on the searched call, where the policy's "
-        "model directory has one (slam/)",
-    )
     ddnet: Path = Field(
         shipped_model("ddnet"), description="the trick estimator's model directory (dd=net)"
     )
@@ -452,6 +479,21 @@ def _policy(options: PolicyOptions, path: str | None, seed: int, name: str) -> A
         temperature=options.temperature,
         name=name,
         slam=slam,
+        aces=_ace_asking(options, slam),
+    )
+
+
+def _ace_asking(
+    options: PolicyOptions | SearchOptions, slam: SlamEstimator | None
+) -> AceAsking | None:
+    """The ace-asking convention where it is on and the slam estimator it reads exists."""
+    if not options.aces or slam is None:
+        return None
+    from bridgebot.engine.aces import AceAsking
+
+    return AceAsking(
+        slam,
+        AskRule(ask=options.ace_ask, one_missing=options.ace_one_missing, grand=options.ace_grand),
     )
 
 
@@ -467,7 +509,15 @@ def _default(options: DefaultOptions, path: str | None, seed: int, name: str) ->
         return agent
     assert isinstance(agent, PolicyAgent)
     search = SearchOptions.model_validate(
-        {"threads": options.threads, "slams": options.slams, "play": "baseline"}
+        {
+            "threads": options.threads,
+            "slams": options.slams,
+            "play": "baseline",
+            "aces": options.aces,
+            "ace_ask": options.ace_ask,
+            "ace_grand": options.ace_grand,
+            "ace_one_missing": options.ace_one_missing,
+        }
     )
     return SearchWhereDoubled(agent, _search(search, path, seed, name), name=name)
 
@@ -505,7 +555,14 @@ def _search(options: SearchOptions, path: str | None, seed: int, name: str) -> A
         except ModelError as e:
             raise AgentSpecError(f"agent {name}: {e}") from e
     search = BorelSearch(policy, oracle, options.config(), sampler, opponent_models(options, name))
-    return SearchAgent(search, card_player(options, seed), seed=seed, name=name, slam=slam)
+    return SearchAgent(
+        search,
+        card_player(options, seed),
+        seed=seed,
+        name=name,
+        slam=slam,
+        aces=_ace_asking(options, slam),
+    )
 
 
 def opponent_models(options: SearchOptions, name: str) -> list[tuple[str, BatchPolicy | None]]:

@@ -27,6 +27,7 @@ from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.engine import aces
 from bridgebot.engine.agent import BiddingView
 from bridgebot.engine.features import encode_arrays, legal_masks_arrays
 from bridgebot.laws.boards import side_vulnerable
@@ -100,6 +101,9 @@ class Explanation:
     artificial: bool = False
     notrump_shape: float | None = None
     """Share of the sample with a notrump shape (:func:`notrump_shaped`; None but for NT bids)."""
+    convention: str | None = None
+    """The meaning the ace-asking convention gives the call (:func:`engine.aces.meaning`): it is
+    that meaning, whatever hands the sample holds."""
 
     @property
     def frequency(self) -> float:
@@ -130,6 +134,8 @@ class Explanation:
 
     def meaning(self) -> str:
         """The call's meaning in words, headline HCP range first (no call, no sample size)."""
+        if self.convention is not None:
+            return f"{self.convention} (artificial)"
         if self.unknown:
             return (
                 "cannot say: the policy (almost) never makes this seat's earlier calls "
@@ -150,7 +156,7 @@ class Explanation:
     def text(self) -> str:
         """One line: ``2C: 8-14 HCP (80% 9-13), 4+ hearts or spades [n=512 ...]``."""
         head = f"{_call_text(self.call)}: {self.meaning()}"
-        if self.unknown:
+        if self.unknown or self.convention is not None:
             return head
         if self.never:
             return f"{head} [{self.sample} of {self.context} sampled hands make it]"
@@ -161,7 +167,10 @@ class Explanation:
 
     def alert_text(self) -> str:
         """The ``Alert.`` explanation in the protocol's vocabulary: ``8 to 14 total points, 4+
-        cards in hearts or spades.`` (HCP stand for the total points)."""
+        cards in hearts or spades.`` (HCP stand for the total points); a convention's call says
+        what the convention gives it: ``Blackwood, asks for aces.``"""
+        if self.convention is not None:
+            return f"{self.convention}."
         high = MAX_HCP if self.open_range else self.hcp_high
         parts = [f"{self.hcp_low} to {high} total points"]
         for feature in self.features:
@@ -262,6 +271,12 @@ def describe_lengths(lengths: npt.NDArray[np.int64], bid_suit: int | None) -> li
     return out
 
 
+def _by_convention(e: Explanation, calls: Sequence[int]) -> Explanation:
+    """``e``, or the meaning the ace-asking convention gives its call."""
+    text = aces.meaning(calls[: e.index], calls[e.index])
+    return e if text is None else replace(e, convention=text, artificial=True)
+
+
 def _auction_key(auction: Sequence[Bid]) -> tuple[int, ...]:
     return tuple(bid_index(c) for c in auction)
 
@@ -285,8 +300,12 @@ class Explainer:
         max_hands: int = 24576,
         chunk: int = 2048,
         cache: int = 256,
+        conventions: bool = True,
     ) -> None:
         self.policy = policy
+        self.conventions = conventions
+        """Whether the bot plays the ace-asking convention (:mod:`engine.aces`, on in every
+        shipped agent): its calls are then explained by it, not by sampling."""
         self.seed = seed
         self.target = target
         self.max_hands = max_hands
@@ -316,6 +335,8 @@ class Explainer:
             if not positions or (seats is not None and seat not in seats):
                 continue
             out.extend(self._explain_seat(dealer, vul, calls, seat, positions))
+        if self.conventions:
+            out = [_by_convention(e, calls) for e in out]
         return sorted(out, key=lambda e: e.index)
 
     def explain_call(
@@ -333,6 +354,8 @@ class Explainer:
         if not isinstance(call, ContractBid):
             return None
         e = self.explain_call(dealer, vul, auction, call)
+        if e.convention is not None:
+            return e.alert_text()
         return e.alert_text() if e.artificial and not e.never and not e.unknown else None
 
     def alert_for(self, view: BiddingView, call: Bid) -> str | None:

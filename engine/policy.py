@@ -27,6 +27,7 @@ from bridgebot.laws.calls import ALL_CALLS, same_call
 from endplay.types import Bid, Card
 
 if TYPE_CHECKING:
+    from bridgebot.engine.aces import AceAsking
     from bridgebot.engine.slams import SlamEstimator
 
 #: Feature layouts this build can compute. A model trained on any other is refused.
@@ -120,10 +121,13 @@ class PolicyAgent(BatchBidder):
         temperature: float = 1.0,
         name: str = "policy",
         slam: SlamEstimator | None = None,
+        aces: AceAsking | None = None,
     ) -> None:
         self.policy = policy
         self.slam = slam
         """The slam layer on top (:mod:`engine.slams`), when the model directory has one."""
+        self.aces = aces
+        """The ace-asking convention on top of that (:mod:`engine.aces`)."""
         self.card_player: CardPlayer = card_player or BaselinePlayer()
         self.seed = seed
         self.greedy = greedy
@@ -142,13 +146,10 @@ class PolicyAgent(BatchBidder):
         """One ONNX run for many positions (any mix of seats, boards and auctions)."""
         if not views:
             return []
-        x = np.stack([encode(v) for v in views])
-        mask = np.stack([legal_mask(v.dealer, v.auction) for v in views])
-        logits = self.policy.logits(x)
-        picks = self.policy.choose(x, mask, self.greedy, self._rng, self.temperature, logits)
-        if self.slam is not None:
-            picks = self.slam.apply(x, mask, logits, picks)
-        calls = [ALL_CALLS[int(i)] for i in picks]
+        forced = [self.aces.forced(v) if self.aces else None for v in views]
+        free = [v for v, f in zip(views, forced, strict=True) if f is None]
+        chosen = iter(self._choose(free) if free else [])
+        calls = [f if f is not None else next(chosen) for f in forced]
         for view, call in zip(views, calls, strict=True):
             if not any(same_call(call, c) for c in view.legal):
                 raise ValueError(
@@ -156,6 +157,18 @@ class PolicyAgent(BatchBidder):
                     f"about {call} (view built wrongly?)"
                 )
         return calls
+
+    def _choose(self, views: Sequence[BiddingView]) -> list[Bid]:
+        """The policy's calls, then the slam layer's and the ace ask's."""
+        x = np.stack([encode(v) for v in views])
+        mask = np.stack([legal_mask(v.dealer, v.auction) for v in views])
+        logits = self.policy.logits(x)
+        picks = self.policy.choose(x, mask, self.greedy, self._rng, self.temperature, logits)
+        if self.slam is not None:
+            picks = self.slam.apply(x, mask, logits, picks)
+        if self.aces is not None:
+            picks = self.aces.apply(views, x, picks)
+        return [ALL_CALLS[int(i)] for i in picks]
 
     def play(self, view: PlayView) -> Card:
         return self.card_player.play(view)

@@ -101,7 +101,7 @@ def _bid(level: int | IntArray, strain: int | IntArray) -> IntArray:
     return call_index(np.asarray(level, np.int64), np.asarray(strain, np.int64))
 
 
-def _after(
+def after_call(
     x: FloatArray, calls: IntArray
 ) -> tuple[npt.NDArray[np.bool_], IntArray, IntArray, npt.NDArray[np.bool_]]:
     """(is a bid, level, strain, ours) of the contract each row's call leaves standing."""
@@ -116,7 +116,7 @@ def _after(
 def in_reach(x: FloatArray, calls: IntArray, t: Thresholds) -> npt.NDArray[np.bool_]:
     """The rows :func:`slam_calls` may change: the call leaves our side in a contract at level
     ``t.low`` or higher. The others need no estimate."""
-    _, level, _, ours = _after(x, np.asarray(calls, dtype=np.int64))
+    _, level, _, ours = after_call(x, np.asarray(calls, dtype=np.int64))
     reach: npt.NDArray[np.bool_] = ours & (level >= t.low)
     return reach
 
@@ -134,7 +134,7 @@ def slam_calls(
     row for row."""
     out = np.asarray(calls, dtype=np.int64).copy()
     p12, p13 = slam_probs(slam_logits)
-    is_bid, level, strain, ours = _after(x, out)
+    is_bid, level, strain, ours = after_call(x, out)
     rows = np.arange(len(out))
     best = np.argmax(p12, axis=1)
     best13 = np.argmax(p13, axis=1)

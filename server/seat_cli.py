@@ -176,9 +176,13 @@ def run(args: argparse.Namespace) -> int:
 
 def _alerter(agent: object, hands: int) -> Alerter | None:
     """Alerts from the agent's own learned policy; agents without one (bfg, random) never alert."""
+    from bridgebot.engine.aces import agent_asks
     from bridgebot.engine.explain import Explainer, agent_policy
 
     policy = agent_policy(agent)
     if policy is None:
         return None
-    return Explainer(policy, target=200, max_hands=max(1024, hands)).alert_for
+    explainer = Explainer(
+        policy, target=200, max_hands=max(1024, hands), conventions=agent_asks(agent)
+    )
+    return explainer.alert_for

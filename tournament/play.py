@@ -285,12 +285,13 @@ class PlaySession:
 
 def _alerter(agent: object) -> Alerter | None:
     """Alerts from the bot's own learned policy (``bridgebot seat``'s, a little cheaper)."""
+    from bridgebot.engine.aces import agent_asks
     from bridgebot.engine.explain import Explainer, agent_policy
 
     policy = agent_policy(agent)
     if policy is None:
         return None
-    return Explainer(policy, target=200, max_hands=2048).alert_for
+    return Explainer(policy, target=200, max_hands=2048, conventions=agent_asks(agent)).alert_for
 
 
 def policy_of(agent: str, make_agent: AgentFactory) -> Logits:

@@ -14,6 +14,7 @@ from bridgebot.laws.calls import ALL_CALLS, bid_index, doubled_against_caller, s
 from endplay.types import Bid, Card
 
 if TYPE_CHECKING:
+    from bridgebot.engine.aces import AceAsking
     from bridgebot.engine.policy import PolicyAgent
     from bridgebot.engine.slams import SlamEstimator
 
@@ -39,6 +40,7 @@ class SearchAgent(Agent):
         seed: int = 0,
         name: str = "search",
         slam: SlamEstimator | None = None,
+        aces: AceAsking | None = None,
     ) -> None:
         self.name = name
         self.search = search
@@ -50,6 +52,7 @@ class SearchAgent(Agent):
             search.opponents,
         )
         self.slam = slam
+        self.aces = aces
         self.seed = seed
         self._rng = np.random.default_rng([seed, 0])
         self.card_player = card_player
@@ -63,15 +66,20 @@ class SearchAgent(Agent):
         self.card_player.reset(board)
 
     def bid(self, view: BiddingView) -> Bid:
+        forced = self.aces.forced(view) if self.aces is not None else None
+        if forced is not None:
+            # The ace-asking convention's answer, decision or pass: nothing to search.
+            return forced
         search = self.doubled if doubled_against_caller(view.auction) else self.search
         result = search.search(view, self._rng)
         if self.slam is not None:
             x, _ = search.observation(view)
             mask = legal_mask(view.dealer, view.auction)[None, :]
             call = bid_index(result.call)
-            layered = int(
-                self.slam.apply(x, mask, self.search.policy.logits(x), np.array([call]))[0]
-            )
+            calls = self.slam.apply(x, mask, self.search.policy.logits(x), np.array([call]))
+            if self.aces is not None:
+                calls = self.aces.apply([view], x, calls)
+            layered = int(calls[0])
             if layered != call:
                 result.call = ALL_CALLS[layered]
                 result.stats["slam_layer"] = 1.0

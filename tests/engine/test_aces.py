@@ -1,0 +1,240 @@
+"""The ace-asking convention (engine.aces): its rules on auctions, and the shipped agents playing
+it at a table, as asker, as responder, and where an opponent doubles the ask."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+from bridgebot.engine import aces as A
+from bridgebot.engine.agent import bidding_view
+from bridgebot.engine.explain import Explainer
+from bridgebot.engine.features import encode, hand_to_array
+from bridgebot.engine.policy import Policy
+from bridgebot.engine.slams import SlamEstimator, estimator_dir, slam_probs
+from bridgebot.laws.boards import BoardDeal
+from bridgebot.laws.calls import ALL_CALLS, bid_index, doubled_against_caller
+from bridgebot.tournament.ddmatch import bid_room
+from endplay.types import Bid, Deal, Hand, Player, Vul
+
+from bridgebot.agents import make_agent
+from bridgebot.shipped import DEFAULT_MODEL_DIR
+
+
+def _calls(text: str) -> list[int]:
+    return [bid_index(Bid(c)) for c in text.split()]
+
+
+def _idx(call: str) -> int:
+    return bid_index(Bid(call))
+
+
+# -- the rules -------------------------------------------------------------------------------------
+
+
+def test_answers_count_aces_in_steps() -> None:
+    assert [ALL_CALLS[A.answer(k)] for k in range(5)] == [Bid(c) for c in "5C 5D 5H 5S 5C".split()]
+    assert A.shown(_idx("5C"), asker_aces=0) == 4  # 0 or 4: the asker's own aces tell which
+    assert A.shown(_idx("5C"), asker_aces=1) == 0
+    assert A.shown(_idx("5H"), asker_aces=1) == 2
+
+
+def test_the_asker_needs_a_sign_off_below_every_bad_answer() -> None:
+    # With no ace, the answer showing two (5H) must leave 5 of the suit: hearts or spades only.
+    assert [A.can_ask(s, 0) for s in range(4)] == [False, False, True, True]
+    assert [A.can_ask(s, 1) for s in range(4)] == [False, True, True, True]
+    assert all(A.can_ask(s, own) for s in range(4) for own in (2, 3, 4))
+
+
+@pytest.mark.parametrize(
+    ("auction", "expected"),
+    [
+        ("1S P 3S P 4NT P", "answer"),
+        ("1S P 3S P 4NT X", "answer"),  # a double of the ask leaves it going
+        ("1S P 3S P 4NT 5C", None),  # a bid over it ends the convention
+        ("1NT P 4NT P", None),  # no suit bid by the asker's side: 4NT is not the ask
+        ("1H 1S 2H P 4NT P", "answer"),  # the ask after a competitive start
+        ("1S P 3S P 4NT P 5D P", "decide"),
+        ("1S P 3S P 4NT P 5D X", "decide"),
+        ("1S P 3S P 4NT P 5D 5NT", None),
+        ("1S P 3S P 4NT P 5D P 6S P", "pass"),
+        ("1S P 3S P 4NT P 5D P 5S P", "pass"),
+        ("1S P 3S P 4S P", None),
+        ("", None),
+    ],
+)
+def test_role_is_a_function_of_the_auction(auction: str, expected: str | None) -> None:
+    assert A.role(_calls(auction)) == expected
+
+
+def _chances(**by_suit: float) -> np.ndarray:
+    p = np.zeros(5, dtype=np.float32)
+    for name, value in by_suit.items():
+        p["CDHS".index(name)] = value
+    return p
+
+
+RULE = A.AskRule(ask=0.5, one_missing=0.55, grand=0.22)
+
+
+@pytest.mark.parametrize(
+    ("auction", "own", "p12", "p13", "expected"),
+    [
+        # Two aces missing: the sign-off at five, or a pass where the answer is the suit.
+        ("1S P 3S P 4NT P 5C P", 2, 0.6, 0.1, "5S"),
+        ("1S P 3S P 4NT P 5D P", 1, 0.6, 0.1, "5S"),
+        ("1H P 3H P 4NT P 5H P", 0, 0.6, 0.1, "Pass"),
+        # One missing: the small slam from ``one_missing`` up, else the sign-off.
+        ("1S P 3S P 4NT P 5D P", 2, 0.6, 0.1, "6S"),
+        ("1S P 3S P 4NT P 5D P", 2, 0.5, 0.1, "5S"),
+        # All four: the grand from ``grand`` up, else the small slam.
+        ("1S P 3S P 4NT P 5H P", 2, 0.6, 0.3, "7S"),
+        ("1S P 3S P 4NT P 5H P", 2, 0.6, 0.1, "6S"),
+        ("1S P 3S P 4NT P 5C P", 0, 0.6, 0.1, "6S"),  # 5C with no ace of one's own shows four
+    ],
+)
+def test_the_asker_decides_by_aces_and_its_estimate(
+    auction: str, own: int, p12: float, p13: float, expected: str
+) -> None:
+    calls = _calls(auction)
+    suit = auction.split()[0][1]  # the opened suit is the best one
+    other = "H" if suit == "S" else "S"
+    chances = {suit: p12, other: p12 - 0.1}
+    call = A.decide(calls, own, _chances(**chances), _chances(**{suit: p13}), RULE)
+    assert ALL_CALLS[call] == Bid(expected)
+
+
+def test_a_sign_off_above_the_answer_goes_to_the_best_suit_still_open() -> None:
+    # Clubs estimated best, but partner's 5H answer is above 5C: sign off in spades, next best.
+    calls = _calls("1C P 1S P 3C P 4NT P 5H P")
+    p12 = _chances(C=0.6, D=0.1, H=0.2, S=0.4)
+    assert ALL_CALLS[A.decide(calls, 0, p12, _chances(), RULE)] == Bid("5S")
+
+
+def test_the_seat_asks_only_in_its_zone() -> None:
+    calls = _calls("1S P 3S P")
+    p12 = _chances(S=0.55)
+    assert A.wants_ask(calls, _idx("4S"), 4, True, 2, p12, RULE)
+    assert not A.wants_ask(calls, _idx("4S"), 4, True, 2, _chances(S=0.45), RULE)
+    assert not A.wants_ask(calls, _idx("4S"), 4, False, 2, p12, RULE)  # not our contract
+    assert not A.wants_ask(calls, _idx("3NT"), 2, True, 2, p12, RULE)  # below the zone
+    assert not A.wants_ask(_calls("1NT P 3NT P"), _idx("Pass"), 3, True, 2, p12, RULE)
+    assert not A.wants_ask(_calls("1S P 3S P 5C P"), _idx("5S"), 5, True, 2, p12, RULE)
+    # With no ace, only where the two-ace answer (5H) leaves a sign-off: not in diamonds.
+    assert not A.wants_ask(_calls("1D P 3D P"), _idx("5D"), 5, True, 0, _chances(D=0.6), RULE)
+
+
+def test_meaning_names_the_ask_and_the_answers() -> None:
+    calls = _calls("1S P 3S P")
+    assert A.meaning(calls, _idx("4NT")) == "Blackwood, asks for aces"
+    assert A.meaning([*calls, _idx("4NT"), 0], _idx("5C")) == "Blackwood answer, 0 or 4 aces"
+    assert A.meaning([*calls, _idx("4NT"), 0], _idx("5D")) == "Blackwood answer, 1 ace"
+    assert A.meaning([*calls, _idx("4NT"), 0], _idx("5S")) == "Blackwood answer, 3 aces"
+    assert A.meaning([*calls, _idx("4NT"), 0], _idx("5NT")) is None
+    assert A.meaning(_calls("1NT P"), _idx("4NT")) is None
+    with pytest.raises(ValueError, match="ask rule"):
+        A.AskRule(ask=0.7, ask_high=0.6)
+
+
+# -- the shipped agents at the table ---------------------------------------------------------------
+
+#: North-South hands of validation boards where the shipped pair asked (dealer, vulnerability,
+#: PBN deal). The checks below hold whatever the model bids; that an ask happens at all is
+#: checked on the lot.
+ASK_DEALS = [
+    (Player.north, Vul.both, "N:KJT32.QT3.AK7.T3 Q.854.J9643.Q854 A97654.K96..AK62 8.AJ72.QT852.J97"),
+    (Player.west, Vul.ew, "N:KT9876.AQ.5.KQ65 54.J982.QT9.T983 AQJ32.K543.A63.4 .T76.KJ8742.AJ72"),
+    (Player.east, Vul.ns, "N:KQT64.J5.A63.QJ5 7.432.KQJ98.T874 AJ932.KT8.T.A962 85.AQ976.7542.K3"),
+    (Player.west, Vul.none, "N:J643.93.K9543.T7 75.QJT42.AJ6.KQ2 KQT92.76.QT82.43 A8.AK85.7.AJ9865"),
+    (Player.west, Vul.ew, "N:A54.Q7.AK75.K732 KT96.3.JT98643.4 73.AK952.Q2.AJ86 QJ82.JT864..QT95"),
+]
+
+
+def _auctions(spec: str) -> tuple[list[BoardDeal], list[tuple[Bid, ...]]]:
+    deals = [
+        BoardDeal(number=i + 1, dealer=dealer, vul=vul, deal=Deal(pbn))
+        for i, (dealer, vul, pbn) in enumerate(ASK_DEALS)
+    ]
+    agents = [make_agent(spec, seed) for seed in range(4)]
+    try:
+        return deals, bid_room(deals, agents, "open")
+    finally:
+        for a in agents:
+            a.close()
+
+
+def _estimate(deal: BoardDeal, auction: Sequence[Bid]) -> tuple[np.ndarray, np.ndarray]:
+    found = estimator_dir(DEFAULT_MODEL_DIR)
+    assert found is not None
+    seat = Player((deal.dealer.value + len(auction)) % 4)
+    view = bidding_view(deal.dealer, deal.vul, deal.deal[seat], tuple(auction), deal.number)
+    p12, p13 = slam_probs(SlamEstimator(found).logits(encode(view)[None, :]))
+    return p12[0], p13[0]
+
+
+@pytest.mark.parametrize("spec", ["default", "search"])
+def test_the_shipped_pair_plays_the_convention_through(spec: str) -> None:
+    deals, auctions = _auctions(spec)
+    asks = 0
+    for deal, auction in zip(deals, auctions, strict=True):
+        calls = [bid_index(c) for c in auction]
+        for i in range(len(calls)):
+            seat = Player((deal.dealer.value + i) % 4)
+            own = A.aces(hand_to_array(deal.deal[seat]))
+            what = A.role(calls[:i])
+            if what == "answer":
+                assert calls[i] == A.answer(own), (deal.number, auction)
+            elif what == "pass":
+                assert calls[i] == 0, (deal.number, auction)
+            elif what == "decide":
+                p12, p13 = _estimate(deal, auction[: i - 4])
+                assert calls[i] == A.decide(calls[:i], own, p12, p13, A.AskRule())
+            asks += A.is_ask(calls, i)
+    assert asks >= 2, auctions
+
+
+def test_the_convention_is_off_with_its_option() -> None:
+    _, auctions = _auctions("default,aces=off")
+    _, with_it = _auctions("default")
+    assert auctions != with_it  # the pair bids differently where it asks
+
+
+@pytest.mark.parametrize("double", [False, True])
+def test_the_responder_answers_a_doubled_ask(double: bool) -> None:
+    # West doubles North's 4NT: South's side holds a doubled contract, where `default` hands the
+    # call to its search; the answer is the convention's all the same.
+    hand = Hand("AQJ32.K543.A63.4")  # two aces
+    auction = tuple(Bid(c) for c in ["1S", "Pass", "3S", "Pass", "4NT", "X" if double else "Pass"])
+    with make_agent("default", 1) as agent:
+        agent.reset(1)
+        call = agent.bid(bidding_view(Player.north, Vul.none, hand, auction, 1))
+    assert call == Bid("5H")
+    assert doubled_against_caller(auction) is double  # both of `default`'s routes are covered
+
+
+def test_alerts_explain_the_convention_only_where_the_bot_plays_it() -> None:
+    policy = Policy(DEFAULT_MODEL_DIR)
+    auction = [Bid(c) for c in ["1S", "Pass", "3S", "Pass"]]
+    on = Explainer(policy, target=100, max_hands=1024)
+    assert on.alert(Player.north, Vul.none, auction, Bid("4NT")) == "Blackwood, asks for aces."
+    answered = [*auction, Bid("4NT"), Bid("Pass")]
+    assert on.alert(Player.north, Vul.none, answered, Bid("5D")) == "Blackwood answer, 1 ace."
+    (e,) = on.explain(Player.north, Vul.none, [*answered, Bid("5D")], seats=[Player.south])[-1:]
+    assert e.text() == "5D: Blackwood answer, 1 ace (artificial)"
+    off = Explainer(policy, target=100, max_hands=1024, conventions=False)
+    text = off.alert(Player.north, Vul.none, answered, Bid("5D"))
+    assert text is None or "Blackwood" not in text
+
+
+def test_agent_asks_follows_the_option() -> None:
+    for spec, expected in [
+        ("default", True),
+        ("default,aces=off", False),
+        ("default,slams=off", False),
+        ("search", True),
+        ("default,doubles=on", True),
+        ("bfg", False),
+    ]:
+        with make_agent(spec) as agent:
+            assert A.agent_asks(agent) is expected, spec
