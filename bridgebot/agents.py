@@ -97,9 +97,9 @@ class SlamOptions(CardPlayOptions):
         "directory has one (slam/)",
     )
     aces: bool = Field(
-        True,
+        False,
         description="the ace-asking convention (engine.aces: 4NT asks, 5C-5S answer) on top of "
-        "the slam layer (needs it)",
+        "the slam layer (needs it; off: it did not pay on fresh deals, docs/evaluation.md)",
     )
     ace_ask: float = Field(
         _ASK.ask, ge=0.0, le=1.0, description="least chance of 12+ tricks at which the seat asks"

@@ -300,12 +300,12 @@ class Explainer:
         max_hands: int = 24576,
         chunk: int = 2048,
         cache: int = 256,
-        conventions: bool = True,
+        conventions: bool = False,
     ) -> None:
         self.policy = policy
         self.conventions = conventions
-        """Whether the bot plays the ace-asking convention (:mod:`engine.aces`, on in every
-        shipped agent): its calls are then explained by it, not by sampling."""
+        """Whether the bot plays the ace-asking convention (:mod:`engine.aces`, the agents'
+        ``aces=on``): its calls are then explained by it, not by sampling."""
         self.seed = seed
         self.target = target
         self.max_hands = max_hands

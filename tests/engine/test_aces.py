@@ -1,5 +1,6 @@
-"""The ace-asking convention (engine.aces): its rules on auctions, and the shipped agents playing
-it at a table, as asker, as responder, and where an opponent doubles the ask."""
+"""The ace-asking convention (engine.aces, the agents' ``aces=on``): its rules on auctions, and the
+shipped agents playing it at a table, as asker, as responder, and where an opponent doubles the
+ask."""
 
 from __future__ import annotations
 
@@ -34,7 +35,9 @@ def _idx(call: str) -> int:
 
 
 def test_answers_count_aces_in_steps() -> None:
-    assert [ALL_CALLS[A.answer(k)] for k in range(5)] == [Bid(c) for c in "5C 5D 5H 5S 5C".split()]
+    assert [ALL_CALLS[A.answer(k)] for k in range(5)] == [
+        Bid(c) for c in ["5C", "5D", "5H", "5S", "5C"]
+    ]
     assert A.shown(_idx("5C"), asker_aces=0) == 4  # 0 or 4: the asker's own aces tell which
     assert A.shown(_idx("5C"), asker_aces=1) == 0
     assert A.shown(_idx("5H"), asker_aces=1) == 2
@@ -143,10 +146,18 @@ def test_meaning_names_the_ask_and_the_answers() -> None:
 #: PBN deal). The checks below hold whatever the model bids; that an ask happens at all is
 #: checked on the lot.
 ASK_DEALS = [
-    (Player.north, Vul.both, "N:KJT32.QT3.AK7.T3 Q.854.J9643.Q854 A97654.K96..AK62 8.AJ72.QT852.J97"),
+    (
+        Player.north,
+        Vul.both,
+        "N:KJT32.QT3.AK7.T3 Q.854.J9643.Q854 A97654.K96..AK62 8.AJ72.QT852.J97",
+    ),
     (Player.west, Vul.ew, "N:KT9876.AQ.5.KQ65 54.J982.QT9.T983 AQJ32.K543.A63.4 .T76.KJ8742.AJ72"),
     (Player.east, Vul.ns, "N:KQT64.J5.A63.QJ5 7.432.KQJ98.T874 AJ932.KT8.T.A962 85.AQ976.7542.K3"),
-    (Player.west, Vul.none, "N:J643.93.K9543.T7 75.QJT42.AJ6.KQ2 KQT92.76.QT82.43 A8.AK85.7.AJ9865"),
+    (
+        Player.west,
+        Vul.none,
+        "N:J643.93.K9543.T7 75.QJT42.AJ6.KQ2 KQT92.76.QT82.43 A8.AK85.7.AJ9865",
+    ),
     (Player.west, Vul.ew, "N:A54.Q7.AK75.K732 KT96.3.JT98643.4 73.AK952.Q2.AJ86 QJ82.JT864..QT95"),
 ]
 
@@ -173,7 +184,7 @@ def _estimate(deal: BoardDeal, auction: Sequence[Bid]) -> tuple[np.ndarray, np.n
     return p12[0], p13[0]
 
 
-@pytest.mark.parametrize("spec", ["default", "search"])
+@pytest.mark.parametrize("spec", ["default,aces=on", "search,aces=on"])
 def test_the_shipped_pair_plays_the_convention_through(spec: str) -> None:
     deals, auctions = _auctions(spec)
     asks = 0
@@ -194,9 +205,9 @@ def test_the_shipped_pair_plays_the_convention_through(spec: str) -> None:
     assert asks >= 2, auctions
 
 
-def test_the_convention_is_off_with_its_option() -> None:
-    _, auctions = _auctions("default,aces=off")
-    _, with_it = _auctions("default")
+def test_the_convention_is_off_by_default() -> None:
+    _, auctions = _auctions("default")
+    _, with_it = _auctions("default,aces=on")
     assert auctions != with_it  # the pair bids differently where it asks
 
 
@@ -206,7 +217,7 @@ def test_the_responder_answers_a_doubled_ask(double: bool) -> None:
     # call to its search; the answer is the convention's all the same.
     hand = Hand("AQJ32.K543.A63.4")  # two aces
     auction = tuple(Bid(c) for c in ["1S", "Pass", "3S", "Pass", "4NT", "X" if double else "Pass"])
-    with make_agent("default", 1) as agent:
+    with make_agent("default,aces=on", 1) as agent:
         agent.reset(1)
         call = agent.bid(bidding_view(Player.north, Vul.none, hand, auction, 1))
     assert call == Bid("5H")
@@ -216,24 +227,24 @@ def test_the_responder_answers_a_doubled_ask(double: bool) -> None:
 def test_alerts_explain_the_convention_only_where_the_bot_plays_it() -> None:
     policy = Policy(DEFAULT_MODEL_DIR)
     auction = [Bid(c) for c in ["1S", "Pass", "3S", "Pass"]]
-    on = Explainer(policy, target=100, max_hands=1024)
+    on = Explainer(policy, target=100, max_hands=1024, conventions=True)
     assert on.alert(Player.north, Vul.none, auction, Bid("4NT")) == "Blackwood, asks for aces."
     answered = [*auction, Bid("4NT"), Bid("Pass")]
     assert on.alert(Player.north, Vul.none, answered, Bid("5D")) == "Blackwood answer, 1 ace."
     (e,) = on.explain(Player.north, Vul.none, [*answered, Bid("5D")], seats=[Player.south])[-1:]
     assert e.text() == "5D: Blackwood answer, 1 ace (artificial)"
-    off = Explainer(policy, target=100, max_hands=1024, conventions=False)
+    off = Explainer(policy, target=100, max_hands=1024)
     text = off.alert(Player.north, Vul.none, answered, Bid("5D"))
     assert text is None or "Blackwood" not in text
 
 
 def test_agent_asks_follows_the_option() -> None:
     for spec, expected in [
-        ("default", True),
-        ("default,aces=off", False),
-        ("default,slams=off", False),
-        ("search", True),
-        ("default,doubles=on", True),
+        ("default", False),
+        ("default,aces=on", True),
+        ("default,aces=on,slams=off", False),  # it reads the slam estimator: none, no convention
+        ("search,aces=on", True),
+        ("default,aces=on,doubles=on", True),
         ("bfg", False),
     ]:
         with make_agent(spec) as agent:
