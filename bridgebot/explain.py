@@ -37,8 +37,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--agent",
         default="default",
-        help="whose calls: default, policy:DIR or search[:DIR] (their policy) "
-        "(default %(default)s)",
+        help="whose calls: default, policy:DIR or search[:DIR] (their policy; with aces=on, "
+        "the ace-asking convention's calls by the convention) (default %(default)s)",
     )
     parser.add_argument(
         "--hands",
@@ -60,6 +60,17 @@ def policy_dir(agent: str) -> Path:
     if spec.name == "policy" and spec.path:
         return Path(spec.path)
     raise ValueError(f"agent {spec}: explanations need a learned policy (default, policy:DIR)")
+
+
+def plays_aces(agent: str) -> bool:
+    """Whether the agent spec plays the ace-asking convention (``aces=on``, with its slam layer
+    and the estimator that layer reads), so that its 4NT and answers are explained by it."""
+    from bridgebot.agents import AgentSpec
+    from bridgebot.engine.slams import estimator_dir
+
+    options = AgentSpec.parse(agent).options
+    asks = getattr(options, "aces", False) and getattr(options, "slams", False)
+    return bool(asks) and estimator_dir(policy_dir(agent)) is not None
 
 
 def parse_auction(text: str) -> list[object]:
@@ -135,7 +146,9 @@ def run(args: argparse.Namespace) -> int:
         dealer = Player.find(args.dealer)
         vul = Vul.find(_VULS[args.vul])
         policy = Policy(policy_dir(args.agent), threads=1)
-        explainer = Explainer(policy, seed=args.seed, max_hands=args.hands)
+        explainer = Explainer(
+            policy, seed=args.seed, max_hands=args.hands, conventions=plays_aces(args.agent)
+        )
         explanations = explainer.explain(dealer, vul, calls)  # type: ignore[arg-type]
     except ModelError as exc:
         print(f"bridgebot explain: --agent {args.agent!r}: {exc}", file=sys.stderr)

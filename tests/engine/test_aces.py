@@ -20,6 +20,7 @@ from bridgebot.tournament.ddmatch import bid_room
 from endplay.types import Bid, Deal, Hand, Player, Vul
 
 from bridgebot.agents import make_agent
+from bridgebot.cli import main
 from bridgebot.shipped import DEFAULT_MODEL_DIR
 
 
@@ -249,3 +250,16 @@ def test_agent_asks_follows_the_option() -> None:
     ]:
         with make_agent(spec) as agent:
             assert A.agent_asks(agent) is expected, spec
+
+
+@pytest.mark.parametrize(
+    ("agent", "blackwood"),
+    [("default,aces=on", True), ("default", False), ("default,aces=on,slams=off", False)],
+)
+def test_explain_command_reads_the_convention_of_its_agent(
+    agent: str, blackwood: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["explain", "1S P 3S P 4NT P 5H", "--agent", agent, "--hands", "1024"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert (lines[4] == "4NT: Blackwood, asks for aces (artificial)") is blackwood, lines[4]
+    assert (lines[6] == "5H: Blackwood answer, 2 aces (artificial)") is blackwood, lines[6]
