@@ -82,10 +82,6 @@ def _strain(call: int) -> int:
     return (call - FIRST_BID) % 5
 
 
-def _level(call: int) -> int:
-    return (call - FIRST_BID) // 5 + 1
-
-
 def _named_suit(calls: Sequence[int], upto: int, parity: int) -> bool:
     """The side of the calls at positions of ``parity`` bid a suit before position ``upto``."""
     return any(c >= FIRST_BID and _strain(c) != NT for c in calls[parity:upto:2])
@@ -120,8 +116,7 @@ def shown(answer_call: int, asker_aces: int) -> int:
 def can_ask(suit: int, own_aces: int) -> bool:
     """Every answer that leaves two aces missing leaves a five-level sign-off in ``suit``: the
     answer showing ``2 - own_aces`` aces is at most 5 of the suit."""
-    worst = 2 - own_aces
-    return worst < 0 or FIVE_C + worst <= FIVE_C + suit
+    return 2 - own_aces <= suit
 
 
 def role(calls: Sequence[int]) -> str | None:
