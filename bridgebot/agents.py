@@ -483,9 +483,7 @@ def _policy(options: PolicyOptions, path: str | None, seed: int, name: str) -> A
     )
 
 
-def _ace_asking(
-    options: PolicyOptions | SearchOptions, slam: SlamEstimator | None
-) -> AceAsking | None:
+def _ace_asking(options: SlamOptions, slam: SlamEstimator | None) -> AceAsking | None:
     """The ace-asking convention where it is on and the slam estimator it reads exists."""
     if not options.aces or slam is None:
         return None
@@ -508,16 +506,10 @@ def _default(options: DefaultOptions, path: str | None, seed: int, name: str) ->
     if options.doubled == "policy":
         return agent
     assert isinstance(agent, PolicyAgent)
+    # The search stage bids as the policy does where slams are decided: every slam option carries.
+    slam_fields = set(SlamOptions.model_fields) - set(CardPlayOptions.model_fields)
     search = SearchOptions.model_validate(
-        {
-            "threads": options.threads,
-            "slams": options.slams,
-            "play": "baseline",
-            "aces": options.aces,
-            "ace_ask": options.ace_ask,
-            "ace_grand": options.ace_grand,
-            "ace_one_missing": options.ace_one_missing,
-        }
+        {"threads": options.threads, "play": "baseline", **options.model_dump(include=slam_fields)}
     )
     return SearchWhereDoubled(agent, _search(search, path, seed, name), name=name)
 

@@ -354,9 +354,8 @@ class Explainer:
         if not isinstance(call, ContractBid):
             return None
         e = self.explain_call(dealer, vul, auction, call)
-        if e.convention is not None:
-            return e.alert_text()
-        return e.alert_text() if e.artificial and not e.never and not e.unknown else None
+        sampled = e.artificial and not e.never and not e.unknown
+        return e.alert_text() if e.convention is not None or sampled else None
 
     def alert_for(self, view: BiddingView, call: Bid) -> str | None:
         """:meth:`alert` for a seat client's view (a ``server.seat.Alerter``)."""
