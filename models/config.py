@@ -218,6 +218,17 @@ class SlamNetConfig(TrainerConfig):
     seed: int = Field(default=0, description="seed of the dealers, weights and order")
     threads: int = Field(default=1, description="torch threads")
     max_deals: int | None = Field(default=None, description="train on at most N deals")
+    auctions: int = Field(
+        default=4,
+        ge=1,
+        description="auctions per training deal, the dealer moving round the table (each with "
+        "a vulnerability of its own)",
+    )
+    slam_dd: tuple[str, ...] = Field(
+        default=(),
+        description="slam-rich DD deal file added to the training deals (e.g. 'bridgebot ddgen "
+        "--filter slam'), weighted so each kind of deal keeps its share of the uniform deals",
+    )
 
 
 class DoublesConfig(TrainerConfig):

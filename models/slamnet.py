@@ -7,7 +7,14 @@ policy (greedy, as it bids at the table), and every call of every auction gives 
 observation before the call and, from the deal's DD table, the tricks of each strain's would-be
 declarer (:func:`engine.slams.declarer_rel`). The deals are the uniform training deals (the
 league's split; the validation and held-out deals never enter), so the estimate keeps the real odds
-of a slam: a slam-rich file would teach it that strong hands always make one.
+of a slam. Two things give it more to learn from without bending those odds:
+
+- every deal may be bid several times (``--auctions``), the dealer rotating, so each hand is seen
+  from other positions and behind other auctions;
+- slam-rich files (``--slam-dd``, e.g. ``bridgebot ddgen --filter slam``) add deals of the rare
+  kinds, weighted (:func:`curriculum_weights`) so that each kind of deal (the slam filter passed
+  or not, a slam made or not) keeps the share it has among the uniform deals. Unweighted, such a
+  file would teach the estimator that strong hands always make a slam.
 
 The layer's thresholds are then chosen on validation deals (:func:`threshold_sweep`): the team
 match of the policy with the layer against bfg, DD-scored, for each candidate threshold; the
@@ -38,6 +45,7 @@ if TYPE_CHECKING:
     from torch import nn
 
 IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
 
 
 def policy_chooser(
@@ -74,6 +82,8 @@ class SelfPlayCall(NamedTuple):
     """The caller's observation before its call."""
     classes: npt.NDArray[np.int8]
     """[n, 5] per strain: 0 (11 or fewer), 1 (12) or 2 (13) tricks DD for our would-be declarer."""
+    deal: IntArray
+    """[n] the index of each auction's deal in the deals given."""
 
 
 def self_play_calls(
@@ -82,28 +92,48 @@ def self_play_calls(
     dd: npt.NDArray[np.uint8],
     rng: np.random.Generator,
     batch: int = 4096,
+    auctions: int = 1,
 ) -> Iterator[SelfPlayCall]:
-    """Every call of the policy's greedy self-play auctions on the deals (dealer and
-    vulnerability drawn at random), one position of one batch at a time."""
+    """Every call of the policy's greedy self-play auctions on the deals, one position of one
+    batch at a time. Each deal is bid ``auctions`` times: the first from a dealer and
+    vulnerability drawn at random, each later one from the next dealer round the table, with a
+    vulnerability of its own."""
     for start in range(0, len(owners), batch):
         o, d = owners[start : start + batch], dd[start : start + batch]
         b = len(o)
-        dealer = rng.integers(0, 4, size=b)
+        first = rng.integers(0, 4, size=b)
         vul = rng.integers(0, 4, size=b)
-        auctions = run_auctions(
-            o, dealer, vul, np.zeros((b, 4), np.int64), [policy_chooser(policy)]
-        )
-        length = (auctions >= 0).sum(axis=1)
-        for pos in range(int(length.max())):
-            rows = np.flatnonzero(length > pos)
-            x, _ = observe(
-                o[rows], dealer[rows], vul[rows], auctions[rows], np.full(len(rows), pos)
+        for k in range(auctions):
+            dealer = (first + k) % 4
+            if k:
+                vul = rng.integers(0, 4, size=b)
+            calls = run_auctions(
+                o, dealer, vul, np.zeros((b, 4), np.int64), [policy_chooser(policy)]
             )
-            seat = (dealer[rows] + pos) % 4
-            decl = (seat[:, None] + declarer_rel(x)) % 4  # [n, 5] absolute
-            tricks = d[rows[:, None], decl, np.arange(5)[None, :]].astype(np.int64)
-            classes = np.clip(tricks - 11, 0, 2).astype(np.int8)
-            yield SelfPlayCall(o[rows], dealer[rows], auctions[rows], pos, seat, x, classes)
+            length = (calls >= 0).sum(axis=1)
+            for pos in range(int(length.max())):
+                rows = np.flatnonzero(length > pos)
+                x, _ = observe(
+                    o[rows], dealer[rows], vul[rows], calls[rows], np.full(len(rows), pos)
+                )
+                seat = (dealer[rows] + pos) % 4
+                decl = (seat[:, None] + declarer_rel(x)) % 4  # [n, 5] absolute
+                tricks = d[rows[:, None], decl, np.arange(5)[None, :]].astype(np.int64)
+                classes = np.clip(tricks - 11, 0, 2).astype(np.int8)
+                yield SelfPlayCall(
+                    o[rows], dealer[rows], calls[rows], pos, seat, x, classes, start + rows
+                )
+
+
+class States(NamedTuple):
+    """The estimator's examples: one per call of the policy's self-play auctions."""
+
+    x: npt.NDArray[np.uint8]
+    """[N, 480] the caller's observation before its call."""
+    y: npt.NDArray[np.int8]
+    """[N, 5] the trick classes of :attr:`SelfPlayCall.classes`."""
+    deal: IntArray
+    """[N] the index of the example's deal in the deals given."""
 
 
 def self_play_states(
@@ -112,14 +142,44 @@ def self_play_states(
     dd: npt.NDArray[np.uint8],
     rng: np.random.Generator,
     batch: int = 4096,
-) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int8]]:
-    """(observations as uint8 [N, 480], trick classes int8 [N, 5]) of every call of the policy's
-    self-play auctions on the deals (:func:`self_play_calls`)."""
-    xs, ys = [], []
-    for call in self_play_calls(policy, owners, dd, rng, batch):
+    auctions: int = 1,
+) -> States:
+    """The examples of every call of the policy's self-play auctions on the deals
+    (:func:`self_play_calls`)."""
+    xs, ys, deals = [], [], []
+    for call in self_play_calls(policy, owners, dd, rng, batch, auctions):
         xs.append(call.x.astype(np.uint8))
         ys.append(call.classes)
-    return np.concatenate(xs), np.concatenate(ys)
+        deals.append(call.deal)
+    return States(np.concatenate(xs), np.concatenate(ys), np.concatenate(deals))
+
+
+def deal_kinds(owners: npt.NDArray[np.uint8], dd: npt.NDArray[np.uint8]) -> IntArray:
+    """Each deal's kind, 0-3: 2 if it passes the slam filter (:func:`models.dealfilter.slam_deals`,
+    judged from the cards), plus 1 if some side takes 12+ tricks in some strain double dummy."""
+    from bridgebot.models.dealfilter import slam_deals
+
+    made = np.asarray(dd).reshape(len(dd), -1).max(axis=1) >= 12
+    kinds: IntArray = 2 * slam_deals(owners).astype(np.int64) + made.astype(np.int64)
+    return kinds
+
+
+def curriculum_weights(uniform: IntArray, extra: IntArray) -> tuple[FloatArray, FloatArray]:
+    """Weights of the uniform deals and of the added slam-rich deals, given their kinds
+    (:func:`deal_kinds`): in each kind, every deal weighs n_u / (n_u + n_x), n_u and n_x that
+    kind's uniform and added deals, so each kind keeps its uniform weight in all. A ValueError
+    where an added kind has no uniform deal, whose share would then be unknown."""
+    n_u = np.bincount(uniform, minlength=4)
+    n_x = np.bincount(extra, minlength=4)
+    missing = [k for k in range(4) if n_x[k] and not n_u[k]]
+    if missing:
+        raise ValueError(
+            f"--slam-dd: the uniform deals hold no deal of kind {missing[0]} (filter passed: "
+            f"{bool(missing[0] & 2)}, slam made: {bool(missing[0] & 1)}), so the added deals "
+            "of that kind cannot be weighted; add uniform deals (--dd)"
+        )
+    share = np.where(n_u + n_x > 0, n_u / np.maximum(n_u + n_x, 1), 1.0)
+    return share[uniform], share[extra]
 
 
 def slam_net(hidden: Sequence[int] = (256, 256)) -> nn.Sequential:
@@ -139,8 +199,10 @@ def fit(
     seed: int,
     minibatch: int = 1024,
     progress: Any = None,
+    weights: npt.NDArray[np.floating[Any]] | None = None,
 ) -> nn.Sequential:
-    """Cross-entropy over the five strains' classes, Adam, ``epochs`` passes."""
+    """Cross-entropy over the five strains' classes, Adam, ``epochs`` passes; each example
+    weighted by ``weights`` (default: all equal)."""
     import torch
     from torch import nn
 
@@ -159,7 +221,14 @@ def fit(
             xb = torch.from_numpy(x[idx].astype(np.float32))
             yb = torch.from_numpy(y[idx].astype(np.int64))
             logits = net(xb).reshape(-1, 5, 3)
-            loss = nn.functional.cross_entropy(logits.reshape(-1, 3), yb.reshape(-1))
+            each = nn.functional.cross_entropy(
+                logits.reshape(-1, 3), yb.reshape(-1), reduction="none"
+            ).reshape(-1, 5)
+            if weights is None:
+                loss = each.mean()
+            else:
+                wb = torch.from_numpy(weights[idx].astype(np.float32))
+                loss = (each.mean(dim=1) * wb).sum() / wb.sum()
             opt.zero_grad()
             loss.backward()  # type: ignore[no-untyped-call]
             opt.step()
@@ -294,13 +363,35 @@ def train_slamnet(cfg: SlamNetConfig, command: str, progress: bool = True) -> di
         train_idx = train_idx[: cfg.max_deals]
     rng = np.random.default_rng(cfg.seed)
     t0 = time.perf_counter()
-    x, y = self_play_states(policy, owners[train_idx], dd[train_idx], rng)
-    share = np.bincount(y.ravel().astype(np.int64), minlength=3) / y.size
-    say(f"{len(x)} decisions from {len(train_idx)} deals ({time.perf_counter() - t0:.0f} s)")
+    o, d = owners[train_idx], dd[train_idx]
+    states = self_play_states(policy, o, d, rng, auctions=cfg.auctions)
+    x, y, weights = states.x, states.y, None
+    extra = f"{len(train_idx)} deals"
+    kind_weights: list[float] = []
+    if cfg.slam_dd:
+        slam = [load_dd(path) for path in cfg.slam_dd]
+        so = np.concatenate([s.owners for s in slam])
+        sd = np.concatenate([s.dd for s in slam])
+        try:
+            w_uniform, w_slam = curriculum_weights(deal_kinds(o, d), deal_kinds(so, sd))
+        except ValueError as e:
+            raise SlamNetError(str(e)) from None
+        more = self_play_states(policy, so, sd, rng, auctions=cfg.auctions)
+        x, y = np.concatenate([x, more.x]), np.concatenate([y, more.y])
+        weights = np.concatenate([w_uniform[states.deal], w_slam[more.deal]])
+        kinds = deal_kinds(so, sd)
+        kind_weights = [round(float(w_slam[kinds == k][0]), 5) if (kinds == k).any() else 1.0
+                        for k in range(4)]  # fmt: skip
+        extra += f" and {len(so)} slam-rich deals (weights by kind {kind_weights})"
+    share = np.bincount(y.ravel().astype(np.int64), minlength=3, weights=(
+        None if weights is None else np.repeat(weights, 5))) / (
+        y.size if weights is None else 5 * weights.sum())  # fmt: skip
+    say(f"{len(x)} decisions from {extra} ({time.perf_counter() - t0:.0f} s)")
     net = fit(
         x, y, cfg.hidden, cfg.epochs, cfg.lr, cfg.seed, cfg.batch,
         (lambda e, loss, sec: say(f"epoch {e + 1}: loss {loss:.4f} ({sec:.0f} s)"))
         if progress else None,
+        weights,
     )  # fmt: skip
     val = load_dd(cfg.val)
     sweep = threshold_sweep(policy, torch_logits(net), bfg_chooser(), val.owners, val.dd, grid)
@@ -316,6 +407,7 @@ def train_slamnet(cfg: SlamNetConfig, command: str, progress: bool = True) -> di
     metrics: dict[str, Any] = {
         "decisions": len(x),
         "class_share": [round(float(v), 5) for v in share],
+        "slam_dd_weights_by_kind": kind_weights,
         "validation": {
             "deals": cfg.val,
             "opponent": "bfg",
@@ -330,7 +422,7 @@ def train_slamnet(cfg: SlamNetConfig, command: str, progress: bool = True) -> di
         kind="slamnet",
         command=command,
         seed=cfg.seed,
-        data=data_records((*cfg.dd, cfg.val)),
+        data=data_records((*cfg.dd, *cfg.slam_dd, cfg.val)),
         config=cfg.model_dump(mode="json"),
         init=None,
     )
@@ -355,8 +447,10 @@ EXAMPLES = """examples:
   bridgebot ddgen --boards 2000 --seed 9001 --out data/val_9001.npz
   bridgebot train slamnet --policy models/default --dd data/dd_2026.npz --dd data/dd_2026b.npz \\
       --val data/val_9001.npz
+  bridgebot train slamnet --policy models/default --dd data/dd_2026.npz --dd data/dd_2026b.npz \\
+      --slam-dd data/dd_slam_2026.npz --val data/val_9001.npz
   bridgebot train slamnet --policy runs/NEW/onnx --dd data/dd_2026b.npz --val data/val_9001.npz \\
-      --max-deals 2000 --epochs 1 --out runs/small_slam
+      --max-deals 2000 --epochs 1 --auctions 1 --out runs/small_slam
 """
 
 
@@ -365,6 +459,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     add_config_arguments(parser, SlamNetConfig)
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
+
+
+class SlamNetError(Exception):
+    """A run that cannot start as asked: the message says why."""
 
 
 def run(args: argparse.Namespace, command: str) -> int:
@@ -376,5 +474,9 @@ def run(args: argparse.Namespace, command: str) -> int:
     except ValueError as e:
         print(f"bridgebot train slamnet: {e}", file=sys.stderr)
         return 2
-    train_slamnet(cfg, command, progress=not args.quiet)
+    try:
+        train_slamnet(cfg, command, progress=not args.quiet)
+    except SlamNetError as e:
+        print(f"bridgebot train slamnet: {e}", file=sys.stderr)
+        return 2
     return 0

@@ -32,7 +32,7 @@ def deals(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 def test_examples_label_the_tricks_of_each_strains_would_be_declarer() -> None:
     owners, dd = deals(40, 3)
     policy = Policy(DEFAULT_MODEL_DIR)
-    x, y = slamnet.self_play_states(policy, owners, dd, np.random.default_rng(0), batch=16)
+    x, y, _ = slamnet.self_play_states(policy, owners, dd, np.random.default_rng(0), batch=16)
     assert x.shape[1] == 480 and y.shape == (len(x), 5) and len(x) >= 40 * 4
     assert set(np.unique(y)) <= {0, 1, 2}
     # Replay the same auctions and check every label by hand.
@@ -65,6 +65,57 @@ def test_examples_label_the_tricks_of_each_strains_would_be_declarer() -> None:
     assert checked > 60
 
 
+def test_each_deal_is_bid_from_the_next_dealer_in_turn() -> None:
+    owners, dd = deals(24, 4)
+    policy = Policy(DEFAULT_MODEL_DIR)
+    one = slamnet.self_play_states(policy, owners, dd, np.random.default_rng(1), batch=24)
+    three = slamnet.self_play_states(
+        policy, owners, dd, np.random.default_rng(1), batch=24, auctions=3
+    )
+    # In a batch, the first auction of each deal is the one a single auction gives.
+    assert np.isin(one.x.view(f"V{one.x.shape[1]}"), three.x.view(f"V{three.x.shape[1]}")).all()
+    assert len(three.x) >= 3 * len(one.x) * 0.8
+    # Every example names its deal: the hand in its observation is one of that deal's four.
+    from bridgebot.engine.features import decode_hand
+
+    hands = decode_hand(three.x.astype(np.float32))  # [N, 52] the caller's cards
+    for row in range(0, len(three.x), 7):
+        deal = owners[three.deal[row]]
+        assert len({int(deal[c]) for c in np.flatnonzero(hands[row])}) == 1
+    # Each deal is dealt from three different dealers: the first call's seat differs.
+    firsts = {}
+    rng = np.random.default_rng(1)
+    for call in slamnet.self_play_calls(policy, owners, dd, rng, batch=8, auctions=3):
+        if call.pos == 0:
+            for deal, seat in zip(call.deal, call.seat, strict=True):
+                firsts.setdefault(int(deal), []).append(int(seat))
+    assert all(len(set(seats)) == 3 for seats in firsts.values()) and len(firsts) == 24
+
+
+def test_curriculum_weights_keep_each_kinds_uniform_share() -> None:
+    uniform = np.array([0] * 60 + [1] * 10 + [2] * 20 + [3] * 10)
+    extra = np.array([3] * 30 + [2] * 5)
+    w_u, w_x = slamnet.curriculum_weights(uniform, extra)
+    for kind, n in ((0, 60), (1, 10), (2, 20), (3, 10)):
+        total = w_u[uniform == kind].sum() + w_x[extra == kind].sum()
+        assert total == pytest.approx(n)
+    assert w_x[0] == pytest.approx(10 / 40) and w_u[uniform == 0][0] == 1.0
+    with pytest.raises(ValueError, match="no deal of kind 3"):
+        slamnet.curriculum_weights(np.array([0, 1, 2]), np.array([3]))
+
+
+def test_deal_kinds_read_the_filter_and_the_table() -> None:
+    from bridgebot.models.dealfilter import slam_deals
+
+    owners, dd = deals(400, 8)
+    dd = np.minimum(dd, 12)
+    dd[:200] = np.minimum(dd[:200], 11)  # no slam made on the first half
+    dd[200:, 2, 4] = 12  # South makes 6NT on the second
+    kinds = slamnet.deal_kinds(owners, dd)
+    assert ((kinds & 1) == (np.arange(400) >= 200)).all()
+    assert ((kinds >> 1) == slam_deals(owners)).all() and (kinds >> 1).any()
+
+
 def sweep_row(t: Thresholds | None, imps: list[float], bid: int, made: int, on: int) -> dict:
     return {"thresholds": t, "imps_per_board": imps, "bid": bid, "made": made, "bid_on_chance": on}
 
@@ -93,6 +144,10 @@ def test_grid_errors_name_the_entry() -> None:
         slamnet.parse_grid("0.5,0.6")
 
 
+def card_of(model: Path) -> dict:
+    return json.loads((model / SLAM_DIR / "model.json").read_text())
+
+
 def test_the_command_writes_an_estimator_the_agent_serves(tmp_path: Path) -> None:
     owners, dd = deals(60, 5)
     val = tmp_path / "val.npz"
@@ -111,7 +166,8 @@ def test_the_command_writes_an_estimator_the_agent_serves(tmp_path: Path) -> Non
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "train slamnet: chosen:" in done.stdout and "decisions from 100 deals" in done.stdout
-    card = json.loads((model / SLAM_DIR / "model.json").read_text())
+    assert card_of(model)["training"]["config"]["auctions"] == 4
+    card = card_of(model)
     assert card["output_version"] == "slam-tricks3-v1"
     assert card["training"]["kind"] == "slamnet" and "train slamnet" in card["training"]["command"]
     sweep = card["metrics"]["validation"]["sweep"]
@@ -125,3 +181,35 @@ def test_the_command_writes_an_estimator_the_agent_serves(tmp_path: Path) -> Non
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert bad.returncode == 2 and "--grid" in bad.stderr
+
+
+def test_a_slam_rich_file_joins_the_training_deals_with_its_kinds_weights(tmp_path: Path) -> None:
+    from bridgebot.models.dealfilter import slam_deals
+
+    big = tmp_path / "big.npz"
+    o, d = deals(3100, 6)
+    np.savez(big, owners=o, dd=d)
+    stream = random_owners_batch(11, 0, 400)
+    strong = stream[slam_deals(stream)][:20]
+    rich = tmp_path / "rich.npz"
+    np.savez(rich, owners=strong, dd=np.full((len(strong), 4, 5), 12, np.uint8))
+    val = tmp_path / "val.npz"
+    np.savez(val, owners=o[:40], dd=d[:40])
+    model = tmp_path / "model"
+    shutil.copytree(DEFAULT_MODEL_DIR, model, ignore=shutil.ignore_patterns("__*", SLAM_DIR))
+    args = [sys.executable, "-m", "bridgebot", "train", "slamnet", "--policy", str(model),
+            "--dd", str(big), "--slam-dd", str(rich), "--val", str(val), "--epochs", "1",
+            "--hidden", "8", "--auctions", "1", "--grid", "0.5,0.6,0.3"]  # fmt: skip
+    done = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "and 20 slam-rich deals" in done.stdout
+    n_u = int((slamnet.deal_kinds(o[:100], d[:100]) == 3).sum())
+    card = card_of(model)
+    assert card["metrics"]["slam_dd_weights_by_kind"][3] == pytest.approx(n_u / (n_u + 20), 1e-4)
+    assert any(r["name"] == str(rich) for r in card["training"]["data"])
+    # Uniform deals with no slam anywhere cannot price a file of slams: a clear refusal.
+    flat = tmp_path / "flat.npz"
+    np.savez(flat, owners=o, dd=np.minimum(d, 11))
+    args[args.index(str(big))] = str(flat)
+    bad = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2 and "no deal of kind 3" in bad.stderr
