@@ -45,7 +45,7 @@ import numpy.typing as npt
 from bridgebot.engine.explain import hcp, suit_lengths
 from bridgebot.engine.policy import Policy
 from bridgebot.engine.search import slam_zone
-from bridgebot.models.slamnet import self_play_calls
+from bridgebot.models.slamnet import curriculum_weights, deal_kinds, fit, self_play_calls
 
 from bridgebot.options import benchmark_args, deal_file
 from bridgebot.shipped import shipped_model
@@ -60,14 +60,21 @@ FACTS = ("hcp", "hcp3", "hcp5", "controls", "controls4", "shape")
 
 
 def states(
-    policy: Policy, owners: npt.NDArray[np.uint8], dd: npt.NDArray[np.uint8], seed: int
+    policy: Policy,
+    owners: npt.NDArray[np.uint8],
+    dd: npt.NDArray[np.uint8],
+    seed: int,
+    auctions: int = 1,
+    weights: npt.NDArray[np.float64] | None = None,
 ) -> dict[str, Any]:
     """Every call of the policy's self-play auctions (``models.slamnet.self_play_calls``, as the
-    estimator is trained): observation, trick classes, partner's facts, and whether it is a
-    decision point of the slam layer."""
-    xs, ys, zones = [], [], []
+    estimator is trained, ``auctions`` per deal): observation, trick classes, partner's facts,
+    whether it is a decision point of the slam layer, and its deal's weight (default 1)."""
+    xs, ys, zones, ws = [], [], [], []
     facts: dict[str, list[FloatArray]] = {f: [] for f in FACTS}
-    for c in self_play_calls(policy, owners, dd, np.random.default_rng(seed)):
+    rng = np.random.default_rng(seed)
+    for c in self_play_calls(policy, owners, dd, rng, auctions=auctions):
+        ws.append(np.ones(len(c.deal)) if weights is None else weights[c.deal])
         partner = c.owners == ((c.seat + 2) % 4)[:, None]
         points, controls = hcp(partner), partner.astype(np.int64) @ CONTROLS
         facts["hcp"].append(points[:, None] / 10)
@@ -87,7 +94,9 @@ def states(
             )
         )
     out: dict[str, Any] = {f: np.concatenate(v) for f, v in facts.items()}
-    out.update(x=np.concatenate(xs), y=np.concatenate(ys), zone=np.concatenate(zones))
+    out.update(
+        x=np.concatenate(xs), y=np.concatenate(ys), zone=np.concatenate(zones), w=np.concatenate(ws)
+    )
     return out
 
 
@@ -95,33 +104,6 @@ def inputs(data: dict[str, Any], facts: list[str]) -> FloatArray:
     """The observation with the row's facts appended."""
     parts = [data["x"], *(data[f] for f in facts)]
     return np.concatenate([p.astype(np.float32) for p in parts], axis=1)
-
-
-def fit(x: FloatArray, y: npt.NDArray[np.int8], epochs: int, seed: int) -> Any:
-    """The slam estimator's net and loss (``models.slamnet.fit``) on ``x``'s width."""
-    import torch
-    from bridgebot.models.ddnet import build_net
-    from torch import nn
-
-    torch.manual_seed(seed)
-    rng = np.random.default_rng(seed)
-    net = build_net((256, 256), x.shape[1], 15)
-    opt = torch.optim.Adam(net.parameters(), lr=1e-3)
-    batches = len(x) // 1024
-    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, max(epochs * batches, 1))
-    for _ in range(epochs):
-        order = rng.permutation(len(x))
-        for i in range(batches):
-            idx = order[i * 1024 : (i + 1) * 1024]
-            logits = net(torch.from_numpy(x[idx])).reshape(-1, 3)
-            target = torch.from_numpy(y[idx].astype(np.int64)).reshape(-1)
-            loss = nn.functional.cross_entropy(logits, target)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-    net.eval()
-    return net
 
 
 def chance12(net: Any, x: FloatArray) -> FloatArray:
@@ -181,6 +163,19 @@ def main() -> None:
         help=f"';'-separated rows, each '+'-separated facts of {', '.join(FACTS)}",
     )
     ap.add_argument("--epochs", type=int, default=3, help="training passes (default 3)")
+    ap.add_argument(
+        "--auctions",
+        type=int,
+        default=4,
+        help="auctions per training deal, the dealer moving round (as 'train slamnet'; default 4)",
+    )
+    ap.add_argument(
+        "--slam-dd",
+        action="append",
+        default=[],
+        help="slam-rich DD deal file added to the training deals, weighted as 'train slamnet "
+        "--slam-dd' weighs it",
+    )
     ap.add_argument("--seed", type=int, default=0, help="deals' dealers, training (default 0)")
     ap.add_argument("--json", default=None, help="also write every figure here")
     args = benchmark_args(ap, "bench_slam_information")
@@ -194,7 +189,21 @@ def main() -> None:
     files = [np.load(deal_file(f)) for f in args.train_deals]
     owners = np.concatenate([z["owners"] for z in files])[: args.train_boards]
     dd = np.concatenate([z["dd"] for z in files])[: args.train_boards]
-    train = states(policy, owners, dd, args.seed)
+    if args.auctions < 1:
+        sys.exit("--auctions: at least 1")
+    if args.slam_dd:
+        rich = [np.load(deal_file(f)) for f in args.slam_dd]
+        so = np.concatenate([z["owners"] for z in rich])
+        sd = np.concatenate([z["dd"] for z in rich])
+        try:
+            w_u, w_s = curriculum_weights(deal_kinds(owners, dd), deal_kinds(so, sd))
+        except ValueError as e:
+            sys.exit(str(e))
+        owners, dd = np.concatenate([owners, so]), np.concatenate([dd, sd])
+        weights = np.concatenate([w_u, w_s])
+    else:
+        weights = None
+    train = states(policy, owners, dd, args.seed, args.auctions, weights)
     with np.load(deal_file(args.deals)) as z:
         test = states(policy, z["owners"][: args.boards], z["dd"][: args.boards], args.seed + 1)
     zone = test["zone"]
@@ -212,7 +221,10 @@ def main() -> None:
         + "  recall at 75%    AUC"
     )
     for facts in [[], *rows]:
-        net = fit(inputs(train, facts), train["y"], args.epochs, args.seed)
+        net = fit(
+            inputs(train, facts), train["y"], (256, 256), args.epochs, 1e-3, args.seed,
+            weights=None if weights is None else train["w"],
+        )  # fmt: skip
         figures = ranking(chance12(net, inputs(test, facts)[zone]), slam)
         name = "+".join(facts) or "none (the auction alone)"
         results.append({"facts": facts, **figures})
@@ -229,6 +241,8 @@ def main() -> None:
         summary = {
             "model": args.model,
             "train_deals": args.train_deals,
+            "slam_dd": args.slam_dd,
+            "auctions": args.auctions,
             "deals": args.deals,
             "decision_points": int(zone.sum()),
             "slams": int(slam.sum()),

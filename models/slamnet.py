@@ -182,11 +182,12 @@ def curriculum_weights(uniform: IntArray, extra: IntArray) -> tuple[FloatArray, 
     return share[uniform], share[extra]
 
 
-def slam_net(hidden: Sequence[int] = (256, 256)) -> nn.Sequential:
-    """MLP: 480 features -> 5 strains x 3 trick classes (logits), ReLU between layers."""
+def slam_net(hidden: Sequence[int] = (256, 256), inputs: int = N_FEATURES) -> nn.Sequential:
+    """MLP: 480 features (or ``inputs``) -> 5 strains x 3 trick classes (logits), ReLU between
+    layers."""
     from bridgebot.models.ddnet import build_net
 
-    net: nn.Sequential = build_net(tuple(hidden), N_FEATURES, N_OUTPUTS)
+    net: nn.Sequential = build_net(tuple(hidden), inputs, N_OUTPUTS)
     return net
 
 
@@ -208,7 +209,7 @@ def fit(
 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    net = slam_net(hidden)
+    net = slam_net(hidden, x.shape[1])
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     steps = epochs * (len(x) // minibatch)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, max(steps, 1))
