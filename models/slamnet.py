@@ -164,11 +164,12 @@ def deal_kinds(owners: npt.NDArray[np.uint8], dd: npt.NDArray[np.uint8]) -> IntA
     return kinds
 
 
-def curriculum_weights(uniform: IntArray, extra: IntArray) -> tuple[FloatArray, FloatArray]:
-    """Weights of the uniform deals and of the added slam-rich deals, given their kinds
-    (:func:`deal_kinds`): in each kind, every deal weighs n_u / (n_u + n_x), n_u and n_x that
-    kind's uniform and added deals, so each kind keeps its uniform weight in all. A ValueError
-    where an added kind has no uniform deal, whose share would then be unknown."""
+def kind_shares(uniform: IntArray, extra: IntArray) -> FloatArray:
+    """[4] the weight of a deal of each kind (:func:`deal_kinds`) when the added slam-rich deals
+    of kinds ``extra`` join the uniform deals of kinds ``uniform``: n_u / (n_u + n_x), n_u and
+    n_x that kind's uniform and added deals, so each kind weighs in all what its uniform deals
+    did (1 for a kind nothing is added to). A ValueError where an added kind has no uniform deal,
+    whose share would then be unknown."""
     n_u = np.bincount(uniform, minlength=4)
     n_x = np.bincount(extra, minlength=4)
     missing = [k for k in range(4) if n_x[k] and not n_u[k]]
@@ -178,8 +179,14 @@ def curriculum_weights(uniform: IntArray, extra: IntArray) -> tuple[FloatArray, 
             f"{bool(missing[0] & 2)}, slam made: {bool(missing[0] & 1)}), so the added deals "
             "of that kind cannot be weighted; add uniform deals (--dd)"
         )
-    share = np.where(n_u + n_x > 0, n_u / np.maximum(n_u + n_x, 1), 1.0)
-    return share[uniform], share[extra]
+    shares: FloatArray = np.where(n_x > 0, n_u / np.maximum(n_u + n_x, 1), 1.0)
+    return shares
+
+
+def curriculum_weights(uniform: IntArray, extra: IntArray) -> tuple[FloatArray, FloatArray]:
+    """Each uniform and each added deal's weight, given their kinds (:func:`kind_shares`)."""
+    shares = kind_shares(uniform, extra)
+    return shares[uniform], shares[extra]
 
 
 def slam_net(hidden: Sequence[int] = (256, 256), inputs: int = N_FEATURES) -> nn.Sequential:
@@ -373,20 +380,19 @@ def train_slamnet(cfg: SlamNetConfig, command: str, progress: bool = True) -> di
         slam = [load_dd(path) for path in cfg.slam_dd]
         so = np.concatenate([s.owners for s in slam])
         sd = np.concatenate([s.dd for s in slam])
+        kinds_u, kinds_s = deal_kinds(o, d), deal_kinds(so, sd)
         try:
-            w_uniform, w_slam = curriculum_weights(deal_kinds(o, d), deal_kinds(so, sd))
+            shares = kind_shares(kinds_u, kinds_s)
         except ValueError as e:
             raise SlamNetError(str(e)) from None
         more = self_play_states(policy, so, sd, rng, auctions=cfg.auctions)
         x, y = np.concatenate([x, more.x]), np.concatenate([y, more.y])
-        weights = np.concatenate([w_uniform[states.deal], w_slam[more.deal]])
-        kinds = deal_kinds(so, sd)
-        kind_weights = [round(float(w_slam[kinds == k][0]), 5) if (kinds == k).any() else 1.0
-                        for k in range(4)]  # fmt: skip
+        weights = np.concatenate([shares[kinds_u][states.deal], shares[kinds_s][more.deal]])
+        kind_weights = [round(float(v), 5) for v in shares]
         extra += f" and {len(so)} slam-rich deals (weights by kind {kind_weights})"
-    share = np.bincount(y.ravel().astype(np.int64), minlength=3, weights=(
-        None if weights is None else np.repeat(weights, 5))) / (
-        y.size if weights is None else 5 * weights.sum())  # fmt: skip
+    w = np.ones(len(y)) if weights is None else weights
+    counts = np.bincount(y.ravel().astype(np.int64), minlength=3, weights=np.repeat(w, 5))
+    share = counts / (5 * w.sum())
     say(f"{len(x)} decisions from {extra} ({time.perf_counter() - t0:.0f} s)")
     net = fit(
         x, y, cfg.hidden, cfg.epochs, cfg.lr, cfg.seed, cfg.batch,

@@ -100,6 +100,7 @@ def test_curriculum_weights_keep_each_kinds_uniform_share() -> None:
         total = w_u[uniform == kind].sum() + w_x[extra == kind].sum()
         assert total == pytest.approx(n)
     assert w_x[0] == pytest.approx(10 / 40) and w_u[uniform == 0][0] == 1.0
+    assert slamnet.kind_shares(uniform, extra) == pytest.approx([1.0, 1.0, 20 / 25, 10 / 40])
     with pytest.raises(ValueError, match="no deal of kind 3"):
         slamnet.curriculum_weights(np.array([0, 1, 2]), np.array([3]))
 
