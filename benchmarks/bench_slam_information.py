@@ -45,7 +45,8 @@ import numpy.typing as npt
 from bridgebot.engine.explain import hcp, suit_lengths
 from bridgebot.engine.policy import Policy
 from bridgebot.engine.search import slam_zone
-from bridgebot.models.slamnet import curriculum_weights, deal_kinds, fit, self_play_calls
+from bridgebot.models.data import DataError
+from bridgebot.models.slamnet import fit, self_play_calls, slam_rich
 
 from bridgebot.options import benchmark_args, deal_file
 from bridgebot.shipped import shipped_model
@@ -192,15 +193,12 @@ def main() -> None:
     if args.auctions < 1:
         sys.exit("--auctions: at least 1")
     if args.slam_dd:
-        rich = [np.load(deal_file(f)) for f in args.slam_dd]
-        so = np.concatenate([z["owners"] for z in rich])
-        sd = np.concatenate([z["dd"] for z in rich])
         try:
-            w_u, w_s = curriculum_weights(deal_kinds(owners, dd), deal_kinds(so, sd))
-        except ValueError as e:
+            rich = slam_rich(owners, dd, args.slam_dd)
+        except (ValueError, DataError) as e:
             sys.exit(str(e))
-        owners, dd = np.concatenate([owners, so]), np.concatenate([dd, sd])
-        weights = np.concatenate([w_u, w_s])
+        owners, dd = np.concatenate([owners, rich.owners]), np.concatenate([dd, rich.dd])
+        weights = np.concatenate([rich.uniform_weights, rich.weights])
     else:
         weights = None
     train = states(policy, owners, dd, args.seed, args.auctions, weights)

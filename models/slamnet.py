@@ -12,9 +12,9 @@ of a slam. Two things give it more to learn from without bending those odds:
 - every deal may be bid several times (``--auctions``), the dealer rotating, so each hand is seen
   from other positions and behind other auctions;
 - slam-rich files (``--slam-dd``, e.g. ``bridgebot ddgen --filter slam``) add deals of the rare
-  kinds, weighted (:func:`curriculum_weights`) so that each kind of deal (the slam filter passed
-  or not, a slam made or not) keeps the share it has among the uniform deals. Unweighted, such a
-  file would teach the estimator that strong hands always make a slam.
+  kinds, weighted (:func:`slam_rich`, :func:`kind_shares`) so that each kind of deal (the slam
+  filter passed or not, a slam made or not) keeps the share it has among the uniform deals.
+  Unweighted, such a file would teach the estimator that strong hands always make a slam.
 
 The layer's thresholds are then chosen on validation deals (:func:`threshold_sweep`): the team
 match of the policy with the layer against bfg, DD-scored, for each candidate threshold; the
@@ -183,10 +183,33 @@ def kind_shares(uniform: IntArray, extra: IntArray) -> FloatArray:
     return shares
 
 
-def curriculum_weights(uniform: IntArray, extra: IntArray) -> tuple[FloatArray, FloatArray]:
-    """Each uniform and each added deal's weight, given their kinds (:func:`kind_shares`)."""
-    shares = kind_shares(uniform, extra)
-    return shares[uniform], shares[extra]
+class SlamRich(NamedTuple):
+    """Slam-rich deals to add to uniform ones, and the weight of every deal of both."""
+
+    owners: npt.NDArray[np.uint8]
+    dd: npt.NDArray[np.uint8]
+    uniform_weights: FloatArray
+    """[n_u] each uniform deal's weight."""
+    weights: FloatArray
+    """[n_x] each added deal's weight."""
+    shares: FloatArray
+    """[4] the weight of a deal of each kind (:func:`kind_shares`)."""
+
+
+def slam_rich(
+    owners: npt.NDArray[np.uint8], dd: npt.NDArray[np.uint8], paths: Sequence[str]
+) -> SlamRich:
+    """The deals of the slam-rich files ``paths`` and the weights that let them join the uniform
+    deals ``owners``, ``dd`` (:func:`kind_shares`; its ValueError where a kind cannot be
+    weighted, :func:`models.data.load_dd`'s DataError for a file that is not a DD file)."""
+    from bridgebot.models.data import load_dd
+
+    sets = [load_dd(path) for path in paths]
+    so = np.concatenate([s.owners for s in sets])
+    sd = np.concatenate([s.dd for s in sets])
+    kinds_u, kinds_s = deal_kinds(owners, dd), deal_kinds(so, sd)
+    shares = kind_shares(kinds_u, kinds_s)
+    return SlamRich(so, sd, shares[kinds_u], shares[kinds_s], shares)
 
 
 def slam_net(hidden: Sequence[int] = (256, 256), inputs: int = N_FEATURES) -> nn.Sequential:
@@ -377,19 +400,15 @@ def train_slamnet(cfg: SlamNetConfig, command: str, progress: bool = True) -> di
     extra = f"{len(train_idx)} deals"
     kind_weights: list[float] = []
     if cfg.slam_dd:
-        slam = [load_dd(path) for path in cfg.slam_dd]
-        so = np.concatenate([s.owners for s in slam])
-        sd = np.concatenate([s.dd for s in slam])
-        kinds_u, kinds_s = deal_kinds(o, d), deal_kinds(so, sd)
         try:
-            shares = kind_shares(kinds_u, kinds_s)
+            rich = slam_rich(o, d, cfg.slam_dd)
         except ValueError as e:
             raise SlamNetError(str(e)) from None
-        more = self_play_states(policy, so, sd, rng, auctions=cfg.auctions)
+        more = self_play_states(policy, rich.owners, rich.dd, rng, auctions=cfg.auctions)
         x, y = np.concatenate([x, more.x]), np.concatenate([y, more.y])
-        weights = np.concatenate([shares[kinds_u][states.deal], shares[kinds_s][more.deal]])
-        kind_weights = [round(float(v), 5) for v in shares]
-        extra += f" and {len(so)} slam-rich deals (weights by kind {kind_weights})"
+        weights = np.concatenate([rich.uniform_weights[states.deal], rich.weights[more.deal]])
+        kind_weights = [round(float(v), 5) for v in rich.shares]
+        extra += f" and {len(rich.owners)} slam-rich deals (weights by kind {kind_weights})"
     w = np.ones(len(y)) if weights is None else weights
     counts = np.bincount(y.ravel().astype(np.int64), minlength=3, weights=np.repeat(w, 5))
     share = counts / (5 * w.sum())

@@ -92,17 +92,18 @@ def test_each_deal_is_bid_from_the_next_dealer_in_turn() -> None:
     assert all(len(set(seats)) == 3 for seats in firsts.values()) and len(firsts) == 24
 
 
-def test_curriculum_weights_keep_each_kinds_uniform_share() -> None:
+def test_kind_shares_keep_each_kinds_uniform_share() -> None:
     uniform = np.array([0] * 60 + [1] * 10 + [2] * 20 + [3] * 10)
     extra = np.array([3] * 30 + [2] * 5)
-    w_u, w_x = slamnet.curriculum_weights(uniform, extra)
+    shares = slamnet.kind_shares(uniform, extra)
+    w_u, w_x = shares[uniform], shares[extra]
     for kind, n in ((0, 60), (1, 10), (2, 20), (3, 10)):
         total = w_u[uniform == kind].sum() + w_x[extra == kind].sum()
         assert total == pytest.approx(n)
     assert w_x[0] == pytest.approx(10 / 40) and w_u[uniform == 0][0] == 1.0
     assert slamnet.kind_shares(uniform, extra) == pytest.approx([1.0, 1.0, 20 / 25, 10 / 40])
     with pytest.raises(ValueError, match="no deal of kind 3"):
-        slamnet.curriculum_weights(np.array([0, 1, 2]), np.array([3]))
+        slamnet.kind_shares(np.array([0, 1, 2]), np.array([3]))
 
 
 def test_deal_kinds_read_the_filter_and_the_table() -> None:
