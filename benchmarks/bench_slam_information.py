@@ -10,7 +10,9 @@ auction had told it (``--rows``):
 
 - ``hcp``: partner's high-card points; ``hcp3``, ``hcp5``: the same in bands of 3 or 5 points;
 - ``controls``: partner's controls (ace 2, king 1); ``controls4``: the same in the four steps one
-  answer to an asking bid could show (0-3, 4-5, 6-7, 8 or more);
+  answer to an asking bid could show (0-3, 4-5, 6-7, 8 or more); ``csteps``: in the seven steps
+  of control asking's answer (0-1, 2, ..., 6, 7 or more; ``engine.aces``); ``aces``: partner's
+  aces, what Blackwood shows;
 - ``shape``: partner's four suit lengths.
 
 On the evaluation deals (``--deals``: every call of the policy's self-play auctions that leaves
@@ -55,9 +57,11 @@ FloatArray = npt.NDArray[np.float32]
 
 #: Controls of each card index (laws.cards: suit * 13, ace first): ace 2, king 1.
 CONTROLS = np.tile(np.array([2, 1] + [0] * 11, dtype=np.int64), 4)
+#: Aces of each card index.
+ACES = np.tile(np.array([1] + [0] * 12, dtype=np.int64), 4)
 
 #: Each fact of partner's hand a row may add, as features (scaled to about 0..1).
-FACTS = ("hcp", "hcp3", "hcp5", "controls", "controls4", "shape")
+FACTS = ("hcp", "hcp3", "hcp5", "controls", "controls4", "csteps", "aces", "shape")
 
 
 def states(
@@ -83,6 +87,8 @@ def states(
         facts["hcp5"].append((points // 5)[:, None] / 3)
         facts["controls"].append(controls[:, None] / 6)
         facts["controls4"].append(np.digitize(controls, [4, 6, 8])[:, None] / 3)
+        facts["csteps"].append(np.clip(controls, 1, 7)[:, None] / 6)
+        facts["aces"].append((partner.astype(np.int64) @ ACES)[:, None] / 4)
         facts["shape"].append(suit_lengths(partner) / 6)
         xs.append(c.x.astype(np.uint8))
         ys.append(c.classes)

@@ -27,7 +27,7 @@ from endplay.types import Bid, Card
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import ErrorDetails
 
-from bridgebot.engine.aces import AskRule
+from bridgebot.engine.aces import AskRule, ControlRule
 from bridgebot.engine.agent import (
     Agent,
     AgentSpecError,
@@ -41,7 +41,7 @@ from bridgebot.engine.search import DEFAULT_OPPONENTS, BatchPolicy, SearchConfig
 from bridgebot.shipped import DEFAULT_MODEL_DIR, shipped_model
 
 if TYPE_CHECKING:
-    from bridgebot.engine.aces import AceAsking
+    from bridgebot.engine.aces import Convention
     from bridgebot.engine.policy import Policy
     from bridgebot.engine.slams import SlamEstimator
 
@@ -76,6 +76,7 @@ class BfgOptions(AgentOptions):
 
 
 _ASK = AskRule()
+_CONTROL = ControlRule()
 
 
 class CardPlayOptions(AgentOptions):
@@ -88,8 +89,8 @@ class CardPlayOptions(AgentOptions):
 
 
 class SlamOptions(CardPlayOptions):
-    """The slam layer and the ace-asking convention on top of it, for the agents that bid with a
-    learned policy."""
+    """The slam layer and the asking conventions on top of it (ace asking, control asking), for
+    the agents that bid with a learned policy."""
 
     slams: bool = Field(
         True,
@@ -115,6 +116,39 @@ class SlamOptions(CardPlayOptions):
         ge=0.0,
         le=1.01,
         description="least chance of 13 tricks for a grand with all aces",
+    )
+    controls: bool | None = Field(
+        None,
+        description="the control-asking convention (engine.aces: 4NT asks for controls, ace 2 "
+        "king 1, answered in seven steps 5C-6D) on top of the slam layer; unset: on where the "
+        "model directory has its control estimator (slam/controls/; the shipped model does) "
+        "and aces=off; on: needs that estimator; off: never (a partner that does not play it)",
+    )
+    controls_ask: float = Field(
+        _CONTROL.ask,
+        ge=0.0,
+        le=1.0,
+        description="least chance of 12+ tricks (the slam layer's) at which the seat asks for "
+        "controls",
+    )
+    controls_small: float = Field(
+        _CONTROL.small,
+        ge=0.0,
+        le=1.01,
+        description="least chance of 12+ tricks, partner's controls known, for a small slam",
+    )
+    controls_grand: float = Field(
+        _CONTROL.grand,
+        ge=0.0,
+        le=1.01,
+        description="least chance of 13 tricks, partner's controls known, for a grand",
+    )
+    controls_direct: float = Field(
+        _CONTROL.direct,
+        ge=0.0,
+        le=1.01,
+        description="least chance of making (the slam layer's estimate) for a slam bid without "
+        "the control ask, the policy's or the slam layer's",
     )
 
 
@@ -479,15 +513,47 @@ def _policy(options: PolicyOptions, path: str | None, seed: int, name: str) -> A
         temperature=options.temperature,
         name=name,
         slam=slam,
-        aces=_ace_asking(options, slam),
+        aces=_ace_asking(options, slam, name),
     )
 
 
-def _ace_asking(options: SlamOptions, slam: SlamEstimator | None) -> AceAsking | None:
-    """The ace-asking convention where it is on and the slam estimator it reads exists."""
-    if not options.aces or slam is None:
+def _ace_asking(
+    options: SlamOptions, slam: SlamEstimator | None, name: str = ""
+) -> Convention | None:
+    """The asking convention the agent plays, where the slam estimator it reads exists: ace
+    asking with ``aces=on``; else control asking, with ``controls=on`` or, unset, where the
+    control estimator sits beside the slam estimator (``controls=on`` without it is an error)."""
+    if options.aces and options.controls:
+        raise AgentSpecError(f"agent {name}: aces=on and controls=on are two answers to one 4NT")
+    if slam is None or options.controls is False:
         return None
-    from bridgebot.engine.aces import AceAsking
+    from bridgebot.engine.aces import AceAsking, ControlAsking, ControlEstimator, controls_dir
+    from bridgebot.engine.modelcard import ModelError
+
+    if not options.aces:
+        found = controls_dir(slam)
+        if found is None:
+            if not options.controls:
+                return None
+            raise AgentSpecError(
+                f"agent {name}: controls=on needs the control estimator in "
+                f"{slam.model.onnx_path.parent}/controls (bridgebot train slamnet "
+                "--partner-controls)"
+            )
+        try:
+            estimator = ControlEstimator(found, threads=options.threads)
+        except ModelError as e:
+            raise AgentSpecError(f"agent {name}: {e}") from e
+        return ControlAsking(
+            slam,
+            estimator,
+            ControlRule(
+                ask=options.controls_ask,
+                small=options.controls_small,
+                grand=options.controls_grand,
+                direct=options.controls_direct,
+            ),
+        )
 
     return AceAsking(
         slam,
@@ -553,7 +619,7 @@ def _search(options: SearchOptions, path: str | None, seed: int, name: str) -> A
         seed=seed,
         name=name,
         slam=slam,
-        aces=_ace_asking(options, slam),
+        aces=_ace_asking(options, slam, name),
     )
 
 

@@ -37,8 +37,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--agent",
         default="default",
-        help="whose calls: default, policy:DIR or search[:DIR] (their policy; with aces=on, "
-        "the ace-asking convention's calls by the convention) (default %(default)s)",
+        help="whose calls: default, policy:DIR or search[:DIR] (their policy; with aces=on or "
+        "controls=on, the asking convention's calls by the convention) (default %(default)s)",
     )
     parser.add_argument(
         "--hands",
@@ -62,15 +62,24 @@ def policy_dir(agent: str) -> Path:
     raise ValueError(f"agent {spec}: explanations need a learned policy (default, policy:DIR)")
 
 
-def plays_aces(agent: str) -> bool:
-    """Whether the agent spec plays the ace-asking convention (``aces=on``, with its slam layer
-    and the estimator that layer reads), so that its 4NT and answers are explained by it."""
+def plays_aces(agent: str) -> str | None:
+    """The asking convention the agent spec plays (``aces=on``: ``"aces"``, ``controls=on``:
+    ``"controls"``; with its slam layer and the estimator that layer reads), so that its 4NT
+    and answers are explained by it; None where it plays none."""
     from bridgebot.agents import AgentSpec
-    from bridgebot.engine.slams import estimator_dir
+    from bridgebot.engine.aces import ACES, CONTROLS, CONTROLS_DIR
+    from bridgebot.engine.slams import SLAM_ONNX, estimator_dir
 
     options = AgentSpec.parse(agent).options
-    asks = getattr(options, "aces", False) and getattr(options, "slams", False)
-    return bool(asks) and estimator_dir(policy_dir(agent)) is not None
+    found = estimator_dir(policy_dir(agent))
+    if not getattr(options, "slams", False) or found is None:
+        return None
+    if getattr(options, "aces", False):
+        return ACES
+    controls = getattr(options, "controls", None)
+    if controls is None:  # unset: where the model has the control estimator
+        controls = (found / CONTROLS_DIR / SLAM_ONNX).is_file()
+    return CONTROLS if controls else None
 
 
 def parse_auction(text: str) -> list[object]:

@@ -1,4 +1,4 @@
-"""Ace asking: the slam layer asks partner how many aces it holds before it bids a slam.
+"""Ace and control asking: the slam layer asks partner what it holds before it bids a slam.
 
 The slam estimator (:mod:`engine.slams`) reads the auction; what the policy's auctions carry
 least is the partnership's controls. Measured on validation deals
@@ -28,28 +28,80 @@ The agents play it with ``aces=on`` (:mod:`bridgebot.agents`); it is off by defa
 deals it did not pay against bfg (-0.06 (0.04) IMPs/board, slams making 68% instead of 71%, 3 of
 6 grands making) and gained +0.03 against the exploiters; docs/evaluation.md, "Ace asking", has
 the figures and the calibration behind the thresholds.
+
+**Control asking** (:class:`ControlAsking`, the agents' ``controls``; on by default where the model
+has its estimator, as the shipped one does) asks the same 4NT for more: partner's controls (ace
+2, king 1), which tell a slam from a game better than aces (``bench_slam_information.py``:
+precision at 30% recall 0.70 with partner's aces known, 0.76 with the control steps below, 0.66
+with neither).
+
+- **The answer**, in seven steps: 5C 0-1 controls, 5D 2, 5H 3, 5S 4, 5NT 5, 6C 6, 6D 7 or more.
+- **The decision** is learned: the control estimator (``slam/controls/`` beside the slam
+  estimator, ``bridgebot train slamnet --partner-controls``) reads the asker's observation
+  before its 4NT and partner's step, and gives the chances of 12 and 13 tricks in the strain
+  the slam estimator liked best when it asked (notrump too: the stop is then 5NT). Seven from
+  ``grand``, six from ``small``, else the stop at five (a pass where the answer is that bid).
+- **The ask**, where ace asking would ask (:func:`ask_suit`, from a chance of ``ask``), and only
+  where every answer partner may give leaves the asker the level it would want there
+  (:func:`control_can_ask`: the seat runs the estimator on all seven answers first). A 4NT the
+  policy chooses itself is kept only where the convention would ask too; else the policy's
+  best other call stands.
+- **Slams without the ask** (the policy's own, the slam layer's where no ask could be made)
+  stand only from a chance of ``direct``: the ask decides the close ones.
+
+docs/evaluation.md, "Control asking", has the calibration and the figures.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 from bridgebot.engine.agent import BiddingView
-from bridgebot.engine.features import encode, hand_to_array
-from bridgebot.engine.slams import FloatArray, IntArray, SlamEstimator, after_call, slam_probs
+from bridgebot.engine.features import FEATURE_VERSION, N_FEATURES, encode, hand_to_array
+from bridgebot.engine.modelcard import Expected, cpu_session, load_model
+from bridgebot.engine.slams import (
+    N_OUTPUTS,
+    SLAM_ONNX,
+    FloatArray,
+    IntArray,
+    SlamEstimator,
+    after_call,
+    slam_probs,
+)
 from bridgebot.laws.calls import ALL_CALLS, FIRST_BID, bid_index, call_index, legal_calls
 from endplay.types import Bid
 
 #: ALL_CALLS indices used here.
 PASS, DOUBLE = 0, 1
 FOUR_NT = call_index(4, 4)
-FIVE_C, FIVE_S = call_index(5, 0), call_index(5, 3)
-#: Data-file positions (S, H, D, C; ace first in each suit) of the four aces.
+FIVE_C, FIVE_S, SIX_D = call_index(5, 0), call_index(5, 3), call_index(6, 1)
+#: Data-file positions (S, H, D, C; ace first in each suit) of the four aces, and of the kings.
 ACE_BITS = (0, 13, 26, 39)
+KING_BITS = (1, 14, 27, 40)
 NT = 4
+#: Strains the control ask may be for: the four suits and notrump (a stop at 5NT).
+STRAINS = 5
+#: Steps of the control answer: 5C (0-1 controls), 5D (2), 5H (3), 5S (4), 5NT (5), 6C (6),
+#: 6D (7 or more).
+N_STEPS = 7
+#: The control estimator's directory inside the slam estimator's (``policy/slam/controls``).
+CONTROLS_DIR = "controls"
+#: The control estimator's card ``output_version``: the slam estimator's classes, from the
+#: observation with partner's control step appended.
+CONTROLS_OUTPUT_VERSION = "slam-tricks3-partner-controls-v1"
+#: What the control asking needs of its estimator's model directory.
+CONTROLS_MODEL = Expected(
+    onnx=SLAM_ONNX,
+    feature_versions=frozenset({FEATURE_VERSION}),
+    inputs=N_FEATURES + 1,
+    outputs=N_OUTPUTS,
+    remedy="retrain it with 'bridgebot train slamnet --partner-controls'",
+    output_version=CONTROLS_OUTPUT_VERSION,
+)
 
 
 @dataclass(frozen=True)
@@ -78,6 +130,22 @@ def aces(hand: npt.NDArray[np.uint8]) -> int:
     return int(np.asarray(hand)[list(ACE_BITS)].sum())
 
 
+def controls(hand: npt.NDArray[np.uint8]) -> npt.NDArray[np.int64]:
+    """Controls (ace 2, king 1) of 13-hot hands ``[..., 52]`` (data-file order)."""
+    h = np.asarray(hand, dtype=np.int64)
+    out: npt.NDArray[np.int64] = 2 * h[..., list(ACE_BITS)].sum(axis=-1) + h[
+        ..., list(KING_BITS)
+    ].sum(axis=-1)
+    return out
+
+
+def control_step(count: int | npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """The answer step (0-6) of a hand with ``count`` controls: 0-1 controls step 0, 2 step 1, ...
+    7 or more step 6. The control estimator reads it as its last input."""
+    step: npt.NDArray[np.int64] = np.clip(np.asarray(count, dtype=np.int64), 1, 7) - 1
+    return step
+
+
 def _strain(call: int) -> int:
     return (call - FIRST_BID) % 5
 
@@ -97,9 +165,19 @@ def _quiet(call: int) -> bool:
     return call in (PASS, DOUBLE)
 
 
-def _is_answer(calls: Sequence[int], i: int) -> bool:
+#: The conventions' names (the agents' ``aces=on`` and ``controls=on``), and each one's highest
+#: answer.
+ACES, CONTROLS = "aces", "controls"
+LAST_ANSWER = {ACES: FIVE_S, CONTROLS: SIX_D}
+
+
+def _is_answer(calls: Sequence[int], i: int, scheme: str = ACES) -> bool:
     """``calls[i]`` answers partner's ask at ``i - 2`` (the opponent between passed or doubled)."""
-    return is_ask(calls, i - 2) and _quiet(calls[i - 1]) and FIVE_C <= calls[i] <= FIVE_S
+    return (
+        is_ask(calls, i - 2)
+        and _quiet(calls[i - 1])
+        and FIVE_C <= calls[i] <= LAST_ANSWER[scheme]
+    )  # fmt: skip
 
 
 def answer(own_aces: int) -> int:
@@ -119,17 +197,17 @@ def can_ask(suit: int, own_aces: int) -> bool:
     return 2 - own_aces <= suit
 
 
-def role(calls: Sequence[int]) -> str | None:
-    """What the convention asks of the seat to call after ``calls``: ``"answer"``, ``"decide"``,
-    ``"pass"`` (partner has decided), or None (no say)."""
+def role(calls: Sequence[int], scheme: str = ACES) -> str | None:
+    """What the convention (``scheme``) asks of the seat to call after ``calls``: ``"answer"``,
+    ``"decide"``, ``"pass"`` (partner has decided), or None (no say)."""
     n = len(calls)
     if n >= 2 and is_ask(calls, n - 2) and _quiet(calls[n - 1]):
         return "answer"
-    if n >= 4 and _is_answer(calls, n - 2) and _quiet(calls[n - 1]):
+    if n >= 4 and _is_answer(calls, n - 2, scheme) and _quiet(calls[n - 1]):
         return "decide"
     if (
         n >= 6
-        and _is_answer(calls, n - 4)
+        and _is_answer(calls, n - 4, scheme)
         and _quiet(calls[n - 3])
         and calls[n - 2] >= FIRST_BID
         and _quiet(calls[n - 1])
@@ -138,9 +216,10 @@ def role(calls: Sequence[int]) -> str | None:
     return None
 
 
-def best_suit(p12: npt.NDArray[np.float32]) -> int:
-    """The suit (0 clubs .. 3 spades) most likely to make 12 tricks."""
-    return int(np.argmax(np.asarray(p12)[:NT]))
+def best_suit(p12: npt.NDArray[np.float32], strains: int = NT) -> int:
+    """The suit (0 clubs .. 3 spades) most likely to make 12 tricks; with ``strains=5``, the
+    strain, notrump included."""
+    return int(np.argmax(np.asarray(p12)[:strains]))
 
 
 def decide(
@@ -179,21 +258,48 @@ def wants_ask(
 ) -> bool:
     """Whether the seat asks instead of ``call`` (ALL_CALLS index), which leaves a contract at
     ``after_level``, ours or not; ``p12`` is the estimate at this position."""
+    suit = ask_suit(calls, call, after_level, ours, p12, rule.ask, rule.ask_high, low)
+    return suit is not None and can_ask(suit, own_aces)
+
+
+def ask_suit(
+    calls: Sequence[int],
+    call: int,
+    after_level: int,
+    ours: bool,
+    p12: npt.NDArray[np.float32],
+    ask: float,
+    ask_high: float,
+    low: int = 3,
+    strains: int = NT,
+) -> int | None:
+    """The suit the seat would ask in instead of ``call`` (see :func:`wants_ask`), where the
+    position allows an ask and the best suit's chance lies in ``[ask, ask_high)``; else None."""
     n = len(calls)
     if call == FOUR_NT or not ours or after_level < low:
-        return False
+        return None
     standing = max((c for c in calls if c >= FIRST_BID), default=-1)
     if standing >= FOUR_NT or not _named_suit(calls, n, n % 2):
-        return False
-    suit = best_suit(p12)
-    chance = float(p12[suit])
-    return rule.ask <= chance < rule.ask_high and can_ask(suit, own_aces)
+        return None
+    suit = best_suit(p12, strains)
+    return suit if ask <= float(p12[suit]) < ask_high else None
 
 
-def meaning(calls: Sequence[int], call: int) -> str | None:
-    """What the convention makes ``call`` (ALL_CALLS index) after ``calls`` mean, in the words
-    of an alert (no final stop), else None."""
+#: What each control answer step shows.
+STEP_TEXT = ("0-1 controls", "2 controls", "3 controls", "4 controls", "5 controls", "6 controls",
+             "7 or more controls")  # fmt: skip
+
+
+def meaning(calls: Sequence[int], call: int, scheme: str = ACES) -> str | None:
+    """What the convention (``scheme``) makes ``call`` (ALL_CALLS index) after ``calls`` mean,
+    in the words of an alert (no final stop), else None."""
     extended = [*calls, call]
+    if scheme == CONTROLS:
+        if is_ask(extended, len(calls)):
+            return "Control ask: asks for controls (ace 2, king 1)"
+        if _is_answer(extended, len(calls), CONTROLS):
+            return f"Control answer, {STEP_TEXT[call - FIVE_C]}"
+        return None
     if is_ask(extended, len(calls)):
         return "Blackwood, asks for aces"
     if _is_answer(extended, len(calls)):
@@ -206,10 +312,42 @@ def meaning(calls: Sequence[int], call: int) -> str | None:
     return None
 
 
-class AceAsking:
+class _Asking:
+    """What both conventions share: :meth:`forced`, the call the convention dictates where the
+    auction gives the seat a role (answer, decide, pass), from the seat's answer to its hand
+    and its decision from its observation when it asked."""
+
+    scheme: str
+
+    def _answer(self, hand: npt.NDArray[np.uint8]) -> int:
+        raise NotImplementedError
+
+    def _decide(self, calls: Sequence[int], hand: npt.NDArray[np.uint8], x: FloatArray) -> int:
+        raise NotImplementedError
+
+    def forced(self, view: BiddingView) -> Bid | None:
+        """The call the convention dictates to ``view``'s seat, else None."""
+        calls = [bid_index(c) for c in view.auction]
+        what = role(calls, self.scheme)
+        if what is None:
+            return None
+        hand = hand_to_array(view.hand)
+        if what == "answer":
+            return ALL_CALLS[self._answer(hand)]
+        if what == "pass":
+            return ALL_CALLS[PASS]
+        # The seat's observation when it asked: the same hand, the auction before its 4NT.
+        before = view.auction[:-4]
+        asked = replace(view, auction=before, legal=legal_calls(view.dealer, before))
+        return ALL_CALLS[self._decide(calls, hand, encode(asked)[None, :])]
+
+
+class AceAsking(_Asking):
     """The convention on an agent's views: :meth:`forced` where it dictates the call (answer,
     decide, pass), :meth:`apply` where the seat may ask. Needs the slam estimator (its chances
     are the ask's and the decision's) and keeps no state between calls."""
+
+    scheme = ACES
 
     def __init__(self, estimator: SlamEstimator, rule: AskRule | None = None) -> None:
         self.estimator = estimator
@@ -218,26 +356,24 @@ class AceAsking:
     def _chances(self, x: FloatArray) -> tuple[FloatArray, FloatArray]:
         return slam_probs(self.estimator.logits(x))
 
-    def forced(self, view: BiddingView) -> Bid | None:
-        """The call the convention dictates to ``view``'s seat, else None."""
-        calls = [bid_index(c) for c in view.auction]
-        what = role(calls)
-        if what is None:
-            return None
-        own = aces(hand_to_array(view.hand))
-        if what == "answer":
-            return ALL_CALLS[answer(own)]
-        if what == "pass":
-            return ALL_CALLS[PASS]
-        # The estimate the seat had when it asked: the same hand, the auction before its 4NT.
-        before = view.auction[:-4]
-        asked = replace(view, auction=before, legal=legal_calls(view.dealer, before))
-        p12, p13 = self._chances(encode(asked)[None, :])
-        return ALL_CALLS[decide(calls, own, p12[0], p13[0], self.rule)]
+    def _answer(self, hand: npt.NDArray[np.uint8]) -> int:
+        return answer(aces(hand))
 
-    def apply(self, views: Sequence[BiddingView], x: FloatArray, calls: IntArray) -> IntArray:
+    def _decide(self, calls: Sequence[int], hand: npt.NDArray[np.uint8], x: FloatArray) -> int:
+        p12, p13 = self._chances(x)
+        return decide(calls, aces(hand), p12[0], p13[0], self.rule)
+
+    def apply(
+        self,
+        views: Sequence[BiddingView],
+        x: FloatArray,
+        calls: IntArray,
+        mask: npt.NDArray[np.bool_] | None = None,
+        logits: FloatArray | None = None,
+    ) -> IntArray:
         """``calls`` (ALL_CALLS indices, row for row with ``views`` and their observations
-        ``x``) with 4NT where the seat asks (:func:`wants_ask`)."""
+        ``x``) with 4NT where the seat asks (:func:`wants_ask`). ``mask`` and ``logits`` are
+        :meth:`ControlAsking.apply`'s; ace asking lets the policy's own 4NT stand."""
         out = np.asarray(calls, dtype=np.int64).copy()
         _, level, _, ours = after_call(x, out)
         low = self.estimator.thresholds.low
@@ -256,17 +392,214 @@ class AceAsking:
         return out
 
 
-def agent_asks(agent: object) -> bool:
-    """Whether ``agent`` (a ``default``, ``policy:`` or ``search`` agent, or one wrapping them)
-    plays the convention, so that its alerts explain it."""
+# -- control asking --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ControlRule:
+    """Where the control asking asks and how the asker decides (chances of its estimator)."""
+
+    ask: float = 0.4
+    """Least chance of 12+ tricks in the best strain (the slam estimator's) at which the seat
+    asks."""
+    ask_high: float = 1.01
+    """At this chance or above, the slam layer's own call stands (no ask)."""
+    small: float = 0.55
+    """Least chance of 12+ tricks, with partner's controls known, for the small slam."""
+    grand: float = 0.55
+    """Least chance of 13 tricks, with partner's controls known, for the grand."""
+    direct: float = 0.8
+    """Least chance (the slam estimator's, of 12+ tricks; of 13 for a grand) for a slam bid
+    without the ask, the policy's or the slam layer's; below it, the policy's best call below the
+    slam."""
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.ask <= self.ask_high:
+            raise ValueError(
+                f"control rule: need 0 <= ask <= ask_high, not {self.ask}, {self.ask_high}"
+            )
+
+    def level(self, p12: float, p13: float) -> int:
+        """The level the asker wants: 7, 6, or 5 (stop)."""
+        return 7 if p13 >= self.grand else 6 if p12 >= self.small else 5
+
+
+def control_call(level: int, suit: int, response: int) -> int:
+    """The asker's call for ``level`` in ``suit`` after partner's answer ``response``: the bid,
+    the next level up where the answer has passed it, a pass where the answer is that bid."""
+    bid = call_index(level, suit)
+    if bid < response:
+        bid = call_index(level + 1, suit)
+    return PASS if bid == response else bid
+
+
+def control_can_ask(suit: int, own_controls: int, levels: Sequence[int]) -> bool:
+    """Whether every answer partner may give (its controls and the asker's ``own_controls`` at
+    most 12 in all) leaves the asker the level it would want there, ``levels[step]``: a stop at
+    five must not be passed by the answer, nor a small slam."""
+    for step, level in enumerate(levels):
+        least = 0 if step == 0 else step + 1
+        if own_controls + least <= 12 and call_index(level, suit) < FIVE_C + step:
+            return False
+    return True
+
+
+def controls_dir(estimator: SlamEstimator) -> Path | None:
+    """The control estimator's directory beside the slam estimator's, if there is one."""
+    d = estimator.model.onnx_path.parent / CONTROLS_DIR
+    return d if (d / SLAM_ONNX).is_file() else None
+
+
+class ControlEstimator:
+    """The control asking's estimator (``policy/slam/controls``, trained by ``bridgebot train
+    slamnet --partner-controls``): the slam estimator's chances with partner's control step as
+    one more input."""
+
+    def __init__(self, path: str | Path, threads: int = 1) -> None:
+        self.model = load_model(path, CONTROLS_MODEL)
+        self.session = cpu_session(self.model.onnx_path, threads)
+
+    def chances(self, x: FloatArray, steps: IntArray) -> tuple[FloatArray, FloatArray]:
+        """(P(12+), P(13)) per strain, [B, 5] each, for observations ``x`` [B, 480] and
+        partner's control steps ``steps`` [B]."""
+        rows = np.concatenate(
+            [np.asarray(x, np.float32), np.asarray(steps, np.float32)[:, None]], axis=1
+        )
+        out = self.session.run(None, {self.model.card.input.name: rows})[0]
+        return slam_probs(np.asarray(out, dtype=np.float32))
+
+
+class ControlAsking(_Asking):
+    """Control asking on an agent's views (``controls=on``): 4NT asks for controls (ace 2, king
+    1), answered in seven steps, 5C (0-1) to 6D (7 or more); the asker then decides with the
+    control estimator, which reads its observation before the ask and partner's step. Like
+    :class:`AceAsking`, :meth:`forced` where the convention dictates the call, :meth:`apply`
+    where the seat may ask; no state between calls."""
+
+    scheme = CONTROLS
+
+    def __init__(
+        self,
+        estimator: SlamEstimator,
+        controls_estimator: ControlEstimator,
+        rule: ControlRule | None = None,
+    ) -> None:
+        self.estimator = estimator
+        self.controls = controls_estimator
+        self.rule = rule or ControlRule()
+
+    def _levels(self, x: FloatArray, suits: Sequence[int]) -> npt.NDArray[np.int64]:
+        """[len(x), 7] the level the asker wants in ``suits[i]`` after each answer step."""
+        n = len(x)
+        steps = np.tile(np.arange(N_STEPS), n)
+        p12, p13 = self.controls.chances(np.repeat(x, N_STEPS, axis=0), steps)
+        s = np.repeat(np.asarray(suits, dtype=np.int64), N_STEPS)
+        rows = np.arange(len(s))
+        a, b = p12[rows, s], p13[rows, s]
+        levels = np.where(b >= self.rule.grand, 7, np.where(a >= self.rule.small, 6, 5))
+        return np.asarray(levels, dtype=np.int64).reshape(n, N_STEPS)
+
+    def _answer(self, hand: npt.NDArray[np.uint8]) -> int:
+        return FIVE_C + int(control_step(controls(hand)))
+
+    def _decide(self, calls: Sequence[int], hand: npt.NDArray[np.uint8], x: FloatArray) -> int:
+        p12, _ = slam_probs(self.estimator.logits(x))
+        suit = best_suit(p12[0], STRAINS)
+        response = calls[-2]
+        c12, c13 = self.controls.chances(x, np.array([response - FIVE_C]))
+        level = self.rule.level(float(c12[0, suit]), float(c13[0, suit]))
+        return control_call(level, suit, response)
+
+    def apply(
+        self,
+        views: Sequence[BiddingView],
+        x: FloatArray,
+        calls: IntArray,
+        mask: npt.NDArray[np.bool_] | None = None,
+        logits: FloatArray | None = None,
+    ) -> IntArray:
+        """``calls`` with 4NT where the seat asks: a position :func:`ask_suit` allows, whose
+        every possible answer leaves the level the asker would want (:func:`control_can_ask`).
+        With the legal ``mask`` and the policy's ``logits``, a 4NT of the policy's own that
+        would be the ask stands only where the convention asks too; elsewhere the policy's best
+        other call replaces it (partner would answer it, past the level the seat can stop at)."""
+        out = np.asarray(calls, dtype=np.int64).copy()
+        if mask is not None and logits is not None:
+            for r in np.flatnonzero(out == FOUR_NT).tolist():
+                history = [bid_index(c) for c in views[r].auction]
+                if is_ask([*history, FOUR_NT], len(history)):
+                    other = np.where(
+                        mask[r] & (np.arange(mask.shape[1]) != FOUR_NT), logits[r], -np.inf
+                    )
+                    out[r] = int(np.argmax(other))
+        out = self._asks(views, x, out)
+        if mask is not None and logits is not None and self.rule.direct > 0:
+            out = self._direct(x, out, mask, logits)
+        return out
+
+    def _asks(self, views: Sequence[BiddingView], x: FloatArray, out: IntArray) -> IntArray:
+        """``out`` with 4NT where the seat asks (:meth:`apply`)."""
+        out = out.copy()
+        _, level, _, ours = after_call(x, out)
+        low = self.estimator.thresholds.low
+        rows = np.flatnonzero(ours & (level >= low) & (out != FOUR_NT))
+        if not len(rows):
+            return out
+        p12, _ = slam_probs(self.estimator.logits(x[rows]))
+        asks: list[tuple[int, int]] = []
+        for j, r in enumerate(rows.tolist()):
+            history = [bid_index(c) for c in views[r].auction]
+            suit = ask_suit(
+                history, int(out[r]), int(level[r]), bool(ours[r]), p12[j],
+                self.rule.ask, self.rule.ask_high, low, STRAINS,
+            )  # fmt: skip
+            if suit is not None:
+                asks.append((r, suit))
+        if not asks:
+            return out
+        levels = self._levels(x[[r for r, _ in asks]], [suit for _, suit in asks])
+        for (r, suit), wanted in zip(asks, levels, strict=True):
+            own = int(controls(hand_to_array(views[r].hand)))
+            if control_can_ask(suit, own, wanted.tolist()):
+                out[r] = FOUR_NT
+        return out
+
+    def _direct(
+        self, x: FloatArray, out: IntArray, mask: npt.NDArray[np.bool_], logits: FloatArray
+    ) -> IntArray:
+        """A slam bid without the ask (the policy's or the slam layer's) stands only where the
+        slam estimator gives it ``rule.direct``; else the policy's best call below the slam."""
+        is_bid, level, strain, ours = after_call(x, out)
+        rows = np.flatnonzero(is_bid & ours & (level >= 6))
+        if not len(rows):
+            return out
+        p12, p13 = slam_probs(self.estimator.logits(x[rows]))
+        for j, r in enumerate(rows.tolist()):
+            chance = p13[j, strain[r]] if level[r] == 7 else p12[j, strain[r]]
+            if chance < self.rule.direct:
+                below = mask[r] & (np.arange(mask.shape[1]) < call_index(int(level[r]), 0))
+                if below.any():
+                    out[r] = int(np.argmax(np.where(below, logits[r], -np.inf)))
+        return out
+
+
+#: Either asking convention, as the agents hold it.
+Convention = AceAsking | ControlAsking
+
+
+def agent_asks(agent: object) -> str | None:
+    """The asking convention ``agent`` (a ``default``, ``policy:`` or ``search`` agent, or one
+    wrapping them) plays (:data:`ACES` or :data:`CONTROLS`), so that its alerts explain it; None
+    where it plays none."""
     seen: list[object] = [agent]
     while seen:
         holder = seen.pop()
-        if isinstance(getattr(holder, "aces", None), AceAsking):
-            return True
+        convention = getattr(holder, "aces", None)
+        if isinstance(convention, AceAsking | ControlAsking):
+            return convention.scheme
         seen.extend(
             inner
             for name in ("agent", "search", "inner")
             if (inner := getattr(holder, name, None)) is not None
         )
-    return False
+    return None

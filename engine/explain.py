@@ -102,7 +102,7 @@ class Explanation:
     notrump_shape: float | None = None
     """Share of the sample with a notrump shape (:func:`notrump_shaped`; None but for NT bids)."""
     convention: str | None = None
-    """The meaning the ace-asking convention gives the call (:func:`engine.aces.meaning`): it is
+    """The meaning the asking convention gives the call (:func:`engine.aces.meaning`): it is
     that meaning, whatever hands the sample holds."""
 
     @property
@@ -271,9 +271,9 @@ def describe_lengths(lengths: npt.NDArray[np.int64], bid_suit: int | None) -> li
     return out
 
 
-def _by_convention(e: Explanation, calls: Sequence[int]) -> Explanation:
-    """``e``, or the meaning the ace-asking convention gives its call."""
-    text = aces.meaning(calls[: e.index], calls[e.index])
+def _by_convention(e: Explanation, calls: Sequence[int], scheme: str) -> Explanation:
+    """``e``, or the meaning the asking convention ``scheme`` gives its call."""
+    text = aces.meaning(calls[: e.index], calls[e.index], scheme)
     return e if text is None else replace(e, convention=text, artificial=True)
 
 
@@ -300,12 +300,13 @@ class Explainer:
         max_hands: int = 24576,
         chunk: int = 2048,
         cache: int = 256,
-        conventions: bool = False,
+        conventions: bool | str | None = False,
     ) -> None:
         self.policy = policy
-        self.conventions = conventions
-        """Whether the bot plays the ace-asking convention (:mod:`engine.aces`, the agents'
-        ``aces=on``): its calls are then explained by it, not by sampling."""
+        self.conventions = aces.ACES if conventions is True else conventions or None
+        """The asking convention the bot plays (:mod:`engine.aces`: ``"aces"``, the agents'
+        ``aces=on``, or ``"controls"``, ``controls=on``; True means ``"aces"``), else None: its
+        calls are then explained by it, not by sampling."""
         self.seed = seed
         self.target = target
         self.max_hands = max_hands
@@ -336,7 +337,7 @@ class Explainer:
                 continue
             out.extend(self._explain_seat(dealer, vul, calls, seat, positions))
         if self.conventions:
-            out = [_by_convention(e, calls) for e in out]
+            out = [_by_convention(e, calls, self.conventions) for e in out]
         return sorted(out, key=lambda e: e.index)
 
     def explain_call(

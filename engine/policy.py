@@ -27,7 +27,7 @@ from bridgebot.laws.calls import ALL_CALLS, same_call
 from endplay.types import Bid, Card
 
 if TYPE_CHECKING:
-    from bridgebot.engine.aces import AceAsking
+    from bridgebot.engine.aces import Convention
     from bridgebot.engine.slams import SlamEstimator
 
 #: Feature layouts this build can compute. A model trained on any other is refused.
@@ -121,13 +121,13 @@ class PolicyAgent(BatchBidder):
         temperature: float = 1.0,
         name: str = "policy",
         slam: SlamEstimator | None = None,
-        aces: AceAsking | None = None,
+        aces: Convention | None = None,
     ) -> None:
         self.policy = policy
         self.slam = slam
         """The slam layer on top (:mod:`engine.slams`), when the model directory has one."""
         self.aces = aces
-        """The ace-asking convention on top of that (:mod:`engine.aces`)."""
+        """The asking convention on top of that (:mod:`engine.aces`: ace or control asking)."""
         self.card_player: CardPlayer = card_player or BaselinePlayer()
         self.seed = seed
         self.greedy = greedy
@@ -167,7 +167,7 @@ class PolicyAgent(BatchBidder):
         if self.slam is not None:
             picks = self.slam.apply(x, mask, logits, picks)
         if self.aces is not None:
-            picks = self.aces.apply(views, x, picks)
+            picks = self.aces.apply(views, x, picks, mask, logits)
         return [ALL_CALLS[int(i)] for i in picks]
 
     def play(self, view: PlayView) -> Card:

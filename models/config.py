@@ -196,8 +196,9 @@ class SlamNetConfig(TrainerConfig):
         "(the league's held-out and validation deals) are never trained on"
     )
     val: str = Field(
+        default="",
         description="validation DD deal file that chooses the thresholds (e.g. 'bridgebot ddgen "
-        "--seed 9001'); never a test set"
+        "--seed 9001'); never a test set; needed but with --partner-controls",
     )
     out: str = Field(default="", description="model directory to write (empty: the policy's slam/)")
     epochs: int = Field(default=3, description="passes over the training decisions")
@@ -228,6 +229,12 @@ class SlamNetConfig(TrainerConfig):
         default=(),
         description="slam-rich DD deal file added to the training deals (e.g. 'bridgebot ddgen "
         "--filter slam'), weighted so each kind of deal keeps its share of the uniform deals",
+    )
+    partner_controls: bool = Field(
+        default=False,
+        description="train the control asking's estimator instead (engine.aces, the agents' "
+        "controls=on): partner's control step is one more input; written to the policy's "
+        "slam/controls/ (thresholds: the agents' controls_* options, no sweep)",
     )
 
 

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.engine.aces import control_step, controls
 from bridgebot.engine.features import FEATURE_VERSION, N_FEATURES
 from bridgebot.engine.policy import Policy
 from bridgebot.engine.slams import N_OUTPUTS, Thresholds, declarer_rel, slam_calls
@@ -134,6 +135,8 @@ class States(NamedTuple):
     """[N, 5] the trick classes of :attr:`SelfPlayCall.classes`."""
     deal: IntArray
     """[N] the index of the example's deal in the deals given."""
+    partner_controls: IntArray
+    """[N] the caller's partner's controls (ace 2, king 1: :func:`engine.aces.controls`)."""
 
 
 def self_play_states(
@@ -146,12 +149,15 @@ def self_play_states(
 ) -> States:
     """The examples of every call of the policy's self-play auctions on the deals
     (:func:`self_play_calls`)."""
-    xs, ys, deals = [], [], []
+    xs, ys, deals, partner = [], [], [], []
     for call in self_play_calls(policy, owners, dd, rng, batch, auctions):
         xs.append(call.x.astype(np.uint8))
         ys.append(call.classes)
         deals.append(call.deal)
-    return States(np.concatenate(xs), np.concatenate(ys), np.concatenate(deals))
+        partner.append(controls(call.owners == ((call.seat + 2) % 4)[:, None]))
+    return States(
+        np.concatenate(xs), np.concatenate(ys), np.concatenate(deals), np.concatenate(partner)
+    )
 
 
 def deal_kinds(owners: npt.NDArray[np.uint8], dd: npt.NDArray[np.uint8]) -> IntArray:
@@ -396,7 +402,7 @@ def train_slamnet(cfg: SlamNetConfig, command: str, progress: bool = True) -> di
     t0 = time.perf_counter()
     o, d = owners[train_idx], dd[train_idx]
     states = self_play_states(policy, o, d, rng, auctions=cfg.auctions)
-    x, y, weights = states.x, states.y, None
+    x, y, weights, partner = states.x, states.y, None, states.partner_controls
     extra = f"{len(train_idx)} deals"
     kind_weights: list[float] = []
     if cfg.slam_dd:
@@ -406,6 +412,7 @@ def train_slamnet(cfg: SlamNetConfig, command: str, progress: bool = True) -> di
             raise SlamNetError(str(e)) from None
         more = self_play_states(policy, rich.owners, rich.dd, rng, auctions=cfg.auctions)
         x, y = np.concatenate([x, more.x]), np.concatenate([y, more.y])
+        partner = np.concatenate([partner, more.partner_controls])
         weights = np.concatenate([rich.uniform_weights[states.deal], rich.weights[more.deal]])
         kind_weights = [round(float(v), 5) for v in rich.shares]
         extra += f" and {len(rich.owners)} slam-rich deals (weights by kind {kind_weights})"
@@ -413,12 +420,18 @@ def train_slamnet(cfg: SlamNetConfig, command: str, progress: bool = True) -> di
     counts = np.bincount(y.ravel().astype(np.int64), minlength=3, weights=np.repeat(w, 5))
     share = counts / (5 * w.sum())
     say(f"{len(x)} decisions from {extra} ({time.perf_counter() - t0:.0f} s)")
+    if cfg.partner_controls:
+        # The control asking's estimator: partner's control step is the last input.
+        step = control_step(partner).astype(np.uint8)
+        x = np.concatenate([x, step[:, None]], axis=1)
     net = fit(
         x, y, cfg.hidden, cfg.epochs, cfg.lr, cfg.seed, cfg.batch,
         (lambda e, loss, sec: say(f"epoch {e + 1}: loss {loss:.4f} ({sec:.0f} s)"))
         if progress else None,
         weights,
     )  # fmt: skip
+    if cfg.partner_controls:
+        return _write_controls(cfg, command, net, x, len(train_idx), share, kind_weights, say)
     val = load_dd(cfg.val)
     sweep = threshold_sweep(policy, torch_logits(net), bfg_chooser(), val.owners, val.dd, grid)
     chosen, why = choose_thresholds(sweep, cfg.min_making)
@@ -468,6 +481,56 @@ def train_slamnet(cfg: SlamNetConfig, command: str, progress: bool = True) -> di
     return metrics
 
 
+def _write_controls(
+    cfg: SlamNetConfig,
+    command: str,
+    net: nn.Module,
+    x: npt.NDArray[np.uint8],
+    deals: int,
+    share: FloatArray,
+    kind_weights: list[float],
+    say: Any,
+) -> dict[str, Any]:
+    """Export the control asking's estimator (``--partner-controls``) beside the slam layer's,
+    in ``policy/slam/controls``; its thresholds are the agents' options (``controls_*``), chosen
+    with ``benchmarks/bench_slam.py``, so no sweep here."""
+    from bridgebot.engine.aces import CONTROLS_DIR, CONTROLS_OUTPUT_VERSION
+    from bridgebot.engine.modelcard import Training
+    from bridgebot.engine.slams import SLAM_DIR, SLAM_ONNX
+    from bridgebot.models.ddnet import write_mlp
+    from bridgebot.models.provenance import data_records
+
+    metrics: dict[str, Any] = {
+        "decisions": len(x),
+        "deals": deals,
+        "class_share": [round(float(v), 5) for v in share],
+        "slam_dd_weights_by_kind": kind_weights,
+    }
+    out = cfg.out or str(Path(cfg.policy) / SLAM_DIR / CONTROLS_DIR)
+    card = {
+        "feature_version": FEATURE_VERSION,
+        "output_version": CONTROLS_OUTPUT_VERSION,
+        "training": Training(
+            kind="slamnet",
+            command=command,
+            seed=cfg.seed,
+            data=data_records((*cfg.dd, *cfg.slam_dd)),
+            config=cfg.model_dump(mode="json"),
+            init=None,
+        ),
+        "metrics": metrics,
+        "notes": {
+            "policy": cfg.policy,
+            "inputs": f"the {N_FEATURES} features, then partner's control step 0-6 "
+            "(engine.aces.control_step: 0-1 controls, 2, 3, 4, 5, 6, 7 or more)",
+            "classes": "per strain C, D, H, S, NT: our side takes <=11, 12, 13 tricks DD",
+        },
+    }
+    written = write_mlp(net, out, SLAM_ONNX, x[:256].astype(np.float32), card)
+    say(f"wrote {out} (onnx parity {written.export.parity_max_abs_diff:.1e})")
+    return metrics
+
+
 HELP = "train the slam estimator of a policy (engine/slams.py) and choose its thresholds"
 EXAMPLES = """examples:
   bridgebot ddgen --boards 2000 --seed 9001 --out data/val_9001.npz
@@ -499,6 +562,13 @@ def run(args: argparse.Namespace, command: str) -> int:
         parse_grid(cfg.grid)
     except ValueError as e:
         print(f"bridgebot train slamnet: {e}", file=sys.stderr)
+        return 2
+    if not cfg.val and not cfg.partner_controls:
+        print(
+            "bridgebot train slamnet: --val is needed (validation deals that choose the "
+            "thresholds, e.g. 'bridgebot ddgen --seed 9001'), but with --partner-controls",
+            file=sys.stderr,
+        )
         return 2
     try:
         train_slamnet(cfg, command, progress=not args.quiet)

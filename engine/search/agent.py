@@ -14,7 +14,7 @@ from bridgebot.laws.calls import ALL_CALLS, bid_index, doubled_against_caller, s
 from endplay.types import Bid, Card
 
 if TYPE_CHECKING:
-    from bridgebot.engine.aces import AceAsking
+    from bridgebot.engine.aces import Convention
     from bridgebot.engine.policy import PolicyAgent
     from bridgebot.engine.slams import SlamEstimator
 
@@ -40,7 +40,7 @@ class SearchAgent(Agent):
         seed: int = 0,
         name: str = "search",
         slam: SlamEstimator | None = None,
-        aces: AceAsking | None = None,
+        aces: Convention | None = None,
     ) -> None:
         self.name = name
         self.search = search
@@ -76,9 +76,10 @@ class SearchAgent(Agent):
             x, _ = search.observation(view)
             mask = legal_mask(view.dealer, view.auction)[None, :]
             call = bid_index(result.call)
-            calls = self.slam.apply(x, mask, self.search.policy.logits(x), np.array([call]))
+            logits = self.search.policy.logits(x)
+            calls = self.slam.apply(x, mask, logits, np.array([call]))
             if self.aces is not None:
-                calls = self.aces.apply([view], x, calls)
+                calls = self.aces.apply([view], x, calls, mask, logits)
             layered = int(calls[0])
             if layered != call:
                 result.call = ALL_CALLS[layered]

@@ -5,6 +5,7 @@ ask."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,7 +20,7 @@ from bridgebot.laws.calls import ALL_CALLS, bid_index, doubled_against_caller
 from bridgebot.tournament.ddmatch import bid_room
 from endplay.types import Bid, Deal, Hand, Player, Vul
 
-from bridgebot.agents import make_agent
+from bridgebot.agents import AgentSpecError, make_agent
 from bridgebot.cli import main
 from bridgebot.shipped import DEFAULT_MODEL_DIR
 
@@ -185,31 +186,76 @@ def _estimate(deal: BoardDeal, auction: Sequence[Bid]) -> tuple[np.ndarray, np.n
     return p12[0], p13[0]
 
 
-@pytest.mark.parametrize("spec", ["default,aces=on", "search,aces=on"])
-def test_the_shipped_pair_plays_the_convention_through(spec: str) -> None:
-    deals, auctions = _auctions(spec)
+def _control_call(deal: BoardDeal, auction: Sequence[Bid]) -> int:
+    """The asker's call after the answer that ends ``auction``, computed from the two shipped
+    estimators directly."""
+    found = estimator_dir(DEFAULT_MODEL_DIR)
+    assert found is not None
+    before = auction[:-4]
+    seat = Player((deal.dealer.value + len(auction)) % 4)
+    x = encode(bidding_view(deal.dealer, deal.vul, deal.deal[seat], tuple(before), deal.number))
+    p12, _ = slam_probs(SlamEstimator(found).logits(x[None, :]))
+    suit = A.best_suit(p12[0], A.STRAINS)
+    answer = bid_index(auction[-2])
+    c12, c13 = A.ControlEstimator(found / A.CONTROLS_DIR).chances(
+        x[None, :], np.array([answer - A.FIVE_C])
+    )
+    level = A.ControlRule().level(float(c12[0, suit]), float(c13[0, suit]))
+    return A.control_call(level, suit, answer)
+
+
+def _ace_decision(deal: BoardDeal, auction: Sequence[Bid], hand: np.ndarray) -> int:
+    p12, p13 = _estimate(deal, auction[:-4])
+    calls = [bid_index(c) for c in auction]
+    return A.decide(calls, A.aces(hand), p12, p13, A.AskRule())
+
+
+#: Per convention: its name, the answer of a hand, the asker's decision (computed here from the
+#: shipped estimators directly), the least number of asks on ASK_DEALS.
+PLAYS = {
+    "aces=on": (A.ACES, lambda hand: A.answer(A.aces(hand)), _ace_decision, 2),
+    "controls=on": (
+        A.CONTROLS,
+        lambda hand: A.FIVE_C + int(A.control_step(A.controls(hand))),
+        lambda deal, auction, hand: _control_call(deal, auction),
+        1,
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("agent", "convention"),
+    [(a, c) for a in ("default", "search") for c in ("aces=on", "controls=on")],
+)
+def test_the_shipped_pair_plays_the_convention_through(agent: str, convention: str) -> None:
+    scheme, answer, decision, least = PLAYS[convention]
+    deals, auctions = _auctions(f"{agent},{convention}")
     asks = 0
     for deal, auction in zip(deals, auctions, strict=True):
         calls = [bid_index(c) for c in auction]
         for i in range(len(calls)):
-            seat = Player((deal.dealer.value + i) % 4)
-            own = A.aces(hand_to_array(deal.deal[seat]))
-            what = A.role(calls[:i])
+            hand = hand_to_array(deal.deal[Player((deal.dealer.value + i) % 4)])
+            what = A.role(calls[:i], scheme)
             if what == "answer":
-                assert calls[i] == A.answer(own), (deal.number, auction)
+                assert calls[i] == answer(hand), (deal.number, auction)
             elif what == "pass":
                 assert calls[i] == 0, (deal.number, auction)
             elif what == "decide":
-                p12, p13 = _estimate(deal, auction[: i - 4])
-                assert calls[i] == A.decide(calls[:i], own, p12, p13, A.AskRule())
+                assert calls[i] == decision(deal, auction[:i], hand), (deal.number, auction)
             asks += A.is_ask(calls, i)
-    assert asks >= 2, auctions
+    assert asks >= least, auctions
 
 
-def test_the_convention_is_off_by_default() -> None:
+def test_ace_asking_is_off_by_default() -> None:
     _, auctions = _auctions("default")
     _, with_it = _auctions("default,aces=on")
     assert auctions != with_it  # the pair bids differently where it asks
+
+
+def test_control_asking_is_on_by_default_and_can_be_turned_off() -> None:
+    _, auctions = _auctions("default")
+    assert auctions == _auctions("default,controls=on")[1]
+    assert auctions != _auctions("default,controls=off")[1]
 
 
 @pytest.mark.parametrize("double", [False, True])
@@ -241,12 +287,16 @@ def test_alerts_explain_the_convention_only_where_the_bot_plays_it() -> None:
 
 def test_agent_asks_follows_the_option() -> None:
     for spec, expected in [
-        ("default", False),
-        ("default,aces=on", True),
-        ("default,aces=on,slams=off", False),  # it reads the slam estimator: none, no convention
-        ("search,aces=on", True),
-        ("default,aces=on,doubles=on", True),
-        ("bfg", False),
+        ("default", "controls"),  # the shipped model has the control estimator
+        ("default,controls=off", None),
+        ("default,aces=on", "aces"),
+        ("default,aces=on,slams=off", None),  # it reads the slam estimator: none, no convention
+        ("search,aces=on", "aces"),
+        ("default,aces=on,doubles=on", "aces"),
+        ("default,controls=on", "controls"),
+        ("search", "controls"),
+        ("policy:models/default/policy.onnx,controls=off", None),
+        ("bfg", None),
     ]:
         with make_agent(spec) as agent:
             assert A.agent_asks(agent) is expected, spec
@@ -263,3 +313,101 @@ def test_explain_command_reads_the_convention_of_its_agent(
     lines = capsys.readouterr().out.splitlines()
     assert (lines[4] == "4NT: Blackwood, asks for aces (artificial)") is blackwood, lines[4]
     assert (lines[6] == "5H: Blackwood answer, 2 aces (artificial)") is blackwood, lines[6]
+
+
+# -- control asking --------------------------------------------------------------------------------
+
+
+def test_controls_count_aces_two_and_kings_one_in_seven_steps() -> None:
+    hand = hand_to_array(Hand("AK32.K5.A63.432"))  # two aces, two kings: 6
+    assert int(A.controls(hand)) == 6
+    assert A.control_step(np.arange(13)).tolist() == [0, 0, 1, 2, 3, 4, 5, 6, 6, 6, 6, 6, 6]
+    texts = [A.meaning(_calls("1S P 3S P 4NT P"), A.FIVE_C + k, A.CONTROLS) for k in range(8)]
+    assert texts[:7] == [
+        f"Control answer, {shown}"
+        for shown in ("0-1 controls", "2 controls", "3 controls", "4 controls", "5 controls",
+                      "6 controls", "7 or more controls")
+    ]  # fmt: skip
+    assert texts[7] is None  # 6H: above the answers
+    assert A.meaning(_calls("1S P 3S P"), _idx("4NT"), A.CONTROLS) == (
+        "Control ask: asks for controls (ace 2, king 1)"
+    )
+    assert A.meaning(_calls("1S P 3S P 4NT P"), _idx("5NT"), A.ACES) is None  # no ace answer
+
+
+@pytest.mark.parametrize(
+    ("auction", "aces", "controls"),
+    [
+        ("1S P 3S P 4NT P 5NT P", None, "decide"),  # 5 controls: an answer only here
+        ("1S P 3S P 4NT P 6D P", None, "decide"),
+        ("1S P 3S P 4NT P 5D P", "decide", "decide"),
+        ("1S P 3S P 4NT P 6C P 6S P", None, "pass"),
+        ("1S P 3S P 4NT P 6H P", None, None),  # above the answers: no say
+    ],
+)
+def test_the_control_answers_reach_6d(auction: str, aces: str | None, controls: str | None) -> None:
+    assert A.role(_calls(auction), A.ACES) == aces
+    assert A.role(_calls(auction), A.CONTROLS) == controls
+
+
+@pytest.mark.parametrize(
+    ("level", "suit", "answer", "expected"),
+    [
+        (5, 3, "5H", "5S"),  # stop: five of the suit, above the answer
+        (5, 3, "5S", "Pass"),  # the answer is the suit at five
+        (5, 2, "5NT", "6H"),  # the answer passed five hearts: the small slam all the same
+        (5, 4, "5S", "5NT"),  # a stop in notrump
+        (6, 0, "6C", "Pass"),
+        (6, 3, "6D", "6S"),
+        (7, 1, "6D", "7D"),
+    ],
+)
+def test_the_asker_bids_the_level_it_wants(
+    level: int, suit: int, answer: str, expected: str
+) -> None:
+    assert ALL_CALLS[A.control_call(level, suit, _idx(answer))] == Bid(expected)
+
+
+def test_the_asker_asks_only_where_every_answer_leaves_its_level() -> None:
+    # Spades: stops wanted after 0-4 controls (answers 5C-5S), slams after 5+ (5NT-6D): fine.
+    assert A.control_can_ask(3, 4, [5, 5, 5, 5, 6, 6, 6])
+    # A stop wanted after 5 controls, whose answer (5NT) is above 5S: no ask.
+    assert not A.control_can_ask(3, 4, [5, 5, 5, 5, 5, 6, 6])
+    # Clubs: the 7+ answer (6D) passes 6C; with 6 controls of one's own partner cannot hold 7.
+    assert not A.control_can_ask(0, 4, [5, 6, 6, 6, 6, 6, 6])
+    assert A.control_can_ask(0, 6, [5, 6, 6, 6, 6, 6, 6])
+    # A stop wanted after 2 controls (5D) is out of reach in clubs, unless partner cannot hold
+    # 2 (the asker's own 11 of the 12 leave it 1 at most).
+    assert not A.control_can_ask(0, 6, [5, 5, 6, 6, 6, 6, 6])
+    assert A.control_can_ask(0, 11, [5, 5, 6, 6, 6, 6, 6])
+    with pytest.raises(ValueError, match="control rule"):
+        A.ControlRule(ask=0.7, ask_high=0.6)
+
+
+def test_both_conventions_at_once_are_refused() -> None:
+    with pytest.raises(AgentSpecError, match="aces=on and controls=on"):
+        make_agent("default,aces=on,controls=on")
+
+
+def test_control_alerts_and_explain_name_the_steps(capsys: pytest.CaptureFixture[str]) -> None:
+    policy = Policy(DEFAULT_MODEL_DIR)
+    auction = [Bid(c) for c in ["1S", "Pass", "3S", "Pass", "4NT", "Pass"]]
+    on = Explainer(policy, target=100, max_hands=1024, conventions=A.CONTROLS)
+    assert on.alert(Player.north, Vul.none, auction, Bid("5NT")) == "Control answer, 5 controls."
+    assert (
+        main(["explain", "1S P 3S P 4NT P 6C", "--agent", "default,controls=on", "--hands", "1024"])
+        == 0
+    )
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[4] == "4NT: Control ask: asks for controls (ace 2, king 1) (artificial)", lines
+    assert lines[6] == "6C: Control answer, 6 controls (artificial)", lines
+
+
+def test_control_asking_without_its_estimator_is_refused(tmp_path: Path) -> None:
+    import shutil
+
+    model = tmp_path / "model"
+    shutil.copytree(DEFAULT_MODEL_DIR, model)
+    shutil.rmtree(model / "slam" / A.CONTROLS_DIR)
+    with pytest.raises(AgentSpecError, match="partner-controls"):
+        make_agent(f"default:{model},controls=on")

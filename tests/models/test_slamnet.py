@@ -215,3 +215,46 @@ def test_a_slam_rich_file_joins_the_training_deals_with_its_kinds_weights(tmp_pa
     args[args.index(str(big))] = str(flat)
     bad = subprocess.run(args, capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2 and "no deal of kind 3" in bad.stderr
+
+
+def test_each_example_carries_its_partners_controls() -> None:
+    owners, dd = deals(40, 9)
+    states = slamnet.self_play_states(
+        Policy(DEFAULT_MODEL_DIR), owners, dd, np.random.default_rng(3)
+    )
+    assert states.partner_controls.shape == states.deal.shape
+    # The first four calls of every auction are the four seats: their partners are the four
+    # hands once each, whose controls (ace 2, king 1) make 12.
+    for deal in range(len(owners)):
+        first_four = states.partner_controls[states.deal == deal][:4]
+        assert first_four.sum() == 12, deal
+
+
+def test_the_control_estimator_is_written_beside_the_slam_layer(tmp_path: Path) -> None:
+    from bridgebot.engine.aces import CONTROLS_DIR, CONTROLS_OUTPUT_VERSION, ControlAsking
+
+    big = tmp_path / "big.npz"
+    o, d = deals(3100, 6)
+    np.savez(big, owners=o, dd=d)
+    model = tmp_path / "model"
+    shutil.copytree(DEFAULT_MODEL_DIR, model, ignore=shutil.ignore_patterns("__*", CONTROLS_DIR))
+    with pytest.raises(Exception, match="partner-controls"):
+        make_agent(f"default:{model},controls=on")
+    with make_agent(f"default:{model}") as agent:
+        assert agent.agent.aces is None  # type: ignore[attr-defined]  # unset: off without it
+    args = [sys.executable, "-m", "bridgebot", "train", "slamnet", "--policy", str(model),
+            "--dd", str(big), "--epochs", "1", "--hidden", "8", "--auctions", "1"]  # fmt: skip
+    # Without --partner-controls the thresholds need validation deals.
+    bad = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "--val is needed" in bad.stderr
+    done = subprocess.run(
+        [*args, "--partner-controls"], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    card = json.loads((model / SLAM_DIR / CONTROLS_DIR / "model.json").read_text())
+    assert card["output_version"] == CONTROLS_OUTPUT_VERSION and card["input"]["shape"][1] == 481
+    assert card["training"]["config"]["partner_controls"] is True
+    # The slam layer itself is untouched, and the shipped agents now play control asking.
+    assert card_of(model) == json.loads((DEFAULT_MODEL_DIR / SLAM_DIR / "model.json").read_text())
+    with make_agent(f"default:{model}") as agent:
+        assert isinstance(agent.agent.aces, ControlAsking)  # type: ignore[attr-defined]
