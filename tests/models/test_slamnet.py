@@ -32,7 +32,7 @@ def deals(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 def test_examples_label_the_tricks_of_each_strains_would_be_declarer() -> None:
     owners, dd = deals(40, 3)
     policy = Policy(DEFAULT_MODEL_DIR)
-    x, y, _ = slamnet.self_play_states(policy, owners, dd, np.random.default_rng(0), batch=16)
+    x, y, *_ = slamnet.self_play_states(policy, owners, dd, np.random.default_rng(0), batch=16)
     assert x.shape[1] == 480 and y.shape == (len(x), 5) and len(x) >= 40 * 4
     assert set(np.unique(y)) <= {0, 1, 2}
     # Replay the same auctions and check every label by hand.
