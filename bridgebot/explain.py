@@ -62,7 +62,7 @@ def policy_dir(agent: str) -> Path:
     raise ValueError(f"agent {spec}: explanations need a learned policy (default, policy:DIR)")
 
 
-def plays_aces(agent: str) -> str | None:
+def agent_convention(agent: str) -> str | None:
     """The asking convention the agent spec plays (``aces=on``: ``"aces"``, ``controls=on``:
     ``"controls"``; with its slam layer and the estimator that layer reads), so that its 4NT
     and answers are explained by it; None where it plays none."""
@@ -156,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
         vul = Vul.find(_VULS[args.vul])
         policy = Policy(policy_dir(args.agent), threads=1)
         explainer = Explainer(
-            policy, seed=args.seed, max_hands=args.hands, conventions=plays_aces(args.agent)
+            policy, seed=args.seed, max_hands=args.hands, conventions=agent_convention(args.agent)
         )
         explanations = explainer.explain(dealer, vul, calls)  # type: ignore[arg-type]
     except ModelError as exc:

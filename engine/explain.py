@@ -300,13 +300,13 @@ class Explainer:
         max_hands: int = 24576,
         chunk: int = 2048,
         cache: int = 256,
-        conventions: bool | str | None = False,
+        conventions: str | None = None,
     ) -> None:
         self.policy = policy
-        self.conventions = aces.ACES if conventions is True else conventions or None
+        self.conventions = conventions
         """The asking convention the bot plays (:mod:`engine.aces`: ``"aces"``, the agents'
-        ``aces=on``, or ``"controls"``, ``controls=on``; True means ``"aces"``), else None: its
-        calls are then explained by it, not by sampling."""
+        ``aces=on``, or ``"controls"``, control asking), else None: its calls are then
+        explained by it, not by sampling."""
         self.seed = seed
         self.target = target
         self.max_hands = max_hands

@@ -381,12 +381,9 @@ def train_slamnet(cfg: SlamNetConfig, command: str, progress: bool = True) -> di
     from dataclasses import asdict
 
     import torch
-    from bridgebot.engine.modelcard import Training
-    from bridgebot.engine.slams import OUTPUT_VERSION, SLAM_DIR, SLAM_ONNX
+    from bridgebot.engine.slams import OUTPUT_VERSION, SLAM_DIR
     from bridgebot.models.data import load_dd
-    from bridgebot.models.ddnet import write_mlp
     from bridgebot.models.league import bfg_chooser, league_data
-    from bridgebot.models.provenance import data_records
 
     def say(text: str) -> None:
         if progress:
@@ -454,30 +451,12 @@ def train_slamnet(cfg: SlamNetConfig, command: str, progress: bool = True) -> di
             "chosen_because": why,
         },
     }
-    out = cfg.out or str(Path(cfg.policy) / SLAM_DIR)
     # No threshold qualified: the layer is written but never acts (thresholds above 1).
     t = chosen or Thresholds(small=1.01, grand=1.01, keep=0.0)
-    training = Training(
-        kind="slamnet",
-        command=command,
-        seed=cfg.seed,
-        data=data_records((*cfg.dd, *cfg.slam_dd, cfg.val)),
-        config=cfg.model_dump(mode="json"),
-        init=None,
-    )
-    card = {
-        "feature_version": FEATURE_VERSION,
-        "output_version": OUTPUT_VERSION,
-        "training": training,
-        "metrics": metrics,
-        "notes": {
-            "thresholds": asdict(t),
-            "policy": cfg.policy,
-            "classes": "per strain C, D, H, S, NT: our side takes <=11, 12, 13 tricks DD",
-        },
-    }
-    written = write_mlp(net, out, SLAM_ONNX, x[:256].astype(np.float32), card)
-    say(f"wrote {out} (onnx parity {written.export.parity_max_abs_diff:.1e})")
+    _export(
+        cfg, command, net, x, cfg.out or str(Path(cfg.policy) / SLAM_DIR), OUTPUT_VERSION,
+        metrics, {"thresholds": asdict(t)}, (*cfg.dd, *cfg.slam_dd, cfg.val), say,
+    )  # fmt: skip
     return metrics
 
 
@@ -495,10 +474,7 @@ def _write_controls(
     in ``policy/slam/controls``; its thresholds are the agents' options (``controls_*``), chosen
     with ``benchmarks/bench_slam.py``, so no sweep here."""
     from bridgebot.engine.aces import CONTROLS_DIR, CONTROLS_OUTPUT_VERSION
-    from bridgebot.engine.modelcard import Training
-    from bridgebot.engine.slams import SLAM_DIR, SLAM_ONNX
-    from bridgebot.models.ddnet import write_mlp
-    from bridgebot.models.provenance import data_records
+    from bridgebot.engine.slams import SLAM_DIR
 
     metrics: dict[str, Any] = {
         "decisions": len(x),
@@ -506,29 +482,57 @@ def _write_controls(
         "class_share": [round(float(v), 5) for v in share],
         "slam_dd_weights_by_kind": kind_weights,
     }
-    out = cfg.out or str(Path(cfg.policy) / SLAM_DIR / CONTROLS_DIR)
+    inputs = (
+        f"the {N_FEATURES} features, then partner's control step 0-6 (engine.aces.control_step: "
+        "0-1 controls, 2, 3, 4, 5, 6, 7 or more)"
+    )
+    _export(
+        cfg, command, net, x, cfg.out or str(Path(cfg.policy) / SLAM_DIR / CONTROLS_DIR),
+        CONTROLS_OUTPUT_VERSION, metrics, {"inputs": inputs}, (*cfg.dd, *cfg.slam_dd), say,
+    )  # fmt: skip
+    return metrics
+
+
+def _export(
+    cfg: SlamNetConfig,
+    command: str,
+    net: nn.Module,
+    x: npt.NDArray[np.uint8],
+    out: str,
+    output_version: str,
+    metrics: dict[str, Any],
+    notes: dict[str, Any],
+    data: Sequence[str],
+    say: Any,
+) -> None:
+    """Write ``net`` to ``out`` (ONNX and its card: the run's command, seed, config and data
+    files, ``metrics``, ``notes``)."""
+    from bridgebot.engine.modelcard import Training
+    from bridgebot.engine.slams import SLAM_ONNX
+    from bridgebot.models.ddnet import write_mlp
+    from bridgebot.models.provenance import data_records
+
+    training = Training(
+        kind="slamnet",
+        command=command,
+        seed=cfg.seed,
+        data=data_records(data),
+        config=cfg.model_dump(mode="json"),
+        init=None,
+    )
     card = {
         "feature_version": FEATURE_VERSION,
-        "output_version": CONTROLS_OUTPUT_VERSION,
-        "training": Training(
-            kind="slamnet",
-            command=command,
-            seed=cfg.seed,
-            data=data_records((*cfg.dd, *cfg.slam_dd)),
-            config=cfg.model_dump(mode="json"),
-            init=None,
-        ),
+        "output_version": output_version,
+        "training": training,
         "metrics": metrics,
         "notes": {
+            **notes,
             "policy": cfg.policy,
-            "inputs": f"the {N_FEATURES} features, then partner's control step 0-6 "
-            "(engine.aces.control_step: 0-1 controls, 2, 3, 4, 5, 6, 7 or more)",
             "classes": "per strain C, D, H, S, NT: our side takes <=11, 12, 13 tricks DD",
         },
     }
     written = write_mlp(net, out, SLAM_ONNX, x[:256].astype(np.float32), card)
     say(f"wrote {out} (onnx parity {written.export.parity_max_abs_diff:.1e})")
-    return metrics
 
 
 HELP = "train the slam estimator of a policy (engine/slams.py) and choose its thresholds"
@@ -540,6 +544,8 @@ EXAMPLES = """examples:
       --slam-dd data/dd_slam_2026.npz --val data/val_9001.npz
   bridgebot train slamnet --policy runs/NEW/onnx --dd data/dd_2026b.npz --val data/val_9001.npz \\
       --max-deals 2000 --epochs 1 --auctions 1 --out runs/small_slam
+  bridgebot train slamnet --policy models/default --dd data/dd_2026.npz --dd data/dd_2026b.npz \\
+      --slam-dd data/dd_slam_2026.npz --partner-controls    # control asking's estimator
 """
 
 

@@ -274,7 +274,7 @@ def test_the_responder_answers_a_doubled_ask(double: bool) -> None:
 def test_alerts_explain_the_convention_only_where_the_bot_plays_it() -> None:
     policy = Policy(DEFAULT_MODEL_DIR)
     auction = [Bid(c) for c in ["1S", "Pass", "3S", "Pass"]]
-    on = Explainer(policy, target=100, max_hands=1024, conventions=True)
+    on = Explainer(policy, target=100, max_hands=1024, conventions=A.ACES)
     assert on.alert(Player.north, Vul.none, auction, Bid("4NT")) == "Blackwood, asks for aces."
     answered = [*auction, Bid("4NT"), Bid("Pass")]
     assert on.alert(Player.north, Vul.none, answered, Bid("5D")) == "Blackwood answer, 1 ace."
