@@ -517,47 +517,64 @@ def _policy(options: PolicyOptions, path: str | None, seed: int, name: str) -> A
     )
 
 
+def asking_convention(options: SlamOptions, slam_dir: Path | None) -> str | None:
+    """The asking convention (``engine.aces.ACES`` or ``CONTROLS``) an agent with ``options``
+    plays over the slam estimator in ``slam_dir`` (None: no slam layer): ace asking with
+    ``aces=on``; control asking with ``controls=on`` or, unset, where the control estimator sits
+    in ``slam_dir``; else None. The agents and ``bridgebot explain`` read it here."""
+    from bridgebot.engine.aces import ACES, CONTROLS, controls_dir
+
+    if slam_dir is None or not options.slams:
+        return None
+    if options.aces:
+        return ACES
+    if options.controls is None:
+        return CONTROLS if controls_dir(slam_dir) is not None else None
+    return CONTROLS if options.controls else None
+
+
 def _ace_asking(
     options: SlamOptions, slam: SlamEstimator | None, name: str = ""
 ) -> Convention | None:
-    """The asking convention the agent plays, where the slam estimator it reads exists: ace
-    asking with ``aces=on``; else control asking, with ``controls=on`` or, unset, where the
-    control estimator sits beside the slam estimator (``controls=on`` without it is an error)."""
+    """The asking convention the agent plays (:func:`asking_convention`) over its slam
+    estimator; ``controls=on`` without the control estimator is an error."""
     if options.aces and options.controls:
         raise AgentSpecError(f"agent {name}: aces=on and controls=on are two answers to one 4NT")
-    if slam is None or options.controls is False:
+    if slam is None:
         return None
-    from bridgebot.engine.aces import AceAsking, ControlAsking, ControlEstimator, controls_dir
+    slam_dir = slam.model.onnx_path.parent
+    which = asking_convention(options, slam_dir)
+    if which is None:
+        return None
+    from bridgebot.engine.aces import ACES, AceAsking, ControlAsking, ControlEstimator, controls_dir
     from bridgebot.engine.modelcard import ModelError
 
-    if not options.aces:
-        found = controls_dir(slam)
-        if found is None:
-            if not options.controls:
-                return None
-            raise AgentSpecError(
-                f"agent {name}: controls=on needs the control estimator in "
-                f"{slam.model.onnx_path.parent}/controls (bridgebot train slamnet "
-                "--partner-controls)"
-            )
-        try:
-            estimator = ControlEstimator(found, threads=options.threads)
-        except ModelError as e:
-            raise AgentSpecError(f"agent {name}: {e}") from e
-        return ControlAsking(
+    if which == ACES:
+        return AceAsking(
             slam,
-            estimator,
-            ControlRule(
-                ask=options.controls_ask,
-                small=options.controls_small,
-                grand=options.controls_grand,
-                direct=options.controls_direct,
+            AskRule(
+                ask=options.ace_ask, one_missing=options.ace_one_missing, grand=options.ace_grand
             ),
         )
-
-    return AceAsking(
+    found = controls_dir(slam_dir)
+    if found is None:
+        raise AgentSpecError(
+            f"agent {name}: controls=on needs the control estimator in {slam_dir}/controls "
+            "(bridgebot train slamnet --partner-controls)"
+        )
+    try:
+        estimator = ControlEstimator(found, threads=options.threads)
+    except ModelError as e:
+        raise AgentSpecError(f"agent {name}: {e}") from e
+    return ControlAsking(
         slam,
-        AskRule(ask=options.ace_ask, one_missing=options.ace_one_missing, grand=options.ace_grand),
+        estimator,
+        ControlRule(
+            ask=options.controls_ask,
+            small=options.controls_small,
+            grand=options.controls_grand,
+            direct=options.controls_direct,
+        ),
     )
 
 

@@ -63,23 +63,15 @@ def policy_dir(agent: str) -> Path:
 
 
 def agent_convention(agent: str) -> str | None:
-    """The asking convention the agent spec plays (``aces=on``: ``"aces"``, ``controls=on``:
-    ``"controls"``; with its slam layer and the estimator that layer reads), so that its 4NT
-    and answers are explained by it; None where it plays none."""
-    from bridgebot.agents import AgentSpec
-    from bridgebot.engine.aces import ACES, CONTROLS, CONTROLS_DIR
-    from bridgebot.engine.slams import SLAM_ONNX, estimator_dir
+    """The asking convention the agent spec plays (``bridgebot.agents.asking_convention``: its
+    options and the estimators in its model directory), so that its 4NT and answers are
+    explained by it; None where it plays none."""
+    from bridgebot.agents import AgentSpec, SlamOptions, asking_convention
+    from bridgebot.engine.slams import estimator_dir
 
     options = AgentSpec.parse(agent).options
     found = estimator_dir(policy_dir(agent))
-    if not getattr(options, "slams", False) or found is None:
-        return None
-    if getattr(options, "aces", False):
-        return ACES
-    controls = getattr(options, "controls", None)
-    if controls is None:  # unset: where the model has the control estimator
-        controls = (found / CONTROLS_DIR / SLAM_ONNX).is_file()
-    return CONTROLS if controls else None
+    return asking_convention(options, found) if isinstance(options, SlamOptions) else None
 
 
 def parse_auction(text: str) -> list[object]:

@@ -70,6 +70,8 @@ from bridgebot.engine.slams import (
     IntArray,
     SlamEstimator,
     after_call,
+    best_allowed,
+    best_below,
     slam_probs,
 )
 from bridgebot.laws.calls import ALL_CALLS, FIRST_BID, bid_index, call_index, legal_calls
@@ -325,6 +327,22 @@ class _Asking:
     def _decide(self, calls: Sequence[int], hand: npt.NDArray[np.uint8], x: FloatArray) -> int:
         raise NotImplementedError
 
+    estimator: SlamEstimator
+
+    def _reach(
+        self, x: FloatArray, out: IntArray
+    ) -> tuple[IntArray, npt.NDArray[np.bool_], IntArray, IntArray, FloatArray, FloatArray]:
+        """The rows whose call leaves our side at the slam layer's ``low`` level or higher (4NT
+        aside); for every row, whether its call is a bid and the level and strain it leaves
+        (:func:`engine.slams.after_call`); and the slam estimator's chances on those rows
+        (P(12+), P(13), [len(rows), 5])."""
+        is_bid, level, strain, ours = after_call(x, out)
+        rows = np.flatnonzero(ours & (level >= self.estimator.thresholds.low) & (out != FOUR_NT))
+        p12, p13 = slam_probs(self.estimator.logits(x[rows])) if len(rows) else (
+            np.zeros((0, 5), np.float32), np.zeros((0, 5), np.float32)
+        )  # fmt: skip
+        return rows, is_bid, level, strain, p12, p13
+
     def forced(self, view: BiddingView) -> Bid | None:
         """The call the convention dictates to ``view``'s seat, else None."""
         calls = [bid_index(c) for c in view.auction]
@@ -353,14 +371,11 @@ class AceAsking(_Asking):
         self.estimator = estimator
         self.rule = rule or AskRule()
 
-    def _chances(self, x: FloatArray) -> tuple[FloatArray, FloatArray]:
-        return slam_probs(self.estimator.logits(x))
-
     def _answer(self, hand: npt.NDArray[np.uint8]) -> int:
         return answer(aces(hand))
 
     def _decide(self, calls: Sequence[int], hand: npt.NDArray[np.uint8], x: FloatArray) -> int:
-        p12, p13 = self._chances(x)
+        p12, p13 = slam_probs(self.estimator.logits(x))
         return decide(calls, aces(hand), p12[0], p13[0], self.rule)
 
     def apply(
@@ -375,19 +390,13 @@ class AceAsking(_Asking):
         ``x``) with 4NT where the seat asks (:func:`wants_ask`). ``mask`` and ``logits`` are
         :meth:`ControlAsking.apply`'s; ace asking lets the policy's own 4NT stand."""
         out = np.asarray(calls, dtype=np.int64).copy()
-        _, level, _, ours = after_call(x, out)
+        rows, _, level, _, p12, _ = self._reach(x, out)
         low = self.estimator.thresholds.low
-        rows = np.flatnonzero(ours & (level >= low) & (out != FOUR_NT))
-        if not len(rows):
-            return out
-        p12, _ = self._chances(x[rows])
         for j, r in enumerate(rows.tolist()):
             view = views[r]
             history = [bid_index(c) for c in view.auction]
             own = aces(hand_to_array(view.hand))
-            if wants_ask(
-                history, int(out[r]), int(level[r]), bool(ours[r]), own, p12[j], self.rule, low
-            ):
+            if wants_ask(history, int(out[r]), int(level[r]), True, own, p12[j], self.rule, low):
                 out[r] = FOUR_NT
         return out
 
@@ -444,9 +453,10 @@ def control_can_ask(suit: int, own_controls: int, levels: Sequence[int]) -> bool
     return True
 
 
-def controls_dir(estimator: SlamEstimator) -> Path | None:
-    """The control estimator's directory beside the slam estimator's, if there is one."""
-    d = estimator.model.onnx_path.parent / CONTROLS_DIR
+def controls_dir(slam_dir: Path) -> Path | None:
+    """The control estimator's directory inside the slam estimator's ``slam_dir``, if there is
+    one."""
+    d = slam_dir / CONTROLS_DIR
     return d if (d / SLAM_ONNX).is_file() else None
 
 
@@ -528,58 +538,34 @@ class ControlAsking(_Asking):
             for r in np.flatnonzero(out == FOUR_NT).tolist():
                 history = [bid_index(c) for c in views[r].auction]
                 if is_ask([*history, FOUR_NT], len(history)):
-                    other = np.where(
-                        mask[r] & (np.arange(mask.shape[1]) != FOUR_NT), logits[r], -np.inf
-                    )
-                    out[r] = int(np.argmax(other))
-        out = self._asks(views, x, out)
-        if mask is not None and logits is not None and self.rule.direct > 0:
-            out = self._direct(x, out, mask, logits)
-        return out
-
-    def _asks(self, views: Sequence[BiddingView], x: FloatArray, out: IntArray) -> IntArray:
-        """``out`` with 4NT where the seat asks (:meth:`apply`)."""
-        out = out.copy()
-        _, level, _, ours = after_call(x, out)
+                    other = mask[r] & (np.arange(mask.shape[1]) != FOUR_NT)
+                    out[r] = best_allowed(other, logits[r], FOUR_NT)
+        rows, is_bid, level, strain, p12, p13 = self._reach(x, out)
         low = self.estimator.thresholds.low
-        rows = np.flatnonzero(ours & (level >= low) & (out != FOUR_NT))
-        if not len(rows):
-            return out
-        p12, _ = slam_probs(self.estimator.logits(x[rows]))
         asks: list[tuple[int, int]] = []
         for j, r in enumerate(rows.tolist()):
             history = [bid_index(c) for c in views[r].auction]
             suit = ask_suit(
-                history, int(out[r]), int(level[r]), bool(ours[r]), p12[j],
+                history, int(out[r]), int(level[r]), True, p12[j],
                 self.rule.ask, self.rule.ask_high, low, STRAINS,
             )  # fmt: skip
             if suit is not None:
                 asks.append((r, suit))
-        if not asks:
-            return out
-        levels = self._levels(x[[r for r, _ in asks]], [suit for _, suit in asks])
-        for (r, suit), wanted in zip(asks, levels, strict=True):
-            own = int(controls(hand_to_array(views[r].hand)))
-            if control_can_ask(suit, own, wanted.tolist()):
-                out[r] = FOUR_NT
-        return out
-
-    def _direct(
-        self, x: FloatArray, out: IntArray, mask: npt.NDArray[np.bool_], logits: FloatArray
-    ) -> IntArray:
-        """A slam bid without the ask (the policy's or the slam layer's) stands only where the
-        slam estimator gives it ``rule.direct``; else the policy's best call below the slam."""
-        is_bid, level, strain, ours = after_call(x, out)
-        rows = np.flatnonzero(is_bid & ours & (level >= 6))
-        if not len(rows):
-            return out
-        p12, p13 = slam_probs(self.estimator.logits(x[rows]))
-        for j, r in enumerate(rows.tolist()):
-            chance = p13[j, strain[r]] if level[r] == 7 else p12[j, strain[r]]
-            if chance < self.rule.direct:
-                below = mask[r] & (np.arange(mask.shape[1]) < call_index(int(level[r]), 0))
-                if below.any():
-                    out[r] = int(np.argmax(np.where(below, logits[r], -np.inf)))
+        if asks:
+            levels = self._levels(x[[r for r, _ in asks]], [suit for _, suit in asks])
+            for (r, suit), wanted in zip(asks, levels, strict=True):
+                own = int(controls(hand_to_array(views[r].hand)))
+                if control_can_ask(suit, own, wanted.tolist()):
+                    out[r] = FOUR_NT
+        if mask is not None and logits is not None and self.rule.direct > 0:
+            # A slam bid without the ask (the policy's or the slam layer's) stands only where
+            # the slam estimator gives it ``rule.direct``; else the policy's best call below.
+            for j, r in enumerate(rows.tolist()):
+                if out[r] == FOUR_NT or not is_bid[r] or level[r] < 6:
+                    continue
+                chance = (p13 if level[r] == 7 else p12)[j, strain[r]]
+                if chance < self.rule.direct:
+                    out[r] = best_below(mask[r], logits[r], int(level[r]), int(out[r]))
         return out
 
 

@@ -150,10 +150,19 @@ def slam_calls(
     out = np.where(ok, want, out)
     for r in np.flatnonzero(veto):
         # The policy's best legal call below the vetoed slam's level (pass, X, XX included).
-        allowed = mask[r] & (np.arange(mask.shape[1]) < _bid(level[r], 0))
-        if allowed.any():
-            out[r] = int(np.argmax(np.where(allowed, policy_logits[r], -np.inf)))
+        out[r] = best_below(mask[r], policy_logits[r], int(level[r]), int(out[r]))
     return out
+
+
+def best_allowed(allowed: npt.NDArray[np.bool_], logits: FloatArray, call: int) -> int:
+    """The policy's best call among ``allowed`` (one row's ``logits``); ``call`` where none is."""
+    return int(np.argmax(np.where(allowed, logits, -np.inf))) if allowed.any() else call
+
+
+def best_below(mask: npt.NDArray[np.bool_], logits: FloatArray, level: int, call: int) -> int:
+    """The policy's best legal call (one row's ``mask`` and ``logits``) below a bid at ``level``,
+    pass, double and redouble included; ``call`` where there is none."""
+    return best_allowed(mask & (np.arange(mask.shape[0]) < _bid(level, 0)), logits, call)
 
 
 def estimator_dir(policy_dir: str | Path) -> Path | None:

@@ -427,8 +427,13 @@ def train_slamnet(cfg: SlamNetConfig, command: str, progress: bool = True) -> di
         if progress else None,
         weights,
     )  # fmt: skip
+    metrics: dict[str, Any] = {
+        "decisions": len(x),
+        "class_share": [round(float(v), 5) for v in share],
+        "slam_dd_weights_by_kind": kind_weights,
+    }
     if cfg.partner_controls:
-        return _write_controls(cfg, command, net, x, len(train_idx), share, kind_weights, say)
+        return _write_controls(cfg, command, net, x, {**metrics, "deals": len(train_idx)}, say)
     val = load_dd(cfg.val)
     sweep = threshold_sweep(policy, torch_logits(net), bfg_chooser(), val.owners, val.dd, grid)
     chosen, why = choose_thresholds(sweep, cfg.min_making)
@@ -440,16 +445,11 @@ def train_slamnet(cfg: SlamNetConfig, command: str, progress: bool = True) -> di
             f"{row['chances']:.0f} chances; {row['made']:.0f} of {row['bid']:.0f} make"
         )
     say(f"chosen: {chosen} ({why})")
-    metrics: dict[str, Any] = {
-        "decisions": len(x),
-        "class_share": [round(float(v), 5) for v in share],
-        "slam_dd_weights_by_kind": kind_weights,
-        "validation": {
-            "deals": cfg.val,
-            "opponent": "bfg",
-            "sweep": [_sweep_row(r) for r in sweep],
-            "chosen_because": why,
-        },
+    metrics["validation"] = {
+        "deals": cfg.val,
+        "opponent": "bfg",
+        "sweep": [_sweep_row(r) for r in sweep],
+        "chosen_because": why,
     }
     # No threshold qualified: the layer is written but never acts (thresholds above 1).
     t = chosen or Thresholds(small=1.01, grand=1.01, keep=0.0)
@@ -465,9 +465,7 @@ def _write_controls(
     command: str,
     net: nn.Module,
     x: npt.NDArray[np.uint8],
-    deals: int,
-    share: FloatArray,
-    kind_weights: list[float],
+    metrics: dict[str, Any],
     say: Any,
 ) -> dict[str, Any]:
     """Export the control asking's estimator (``--partner-controls``) beside the slam layer's,
@@ -476,12 +474,6 @@ def _write_controls(
     from bridgebot.engine.aces import CONTROLS_DIR, CONTROLS_OUTPUT_VERSION
     from bridgebot.engine.slams import SLAM_DIR
 
-    metrics: dict[str, Any] = {
-        "decisions": len(x),
-        "deals": deals,
-        "class_share": [round(float(v), 5) for v in share],
-        "slam_dd_weights_by_kind": kind_weights,
-    }
     inputs = (
         f"the {N_FEATURES} features, then partner's control step 0-6 (engine.aces.control_step: "
         "0-1 controls, 2, 3, 4, 5, 6, 7 or more)"
