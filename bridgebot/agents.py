@@ -117,6 +117,13 @@ class SlamOptions(CardPlayOptions):
         le=1.01,
         description="least chance of 13 tricks for a grand with all aces",
     )
+    ace_direct: float = Field(
+        _ASK.direct,
+        ge=0.0,
+        le=1.01,
+        description="least chance of making (the slam layer's estimate) for a slam bid without "
+        "the ace ask, the policy's or the slam layer's",
+    )
     controls: bool | None = Field(
         None,
         description="the control-asking convention (engine.aces: 4NT asks for controls, ace 2 "
@@ -553,7 +560,10 @@ def _ace_asking(
         return AceAsking(
             slam,
             AskRule(
-                ask=options.ace_ask, one_missing=options.ace_one_missing, grand=options.ace_grand
+                ask=options.ace_ask,
+                one_missing=options.ace_one_missing,
+                grand=options.ace_grand,
+                direct=options.ace_direct,
             ),
         )
     found = controls_dir(slam_dir)

@@ -24,10 +24,14 @@ answer and the table manager's alert say what the call means (:func:`meaning`). 
 opponent bids over the ask or over the answer, the convention has no say and the agent's own
 call stands. No torch here.
 
+As control asking does (below), a 4NT the policy bids itself stands only where the convention
+asks too, and a slam bid without the ask needs a chance of ``direct``.
+
 The agents play it with ``aces=on`` (:mod:`bridgebot.agents`); it is off by default. On 2,000 fresh
 deals it did not pay against bfg (-0.06 (0.04) IMPs/board, slams making 68% instead of 71%, 3 of
-6 grands making) and gained +0.03 against the exploiters; docs/evaluation.md, "Ace asking", has
-the figures and the calibration behind the thresholds.
+6 grands making) and gained +0.03 against the exploiters. Its thresholds were retuned on
+validation when the slam layer was retrained (the old ones bid 25 grands, 10 making);
+docs/evaluation.md, "Ace asking", has the figures and the calibration behind them.
 
 **Control asking** (:class:`ControlAsking`, the agents' ``controls``; on by default where the model
 has its estimator, as the shipped one does) asks the same 4NT for more: partner's controls (ace
@@ -110,15 +114,17 @@ CONTROLS_MODEL = Expected(
 class AskRule:
     """Where the convention asks and how the asker decides; see the module docstring."""
 
-    ask: float = 0.5
+    ask: float = 0.6
     """Least chance of 12+ tricks in the best suit at which the seat asks."""
     ask_high: float = 1.01
     """At this chance or above, the slam layer's own direct slam stands (no ask)."""
-    one_missing: float = 0.55
+    one_missing: float = 0.65
     """Least chance of 12+ tricks (the estimate when it asked) for the small slam with one ace
     missing; below it, the sign-off."""
-    grand: float = 0.22
+    grand: float = 0.5
     """Least chance of 13 tricks (the estimate when it asked) for the grand with all aces."""
+    direct: float = 0.8
+    """Least chance for a slam bid without the ask (as :attr:`ControlRule.direct`); 0: any."""
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.ask <= self.ask_high:
@@ -314,6 +320,53 @@ def meaning(calls: Sequence[int], call: int, scheme: str = ACES) -> str | None:
     return None
 
 
+def veto_own_ask(
+    views: Sequence[BiddingView],
+    calls: IntArray,
+    mask: npt.NDArray[np.bool_] | None,
+    logits: FloatArray | None,
+) -> IntArray:
+    """``calls`` (a copy) where a 4NT the policy chose itself, which the auction makes the
+    ask, is replaced by the policy's best other legal call (with the legal ``mask`` and the
+    policy's ``logits``; without them, ``calls`` as they are): the convention decides where
+    to ask, and partner would answer that 4NT past the level the seat can stop at."""
+    out = np.asarray(calls, dtype=np.int64).copy()
+    if mask is None or logits is None:
+        return out
+    for r in np.flatnonzero(out == FOUR_NT).tolist():
+        history = [bid_index(c) for c in views[r].auction]
+        if is_ask([*history, FOUR_NT], len(history)):
+            other = mask[r] & (np.arange(mask.shape[1]) != FOUR_NT)
+            out[r] = best_allowed(other, logits[r], FOUR_NT)
+    return out
+
+
+def veto_direct(
+    out: IntArray,
+    rows: IntArray,
+    is_bid: npt.NDArray[np.bool_],
+    level: IntArray,
+    strain: IntArray,
+    p12: FloatArray,
+    p13: FloatArray,
+    mask: npt.NDArray[np.bool_] | None,
+    logits: FloatArray | None,
+    direct: float,
+) -> None:
+    """In place: a slam bid without the ask (the policy's or the slam layer's; ``rows`` and
+    the rest as :meth:`_Asking._reach` gives them) stands only where the slam estimator gives it
+    ``direct`` (of 13 tricks for a grand); else the policy's best call below the slam.
+    Nothing without ``mask`` and ``logits``, or with ``direct`` 0."""
+    if mask is None or logits is None or direct <= 0:
+        return
+    for j, r in enumerate(rows.tolist()):
+        if out[r] == FOUR_NT or not is_bid[r] or level[r] < 6:
+            continue
+        chance = (p13 if level[r] == 7 else p12)[j, strain[r]]
+        if chance < direct:
+            out[r] = best_below(mask[r], logits[r], int(level[r]), int(out[r]))
+
+
 class _Asking:
     """What both conventions share: :meth:`forced`, the call the convention dictates where the
     auction gives the seat a role (answer, decide, pass), from the seat's answer to its hand
@@ -387,10 +440,11 @@ class AceAsking(_Asking):
         logits: FloatArray | None = None,
     ) -> IntArray:
         """``calls`` (ALL_CALLS indices, row for row with ``views`` and their observations
-        ``x``) with 4NT where the seat asks (:func:`wants_ask`). ``mask`` and ``logits`` are
-        :meth:`ControlAsking.apply`'s; ace asking lets the policy's own 4NT stand."""
-        out = np.asarray(calls, dtype=np.int64).copy()
-        rows, _, level, _, p12, _ = self._reach(x, out)
+        ``x``) with 4NT where the seat asks (:func:`wants_ask`). With the legal ``mask`` and the
+        policy's ``logits``, the policy's own 4NT and slams bid without the ask are checked as
+        :meth:`ControlAsking.apply` checks them (:func:`veto_own_ask`, :func:`veto_direct`)."""
+        out = veto_own_ask(views, calls, mask, logits)
+        rows, is_bid, level, strain, p12, p13 = self._reach(x, out)
         low = self.estimator.thresholds.low
         for j, r in enumerate(rows.tolist()):
             view = views[r]
@@ -398,6 +452,7 @@ class AceAsking(_Asking):
             own = aces(hand_to_array(view.hand))
             if wants_ask(history, int(out[r]), int(level[r]), True, own, p12[j], self.rule, low):
                 out[r] = FOUR_NT
+        veto_direct(out, rows, is_bid, level, strain, p12, p13, mask, logits, self.rule.direct)
         return out
 
 
@@ -533,13 +588,7 @@ class ControlAsking(_Asking):
         With the legal ``mask`` and the policy's ``logits``, a 4NT of the policy's own that
         would be the ask stands only where the convention asks too; elsewhere the policy's best
         other call replaces it (partner would answer it, past the level the seat can stop at)."""
-        out = np.asarray(calls, dtype=np.int64).copy()
-        if mask is not None and logits is not None:
-            for r in np.flatnonzero(out == FOUR_NT).tolist():
-                history = [bid_index(c) for c in views[r].auction]
-                if is_ask([*history, FOUR_NT], len(history)):
-                    other = mask[r] & (np.arange(mask.shape[1]) != FOUR_NT)
-                    out[r] = best_allowed(other, logits[r], FOUR_NT)
+        out = veto_own_ask(views, calls, mask, logits)
         rows, is_bid, level, strain, p12, p13 = self._reach(x, out)
         low = self.estimator.thresholds.low
         asks: list[tuple[int, int]] = []
@@ -557,15 +606,7 @@ class ControlAsking(_Asking):
                 own = int(controls(hand_to_array(views[r].hand)))
                 if control_can_ask(suit, own, wanted.tolist()):
                     out[r] = FOUR_NT
-        if mask is not None and logits is not None and self.rule.direct > 0:
-            # A slam bid without the ask (the policy's or the slam layer's) stands only where
-            # the slam estimator gives it ``rule.direct``; else the policy's best call below.
-            for j, r in enumerate(rows.tolist()):
-                if out[r] == FOUR_NT or not is_bid[r] or level[r] < 6:
-                    continue
-                chance = (p13 if level[r] == 7 else p12)[j, strain[r]]
-                if chance < self.rule.direct:
-                    out[r] = best_below(mask[r], logits[r], int(level[r]), int(out[r]))
+        veto_direct(out, rows, is_bid, level, strain, p12, p13, mask, logits, self.rule.direct)
         return out
 
 
@@ -573,19 +614,25 @@ class ControlAsking(_Asking):
 Convention = AceAsking | ControlAsking
 
 
-def agent_asks(agent: object) -> str | None:
+def convention_of(agent: object) -> Convention | None:
     """The asking convention ``agent`` (a ``default``, ``policy:`` or ``search`` agent, or one
-    wrapping them) plays (:data:`ACES` or :data:`CONTROLS`), so that its alerts explain it; None
-    where it plays none."""
+    wrapping them) plays, None where it plays none."""
     seen: list[object] = [agent]
     while seen:
         holder = seen.pop()
         convention = getattr(holder, "aces", None)
         if isinstance(convention, AceAsking | ControlAsking):
-            return convention.scheme
+            return convention
         seen.extend(
             inner
             for name in ("agent", "search", "inner")
             if (inner := getattr(holder, name, None)) is not None
         )
     return None
+
+
+def agent_asks(agent: object) -> str | None:
+    """The name of the asking convention ``agent`` plays (:data:`ACES` or :data:`CONTROLS`;
+    :func:`convention_of`), so that its alerts explain it; None where it plays none."""
+    convention = convention_of(agent)
+    return None if convention is None else convention.scheme

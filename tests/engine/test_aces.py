@@ -130,6 +130,69 @@ def test_the_seat_asks_only_in_its_zone() -> None:
     assert not A.wants_ask(_calls("1D P 3D P"), _idx("5D"), 5, True, 0, _chances(D=0.6), RULE)
 
 
+def _view(auction: str) -> object:
+    deal = Deal("N:AKQ2.AK2.AK2.A32 543.543.543.5432 T987.QJT9.QJT.KQ J6.876.9876.JT98")
+    calls = tuple(Bid(c) for c in auction.split())
+    seat = Player((len(calls)) % 4)
+    return bidding_view(Player.north, Vul.none, deal[seat], calls, 1)
+
+
+def _policy_prefers(*calls: str) -> tuple[np.ndarray, np.ndarray]:
+    """An all-legal mask and logits that rank ``calls`` first, second, ..."""
+    logits = np.full((1, len(ALL_CALLS)), -10.0, dtype=np.float32)
+    for rank, call in enumerate(calls):
+        logits[0, _idx(call)] = -float(rank)
+    return np.ones((1, len(ALL_CALLS)), dtype=bool), logits
+
+
+def test_the_policy_s_own_4nt_yields_to_its_next_call_where_4nt_would_ask() -> None:
+    mask, logits = _policy_prefers("4NT", "4S", "Pass")
+    out = A.veto_own_ask([_view("1S P 3S P")], np.array([_idx("4NT")]), mask, logits)
+    assert out.tolist() == [_idx("4S")]
+    # No suit of ours yet: 4NT is not the ask, and stands.
+    out = A.veto_own_ask([_view("1NT P")], np.array([_idx("4NT")]), mask, logits)
+    assert out.tolist() == [_idx("4NT")]
+    # Without the policy's logits there is nothing to choose from: the call stands.
+    assert A.veto_own_ask([_view("1S P 3S P")], np.array([_idx("4NT")]), None, None).tolist() == [
+        _idx("4NT")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("call", "chance", "direct", "expected"),
+    [
+        ("6S", 0.79, 0.8, "5S"),  # below direct: the policy's best call below the slam
+        ("6S", 0.80, 0.8, "6S"),
+        ("7S", 0.95, 0.8, "5S"),  # the grand reads the chance of 13 tricks (0.5 here)
+        ("6S", 0.10, 0.0, "6S"),  # direct 0: any slam stands
+        ("5S", 0.10, 0.8, "5S"),  # not a slam
+    ],
+)
+def test_a_slam_without_the_ask_needs_direct(
+    call: str, chance: float, direct: float, expected: str
+) -> None:
+    mask, logits = _policy_prefers(call, "5S", "4S")
+    out = np.array([_idx(call)])
+    level, strain = int(call[0]), "CDHSN".index(call[1])
+    p12 = np.zeros((1, 5), dtype=np.float32)
+    p12[0, strain] = chance
+    p13 = np.full((1, 5), 0.5, dtype=np.float32)
+    A.veto_direct(
+        out, np.array([0]), np.array([True]), np.array([level]), np.array([strain]),
+        p12, p13, mask, logits, direct,
+    )  # fmt: skip
+    assert out.tolist() == [_idx(expected)]
+
+
+def test_ace_direct_is_an_agent_option() -> None:
+    convention = A.convention_of(make_agent("default,aces=on,ace_direct=0.9"))
+    assert isinstance(convention, A.AceAsking)
+    assert convention.rule.direct == 0.9
+    assert A.convention_of(make_agent("default,aces=on")).rule == A.AskRule()  # type: ignore[union-attr]
+    with pytest.raises(AgentSpecError):
+        make_agent("default,aces=on,ace_direct=2")
+
+
 def test_meaning_names_the_ask_and_the_answers() -> None:
     calls = _calls("1S P 3S P")
     assert A.meaning(calls, _idx("4NT")) == "Blackwood, asks for aces"
