@@ -13,7 +13,11 @@ auction had told it (``--rows``):
   answer to an asking bid could show (0-3, 4-5, 6-7, 8 or more); ``csteps``: in the seven steps
   of control asking's answer (0-1, 2, ..., 6, 7 or more; ``engine.aces``); ``aces``: partner's
   aces, what Blackwood shows;
-- ``shape``: partner's four suit lengths.
+- ``shape``: partner's four suit lengths;
+- ``estimate``: partner's own slam estimate (the policy's slam estimator, ``slam/``, on partner's
+  observation at its last call: the chance of 12+ tricks per strain), what a partner could
+  tell of its hand as it judges it; ``estimate7``: its best strain's chance in seven bands (cut
+  at 0.05, 0.1, 0.2, 0.3, 0.45, 0.6), what one seven-step answer to an ask could carry.
 
 On the evaluation deals (``--deals``: every call of the policy's self-play auctions that leaves
 our side at the three level or higher; a *slam* where our side takes 12+ tricks DD in some strain,
@@ -47,6 +51,7 @@ import numpy.typing as npt
 from bridgebot.engine.explain import hcp, suit_lengths
 from bridgebot.engine.policy import Policy
 from bridgebot.engine.search import slam_zone
+from bridgebot.engine.slams import SlamEstimator, estimator_dir, slam_probs
 from bridgebot.models.data import DataError
 from bridgebot.models.slamnet import fit, self_play_calls, slam_rich
 
@@ -61,7 +66,14 @@ CONTROLS = np.tile(np.array([2, 1] + [0] * 11, dtype=np.int64), 4)
 ACES = np.tile(np.array([1] + [0] * 12, dtype=np.int64), 4)
 
 #: Each fact of partner's hand a row may add, as features (scaled to about 0..1).
-FACTS = ("hcp", "hcp3", "hcp5", "controls", "controls4", "csteps", "aces", "shape")
+FACTS = (
+    "hcp", "hcp3", "hcp5", "controls", "controls4", "csteps", "aces", "shape",
+    "estimate", "estimate7",
+)  # fmt: skip
+#: The facts that need the policy's slam estimator.
+ESTIMATES = ("estimate", "estimate7")
+#: Where ``estimate7`` cuts partner's best chance of 12+ tricks.
+ESTIMATE_BANDS = (0.05, 0.1, 0.2, 0.3, 0.45, 0.6)
 
 
 def states(
@@ -71,14 +83,31 @@ def states(
     seed: int,
     auctions: int = 1,
     weights: npt.NDArray[np.float64] | None = None,
+    estimator: SlamEstimator | None = None,
 ) -> dict[str, Any]:
     """Every call of the policy's self-play auctions (``models.slamnet.self_play_calls``, as the
     estimator is trained, ``auctions`` per deal): observation, trick classes, partner's facts,
-    whether it is a decision point of the slam layer, and its deal's weight (default 1)."""
+    whether it is a decision point of the slam layer, and its deal's weight (default 1). The
+    ``estimate`` facts need the slam ``estimator`` (zeros without it)."""
     xs, ys, zones, ws = [], [], [], []
     facts: dict[str, list[FloatArray]] = {f: [] for f in FACTS}
     rng = np.random.default_rng(seed)
+    # Each position's estimates, by position, for the auctions of the current batch: partner's
+    # last call was two positions back, on a superset of the same deals (both sorted).
+    earlier: dict[int, tuple[npt.NDArray[np.int64], FloatArray]] = {}
     for c in self_play_calls(policy, owners, dd, rng, auctions=auctions):
+        if c.pos == 0:
+            earlier = {}
+        estimate = np.zeros((len(c.deal), 5), dtype=np.float32)
+        if estimator is not None:
+            earlier[c.pos] = (c.deal, slam_probs(estimator.logits(c.x.astype(np.float32)))[0])
+            if c.pos >= 2:
+                deals, chances = earlier.pop(c.pos - 2)
+                estimate = chances[np.searchsorted(deals, c.deal)]
+        facts["estimate"].append(estimate)
+        facts["estimate7"].append(
+            (np.digitize(estimate.max(axis=1), ESTIMATE_BANDS) / len(ESTIMATE_BANDS))[:, None]
+        )
         ws.append(np.ones(len(c.deal)) if weights is None else weights[c.deal])
         partner = c.owners == ((c.seat + 2) % 4)[:, None]
         points, controls = hcp(partner), partner.astype(np.int64) @ CONTROLS
@@ -207,9 +236,18 @@ def main() -> None:
         weights = np.concatenate([rich.uniform_weights, rich.weights])
     else:
         weights = None
-    train = states(policy, owners, dd, args.seed, args.auctions, weights)
+    estimator = None
+    if any(f in ESTIMATES for facts in rows for f in facts):
+        found = estimator_dir(args.model)
+        if found is None:
+            sys.exit(f"--rows: the estimate facts need a slam estimator in {args.model}/slam")
+        estimator = SlamEstimator(found)
+    train = states(policy, owners, dd, args.seed, args.auctions, weights, estimator)
     with np.load(deal_file(args.deals)) as z:
-        test = states(policy, z["owners"][: args.boards], z["dd"][: args.boards], args.seed + 1)
+        test = states(
+            policy, z["owners"][: args.boards], z["dd"][: args.boards], args.seed + 1,
+            estimator=estimator,
+        )  # fmt: skip
     zone = test["zone"]
     slam = (test["y"][zone] >= 1).any(axis=1)
     print(

@@ -50,3 +50,31 @@ def test_partner_facts_are_partners_cards(bench: ModuleType) -> None:
     assert (data["hcp3"][hcp == 33] * 4 == 11).all()
     assert data["shape"].sum(axis=1) * 6 == pytest.approx(np.full(len(hcp), 13.0))
     assert data["zone"].dtype == np.bool_ and len(data["zone"]) == len(data["x"])
+
+
+def test_partner_s_estimate_is_the_estimator_on_partner_s_last_view(bench: ModuleType) -> None:
+    """The ``estimate`` fact of a call is the shipped slam estimator's reading of the same
+    auction two calls earlier, partner's turn; before partner has called, zeros."""
+    from bridgebot.engine.slams import SlamEstimator, estimator_dir, slam_probs
+
+    found = estimator_dir(shipped_model("default"))
+    assert found is not None
+    estimator = SlamEstimator(found)
+    deal = "N:AKQJ.AKQ.AK2.AK2 T987.JT9.QJT.QJT 6543.8765.987.987 2.432.6543.86543"
+    owners = deal_owners(deal)[None, :].repeat(3, axis=0)
+    dd = np.zeros((3, 4, 5), dtype=np.uint8)
+    data = bench.states(
+        Policy(shipped_model("default")), owners, dd, seed=3, auctions=2, estimator=estimator
+    )
+    mine = slam_probs(estimator.logits(data["x"].astype(np.float32)))[0]
+    # Calls come position by position over the three deals of each auction round: the row of
+    # deal k at position p; partner's row is the same deal at position p - 2.
+    n = len(data["x"])
+    first_rows = 3 * 2  # positions 0 and 1 of the three deals: no partner call yet
+    assert (data["estimate"][:first_rows] == 0).all()
+    assert data["estimate"][first_rows : first_rows + 3] == pytest.approx(mine[:3], abs=1e-6)
+    assert n > first_rows + 3
+    assert data["estimate"].max() > 0.5  # South hears North's 33 HCP judged
+    bands = data["estimate7"][:, 0] * len(bench.ESTIMATE_BANDS)
+    expected = np.digitize(data["estimate"].max(axis=1), bench.ESTIMATE_BANDS)
+    assert np.allclose(bands, expected)
