@@ -61,6 +61,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -341,30 +342,44 @@ def veto_own_ask(
     return out
 
 
+class Reach(NamedTuple):
+    """Where a batch of calls leaves our side (:meth:`_Asking._reach`)."""
+
+    rows: IntArray
+    """The rows whose call leaves our side at the slam layer's ``low`` level or higher (4NT
+    aside)."""
+    is_bid: npt.NDArray[np.bool_]
+    """Per row of the batch: whether its call is a bid (:func:`engine.slams.after_call`)."""
+    level: IntArray
+    """Per row of the batch: the level its call leaves."""
+    strain: IntArray
+    """Per row of the batch: the strain its call leaves."""
+    p12: FloatArray
+    """[len(rows), 5] the slam estimator's chance of 12+ tricks per strain, on :attr:`rows`."""
+    p13: FloatArray
+    """[len(rows), 5] the same of 13 tricks."""
+
+
 def veto_direct(
     out: IntArray,
-    rows: IntArray,
-    is_bid: npt.NDArray[np.bool_],
-    level: IntArray,
-    strain: IntArray,
-    p12: FloatArray,
-    p13: FloatArray,
+    reach: Reach,
     mask: npt.NDArray[np.bool_] | None,
     logits: FloatArray | None,
     direct: float,
 ) -> None:
-    """In place: a slam bid without the ask (the policy's or the slam layer's; ``rows`` and
-    the rest as :meth:`_Asking._reach` gives them) stands only where the slam estimator gives it
-    ``direct`` (of 13 tricks for a grand); else the policy's best call below the slam.
-    Nothing without ``mask`` and ``logits``, or with ``direct`` 0."""
+    """In place: a slam bid without the ask in ``out`` (the policy's or the slam layer's, on
+    ``reach``'s rows) stands only where the slam estimator gives it ``direct`` (of 13 tricks for
+    a grand); else the policy's best call below the slam. Nothing without ``mask`` and
+    ``logits``, or with ``direct`` 0."""
     if mask is None or logits is None or direct <= 0:
         return
-    for j, r in enumerate(rows.tolist()):
-        if out[r] == FOUR_NT or not is_bid[r] or level[r] < 6:
+    for j, r in enumerate(reach.rows.tolist()):
+        level = int(reach.level[r])
+        if out[r] == FOUR_NT or not reach.is_bid[r] or level < 6:
             continue
-        chance = (p13 if level[r] == 7 else p12)[j, strain[r]]
+        chance = (reach.p13 if level == 7 else reach.p12)[j, reach.strain[r]]
         if chance < direct:
-            out[r] = best_below(mask[r], logits[r], int(level[r]), int(out[r]))
+            out[r] = best_below(mask[r], logits[r], level, int(out[r]))
 
 
 class _Asking:
@@ -382,19 +397,15 @@ class _Asking:
 
     estimator: SlamEstimator
 
-    def _reach(
-        self, x: FloatArray, out: IntArray
-    ) -> tuple[IntArray, npt.NDArray[np.bool_], IntArray, IntArray, FloatArray, FloatArray]:
-        """The rows whose call leaves our side at the slam layer's ``low`` level or higher (4NT
-        aside); for every row, whether its call is a bid and the level and strain it leaves
-        (:func:`engine.slams.after_call`); and the slam estimator's chances on those rows
-        (P(12+), P(13), [len(rows), 5])."""
+    def _reach(self, x: FloatArray, out: IntArray) -> Reach:
+        """Where the calls ``out`` on observations ``x`` leave our side, with the slam
+        estimator's chances on the rows in its zone (one estimator pass)."""
         is_bid, level, strain, ours = after_call(x, out)
         rows = np.flatnonzero(ours & (level >= self.estimator.thresholds.low) & (out != FOUR_NT))
         p12, p13 = slam_probs(self.estimator.logits(x[rows])) if len(rows) else (
             np.zeros((0, 5), np.float32), np.zeros((0, 5), np.float32)
         )  # fmt: skip
-        return rows, is_bid, level, strain, p12, p13
+        return Reach(rows, is_bid, level, strain, p12, p13)
 
     def forced(self, view: BiddingView) -> Bid | None:
         """The call the convention dictates to ``view``'s seat, else None."""
@@ -444,15 +455,16 @@ class AceAsking(_Asking):
         policy's ``logits``, the policy's own 4NT and slams bid without the ask are checked as
         :meth:`ControlAsking.apply` checks them (:func:`veto_own_ask`, :func:`veto_direct`)."""
         out = veto_own_ask(views, calls, mask, logits)
-        rows, is_bid, level, strain, p12, p13 = self._reach(x, out)
+        reach = self._reach(x, out)
         low = self.estimator.thresholds.low
-        for j, r in enumerate(rows.tolist()):
+        for j, r in enumerate(reach.rows.tolist()):
             view = views[r]
             history = [bid_index(c) for c in view.auction]
             own = aces(hand_to_array(view.hand))
-            if wants_ask(history, int(out[r]), int(level[r]), True, own, p12[j], self.rule, low):
+            level = int(reach.level[r])
+            if wants_ask(history, int(out[r]), level, True, own, reach.p12[j], self.rule, low):
                 out[r] = FOUR_NT
-        veto_direct(out, rows, is_bid, level, strain, p12, p13, mask, logits, self.rule.direct)
+        veto_direct(out, reach, mask, logits, self.rule.direct)
         return out
 
 
@@ -591,13 +603,13 @@ class ControlAsking(_Asking):
         would be the ask stands only where the convention asks too; elsewhere the policy's best
         other call replaces it (partner would answer it, past the level the seat can stop at)."""
         out = veto_own_ask(views, calls, mask, logits)
-        rows, is_bid, level, strain, p12, p13 = self._reach(x, out)
+        reach = self._reach(x, out)
         low = self.estimator.thresholds.low
         asks: list[tuple[int, int]] = []
-        for j, r in enumerate(rows.tolist()):
+        for j, r in enumerate(reach.rows.tolist()):
             history = [bid_index(c) for c in views[r].auction]
             suit = ask_suit(
-                history, int(out[r]), int(level[r]), True, p12[j],
+                history, int(out[r]), int(reach.level[r]), True, reach.p12[j],
                 self.rule.ask, self.rule.ask_high, low, STRAINS,
             )  # fmt: skip
             if suit is not None:
@@ -608,7 +620,7 @@ class ControlAsking(_Asking):
                 own = int(controls(hand_to_array(views[r].hand)))
                 if control_can_ask(suit, own, wanted.tolist()):
                     out[r] = FOUR_NT
-        veto_direct(out, rows, is_bid, level, strain, p12, p13, mask, logits, self.rule.direct)
+        veto_direct(out, reach, mask, logits, self.rule.direct)
         return out
 
 

@@ -177,10 +177,10 @@ def test_a_slam_without_the_ask_needs_direct(
     p12 = np.zeros((1, 5), dtype=np.float32)
     p12[0, strain] = chance
     p13 = np.full((1, 5), 0.5, dtype=np.float32)
-    A.veto_direct(
-        out, np.array([0]), np.array([True]), np.array([level]), np.array([strain]),
-        p12, p13, mask, logits, direct,
-    )  # fmt: skip
+    reach = A.Reach(
+        np.array([0]), np.array([True]), np.array([level]), np.array([strain]), p12, p13
+    )
+    A.veto_direct(out, reach, mask, logits, direct)
     assert out.tolist() == [_idx(expected)]
 
 
