@@ -396,6 +396,7 @@ class _Asking:
         raise NotImplementedError
 
     estimator: SlamEstimator
+    rule: AskRule | ControlRule
 
     def _reach(self, x: FloatArray, out: IntArray) -> Reach:
         """Where the calls ``out`` on observations ``x`` leave our side, with the slam
@@ -406,6 +407,30 @@ class _Asking:
             np.zeros((0, 5), np.float32), np.zeros((0, 5), np.float32)
         )  # fmt: skip
         return Reach(rows, is_bid, level, strain, p12, p13)
+
+    def _ask(
+        self, views: Sequence[BiddingView], x: FloatArray, out: IntArray, reach: Reach
+    ) -> None:
+        raise NotImplementedError
+
+    def apply(
+        self,
+        views: Sequence[BiddingView],
+        x: FloatArray,
+        calls: IntArray,
+        mask: npt.NDArray[np.bool_] | None = None,
+        logits: FloatArray | None = None,
+    ) -> IntArray:
+        """``calls`` (ALL_CALLS indices, row for row with ``views`` and their observations
+        ``x``) with 4NT where the seat asks (each convention's ``_ask``). With the legal
+        ``mask`` and the policy's ``logits``, a 4NT of the policy's own that would be the ask
+        stands only where the convention asks too (:func:`veto_own_ask`), and a slam bid without
+        the ask needs ``rule.direct`` (:func:`veto_direct`)."""
+        out = veto_own_ask(views, calls, mask, logits)
+        reach = self._reach(x, out)
+        self._ask(views, x, out, reach)
+        veto_direct(out, reach, mask, logits, self.rule.direct)
+        return out
 
     def forced(self, view: BiddingView) -> Bid | None:
         """The call the convention dictates to ``view``'s seat, else None."""
@@ -430,6 +455,7 @@ class AceAsking(_Asking):
     are the ask's and the decision's) and keeps no state between calls."""
 
     scheme = ACES
+    rule: AskRule
 
     def __init__(self, estimator: SlamEstimator, rule: AskRule | None = None) -> None:
         self.estimator = estimator
@@ -442,20 +468,10 @@ class AceAsking(_Asking):
         p12, p13 = slam_probs(self.estimator.logits(x))
         return decide(calls, aces(hand), p12[0], p13[0], self.rule)
 
-    def apply(
-        self,
-        views: Sequence[BiddingView],
-        x: FloatArray,
-        calls: IntArray,
-        mask: npt.NDArray[np.bool_] | None = None,
-        logits: FloatArray | None = None,
-    ) -> IntArray:
-        """``calls`` (ALL_CALLS indices, row for row with ``views`` and their observations
-        ``x``) with 4NT where the seat asks (:func:`wants_ask`). With the legal ``mask`` and the
-        policy's ``logits``, the policy's own 4NT and slams bid without the ask are checked as
-        :meth:`ControlAsking.apply` checks them (:func:`veto_own_ask`, :func:`veto_direct`)."""
-        out = veto_own_ask(views, calls, mask, logits)
-        reach = self._reach(x, out)
+    def _ask(
+        self, views: Sequence[BiddingView], x: FloatArray, out: IntArray, reach: Reach
+    ) -> None:
+        """4NT in ``out`` where the seat asks for aces (:func:`wants_ask`)."""
         low = self.estimator.thresholds.low
         for j, r in enumerate(reach.rows.tolist()):
             view = views[r]
@@ -464,8 +480,6 @@ class AceAsking(_Asking):
             level = int(reach.level[r])
             if wants_ask(history, int(out[r]), level, True, own, reach.p12[j], self.rule, low):
                 out[r] = FOUR_NT
-        veto_direct(out, reach, mask, logits, self.rule.direct)
-        return out
 
 
 # -- control asking --------------------------------------------------------------------------------
@@ -556,6 +570,7 @@ class ControlAsking(_Asking):
     where the seat may ask; no state between calls."""
 
     scheme = CONTROLS
+    rule: ControlRule
 
     def __init__(
         self,
@@ -589,21 +604,12 @@ class ControlAsking(_Asking):
         level = self.rule.level(float(c12[0, suit]), float(c13[0, suit]))
         return control_call(level, suit, response)
 
-    def apply(
-        self,
-        views: Sequence[BiddingView],
-        x: FloatArray,
-        calls: IntArray,
-        mask: npt.NDArray[np.bool_] | None = None,
-        logits: FloatArray | None = None,
-    ) -> IntArray:
-        """``calls`` with 4NT where the seat asks: a position :func:`ask_suit` allows, whose
-        every possible answer leaves the level the asker would want (:func:`control_can_ask`).
-        With the legal ``mask`` and the policy's ``logits``, a 4NT of the policy's own that
-        would be the ask stands only where the convention asks too; elsewhere the policy's best
-        other call replaces it (partner would answer it, past the level the seat can stop at)."""
-        out = veto_own_ask(views, calls, mask, logits)
-        reach = self._reach(x, out)
+    def _ask(
+        self, views: Sequence[BiddingView], x: FloatArray, out: IntArray, reach: Reach
+    ) -> None:
+        """4NT in ``out`` where the seat asks for controls: a position :func:`ask_suit` allows,
+        whose every possible answer leaves the level the asker would want
+        (:func:`control_can_ask`)."""
         low = self.estimator.thresholds.low
         asks: list[tuple[int, int]] = []
         for j, r in enumerate(reach.rows.tolist()):
@@ -620,8 +626,6 @@ class ControlAsking(_Asking):
                 own = int(controls(hand_to_array(views[r].hand)))
                 if control_can_ask(suit, own, wanted.tolist()):
                     out[r] = FOUR_NT
-        veto_direct(out, reach, mask, logits, self.rule.direct)
-        return out
 
 
 #: Either asking convention, as the agents hold it.
