@@ -15,7 +15,7 @@ import types
 from collections.abc import Collection
 from typing import Any, TypeVar, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 C = TypeVar("C", bound="TrainerConfig")
 
@@ -146,10 +146,17 @@ LEARNER_ONLY = frozenset(
 class DDNetConfig(TrainerConfig):
     """``bridgebot train ddnet``: every setting of a run (recorded in the model card)."""
 
-    data: str = Field(
-        description="DD deal file (owners, dd), e.g. from 'bridgebot ddgen'; its last 2,000 "
-        "deals are held out"
+    data: tuple[str, ...] = Field(
+        description="DD deal file (owners, dd), e.g. from 'bridgebot ddgen'; the files are read "
+        "in order and the last file's last 2,000 deals are held out"
     )
+
+    @field_validator("data", mode="before")
+    @classmethod
+    def _one_file(cls, value: object) -> object:
+        """A single path (the cards of the nets trained before several files were allowed)."""
+        return (value,) if isinstance(value, str) else value
+
     out: str = Field(description="model directory to write (ddnet.onnx and model.json)")
     epochs: int = Field(default=8, description="passes over the training rows")
     batch: int = Field(default=1024, description="rows per step")

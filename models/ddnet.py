@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,7 @@ from bridgebot.engine.ddestimate import (
 )
 from bridgebot.engine.modelcard import Export, ModelCard, Tensor, Training
 from bridgebot.models.config import DDNetConfig, add_config_arguments, config_from_args
-from bridgebot.models.data import load_dd
+from bridgebot.models.data import DataError, load_dd
 from bridgebot.models.progress import progress_bar
 from bridgebot.models.provenance import data_record, git_commit
 from pydantic import JsonValue
@@ -65,16 +66,26 @@ def shuffled_suit_order(
     return np.take_along_axis(order, idx, axis=1)
 
 
-def load_split(path: str, held_out: int = HELD_OUT) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(train, held-out) dicts with ``owners`` and ``dd``; held-out = the last ``held_out`` deals.
+def load_split(
+    paths: str | Sequence[str], held_out: int = HELD_OUT
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(train, held-out) dicts with ``owners`` and ``dd`` of one DD file or several, read in
+    order; held-out = the last ``held_out`` deals of the last file, every other deal trains.
 
-    The split is :meth:`models.data.DDSet.split`, the one every trainer and benchmark uses.
+    The split is :meth:`models.data.DDSet.split`, the one every trainer and benchmark uses (the
+    league's :func:`models.league.league_data` splits several files the same way).
     """
-    data = load_dd(path)
-    train_idx, held_idx = data.split(held_out)
+    sets = [load_dd(p) for p in ([paths] if isinstance(paths, str) else paths)]
+    if not sets:
+        raise DataError("no DD deal file given")
+    last = sets[-1]
+    train_idx, held_idx = last.split(held_out)
     return (
-        {"owners": data.owners[train_idx], "dd": data.dd[train_idx]},
-        {"owners": data.owners[held_idx], "dd": data.dd[held_idx]},
+        {
+            "owners": np.concatenate([*(s.owners for s in sets[:-1]), last.owners[train_idx]]),
+            "dd": np.concatenate([*(s.dd for s in sets[:-1]), last.dd[train_idx]]),
+        },
+        {"owners": last.owners[held_idx], "dd": last.dd[held_idx]},
     )
 
 
@@ -109,7 +120,8 @@ def predict_tables(net: Any, owners: npt.NDArray[np.uint8]) -> npt.NDArray[np.ui
 def train(
     cfg: DDNetConfig, held_out: int = HELD_OUT, progress: bool = True
 ) -> tuple[Any, dict[str, Any]]:
-    """Train on ``cfg.data`` minus its last ``held_out`` deals; return the net and held-out metrics."""
+    """Train on ``cfg.data`` minus the last file's last ``held_out`` deals; return the net and
+    held-out metrics."""
     import torch
 
     torch.manual_seed(cfg.seed)
@@ -243,7 +255,7 @@ def export(
 HELP = "train the learned double-dummy estimator and export it to ONNX"
 EXAMPLES = """examples:
   bridgebot ddgen --boards 42336 --seed 20261123 --out data/dd_2026b.npz
-  bridgebot train ddnet --data data/dd_2026b.npz --out models/ddnet
+  bridgebot train ddnet --data data/dd_2026.npz --data data/dd_2026b.npz --out models/ddnet
   bridgebot train ddnet --data data/dd_2026b.npz --epochs 4 --out runs/ddnet-small
 """
 
@@ -261,7 +273,7 @@ def run(args: argparse.Namespace, command: str) -> int:
         kind="ddnet",
         command=command,
         seed=cfg.seed,
-        data=(data_record(cfg.data),),
+        data=tuple(data_record(p) for p in cfg.data),
         config=cfg.model_dump(mode="json"),
     )
     card = export(net, cfg.out, training, metrics, ho["owners"][:64])

@@ -143,3 +143,31 @@ def test_training_learns_and_the_export_matches_torch(tmp_path: Path) -> None:
     assert np.array_equal(est.tables(owners).reshape(-1), want.argmax(axis=1))
     assert est.model.card == card and card.feature_version == "ddnet-rows209-v1"
     assert card.training.config["hidden"] == [32] and card.network["hidden"] == [32]
+
+
+def test_several_files_train_on_all_but_the_last_file_s_held_out_deals(tmp_path: Path) -> None:
+    """``--data`` repeats: the files are read in order, and only the last file's last deals are
+    held out, as the league splits its files."""
+    import argparse
+
+    from bridgebot.models.config import add_config_arguments, config_from_args
+
+    first = tiny_dd_file(tmp_path / "a.npz")
+    z = np.load(first)
+    second = tmp_path / "b.npz"
+    np.savez(second, owners=z["owners"][::-1], dd=z["dd"][::-1])
+    n = len(z["owners"])
+    train, held = ddnet.load_split([str(first), str(second)], 4)
+    assert len(train["owners"]) == 2 * n - 4 and len(held["owners"]) == 4
+    assert np.array_equal(train["owners"][:n], z["owners"])
+    assert np.array_equal(held["owners"], z["owners"][::-1][-4:])
+    assert np.array_equal(held["dd"], z["dd"][::-1][-4:])
+    # One file is the one-element case, and a card's single path still reads as one.
+    assert np.array_equal(ddnet.load_split(str(first), 4)[1]["owners"], z["owners"][-4:])
+    assert DDNetConfig(data=str(first), out="m").data == (str(first),)
+    parser = argparse.ArgumentParser()
+    add_config_arguments(parser, DDNetConfig)
+    args = parser.parse_args(["--data", str(first), "--data", str(second), "--out", "m"])
+    assert config_from_args(DDNetConfig, args).data == (str(first), str(second))
+    with pytest.raises(ddnet.DataError):
+        ddnet.load_split([], 4)
