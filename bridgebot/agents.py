@@ -124,6 +124,13 @@ class SlamOptions(CardPlayOptions):
         description="least chance of making (the slam layer's estimate) for a slam bid without "
         "the ace ask, the policy's or the slam layer's",
     )
+    their_doubles: Literal["read", "ignore"] = Field(
+        "ignore",
+        description="what the slam estimates make of the opponents' doubles: ignore them "
+        "(estimate as if the opponents had passed; an opponent who doubles at every turn then "
+        "cannot talk the pair out of its slams) or read them as the estimator learned them, as "
+        "our own policy's doubles, which show values",
+    )
     controls: bool | None = Field(
         None,
         description="the control-asking convention (engine.aces: 4NT asks for controls, ace 2 "
@@ -491,19 +498,23 @@ def _bfg(options: BfgOptions, path: str | None, seed: int, name: str) -> Agent:
 
 
 def _policy_and_slam(
-    path: str | None, threads: int, slams: bool, name: str
+    path: str | None, options: SlamOptions, name: str
 ) -> tuple[Policy, SlamEstimator | None]:
-    """The policy of a model directory (the shipped one without ``path``) and, with ``slams``,
-    the slam estimator in its ``slam/`` if it has one; a model error names the agent."""
+    """The policy of a model directory (the shipped one without ``path``) and, with
+    ``options.slams``, the slam estimator in its ``slam/`` if it has one (reading the opponents'
+    doubles as ``options.their_doubles`` says); a model error names the agent."""
     from bridgebot.engine.modelcard import ModelError
     from bridgebot.engine.policy import Policy
     from bridgebot.engine.slams import SlamEstimator, estimator_dir
 
     directory = Path(path) if path else DEFAULT_MODEL_DIR
     try:
-        policy = Policy(directory, threads=threads)
-        found = estimator_dir(directory) if slams else None
-        return policy, SlamEstimator(found, threads=threads) if found else None
+        policy = Policy(directory, threads=options.threads)
+        found = estimator_dir(directory) if options.slams else None
+        reads = options.their_doubles == "read"
+        return policy, (
+            SlamEstimator(found, threads=options.threads, their_doubles=reads) if found else None
+        )
     except ModelError as e:
         raise AgentSpecError(f"agent {name}: {e}") from e
 
@@ -511,7 +522,7 @@ def _policy_and_slam(
 def _policy(options: PolicyOptions, path: str | None, seed: int, name: str) -> Agent:
     from bridgebot.engine.policy import PolicyAgent
 
-    policy, slam = _policy_and_slam(path, options.threads, options.slams, name)
+    policy, slam = _policy_and_slam(path, options, name)
     return PolicyAgent(
         policy,
         card_player=card_player(options, seed),
@@ -573,7 +584,9 @@ def _ace_asking(
             "(bridgebot train slamnet --partner-controls)"
         )
     try:
-        estimator = ControlEstimator(found, threads=options.threads)
+        estimator = ControlEstimator(
+            found, threads=options.threads, their_doubles=options.their_doubles == "read"
+        )
     except ModelError as e:
         raise AgentSpecError(f"agent {name}: {e}") from e
     return ControlAsking(
@@ -620,7 +633,7 @@ def _search(options: SearchOptions, path: str | None, seed: int, name: str) -> A
         deal_uniform,
     )
 
-    policy, slam = _policy_and_slam(path, options.threads, options.slams, name)
+    policy, slam = _policy_and_slam(path, options, name)
     oracle: TrickOracle
     if options.dd == "solver":
         oracle = SolverOracle()

@@ -66,7 +66,13 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 from bridgebot.engine.agent import BiddingView
-from bridgebot.engine.features import FEATURE_VERSION, N_FEATURES, encode, hand_to_array
+from bridgebot.engine.features import (
+    FEATURE_VERSION,
+    N_FEATURES,
+    encode,
+    hand_to_array,
+    without_their_doubles,
+)
 from bridgebot.engine.modelcard import Expected, cpu_session, load_model
 from bridgebot.engine.slams import (
     N_OUTPUTS,
@@ -546,18 +552,19 @@ def controls_dir(slam_dir: Path) -> Path | None:
 class ControlEstimator:
     """The control asking's estimator (``policy/slam/controls``, trained by ``bridgebot train
     slamnet --partner-controls``): the slam estimator's chances with partner's control step as
-    one more input."""
+    one more input; ``their_doubles=False`` reads the observation as
+    :class:`engine.slams.SlamEstimator` then does, as if the opponents had not doubled."""
 
-    def __init__(self, path: str | Path, threads: int = 1) -> None:
+    def __init__(self, path: str | Path, threads: int = 1, their_doubles: bool = True) -> None:
+        self.their_doubles = their_doubles
         self.model = load_model(path, CONTROLS_MODEL)
         self.session = cpu_session(self.model.onnx_path, threads)
 
     def chances(self, x: FloatArray, steps: IntArray) -> tuple[FloatArray, FloatArray]:
         """(P(12+), P(13)) per strain, [B, 5] each, for observations ``x`` [B, 480] and
         partner's control steps ``steps`` [B]."""
-        rows = np.concatenate(
-            [np.asarray(x, np.float32), np.asarray(steps, np.float32)[:, None]], axis=1
-        )
+        seen = np.asarray(x, np.float32) if self.their_doubles else without_their_doubles(x)
+        rows = np.concatenate([seen, np.asarray(steps, np.float32)[:, None]], axis=1)
         out = self.session.run(None, {self.model.card.input.name: rows})[0]
         return slam_probs(np.asarray(out, dtype=np.float32))
 

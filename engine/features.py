@@ -59,6 +59,20 @@ BIDS = 8
 HAND = 428
 N_BIDS = 35
 
+#: Positions of the opponents' doubles (relative seats 1 and 3, every bid) in the observation.
+THEIR_DOUBLES: npt.NDArray[np.int64] = np.array(
+    [BIDS + 12 * b + 4 + r for b in range(N_BIDS) for r in (1, 3)], dtype=np.int64
+)
+
+
+def without_their_doubles(x: npt.NDArray[np.floating]) -> npt.NDArray[np.float32]:
+    """Observations ``x`` [B, 480] as they would read had the opponents passed instead of
+    doubling (a pass after the opening sets no bit; a redouble of ours stays), as a new array."""
+    out = np.array(x, dtype=np.float32, copy=True)
+    out[:, THEIR_DOUBLES] = 0.0
+    return out
+
+
 #: ``DATA_TO_OPENSPIEL[data_index]`` is OpenSpiel's index of the same card.
 DATA_TO_OPENSPIEL: npt.NDArray[np.int64] = np.array(
     [(12 - r) * 4 + (3 - s) for s in range(4) for r in range(13)], dtype=np.int64

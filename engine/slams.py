@@ -31,7 +31,12 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 from bridgebot.engine.doubles import standing_contract
-from bridgebot.engine.features import FEATURE_VERSION, N_FEATURES, decode_bids
+from bridgebot.engine.features import (
+    FEATURE_VERSION,
+    N_FEATURES,
+    decode_bids,
+    without_their_doubles,
+)
 from bridgebot.engine.modelcard import Expected, ModelError, cpu_session, load_model
 from bridgebot.laws.calls import FIRST_BID, call_index
 
@@ -174,9 +179,15 @@ def estimator_dir(policy_dir: str | Path) -> Path | None:
 
 class SlamEstimator:
     """The slam estimator of a model directory, served by onnxruntime: features [B, 480] ->
-    logits [B, 15]; with the thresholds its card's ``notes`` record (else :class:`Thresholds`)."""
+    logits [B, 15]; with the thresholds its card's ``notes`` record (else :class:`Thresholds`).
 
-    def __init__(self, path: str | Path, threads: int = 1) -> None:
+    With ``their_doubles=False`` it estimates as if the opponents had passed where they doubled
+    (:func:`engine.features.without_their_doubles`): its training auctions are the policy's own,
+    whose doubles show values, and an opponent who doubles at every turn would otherwise talk it
+    out of every slam."""
+
+    def __init__(self, path: str | Path, threads: int = 1, their_doubles: bool = True) -> None:
+        self.their_doubles = their_doubles
         self.model = load_model(path, SLAM_MODEL)
         raw = self.model.card.notes.get("thresholds")
         try:
@@ -190,7 +201,8 @@ class SlamEstimator:
         self.session = cpu_session(self.model.onnx_path, threads)
 
     def logits(self, x: FloatArray) -> FloatArray:
-        out = self.session.run(None, {self.model.card.input.name: x.astype(np.float32)})[0]
+        rows = x.astype(np.float32) if self.their_doubles else without_their_doubles(x)
+        out = self.session.run(None, {self.model.card.input.name: rows})[0]
         return np.asarray(out, dtype=np.float32)
 
     def apply(

@@ -474,3 +474,41 @@ def test_control_asking_without_its_estimator_is_refused(tmp_path: Path) -> None
     shutil.rmtree(model / "slam" / A.CONTROLS_DIR)
     with pytest.raises(AgentSpecError, match="partner-controls"):
         make_agent(f"default:{model},controls=on")
+
+
+def test_estimates_that_ignore_their_doubles_read_them_as_passes() -> None:
+    """``their_doubles=ignore`` (the default): both shipped estimators, on observations where
+    the opponents doubled, give what they give where those doubles were passes; where only our
+    side doubled, what they give reading them. The agent option reaches both."""
+    from bridgebot.engine.features import without_their_doubles
+
+    found = estimator_dir(DEFAULT_MODEL_DIR)
+    assert found is not None
+    dealer, hand = Player.north, Hand("AKQ2.KQ43.A63.A4")
+    theirs = [Bid(c) for c in ("1S", "X", "2S", "X")]  # East and West double
+    ours = [Bid(c) for c in ("Pass", "1D", "X", "2C")]  # we (North) double
+    x = np.stack(
+        [encode(bidding_view(dealer, Vul.none, hand, tuple(a), 1)) for a in (theirs, ours)]
+    )
+    blind, read = SlamEstimator(found, their_doubles=False), SlamEstimator(found)
+    assert np.array_equal(blind.logits(x), read.logits(without_their_doubles(x)))
+    assert not np.allclose(blind.logits(x[:1]), read.logits(x[:1]))
+    assert np.array_equal(blind.logits(x[1:]), read.logits(x[1:]))
+    steps = np.array([3, 4])
+    c_blind = A.ControlEstimator(found / A.CONTROLS_DIR, their_doubles=False)
+    c_read = A.ControlEstimator(found / A.CONTROLS_DIR)
+    assert np.array_equal(
+        c_blind.chances(x, steps)[0], c_read.chances(without_their_doubles(x), steps)[0]
+    )
+    for spec, reads in (
+        ("default", False),
+        ("search", False),
+        ("default,their_doubles=read", True),
+    ):
+        with make_agent(spec, 1) as agent:
+            convention = A.convention_of(agent)
+            assert isinstance(convention, A.ControlAsking), spec
+            assert convention.estimator.their_doubles is reads, spec
+            assert convention.controls.their_doubles is reads, spec
+    with pytest.raises(AgentSpecError, match="their_doubles"):
+        make_agent("default,their_doubles=maybe", 1)

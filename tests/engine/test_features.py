@@ -16,6 +16,7 @@ from bridgebot.engine.features import (
     legal_mask,
     legal_masks_arrays,
     vul_flags,
+    without_their_doubles,
 )
 from bridgebot.laws.calls import ALL_CALLS, auction_over, bid_index, legal_calls
 from bridgebot.laws.cards import RANKS, card_index
@@ -257,3 +258,20 @@ def test_decoders_invert_the_encoder() -> None:
         (one_heart, 0, 1),  # West: South's LHO
         (two_clubs, 0, 0),  # South again, after two passes
     }
+
+
+@pytest.mark.parametrize("seat", list(Player))
+def test_without_their_doubles_reads_as_if_they_had_passed(seat: Player) -> None:
+    """Each seat's observation of an auction with doubles by both sides, with the doubles of
+    that seat's opponents turned into passes: the same bits; our own side's doubles and
+    redoubles stay."""
+    dealer = Player.north
+    auction = (call("1H"), X, P, call("2C"), X, XX, call("2D"), X)
+    theirs = [
+        i for i, c in enumerate(auction) if c == X and (dealer.value + i - seat.value) % 2 == 1
+    ]
+    passed = tuple(P if i in theirs else c for i, c in enumerate(auction))
+    got = without_their_doubles(encode(view(seat, dealer, Vul.both, auction))[None, :])
+    want = encode(view(seat, dealer, Vul.both, passed))
+    assert got.dtype == np.float32 and np.array_equal(got[0], want)
+    assert theirs and len(theirs) < auction.count(X)  # both sides doubled here
