@@ -150,13 +150,6 @@ class DDNetConfig(TrainerConfig):
         description="DD deal file (owners, dd), e.g. from 'bridgebot ddgen'; the files are read "
         "in order and the last file's last 2,000 deals are held out"
     )
-
-    @field_validator("data", mode="before")
-    @classmethod
-    def _one_file(cls, value: object) -> object:
-        """A single path (the cards of the nets trained before several files were allowed)."""
-        return (value,) if isinstance(value, str) else value
-
     out: str = Field(description="model directory to write (ddnet.onnx and model.json)")
     epochs: int = Field(default=8, description="passes over the training rows")
     batch: int = Field(default=1024, description="rows per step")
@@ -165,6 +158,12 @@ class DDNetConfig(TrainerConfig):
     seed: int = Field(default=0, description="seed of the weights, the order and the shuffles")
     threads: int = Field(default=2, description="torch threads")
     max_deals: int | None = Field(default=None, description="train on at most N deals")
+
+    @field_validator("data", mode="before")
+    @classmethod
+    def _one_file(cls, value: object) -> object:
+        """A single path (the cards of the nets trained before several files were allowed)."""
+        return (value,) if isinstance(value, str) else value
 
 
 class BeliefConfig(TrainerConfig):
