@@ -263,10 +263,10 @@ def test_decoders_invert_the_encoder() -> None:
 @pytest.mark.parametrize("seat", list(Player))
 def test_without_their_doubles_reads_as_if_they_had_passed(seat: Player) -> None:
     """Each seat's observation of an auction with doubles by both sides, with the doubles of
-    that seat's opponents turned into passes: the same bits; our own side's doubles and
-    redoubles stay."""
+    that seat's opponents turned into passes (a legal auction for every seat): the same bits;
+    our own side's doubles stay."""
     dealer = Player.north
-    auction = (call("1H"), X, P, call("2C"), X, XX, call("2D"), X)
+    auction = (call("1H"), X, P, call("2C"), X, P, call("2D"), X)
     theirs = [
         i for i, c in enumerate(auction) if c == X and (dealer.value + i - seat.value) % 2 == 1
     ]
