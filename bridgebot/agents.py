@@ -584,8 +584,9 @@ def _ace_asking(
             "(bridgebot train slamnet --partner-controls)"
         )
     try:
+        # It reads the observation as the slam estimator it sits beside does.
         estimator = ControlEstimator(
-            found, threads=options.threads, their_doubles=options.their_doubles == "read"
+            found, threads=options.threads, their_doubles=slam.their_doubles
         )
     except ModelError as e:
         raise AgentSpecError(f"agent {name}: {e}") from e

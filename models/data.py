@@ -68,6 +68,29 @@ def load_dd(path: str | Path) -> DDSet:
     return DDSet(owners=owners, dd=dd, path=str(path))
 
 
+def load_dd_files(
+    paths: Sequence[str | Path], holdout: int = HOLDOUT
+) -> tuple[DDSet, IntArray, IntArray]:
+    """Several DD files read in order as one set, with the indices of its training deals and of
+    the last file's last ``holdout`` deals (never trained on): the split of every trainer that
+    takes several files (the league, ``train slamnet``, ``train ddnet``)."""
+    sets = [load_dd(p) for p in paths]
+    if not sets:
+        raise DataError("no DD deal file given")
+    sets[-1].split(holdout)  # the last file must hold more than the held-out deals
+    joined = DDSet(
+        owners=np.concatenate([s.owners for s in sets]),
+        dd=np.concatenate([s.dd for s in sets]),
+        path="+".join(s.path for s in sets),
+    )
+    n = len(joined)
+    return (
+        joined,
+        np.arange(n - holdout, dtype=np.int64),
+        np.arange(n - holdout, n, dtype=np.int64),
+    )
+
+
 @dataclass(frozen=True)
 class TeachSet:
     """Teacher auctions on random deals (the output of ``bridgebot teach``)."""

@@ -32,7 +32,7 @@ from bridgebot.engine.ddestimate import (
 )
 from bridgebot.engine.modelcard import Export, ModelCard, Tensor, Training
 from bridgebot.models.config import DDNetConfig, add_config_arguments, config_from_args
-from bridgebot.models.data import DataError, load_dd
+from bridgebot.models.data import load_dd_files
 from bridgebot.models.progress import progress_bar
 from bridgebot.models.provenance import data_record, git_commit
 from pydantic import JsonValue
@@ -70,22 +70,14 @@ def load_split(
     paths: str | Sequence[str], held_out: int = HELD_OUT
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """(train, held-out) dicts with ``owners`` and ``dd`` of one DD file or several, read in
-    order; held-out = the last ``held_out`` deals of the last file, every other deal trains.
-
-    The split is :meth:`models.data.DDSet.split`, the one every trainer and benchmark uses (the
-    league's :func:`models.league.league_data` splits several files the same way).
-    """
-    sets = [load_dd(p) for p in ([paths] if isinstance(paths, str) else paths)]
-    if not sets:
-        raise DataError("no DD deal file given")
-    last = sets[-1]
-    train_idx, held_idx = last.split(held_out)
+    order; held-out = the last ``held_out`` deals of the last file, every other deal trains
+    (:func:`models.data.load_dd_files`, the split of every trainer of several files)."""
+    data, train_idx, held_idx = load_dd_files(
+        [paths] if isinstance(paths, str) else paths, held_out
+    )
     return (
-        {
-            "owners": np.concatenate([*(s.owners for s in sets[:-1]), last.owners[train_idx]]),
-            "dd": np.concatenate([*(s.dd for s in sets[:-1]), last.dd[train_idx]]),
-        },
-        {"owners": last.owners[held_idx], "dd": last.dd[held_idx]},
+        {"owners": data.owners[train_idx], "dd": data.dd[train_idx]},
+        {"owners": data.owners[held_idx], "dd": data.dd[held_idx]},
     )
 
 

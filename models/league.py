@@ -51,7 +51,7 @@ from bridgebot.laws.calls import FIRST_BID
 from bridgebot.laws.calls import final_contracts_array as final_contracts
 from bridgebot.laws.cards import RANKS, SUITS
 from bridgebot.models.config import LeagueConfig
-from bridgebot.models.data import Chooser, IntArray, load_dd
+from bridgebot.models.data import Chooser, IntArray, load_dd, load_dd_files
 from bridgebot.models.doubles_fit import OPENSPIEL_TO_DATA, observer_seats
 from bridgebot.models.net import PolicyNet, append_jsonl, load_checkpoint, save_checkpoint
 from bridgebot.models.progress import progress_bar
@@ -533,12 +533,14 @@ def league_data(
 ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8], IntArray, IntArray]:
     """All files concatenated; the last file's last 2,000 deals held out, ``eval_deals`` before
     them kept for evaluation; (owners, dd, training indices, evaluation indices)."""
-    sets = [load_dd(p) for p in paths]
-    owners = np.concatenate([s.owners for s in sets])
-    dd = np.concatenate([s.dd for s in sets])
-    train, _held = sets[-1].split()
-    n_train = len(owners) - len(sets[-1]) + len(train)
-    return owners, dd, np.arange(n_train - eval_deals), np.arange(n_train - eval_deals, n_train)
+    data, train, _held = load_dd_files(paths)
+    n_train = len(train)
+    return (
+        data.owners,
+        data.dd,
+        np.arange(n_train - eval_deals),
+        np.arange(n_train - eval_deals, n_train),
+    )
 
 
 def curriculum(

@@ -151,6 +151,7 @@ def test_several_files_train_on_all_but_the_last_file_s_held_out_deals(tmp_path:
     import argparse
 
     from bridgebot.models.config import add_config_arguments, config_from_args
+    from bridgebot.models.data import DataError
 
     first = tiny_dd_file(tmp_path / "a.npz")
     z = np.load(first)
@@ -169,5 +170,5 @@ def test_several_files_train_on_all_but_the_last_file_s_held_out_deals(tmp_path:
     add_config_arguments(parser, DDNetConfig)
     args = parser.parse_args(["--data", str(first), "--data", str(second), "--out", "m"])
     assert config_from_args(DDNetConfig, args).data == (str(first), str(second))
-    with pytest.raises(ddnet.DataError):
+    with pytest.raises(DataError):
         ddnet.load_split([], 4)
