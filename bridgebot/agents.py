@@ -38,6 +38,7 @@ from bridgebot.engine.agent import (
 )
 from bridgebot.engine.cardplay import LEAD_WORLDS, WORLDS
 from bridgebot.engine.search import DEFAULT_OPPONENTS, BatchPolicy, SearchConfig
+from bridgebot.engine.tendencies import DoubleRate, Reading
 from bridgebot.shipped import DEFAULT_MODEL_DIR, shipped_model
 
 if TYPE_CHECKING:
@@ -77,6 +78,7 @@ class BfgOptions(AgentOptions):
 
 _ASK = AskRule()
 _CONTROL = ControlRule()
+_WILD = DoubleRate()
 
 
 class CardPlayOptions(AgentOptions):
@@ -169,6 +171,26 @@ class SlamOptions(CardPlayOptions):
 class PolicyOptions(SlamOptions):
     greedy: bool = Field(True, description="the likeliest legal call; off samples from the policy")
     temperature: float = Field(1.0, gt=0.0, description="softmax temperature when sampling")
+    policy_doubles: Reading = Field(
+        "auto",
+        description="what the policy makes of the opponents' doubles (engine.tendencies): read "
+        "them as it learned them; ignore them (as if the opponents had passed; our contract "
+        "doubled excepted); auto: ignore them once the opponents have doubled at least "
+        "wild_doubles_rate of the calls of theirs this seat has seen, wild_doubles_seen or more",
+    )
+    wild_doubles_rate: float = Field(
+        _WILD.rate,
+        gt=0.0,
+        le=1.0,
+        description="least share of doubles among the opponents' calls at which policy_doubles="
+        "auto stops reading them (bfg doubles 1.5% of its calls, the league's exploiters a "
+        "third)",
+    )
+    wild_doubles_seen: int = Field(
+        _WILD.least,
+        ge=1,
+        description="fewest opponents' calls seen before policy_doubles=auto judges their rate",
+    )
 
 
 class DefaultOptions(PolicyOptions):
@@ -532,6 +554,8 @@ def _policy(options: PolicyOptions, path: str | None, seed: int, name: str) -> A
         name=name,
         slam=slam,
         aces=_ace_asking(options, slam, name),
+        their_doubles=options.policy_doubles,
+        double_rate=DoubleRate(options.wild_doubles_rate, options.wild_doubles_seen),
     )
 
 

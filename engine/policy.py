@@ -23,6 +23,7 @@ from bridgebot.engine.agent import BatchBidder, BiddingView, CardPlayer, PlayVie
 from bridgebot.engine.cardplay import BaselinePlayer
 from bridgebot.engine.features import FEATURE_VERSION, N_CALLS, N_FEATURES, encode, legal_mask
 from bridgebot.engine.modelcard import Expected, cpu_session, load_model
+from bridgebot.engine.tendencies import DoubleRate, Reading, policy_input
 from bridgebot.laws.calls import ALL_CALLS, same_call
 from endplay.types import Bid, Card
 
@@ -109,7 +110,11 @@ class PolicyAgent(BatchBidder):
     samples with ``temperature`` from a generator seeded per board, so a board replays the same.
     With ``slam`` (the model directory's slam estimator), the slam layer of :mod:`engine.slams`
     decides the calls where slams are decided.
-    Bidding keeps no state between calls, which ``bid_batch`` relies on.
+    ``their_doubles`` is what the policy makes of the opponents' doubles
+    (:mod:`engine.tendencies`); with ``auto``, the only state bidding keeps is the count of the
+    opponents' calls and doubles it has seen (:attr:`double_rate`), across boards. A batch
+    counts all its views before it decides any, so every view of a batch is read the same way
+    and one ONNX run still serves it.
     """
 
     def __init__(
@@ -122,8 +127,13 @@ class PolicyAgent(BatchBidder):
         name: str = "policy",
         slam: SlamEstimator | None = None,
         aces: Convention | None = None,
+        their_doubles: Reading = "read",
+        double_rate: DoubleRate | None = None,
     ) -> None:
         self.policy = policy
+        self.their_doubles = their_doubles
+        self.double_rate = double_rate or DoubleRate()
+        """The opponents' doubles seen so far (counted with ``their_doubles=auto`` only)."""
         self.slam = slam
         """The slam layer on top (:mod:`engine.slams`), when the model directory has one."""
         self.aces = aces
@@ -146,6 +156,9 @@ class PolicyAgent(BatchBidder):
         """One ONNX run for many positions (any mix of seats, boards and auctions)."""
         if not views:
             return []
+        if self.their_doubles == "auto":
+            for v in views:
+                self.double_rate.see(v.auction)
         forced = [self.aces.forced(v) if self.aces else None for v in views]
         free = [v for v, f in zip(views, forced, strict=True) if f is None]
         chosen = iter(self._choose(free) if free else [])
@@ -162,13 +175,23 @@ class PolicyAgent(BatchBidder):
         """The policy's calls, then the slam layer's and the ace ask's."""
         x = np.stack([encode(v) for v in views])
         mask = np.stack([legal_mask(v.dealer, v.auction) for v in views])
-        logits = self.policy.logits(x)
+        logits = self.policy.logits(
+            policy_input(x, [v.auction for v in views], self.ignores_their_doubles)
+        )
         picks = self.policy.choose(x, mask, self.greedy, self._rng, self.temperature, logits)
         if self.slam is not None:
             picks = self.slam.apply(x, mask, logits, picks)
         if self.aces is not None:
             picks = self.aces.apply(views, x, picks, mask, logits)
         return [ALL_CALLS[int(i)] for i in picks]
+
+    @property
+    def ignores_their_doubles(self) -> bool:
+        """Whether the policy now reads the auction as if the opponents had passed where they
+        doubled (``ignore``, or ``auto`` once :attr:`double_rate` says they double wildly)."""
+        return self.their_doubles == "ignore" or (
+            self.their_doubles == "auto" and self.double_rate.wild
+        )
 
     def play(self, view: PlayView) -> Card:
         return self.card_player.play(view)

@@ -1,0 +1,81 @@
+"""What a seat learns of its opponents at the table: how often they double.
+
+The policy reads the opponents' doubles as the opponents it trained against meant them (bfg and
+the league: takeout, or values). An opponent that doubles at every turn turns that reading
+against it. The league's exploiters double about a third of their calls (bfg: 1.5%), and our
+pair answers them as it would answer a real double: it jumps to game (``1S X 4S``), runs, or
+passes where it would have bid on. On the validation deals that reading cost 1.6-1.7 IMPs a board
+against two of the exploiters (docs/evaluation.md, "Their doubles, in the policy").
+
+:class:`DoubleRate` counts the opponents' calls a seat sees, across boards. Once they have doubled
+at least ``rate`` of ``least`` or more calls, the seat's policy reads each auction as if they had
+passed where they doubled (:func:`engine.features.without_their_doubles`), except where our
+contract stands doubled: there the double is the position, and ``default`` hands it to the
+search. Against bidders that double as bridge players do, the count never gets there, and
+nothing changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+from bridgebot.engine.features import without_their_doubles
+from bridgebot.laws.calls import doubled_against_caller, is_double
+from endplay.types import Bid
+
+#: What the policy makes of the opponents' doubles: ``read`` them as it learned them, ``ignore``
+#: them (as if the opponents had passed), or ``auto``: ignore them once :class:`DoubleRate`
+#: says the opponents double far more than bridge players do.
+Reading = Literal["auto", "read", "ignore"]
+
+
+@dataclass
+class DoubleRate:
+    """The share of the opponents' calls that were doubles, over every call of theirs that the
+    seat has seen (:meth:`see`), and whether that makes them wild doublers (:attr:`wild`)."""
+
+    rate: float = 0.12
+    """Least share of doubles among the opponents' calls that makes them wild doublers."""
+    least: int = 40
+    """Fewest opponents' calls seen before the share counts."""
+    calls: int = 0
+    doubles: int = 0
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.rate <= 1.0 or self.least < 1:
+            raise ValueError(
+                f"double rate: need 0 < rate <= 1 and least >= 1, not {self.rate}, {self.least}"
+            )
+
+    def see(self, auction: Sequence[Bid]) -> None:
+        """Count the opponents' calls made since the seat's own last call: the two before its
+        turn (fewer at the start of an auction)."""
+        n = len(auction)
+        for i in (n - 1, n - 3):
+            if i >= 0:
+                self.calls += 1
+                self.doubles += int(is_double(auction[i]))
+
+    @property
+    def wild(self) -> bool:
+        """The opponents double at least :attr:`rate` of their calls, over :attr:`least` or
+        more."""
+        return self.calls >= self.least and self.doubles >= self.rate * self.calls
+
+
+def policy_input(
+    x: npt.NDArray[np.float32], auctions: Sequence[Sequence[Bid]], ignore: bool
+) -> npt.NDArray[np.float32]:
+    """The observations the policy reads: ``x`` itself, or with ``ignore`` ``x`` as if the
+    opponents had passed where they doubled, except the rows whose auction leaves our contract
+    doubled."""
+    if not ignore:
+        return x
+    out = without_their_doubles(x)
+    keep = [i for i, auction in enumerate(auctions) if doubled_against_caller(auction)]
+    out[keep] = x[keep]
+    return out
