@@ -166,11 +166,6 @@ class SlamOptions(CardPlayOptions):
         description="least chance of making (the slam layer's estimate) for a slam bid without "
         "the control ask, the policy's or the slam layer's",
     )
-
-
-class PolicyOptions(SlamOptions):
-    greedy: bool = Field(True, description="the likeliest legal call; off samples from the policy")
-    temperature: float = Field(1.0, gt=0.0, description="softmax temperature when sampling")
     policy_doubles: Reading = Field(
         "auto",
         description="what the policy makes of the opponents' doubles (engine.tendencies): read "
@@ -191,6 +186,11 @@ class PolicyOptions(SlamOptions):
         ge=1,
         description="fewest opponents' calls seen before policy_doubles=auto judges their rate",
     )
+
+
+class PolicyOptions(SlamOptions):
+    greedy: bool = Field(True, description="the likeliest legal call; off samples from the policy")
+    temperature: float = Field(1.0, gt=0.0, description="softmax temperature when sampling")
 
 
 class DefaultOptions(PolicyOptions):
@@ -685,6 +685,8 @@ def _search(options: SearchOptions, path: str | None, seed: int, name: str) -> A
         name=name,
         slam=slam,
         aces=_ace_asking(options, slam, name),
+        their_doubles=options.policy_doubles,
+        double_rate=DoubleRate(options.wild_doubles_rate, options.wild_doubles_seen),
     )
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -65,6 +65,20 @@ class DoubleRate:
         """The opponents double at least :attr:`rate` of their calls, over :attr:`least` or
         more."""
         return self.calls >= self.least and self.doubles >= self.rate * self.calls
+
+
+class WithoutTheirDoubles:
+    """A batch policy (``logits(features)``) that reads every observation as if the opponents had
+    passed where they doubled: the ``search`` agent's own policy once :class:`DoubleRate` says the
+    opponents double wildly (its prior, partner's calls and its rollouts then read them as the
+    policy agent does)."""
+
+    def __init__(self, policy: Any) -> None:
+        self.policy = policy
+
+    def logits(self, features: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        out: npt.NDArray[np.float32] = self.policy.logits(without_their_doubles(features))
+        return out
 
 
 def policy_input(

@@ -10,6 +10,7 @@ from bridgebot.engine.agent import Agent, BatchBidder, BiddingView, CardPlayer, 
 from bridgebot.engine.features import legal_mask
 from bridgebot.engine.search.borel import BorelSearch
 from bridgebot.engine.search.config import SearchResult
+from bridgebot.engine.tendencies import DoubleRate, Reading, WithoutTheirDoubles
 from bridgebot.laws.calls import ALL_CALLS, bid_index, doubled_against_caller, same_call
 from endplay.types import Bid, Card
 
@@ -30,7 +31,12 @@ class SearchAgent(Agent):
     policy's in :class:`engine.policy.PolicyAgent` (``stats["slam_layer"]`` marks a change).
     Where the opponents have doubled our side's contract, ``doubled`` searches instead: ``search``
     with :meth:`SearchConfig.where_doubled` (its ``doubled_p_min`` and ``doubled_punish``),
-    sharing its policy, oracle, sampler and opponent models.
+    sharing its policy, oracle, sampler and opponent models. ``their_doubles`` is what its own
+    policy makes of the opponents' doubles elsewhere, as in :class:`engine.policy.PolicyAgent`
+    (:mod:`engine.tendencies`): where it ignores them, ``blind`` searches, with the policy read
+    through :class:`engine.tendencies.WithoutTheirDoubles` (the prior, partner's calls, our side's
+    calls in the rollouts; the opponent models keep their reading, except ``self``, which is our
+    policy read the same way).
     """
 
     def __init__(
@@ -41,9 +47,20 @@ class SearchAgent(Agent):
         name: str = "search",
         slam: SlamEstimator | None = None,
         aces: Convention | None = None,
+        their_doubles: Reading = "read",
+        double_rate: DoubleRate | None = None,
     ) -> None:
         self.name = name
         self.search = search
+        self.their_doubles = their_doubles
+        self.double_rate = double_rate or DoubleRate()
+        self.blind = BorelSearch(
+            WithoutTheirDoubles(search.policy),
+            search.oracle,
+            search.config,
+            search.sampler,
+            search.opponents,
+        )
         self.doubled = BorelSearch(
             search.policy,
             search.oracle,
@@ -66,11 +83,19 @@ class SearchAgent(Agent):
         self.card_player.reset(board)
 
     def bid(self, view: BiddingView) -> Bid:
+        if self.their_doubles == "auto":
+            self.double_rate.see(view.auction)
         forced = self.aces.forced(view) if self.aces is not None else None
         if forced is not None:
             # The ace-asking convention's answer, decision or pass: nothing to search.
             return forced
-        search = self.doubled if doubled_against_caller(view.auction) else self.search
+        search = (
+            self.doubled
+            if doubled_against_caller(view.auction)
+            else self.blind
+            if self.ignores_their_doubles
+            else self.search
+        )
         result = search.search(view, self._rng)
         if self.slam is not None:
             x, _ = search.observation(view)
@@ -92,6 +117,13 @@ class SearchAgent(Agent):
                 f"about {result.call} (view built wrongly?)"
             )
         return result.call
+
+    @property
+    def ignores_their_doubles(self) -> bool:
+        """As :attr:`engine.policy.PolicyAgent.ignores_their_doubles`."""
+        return self.their_doubles == "ignore" or (
+            self.their_doubles == "auto" and self.double_rate.wild
+        )
 
     def play(self, view: PlayView) -> Card:
         return self.card_player.play(view)

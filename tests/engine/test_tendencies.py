@@ -145,3 +145,24 @@ def test_ignore_always_reads_them_as_passes() -> None:
 def test_bad_options_name_the_agent(spec: str) -> None:
     with pytest.raises(AgentSpecError):
         make_agent(spec)
+
+
+def test_the_search_counts_too_and_then_searches_with_the_doubles_read_as_passes() -> None:
+    from bridgebot.engine.features import without_their_doubles
+    from bridgebot.engine.search import SearchAgent
+
+    agent = make_agent(
+        "search,play=baseline,particles=64,rollouts=16,wild_doubles_rate=0.5,wild_doubles_seen=10"
+    )
+    assert isinstance(agent, SearchAgent) and agent.their_doubles == "auto"
+    deal = random_deal(7, 1)
+    x = encode(view(deal, DOUBLED))[None, :]
+    want = agent.search.policy.logits(without_their_doubles(x))
+    assert np.array_equal(agent.blind.policy.logits(x), want)
+    assert not np.array_equal(agent.search.policy.logits(x), want)
+    for board in range(5):
+        agent.reset(board)
+        call = agent.bid(view(deal, DOUBLED, board))
+        assert any(str(call) == str(c) for c in legal_calls(Player.north, DOUBLED))
+    assert (agent.double_rate.calls, agent.double_rate.doubles) == (10, 5)
+    assert agent.ignores_their_doubles
