@@ -175,9 +175,7 @@ class PolicyAgent(BatchBidder):
         """The policy's calls, then the slam layer's and the ace ask's."""
         x = np.stack([encode(v) for v in views])
         mask = np.stack([legal_mask(v.dealer, v.auction) for v in views])
-        logits = self.policy.logits(
-            policy_input(x, [v.auction for v in views], self.ignores_their_doubles)
-        )
+        logits = self.policy.logits(policy_input(x, self.ignores_their_doubles))
         picks = self.policy.choose(x, mask, self.greedy, self._rng, self.temperature, logits)
         if self.slam is not None:
             picks = self.slam.apply(x, mask, logits, picks)

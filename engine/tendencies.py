@@ -23,8 +23,8 @@ from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
-from bridgebot.engine.features import without_their_doubles
-from bridgebot.laws.calls import doubled_against_caller, is_double
+from bridgebot.engine.features import BIDS, N_BIDS, without_their_doubles
+from bridgebot.laws.calls import is_double
 from endplay.types import Bid
 
 #: What the policy makes of the opponents' doubles: ``read`` them as it learned them, ``ignore``
@@ -81,15 +81,28 @@ class WithoutTheirDoubles:
         return out
 
 
-def policy_input(
-    x: npt.NDArray[np.float32], auctions: Sequence[Sequence[Bid]], ignore: bool
-) -> npt.NDArray[np.float32]:
+def our_contract_doubled(x: npt.NDArray[np.floating]) -> npt.NDArray[np.bool_]:
+    """Per observation ``x`` [B, 480]: our side holds the standing contract and the opponents
+    have doubled it, nobody redoubling (:func:`laws.calls.doubled_against_caller`, read from the
+    observation's last bid block: who bid it, who doubled, who redoubled)."""
+    blocks = np.asarray(x)[:, BIDS : BIDS + 12 * N_BIDS].reshape(len(x), N_BIDS, 12)
+    made = blocks[:, :, :4].sum(axis=2) > 0
+    last = N_BIDS - 1 - np.argmax(made[:, ::-1], axis=1)
+    block = blocks[np.arange(len(x)), last]
+    ours = block[:, 0] + block[:, 2] > 0
+    doubled = block[:, 4 + 1] + block[:, 4 + 3] > 0
+    redoubled = block[:, 8:].sum(axis=1) > 0
+    out: npt.NDArray[np.bool_] = made.any(axis=1) & ours & doubled & ~redoubled
+    return out
+
+
+def policy_input(x: npt.NDArray[np.float32], ignore: bool) -> npt.NDArray[np.float32]:
     """The observations the policy reads: ``x`` itself, or with ``ignore`` ``x`` as if the
-    opponents had passed where they doubled, except the rows whose auction leaves our contract
-    doubled."""
+    opponents had passed where they doubled, except the rows where our contract stands doubled
+    (:func:`our_contract_doubled`)."""
     if not ignore:
         return x
     out = without_their_doubles(x)
-    keep = [i for i, auction in enumerate(auctions) if doubled_against_caller(auction)]
+    keep = our_contract_doubled(x)
     out[keep] = x[keep]
     return out

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import types
 from collections.abc import Collection
-from typing import Any, TypeVar, Union, get_args, get_origin
+from typing import Any, Literal, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -100,6 +100,13 @@ class LeagueConfig(TrainerConfig):
     explore: float = Field(default=0.05, description="X/XX probability floor at generation 0")
     explore_gens: int = Field(default=3, description="the floor reaches 0 at this generation")
     exploiter_explore: float = Field(default=0.05, description="the exploiter's X/XX floor")
+    policy_doubles: Literal["read", "auto"] = Field(
+        default="read",
+        description="what the exploiters' frozen target makes of their doubles: read them, or "
+        "auto: read them as passes (our contract doubled excepted) after an iteration in which "
+        "the exploiter doubled 0.12 or more of its calls, as the agents' policy_doubles=auto "
+        "does at the table",
+    )
     mix: str = Field(default=DEFAULT_MIX, description="opponent kinds and their weights")
     snapshots: int = Field(default=4, description="past generations kept as opponents")
     eval_deals: int = Field(default=1000, description="validation deals just before the held-out")
@@ -290,6 +297,8 @@ def add_config_arguments(
                 kwargs["metavar"] = "N,N,..."
         elif annotation is bool:
             kwargs["action"] = argparse.BooleanOptionalAction
+        elif get_origin(annotation) is Literal:
+            kwargs["choices"] = get_args(annotation)
         else:
             kwargs["type"] = annotation
         if field.is_required():

@@ -46,6 +46,7 @@ import structlog
 import torch
 from bridgebot.engine.doubles import apply_doubles, standing_contract
 from bridgebot.engine.features import HAND, OPENING_PASS, decode_bids
+from bridgebot.engine.tendencies import DoubleRate, policy_input
 from bridgebot.laws.boards import dealer_vul_arrays
 from bridgebot.laws.calls import FIRST_BID
 from bridgebot.laws.calls import final_contracts_array as final_contracts
@@ -183,16 +184,19 @@ def opponent_chooser(
     doubles: str = "none",
     owners2: npt.NDArray[np.uint8] | None = None,
     dd2: npt.NDArray[np.uint8] | None = None,
+    ignore_their_doubles: bool = False,
 ) -> Chooser:
     """A greedy frozen network, optionally with the penalty-double layer or the DD oracle.
 
     ``owners2``/``dd2`` are the deals of the batch as ``run_auctions`` rows see them (both tables),
-    needed by the oracle only.
+    needed by the oracle only. With ``ignore_their_doubles`` the network reads the auction as if
+    its opponents had passed where they doubled, our contract doubled excepted
+    (:func:`engine.tendencies.policy_input`, the agents' ``policy_doubles``).
     """
     base = net_chooser(net, device, True)
 
     def choose(rows: IntArray, x: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_]) -> IntArray:
-        calls = base(rows, x, mask)
+        calls = base(rows, policy_input(x, ignore_their_doubles), mask)
         if doubles == "layer":
             return apply_doubles(calls, x, mask)
         if doubles == "oracle":
@@ -293,6 +297,7 @@ def rl_iteration(
     by_opp = {int(k): float(imps[opp == k].mean()) for k in np.unique(opp)}
     return {
         "imps": float(imps.mean()),
+        "double_share": learner_double_share(auctions, dealer),
         "imps_by_opponent": by_opp,
         "doubled": doubled_stats(auctions, dealer, dd, imps),
         "slams": {**slam_counts(auctions, dealer, dd), "shortfall": float(shortfall.mean())},
@@ -300,6 +305,20 @@ def rl_iteration(
         "iter_s": time.perf_counter() - t0,
         **stats,
     }
+
+
+#: ALL_CALLS index of the double.
+DOUBLE_INDEX = 1
+
+
+def learner_double_share(auctions: IntArray, dealer: IntArray) -> float:
+    """The share of doubles among the learner's calls in :func:`models.selfplay.duplicate_imps`'s
+    auctions (rows 0..B-1 table 0, the learner North-South; B..2B-1 table 1, East-West)."""
+    b = len(dealer)
+    pos = np.arange(auctions.shape[1])[None, :]
+    side = (np.concatenate([dealer, dealer])[:, None] + pos) % 2
+    mine = (side == (np.arange(2 * b) >= b)[:, None]) & (auctions >= 0)
+    return float((auctions[mine] == DOUBLE_INDEX).sum() / max(int(mine.sum()), 1))
 
 
 def train_exploiter(
@@ -328,21 +347,29 @@ def train_exploiter(
         ex.opt.load_state_dict(state["opt"])
         it = int(state["it"])
     last_save = time.perf_counter()
+    # policy_doubles=auto: the target reads the exploiter's doubles as passes after an iteration
+    # in which the exploiter doubled wildly (the share at which the agents stop reading them).
+    wild = DoubleRate().rate
+    ignore = bool(state is not None and state.get("ignore", False))
     while it < iters:
         rng = np.random.default_rng([*seed, it])
         gen = torch.Generator().manual_seed(int(rng.integers(2**62)))
         deals = rng.choice(train_idx, size=cfg.deals_per_iter, replace=True)
         entry = rl_iteration(
-            ex, [opponent_chooser(tgt, device)], np.ones(1), data_owners[deals], data_dd[deals],
-            rng, gen, cfg.exploiter_explore, cfg, device,
+            ex, [opponent_chooser(tgt, device, ignore_their_doubles=ignore)], np.ones(1),
+            data_owners[deals], data_dd[deals], rng, gen, cfg.exploiter_explore, cfg, device,
         )  # fmt: skip
+        entry["target_ignores_doubles"] = ignore
+        ignore = cfg.policy_doubles == "auto" and entry["double_share"] >= wild
         it += 1
         if record is not None:
             record({"phase": "exploit", "it": it, **entry})
         if on_save is not None and (
             time.perf_counter() - last_save > cfg.save_minutes * 60 or it == iters
         ):
-            on_save({"net": ex.net.state_dict(), "opt": ex.opt.state_dict(), "it": it})
+            on_save(
+                {"net": ex.net.state_dict(), "opt": ex.opt.state_dict(), "it": it, "ignore": ignore}
+            )
             last_save = time.perf_counter()
     return ex
 

@@ -8,8 +8,8 @@ import pytest
 from bridgebot.engine.agent import BiddingView
 from bridgebot.engine.features import THEIR_DOUBLES, encode
 from bridgebot.engine.policy import PolicyAgent
-from bridgebot.engine.tendencies import DoubleRate, policy_input
-from bridgebot.laws.calls import ALL_CALLS, legal_calls, to_call
+from bridgebot.engine.tendencies import DoubleRate, our_contract_doubled, policy_input
+from bridgebot.laws.calls import ALL_CALLS, doubled_against_caller, legal_calls, to_call
 from bridgebot.laws.deals import random_deal
 from endplay.types import Bid, Deal, Player, Vul
 
@@ -72,8 +72,8 @@ def test_the_input_keeps_a_double_of_our_contract() -> None:
     auctions = [calls("1S X 2S P"), calls("1S X"), calls("1S P 2S X")]
     x = np.stack([encode(view(deal, a)) for a in auctions])
     assert x[:, THEIR_DOUBLES].sum(axis=1).tolist() == [1.0, 1.0, 1.0]
-    assert policy_input(x, auctions, ignore=False) is x
-    seen = policy_input(x, auctions, ignore=True)
+    assert policy_input(x, ignore=False) is x
+    seen = policy_input(x, ignore=True)
     passed = encode(view(deal, calls("1S P 2S P")))
     assert np.array_equal(seen[0], passed)  # their takeout double reads as a pass
     # Our 1S, our 2S doubled: the double is the position (default's search takes it).
@@ -82,6 +82,28 @@ def test_the_input_keeps_a_double_of_our_contract() -> None:
 
 #: North's rebid after East's takeout double of its 1S, and the same auction with East passing.
 DOUBLED, PASSED = calls("1S X 2S P"), calls("1S P 2S P")
+
+
+def test_our_contract_doubled_reads_the_observation_as_the_laws_read_the_auction() -> None:
+    rng = np.random.default_rng(5)
+    deal = random_deal(7, 5)
+    rows, want = [], []
+    for _ in range(600):
+        auction: tuple[Bid, ...] = ()
+        for _ in range(int(rng.integers(0, 12))):
+            legal = legal_calls(Player.north, auction)
+            # Doubles and redoubles often, so that every case comes up.
+            weights = np.array([3.0 if str(c) in ("X", "XX") else 1.0 for c in legal])
+            auction += (legal[int(rng.choice(len(legal), p=weights / weights.sum()))],)
+            if len(auction) >= 4 and all(str(c) == "P" for c in auction[-3:]):
+                break
+        if len(auction) >= 4 and all(str(c) == "P" for c in auction[-3:]):
+            continue  # finished: nobody calls
+        rows.append(encode(view(deal, auction)))
+        want.append(doubled_against_caller(auction))
+    got = our_contract_doubled(np.stack(rows))
+    assert got.tolist() == want
+    assert 30 < sum(want) < len(want) - 30  # both answers, often
 
 
 def first_deal_where_the_double_matters(agent: PolicyAgent) -> Deal:

@@ -22,6 +22,7 @@ from bridgebot.models.league import (
     league_data,
     learner_chooser,
     learner_deals,
+    learner_double_share,
     oracle_doubles,
     parse_mix,
     train_league,
@@ -157,6 +158,39 @@ def test_league_runs_checkpoints_and_resumes(tmp_path: Path) -> None:
     assert all("ours_doubled_imps" in e["doubled"] for e in learn)
     ex = exploit(str(run / "gen1.pt"), LeagueConfig(**{**base, "out": str(tmp_path / "ex")}))  # type: ignore[arg-type]
     assert (tmp_path / "ex" / "policy.pt").exists() and "imps_per_board" in ex["vs_target"]  # type: ignore[operator]
+
+
+def test_the_learners_double_share_counts_its_own_calls_at_both_tables() -> None:
+    one_spade = 3 + 3  # 1S: ALL_CALLS index
+    auction = [one_spade, X, P, P, P, -1]
+    # Table 0: the learner North-South (positions 0, 2, 4: 1S, P, P); table 1: East-West
+    # (positions 1, 3: X, P). One double in five calls.
+    share = learner_double_share(np.array([auction, auction]), np.array([0]))
+    assert share == pytest.approx(1 / 5)
+    # Dealt by East, the seats shift: table 0's learner now makes positions 1 and 3.
+    assert learner_double_share(np.array([auction, auction]), np.array([1])) == pytest.approx(1 / 5)
+    assert learner_double_share(np.array([[P, P, P, P], [P, P, P, P]]), np.array([2])) == 0.0
+
+
+def test_an_exploiter_of_the_auto_reading_meets_it(tmp_path: Path) -> None:
+    """``--policy-doubles auto``: after an iteration in which the exploiter doubled wildly (here
+    it doubles whenever it may: a floor of 1), the target reads its doubles as passes."""
+    dd = str(small_dd(tmp_path / "dd.npz", 2100))
+    cfg = LeagueConfig(
+        init="models/default", dd=(dd,), out=str(tmp_path / "ex"), exploiter_iters=2,
+        deals_per_iter=16, eval_deals=32, minibatch=64, exploiter_explore=1.0,
+        policy_doubles="auto",
+    )  # type: ignore[arg-type]  # fmt: skip
+    exploit("models/default", cfg)
+    log = [json.loads(line) for line in (tmp_path / "ex" / "log.jsonl").read_text().splitlines()]
+    assert [e["target_ignores_doubles"] for e in log] == [False, True]
+    assert log[0]["double_share"] >= 0.12
+    read = LeagueConfig(
+        **{**cfg.model_dump(), "out": str(tmp_path / "read"), "policy_doubles": "read"}
+    )
+    exploit("models/default", read)
+    log = [json.loads(line) for line in (tmp_path / "read" / "log.jsonl").read_text().splitlines()]
+    assert [e["target_ignores_doubles"] for e in log] == [False, False]
 
 
 def test_auction_is_recovered_from_the_observation() -> None:
