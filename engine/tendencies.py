@@ -13,6 +13,11 @@ passed where they doubled (:func:`engine.features.without_their_doubles`), excep
 contract stands doubled: there the double is the position, and ``default`` hands it to the
 search. Against bidders that double as bridge players do, the count never gets there, and
 nothing changes.
+
+The count belongs to the agent object: a seat client keeps one for its whole session, each
+seat of a match one for the boards it plays (each worker of a parallel match its own). The
+alerts are not told: ``bridgebot explain`` and the table's explanations of our calls still
+sample the policy reading the doubles.
 """
 
 from __future__ import annotations
