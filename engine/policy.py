@@ -23,7 +23,7 @@ from bridgebot.engine.agent import BatchBidder, BiddingView, CardPlayer, PlayVie
 from bridgebot.engine.cardplay import BaselinePlayer
 from bridgebot.engine.features import FEATURE_VERSION, N_CALLS, N_FEATURES, encode, legal_mask
 from bridgebot.engine.modelcard import Expected, cpu_session, load_model
-from bridgebot.engine.tendencies import DoubleRate, Reading, policy_input
+from bridgebot.engine.tendencies import DoubleRate, Reading, ignores, policy_input
 from bridgebot.laws.calls import ALL_CALLS, same_call
 from endplay.types import Bid, Card
 
@@ -187,9 +187,7 @@ class PolicyAgent(BatchBidder):
     def ignores_their_doubles(self) -> bool:
         """Whether the policy now reads the auction as if the opponents had passed where they
         doubled (``ignore``, or ``auto`` once :attr:`double_rate` says they double wildly)."""
-        return self.their_doubles == "ignore" or (
-            self.their_doubles == "auto" and self.double_rate.wild
-        )
+        return ignores(self.their_doubles, self.double_rate)
 
     def play(self, view: PlayView) -> Card:
         return self.card_player.play(view)

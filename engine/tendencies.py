@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
-from bridgebot.engine.features import BIDS, N_BIDS, without_their_doubles
+from bridgebot.engine.features import N_BIDS, decode_bids, without_their_doubles
 from bridgebot.laws.calls import is_double
 from endplay.types import Bid
 
@@ -72,6 +72,13 @@ class DoubleRate:
         return self.calls >= self.least and self.doubles >= self.rate * self.calls
 
 
+def ignores(reading: Reading, rate: DoubleRate) -> bool:
+    """Whether a policy agent with ``reading`` (its ``policy_doubles``) now reads the opponents'
+    doubles as passes: always with ``ignore``, with ``auto`` once ``rate`` says they double
+    wildly."""
+    return reading == "ignore" or (reading == "auto" and rate.wild)
+
+
 class WithoutTheirDoubles:
     """A batch policy (``logits(features)``) that reads every observation as if the opponents had
     passed where they doubled: the ``search`` agent's own policy once :class:`DoubleRate` says the
@@ -89,16 +96,16 @@ class WithoutTheirDoubles:
 def our_contract_doubled(x: npt.NDArray[np.floating]) -> npt.NDArray[np.bool_]:
     """Per observation ``x`` [B, 480]: our side holds the standing contract and the opponents
     have doubled it, nobody redoubling (:func:`laws.calls.doubled_against_caller`, read from the
-    observation's last bid block: who bid it, who doubled, who redoubled)."""
-    blocks = np.asarray(x)[:, BIDS : BIDS + 12 * N_BIDS].reshape(len(x), N_BIDS, 12)
-    made = blocks[:, :, :4].sum(axis=2) > 0
+    last bid of :func:`engine.features.decode_bids`: who bid it, who doubled, who redoubled)."""
+    # [B, 35, made/doubled/redoubled, relative seat]
+    bids: npt.NDArray[np.bool_] = np.asarray(decode_bids(x), dtype=np.bool_)
+    made: npt.NDArray[np.bool_] = np.asarray(bids[:, :, 0, :].any(axis=2), dtype=np.bool_)
     last = N_BIDS - 1 - np.argmax(made[:, ::-1], axis=1)
-    block = blocks[np.arange(len(x)), last]
-    ours = block[:, 0] + block[:, 2] > 0
-    doubled = block[:, 4 + 1] + block[:, 4 + 3] > 0
-    redoubled = block[:, 8:].sum(axis=1) > 0
-    out: npt.NDArray[np.bool_] = made.any(axis=1) & ours & doubled & ~redoubled
-    return out
+    block: npt.NDArray[np.bool_] = np.asarray(bids[np.arange(len(x)), last], dtype=np.bool_)
+    ours = block[:, 0, [0, 2]].any(axis=1)
+    doubled = block[:, 1, [1, 3]].any(axis=1)
+    redoubled = block[:, 2].any(axis=1)
+    return np.asarray(made.any(axis=1) & ours & doubled & ~redoubled, dtype=np.bool_)
 
 
 def policy_input(x: npt.NDArray[np.float32], ignore: bool) -> npt.NDArray[np.float32]:

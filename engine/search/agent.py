@@ -10,7 +10,7 @@ from bridgebot.engine.agent import Agent, BatchBidder, BiddingView, CardPlayer, 
 from bridgebot.engine.features import legal_mask
 from bridgebot.engine.search.borel import BorelSearch
 from bridgebot.engine.search.config import SearchResult
-from bridgebot.engine.tendencies import DoubleRate, Reading, WithoutTheirDoubles
+from bridgebot.engine.tendencies import DoubleRate, Reading, WithoutTheirDoubles, ignores
 from bridgebot.laws.calls import ALL_CALLS, bid_index, doubled_against_caller, same_call
 from endplay.types import Bid, Card
 
@@ -121,9 +121,7 @@ class SearchAgent(Agent):
     @property
     def ignores_their_doubles(self) -> bool:
         """As :attr:`engine.policy.PolicyAgent.ignores_their_doubles`."""
-        return self.their_doubles == "ignore" or (
-            self.their_doubles == "auto" and self.double_rate.wild
-        )
+        return ignores(self.their_doubles, self.double_rate)
 
     def play(self, view: PlayView) -> Card:
         return self.card_player.play(view)
