@@ -42,7 +42,7 @@ from bridgebot.engine.tendencies import DoubleRate, Reading
 from bridgebot.shipped import DEFAULT_MODEL_DIR, shipped_model
 
 if TYPE_CHECKING:
-    from bridgebot.engine.aces import Convention
+    from bridgebot.engine.aces import Convention, DealCheck
     from bridgebot.engine.policy import Policy
     from bridgebot.engine.slams import SlamEstimator
 
@@ -165,6 +165,15 @@ class SlamOptions(CardPlayOptions):
         le=1.01,
         description="least chance of making (the slam layer's estimate) for a slam bid without "
         "the control ask, the policy's or the slam layer's",
+    )
+    controls_dd: int = Field(
+        0,
+        ge=0,
+        le=1024,
+        description="the control ask's decision checked on this many deals: partner's hands "
+        "dealt by the belief net from the auction before the ask, those with the controls "
+        "partner showed kept (of 1,000 dealt), each solved double dummy; the decision takes "
+        "the mean of their share and the control estimator's chance; 0: the estimator alone",
     )
     policy_doubles: Reading = Field(
         "auto",
@@ -623,7 +632,24 @@ def _ace_asking(
             grand=options.controls_grand,
             direct=options.controls_direct,
         ),
+        _deal_check(options, name),
     )
+
+
+def _deal_check(options: SlamOptions, name: str) -> DealCheck | None:
+    """The deals that check the control ask's decision (``controls_dd``), None without."""
+    if not options.controls_dd:
+        return None
+    from bridgebot.engine.aces import DealCheck
+    from bridgebot.engine.belief import BeliefNet, BeliefSampler
+    from bridgebot.engine.modelcard import ModelError
+    from bridgebot.engine.search import SolverOracle
+
+    try:
+        net = BeliefNet(shipped_model("belief"), options.threads)
+    except ModelError as e:
+        raise AgentSpecError(f"agent {name}: {e}") from e
+    return DealCheck(BeliefSampler(net), SolverOracle(), particles=options.controls_dd)
 
 
 def _default(options: DefaultOptions, path: str | None, seed: int, name: str) -> Agent:

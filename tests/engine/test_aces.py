@@ -512,3 +512,58 @@ def test_estimates_that_ignore_their_doubles_read_them_as_passes() -> None:
             assert convention.controls.their_doubles is reads, spec
     with pytest.raises(AgentSpecError, match="their_doubles"):
         make_agent("default,their_doubles=maybe", 1)
+
+
+class _CountingSolver:
+    """The real solver, with the deals it was asked about kept."""
+
+    def __init__(self) -> None:
+        from bridgebot.engine.search import SolverOracle
+
+        self.solver = SolverOracle()
+        self.asked: list[np.ndarray] = []
+
+    def tricks(self, owners: np.ndarray, declarer: np.ndarray, strain: np.ndarray) -> np.ndarray:
+        self.asked.append(np.array(owners))
+        return self.solver.tricks(owners, declarer, strain)
+
+
+def _belief() -> A.Dealer:
+    from bridgebot.engine.belief import BeliefNet, BeliefSampler
+
+    from bridgebot.shipped import shipped_model
+
+    return BeliefSampler(BeliefNet(shipped_model("belief")))
+
+
+def _asker(hand: str, auction: str) -> tuple[np.ndarray, np.ndarray]:
+    """The asker's observation before its 4NT (North, dealer) and its hand."""
+    calls = [Bid(c) for c in auction.split()]
+    view = bidding_view(Player.north, Vul.none, Hand(hand), calls, 1)
+    return encode(view)[None, :], hand_to_array(view.hand)
+
+
+def test_a_deal_check_solves_only_deals_where_partner_holds_the_answer_and_repeats() -> None:
+    x, hand = _asker("AKQ73.KQ4.A2.K52", "1S P 3S P")
+    solver = _CountingSolver()
+    check = A.DealCheck(_belief(), solver, particles=12, pool=400)
+    first = check.chances(x, hand, step=2, strain=3)  # partner shows 3 controls
+    assert first is not None and 0.0 <= first[1] <= first[0] <= 1.0
+    deals, again = solver.asked  # the same deals, declared by each of our two seats
+    assert (deals == again).all() and 0 < len(deals) <= 12
+    assert (A.control_step(A.controls((deals == 2).astype(np.uint8))) == 2).all()
+    assert (deals[:, hand == 1] == 0).all()  # our cards stay ours
+    assert check.chances(x, hand, step=2, strain=3) == first  # seeded by what it decides on
+
+
+def test_thirteen_trumps_make_the_grand_on_every_deal() -> None:
+    x, hand = _asker("AKQJT98765432...", "1S P 3S P")
+    check = A.DealCheck(_belief(), _CountingSolver(), particles=8, pool=400)
+    assert check.chances(x, hand, step=1, strain=3) == (1.0, 1.0)
+
+
+def test_controls_dd_is_an_agent_option_and_off_by_default() -> None:
+    assert A.convention_of(make_agent("default")).deals is None  # type: ignore[union-attr]
+    checked = A.convention_of(make_agent("default,controls_dd=8"))
+    assert isinstance(checked, A.ControlAsking) and checked.deals is not None
+    assert checked.deals.particles == 8
