@@ -54,6 +54,9 @@ class Opponent:
     git: str | None
     steps: tuple[Step, ...]
     needs: tuple[str, ...]
+    made_at: str | None = None
+    """The commit that recorded a trained original's command (a rebuild at a later commit is a
+    new draw of the recipe)."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,7 @@ def load_manifest(path: Path = MANIFEST) -> dict[str, Opponent]:
             git=git,
             steps=tuple(Step(s["run"], s["creates"]) for s in steps),
             needs=tuple(entry.get("needs", ())),
+            made_at=entry.get("made_at"),
         )
     for o in out.values():
         for need in o.needs:
@@ -213,7 +217,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         for o in opponents.values():
             mark = "built  " if o.name in ready else "missing"
-            print(f"{mark} {o.name:<14} {o.about}")
+            origin = f"git {o.git}" if o.git else f"trained (original at {o.made_at})"
+            print(f"{mark} {o.name:<14} {o.about}; {origin}")
         print(f"\n--opponents {shlex.quote(spec)}")
         return 0
     names = list(opponents) if args.all else args.names

@@ -19,6 +19,7 @@ def test_the_manifest_names_every_opponent_of_the_documented_cross_table() -> No
     assert {"def", "default_old", "default_k4s2", "ex_final", "ex_s22", "ex_s24"} <= set(manifest)
     for o in manifest.values():
         assert o.about, o.name
+        assert o.git or o.made_at, f"{o.name}: a trained opponent names its original's commit"
         for step in o.steps:
             # every training or export command is one the CLI has
             assert step.run.split()[:2] in (["bridgebot", "train"], ["bridgebot", "export"])
