@@ -169,6 +169,11 @@ def from_git(rev: str, target: Path) -> None:
 
 def build(opponent: Opponent, places: Places, dry_run: bool) -> None:
     target = ROOT / places.model(opponent.name)
+    if target.exists():
+        raise RuntimeError(
+            f"{opponent.name}: {places.model(opponent.name)} exists but holds no policy.onnx "
+            "(an export that stopped?): remove it and build again"
+        )
     if opponent.git is not None:
         print(f"{opponent.name}: {MODEL_PATH} at {opponent.git} -> {places.model(opponent.name)}")
         if not dry_run:
@@ -183,7 +188,10 @@ def build(opponent: Opponent, places: Places, dry_run: bool) -> None:
         print(f"{opponent.name}: {command}", flush=True)
         if dry_run:
             continue
-        done = subprocess.run(shlex.split(command), cwd=ROOT, check=False)
+        argv = shlex.split(command)
+        if argv[0] == "bridgebot":  # this interpreter's, whether or not its venv is on PATH
+            argv[:1] = [sys.executable, "-m", "bridgebot"]
+        done = subprocess.run(argv, cwd=ROOT, check=False)
         if done.returncode != 0:
             raise RuntimeError(f"{opponent.name}: the step exited {done.returncode}: {command}")
 

@@ -674,7 +674,9 @@ class ControlAsking(_Asking):
         response = calls[-2]
         c12, c13 = self.controls.chances(x, np.array([response - FIVE_C]))
         p12, p13 = float(c12[0, suit]), float(c13[0, suit])
-        dealt = self.deals.chances(x, hand, response - FIVE_C, suit) if self.deals else None
+        # The deals read the auction as the estimators do (the opponents' doubles too).
+        seen = x if self.controls.their_doubles else without_their_doubles(x)
+        dealt = self.deals.chances(seen, hand, response - FIVE_C, suit) if self.deals else None
         if dealt is not None:
             p12, p13 = (p12 + dealt[0]) / 2, (p13 + dealt[1]) / 2
         return control_call(self.rule.level(p12, p13), suit, response)

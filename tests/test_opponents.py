@@ -65,3 +65,13 @@ def test_an_opponent_built_from_git_is_the_model_that_commit_shipped_and_it_bids
     view = bidding_view(Player.north, Vul.none, deal[Player.north], (), 1)
     agent.reset(1)
     assert agent.bid(view) in view.legal
+
+
+def test_a_half_built_opponent_is_named_and_left_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "cand" / "def").mkdir(parents=True)
+    (tmp_path / "cand" / "def" / "notes.txt").write_text("mine")
+    assert opponents.main(["build", "def", "--cand", str(tmp_path / "cand")]) == 1
+    assert "exists but holds no policy.onnx" in capsys.readouterr().err
+    assert (tmp_path / "cand" / "def" / "notes.txt").read_text() == "mine"
