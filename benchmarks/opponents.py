@@ -20,6 +20,7 @@ their own checkpoints, so an interrupted build goes on with the same command. ``
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import shlex
 import subprocess
@@ -158,11 +159,8 @@ def from_git(rev: str, target: Path) -> None:
             "a shallow clone lacks old revisions: git fetch --unshallow"
         )
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
-        with tempfile.TemporaryFile() as f:
-            f.write(archive.stdout)
-            f.seek(0)
-            with tarfile.open(fileobj=f) as tar:
-                tar.extractall(tmp, filter="data")
+        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+            tar.extractall(tmp, filter="data")
         upgrade_card(Path(tmp) / MODEL_PATH)
         (Path(tmp) / MODEL_PATH).rename(target)
 
@@ -242,6 +240,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ManifestError, RuntimeError) as e:
         print(f"opponents: {e}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print("opponents: stopped; the same command goes on where it stopped", file=sys.stderr)
+        return 130
     return 0
 
 
