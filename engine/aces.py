@@ -79,6 +79,7 @@ from bridgebot.engine.features import (
     without_their_doubles,
 )
 from bridgebot.engine.modelcard import Expected, cpu_session, load_model
+from bridgebot.engine.search.protocols import ObservationSampler
 from bridgebot.engine.slams import (
     N_OUTPUTS,
     SLAM_ONNX,
@@ -574,19 +575,6 @@ class ControlEstimator:
         return slam_probs(np.asarray(out, dtype=np.float32))
 
 
-class Dealer(Protocol):
-    """Deals the unseen cards for an observer (``engine.belief.BeliefSampler`` is one)."""
-
-    def sample(
-        self,
-        features: FloatArray,
-        seat: int,
-        hand: npt.NDArray[np.uint8],
-        n: int,
-        rng: np.random.Generator,
-    ) -> npt.NDArray[np.uint8]: ...
-
-
 class Solver(Protocol):
     """Double-dummy tricks per deal (``engine.search.SolverOracle`` is one)."""
 
@@ -604,7 +592,7 @@ class DealCheck:
     deals, and the deals are drawn from a generator seeded by the observation and the answer, so
     a decision repeats."""
 
-    dealer: Dealer
+    dealer: ObservationSampler
     solver: Solver
     particles: int = 64
     pool: int = 1000

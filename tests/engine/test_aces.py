@@ -528,7 +528,7 @@ class _CountingSolver:
         return self.solver.tricks(owners, declarer, strain)
 
 
-def _belief() -> A.Dealer:
+def _belief() -> A.ObservationSampler:
     from bridgebot.engine.belief import BeliefNet, BeliefSampler
 
     from bridgebot.shipped import shipped_model
