@@ -85,8 +85,17 @@ SMOKE: dict[str, tuple[list[str], str]] = {
     "bench_spectator": (["--boards", "2"], r"\d"),
     "bench_table": (["--boards", "1", "--repeat", "2"], r"\d"),
     "opponents": (
-        ["build", "def", "--cand", "{tmp}/cand", "--runs", "{tmp}/runs"],
-        r"def: models/default at 4858097",
+        [
+            "build",
+            "shipped",
+            "--manifest",
+            "tests/datafiles/opponents-head.toml",
+            "--cand",
+            "{tmp}/cand",
+            "--runs",
+            "{tmp}/runs",
+        ],
+        r"shipped: models/default at HEAD",
     ),
     "bench_teacher": (["--boards", "4", "--solver-boards", "2"], r"dd tables"),
     "soak_tm": (

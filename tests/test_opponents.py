@@ -3,15 +3,20 @@ after what it needs, and an opponent rebuilt from git is a model the agents play
 
 from __future__ import annotations
 
+import json
+import subprocess
 from pathlib import Path
 
 import pytest
 from bridgebot.engine.agent import bidding_view
+from bridgebot.engine.modelcard import ModelCard
 from bridgebot.laws.deals import random_deal
 from endplay.types import Player, Vul
 
 from benchmarks import opponents
 from bridgebot.agents import make_agent
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_the_manifest_names_every_opponent_of_the_documented_cross_table() -> None:
@@ -48,23 +53,65 @@ def test_a_manifest_with_a_loop_or_a_missing_need_is_refused(tmp_path: Path) -> 
         opponents.load_manifest(path)
 
 
+def _shallow() -> bool:
+    """Whether this checkout is a shallow clone (it lacks the revisions the manifest names)."""
+    out = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--is-shallow-repository"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return out.stdout.strip() != "false"
+
+
 def test_an_opponent_built_from_git_is_the_model_that_commit_shipped_and_it_bids(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    cand = tmp_path / "cand"
-    assert opponents.main(["build", "def", "--cand", str(cand)]) == 0
-    assert "models/default at 4858097" in capsys.readouterr().out
-    assert (cand / "def" / "model.json").is_file()
-    assert opponents.main(["list", "--spec", "--cand", str(cand)]) == 0
-    assert f"policy:{cand / 'def'}" in capsys.readouterr().out
+    manifest = tmp_path / "m.toml"
+    manifest.write_text('[[opponent]]\nname = "now"\nabout = "this commit"\ngit = "HEAD"\n')
+    cand, how = tmp_path / "cand", ["--manifest", str(manifest), "--cand", str(tmp_path / "cand")]
+    assert opponents.main(["build", "now", *how]) == 0
+    assert "models/default at HEAD" in capsys.readouterr().out
+    shipped = subprocess.run(
+        ["git", "-C", str(ROOT), "show", "HEAD:models/default/policy.onnx"],
+        capture_output=True,
+        check=True,
+    ).stdout
+    assert (cand / "now" / "policy.onnx").read_bytes() == shipped
+    assert opponents.main(["list", "--spec", *how]) == 0
+    assert f"policy:{cand / 'now'}" in capsys.readouterr().out
     # A second build finds it built and leaves it.
-    assert opponents.main(["build", "def", "--cand", str(cand)]) == 0
-    assert "def: built" in capsys.readouterr().out
-    agent = make_agent(f"policy:{cand / 'def'}")
+    assert opponents.main(["build", "now", *how]) == 0
+    assert "now: built" in capsys.readouterr().out
+    agent = make_agent(f"policy:{cand / 'now'}")
     deal = random_deal(7, 0)
     view = bidding_view(Player.north, Vul.none, deal[Player.north], (), 1)
     agent.reset(1)
     assert agent.bid(view) in view.legal
+
+
+def test_a_card_of_format_1_is_read_as_today_s(tmp_path: Path) -> None:
+    """The format-1 card (commit 4858097's) as f6bc126 rewrote the shipped ones: made here from
+    today's card, so that the test needs no old revision."""
+    card = json.loads((ROOT / "models" / "default" / "model.json").read_text())
+    old = {k: v for k, v in card.items() if k not in ("onnx", "output_version", "input", "output")}
+    old.update(format=1, inputs=[card["input"]], outputs=[card["output"]], calls="ALL_CALLS")
+    (tmp_path / "model.json").write_text(json.dumps(old))
+    opponents.upgrade_card(tmp_path)
+    upgraded = ModelCard.read(tmp_path / "model.json")
+    assert upgraded == ModelCard.model_validate(card)
+
+
+@pytest.mark.skipif(_shallow(), reason="a shallow clone lacks the manifest's old revisions")
+def test_every_revision_the_manifest_names_is_in_the_repository_and_def_builds(
+    tmp_path: Path,
+) -> None:
+    for o in opponents.load_manifest().values():
+        for rev in filter(None, (o.git, o.made_at)):
+            found = subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", f"{rev}^{{commit}}"])
+            assert found.returncode == 0, f"{o.name}: no commit {rev}"
+    assert opponents.main(["build", "def", "--cand", str(tmp_path / "cand")]) == 0
+    assert make_agent(f"policy:{tmp_path / 'cand' / 'def'}") is not None
 
 
 def test_a_half_built_opponent_is_named_and_left_alone(
