@@ -80,6 +80,18 @@ def load_manifest(path: Path = MANIFEST) -> dict[str, Opponent]:
     """The opponents of ``path``, by name, in the manifest's order; checked for the mistakes a
     build would only find hours in."""
     raw = tomllib.loads(path.read_text())
+    trainings = raw.get("training", {})
+
+    def step(name: str, s: dict[str, str]) -> Step:
+        """A step as written (``run``, ``creates``), or a shared training by its name."""
+        if set(s) == {"training"}:
+            if s["training"] not in trainings:
+                raise ManifestError(f"{path}: {name!r}: no [training.{s['training']}]")
+            s = trainings[s["training"]]
+        if set(s) != {"run", "creates"}:
+            raise ManifestError(f"{path}: {name!r}: a step has run and creates, not {set(s)}")
+        return Step(s["run"], s["creates"])
+
     out: dict[str, Opponent] = {}
     for entry in raw.get("opponent", []):
         name = entry.get("name")
@@ -87,17 +99,26 @@ def load_manifest(path: Path = MANIFEST) -> dict[str, Opponent]:
             raise ManifestError(f"{path}: an opponent without a name: {entry}")
         if name in out:
             raise ManifestError(f"{path}: opponent {name!r} is defined twice")
-        git, steps = entry.get("git"), entry.get("steps", [])
-        if (git is None) == (not steps):
-            raise ManifestError(f"{path}: opponent {name!r} needs exactly one of git and steps")
-        for s in steps:
-            if set(s) != {"run", "creates"}:
-                raise ManifestError(f"{path}: {name!r}: a step has run and creates, not {set(s)}")
+        git, steps, export = entry.get("git"), entry.get("steps", []), entry.get("export")
+        if (git is None) == (not steps) or (export is None) == (git is None):
+            raise ManifestError(
+                f"{path}: opponent {name!r} needs exactly one of git and steps, and steps the "
+                "export of a checkpoint"
+            )
+        made = [step(name, s) for s in steps]
+        if export is not None:
+            made.append(
+                Step(
+                    f"bridgebot export --checkpoint {export} --out {{cand}}/{name} "
+                    "--dd {deals}/dd_2026.npz",
+                    f"{{cand}}/{name}/policy.onnx",
+                )
+            )
         out[name] = Opponent(
             name=name,
             about=str(entry.get("about", "")),
             git=git,
-            steps=tuple(Step(s["run"], s["creates"]) for s in steps),
+            steps=tuple(made),
             needs=tuple(entry.get("needs", ())),
             made_at=entry.get("made_at"),
         )
