@@ -249,3 +249,31 @@ def vul_flags(
     """(vul_us, vul_them) for absolute seats (0..3 = N, E, S, W) under endplay ``Vul`` values."""
     s = np.asarray(seat, dtype=np.int64)
     return side_vulnerable_arrays(vul, s), side_vulnerable_arrays(vul, s + 1)
+
+
+def auction_from_observation(x: npt.NDArray[np.float32]) -> list[int]:
+    """The auction so far (ALL_CALLS indices from the dealer's call) from one 480-observation.
+
+    The observation says who made, doubled and redoubled each bid, and who passed before the
+    opening; bids rise, so their order is known, and passes fill the turns between those calls
+    up to the observer's (relative seat 0). This lets a bidder that needs the auction in order
+    (bfg) sit in ``run_auctions``, whose choosers see observations only.
+    """
+    bids = decode_bids(x)
+    events = [
+        (int(r), FIRST_BID + b if kind == 0 else kind)
+        for b, kind, r in zip(*np.nonzero(bids), strict=True)
+    ]
+    passes = int(x[OPENING_PASS : OPENING_PASS + 4].sum())
+    seat = ((events[0][0] if events else 0) - passes) % 4
+    calls: list[int] = []
+    for r, c in events:
+        while seat != r:
+            calls.append(0)
+            seat = (seat + 1) % 4
+        calls.append(c)
+        seat = (seat + 1) % 4
+    while seat != 0:
+        calls.append(0)
+        seat = (seat + 1) % 4
+    return calls

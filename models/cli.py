@@ -132,7 +132,9 @@ def _train(args: argparse.Namespace, command: str) -> dict[str, object]:
     if args.mode == "exploit":
         cfg = config_from_args(LeagueConfig, args, init=args.target)
         return exploit(args.target, cfg, command, progress)
-    return train_league(config_from_args(LeagueConfig, args), command, progress)
+    return train_league(
+        config_from_args(LeagueConfig, args), command, progress, make_agent=args.make_agent
+    )
 
 
 def _failed(mode: str, error: Exception) -> int:

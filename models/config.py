@@ -141,12 +141,18 @@ class LeagueConfig(TrainerConfig):
         description="the slam term's multiplier on a slam the learner's side bid and went down in "
         "(1: symmetric, break-even near half the slams making; 5 moves it to three quarters)",
     )
+    convention: str | None = Field(
+        default=None,
+        description="agent whose slam layer and asking convention the learner's pair plays in "
+        "training, the learner's network as its policy (e.g. 'default'; models.convention); "
+        "unset: the network alone",
+    )
 
 
 #: The league's fields that ``train exploit`` has no use for.
 LEARNER_ONLY = frozenset(
     {"init", "gens", "learner_iters", "lr", "explore", "explore_gens", "mix", "snapshots",
-     "slam_dd", "slam_frac", "strong_frac", "slam_weight", "slam_fail_weight"}
+     "slam_dd", "slam_frac", "strong_frac", "slam_weight", "slam_fail_weight", "convention"}
 )  # fmt: skip
 
 

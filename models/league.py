@@ -44,14 +44,15 @@ import numpy as np
 import numpy.typing as npt
 import structlog
 import torch
+from bridgebot.engine.agent import AgentFactory
 from bridgebot.engine.doubles import apply_doubles, standing_contract
-from bridgebot.engine.features import HAND, OPENING_PASS, decode_bids
+from bridgebot.engine.features import HAND, auction_from_observation
 from bridgebot.engine.tendencies import DoubleRate, policy_input
 from bridgebot.laws.boards import dealer_vul_arrays
-from bridgebot.laws.calls import FIRST_BID
 from bridgebot.laws.calls import final_contracts_array as final_contracts
 from bridgebot.laws.cards import RANKS, SUITS
 from bridgebot.models.config import LeagueConfig
+from bridgebot.models.convention import Layers, convention_chooser
 from bridgebot.models.data import Chooser, IntArray, load_dd, load_dd_files
 from bridgebot.models.doubles_fit import OPENSPIEL_TO_DATA, observer_seats
 from bridgebot.models.net import PolicyNet, append_jsonl, load_checkpoint, save_checkpoint
@@ -111,34 +112,6 @@ def learner_chooser(
 ) -> Chooser:
     """The learner: samples its calls, with a probability floor on the legal double/redouble."""
     return net_chooser(net, device, False, gen, rec, floor)
-
-
-def auction_from_observation(x: npt.NDArray[np.float32]) -> list[int]:
-    """The auction so far (ALL_CALLS indices from the dealer's call) from one 480-observation.
-
-    The observation says who made, doubled and redoubled each bid, and who passed before the
-    opening; bids rise, so their order is known, and passes fill the turns between those calls
-    up to the observer's (relative seat 0). This lets a bidder that needs the auction in order
-    (bfg) sit in ``run_auctions``, whose choosers see observations only.
-    """
-    bids = decode_bids(x)
-    events = [
-        (int(r), FIRST_BID + b if kind == 0 else kind)
-        for b, kind, r in zip(*np.nonzero(bids), strict=True)
-    ]
-    passes = int(x[OPENING_PASS : OPENING_PASS + 4].sum())
-    seat = ((events[0][0] if events else 0) - passes) % 4
-    calls: list[int] = []
-    for r, c in events:
-        while seat != r:
-            calls.append(0)
-            seat = (seat + 1) % 4
-        calls.append(c)
-        seat = (seat + 1) % 4
-    while seat != 0:
-        calls.append(0)
-        seat = (seat + 1) % 4
-    return calls
 
 
 def bfg_chooser(doubles: bool = False) -> Chooser:
@@ -269,13 +242,15 @@ def rl_iteration(
     device: torch.device,
     slam_weight: float = 0.0,
     slam_fail_weight: float = 1.0,
+    layers: Layers | None = None,
 ) -> dict[str, Any]:
     """One PPO iteration of ``trainee`` against the opponents, deal by deal drawn by ``weights``.
 
     The return of every decision is the deal's duplicate IMPs; with ``slam_weight`` > 0 each
     table's decisions also carry that weight times the table's slam term
     (:func:`models.slam.slam_shortfall`: what the learner's side gave up against a slam its cards
-    make).
+    make). With ``layers`` the learner's pair plays them on top of the network
+    (:mod:`models.convention`); only the network's own calls are recorded.
     """
     b = len(owners)
     dealer = rng.integers(0, 4, size=b)
@@ -284,10 +259,11 @@ def rl_iteration(
     rec = Recorder()
     t0 = time.perf_counter()
     trainee.net.eval()
-    imps, auctions, ns = duplicate_imps(
-        owners, dd, dealer, vul, learner_chooser(trainee.net, device, gen, rec, floor),
-        opponents, opp,
-    )  # fmt: skip
+    if layers is None:
+        us = learner_chooser(trainee.net, device, gen, rec, floor)
+    else:
+        us = convention_chooser(layers, trainee.net, device, gen, rec, floor)
+    imps, auctions, ns = duplicate_imps(owners, dd, dealer, vul, us, opponents, opp)
     trainee.net.train()
     t1 = time.perf_counter()
     shortfall = slam_shortfall(dd, vul, ns, auctions, dealer, slam_fail_weight)
@@ -374,10 +350,16 @@ def train_exploiter(
     return ex
 
 
-def train_league(cfg: LeagueConfig, command: str = "", progress: bool = True) -> dict[str, object]:
+def train_league(
+    cfg: LeagueConfig,
+    command: str = "",
+    progress: bool = True,
+    make_agent: AgentFactory | None = None,
+) -> dict[str, object]:
     """Run (or resume) the league; see the module docstring for what ``OUT`` holds.
 
-    ``command`` is recorded as the run's command line; ``progress`` shows a bar on a terminal.
+    ``command`` is recorded as the run's command line; ``progress`` shows a bar on a terminal;
+    ``make_agent`` builds the agent of ``cfg.convention`` (needed only with it).
     """
     torch.set_num_threads(cfg.threads)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -388,6 +370,14 @@ def train_league(cfg: LeagueConfig, command: str = "", progress: bool = True) ->
     owners, dd, train_idx, val_idx = league_data(cfg.dd, cfg.eval_deals)
     owners, dd, slam_idx, strong_idx = curriculum(owners, dd, train_idx, cfg)
     init = load_policy(cfg.init).to(device)
+    try:
+        layers = None
+        if cfg.convention:
+            if make_agent is None:
+                raise ValueError("needs an agent factory (make_agent)")
+            layers = Layers.of_agent(make_agent, cfg.convention)
+    except ValueError as e:
+        raise LeagueError(f"--convention: {e}") from e
     st: dict[str, Any]
     if ckpt_path.exists():
         st = torch.load(ckpt_path, map_location="cpu", weights_only=False)
@@ -518,7 +508,7 @@ def train_league(cfg: LeagueConfig, command: str = "", progress: bool = True) ->
             floor = cfg.explore * max(0.0, 1.0 - g / max(cfg.explore_gens, 1))
             entry = rl_iteration(
                 learner, [c for _, c in table], w, o, d, rng, gen, floor, cfg, device,
-                cfg.slam_weight, cfg.slam_fail_weight,
+                cfg.slam_weight, cfg.slam_fail_weight, layers,
             )  # fmt: skip
             entry["imps_by_opponent"] = {
                 table[k][0]: v for k, v in entry["imps_by_opponent"].items()

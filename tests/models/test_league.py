@@ -195,8 +195,11 @@ def test_an_exploiter_of_the_auto_reading_meets_it(tmp_path: Path) -> None:
 
 def test_auction_is_recovered_from_the_observation() -> None:
     """Random legal auctions (passes likely): the decoder gives back every call in order."""
-    from bridgebot.engine.features import encode_arrays, legal_masks_arrays
-    from bridgebot.models.league import auction_from_observation
+    from bridgebot.engine.features import (
+        auction_from_observation,
+        encode_arrays,
+        legal_masks_arrays,
+    )
 
     rng = np.random.default_rng(0)
     checked = 0

@@ -1,0 +1,137 @@
+"""The convention in the loop: the learner's pair plays the shipped layers; only its own calls count."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from bridgebot.engine import aces as A
+from bridgebot.engine.explain import hcp
+from bridgebot.engine.features import auction_from_observation, encode
+from bridgebot.models.config import LeagueConfig
+from bridgebot.models.convention import Layers, convention_chooser, view_of
+from bridgebot.models.data import run_auctions
+from bridgebot.models.league import load_policy
+from bridgebot.models.selfplay import Recorder
+
+from bridgebot.agents import make_agent
+
+pytestmark = pytest.mark.train
+
+
+def strong_deals(n: int, seed: int = 5) -> np.ndarray:
+    """Random deals where North-South hold 30+ HCP: owners uint8[n, 52] (seat of each card)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < n:
+        owners = np.stack([rng.permutation(np.repeat(np.arange(4), 13)) for _ in range(4000)])
+        ns = np.stack([hcp((owners == s).astype(np.uint8)) for s in (0, 2)]).sum(axis=0)
+        out.extend(owners[ns >= 30].astype(np.uint8))
+    return np.stack(out[:n])
+
+
+@pytest.fixture(scope="module")
+def bid() -> dict[str, object]:
+    """North-South the shipped net with the shipped layers on top, East-West passing, on
+    strong deals; the auctions, the recorder and what the chooser was asked."""
+    owners = strong_deals(160)
+    b = len(owners)
+    layers = Layers.of_agent(make_agent, "default")
+    net = load_policy("models/default").eval()
+    rec = Recorder()
+    seen: list[tuple[np.ndarray, np.ndarray]] = []
+    inner = convention_chooser(
+        layers, net, torch.device("cpu"), torch.Generator().manual_seed(0), rec, 0.0
+    )
+
+    def us(rows, x, mask):  # type: ignore[no-untyped-def]
+        seen.append((rows, x))
+        return inner(rows, x, mask)
+
+    def passer(rows, x, mask):  # type: ignore[no-untyped-def]
+        return np.zeros(len(rows), np.int64)
+
+    who = np.tile(np.array([0, 1, 0, 1]), (b, 1))
+    dealer = np.zeros(b, np.int64)
+    auctions = run_auctions(owners, dealer, np.zeros(b, np.int64), who, [us, passer])
+    return {"owners": owners, "auctions": auctions, "rec": rec, "seen": seen}
+
+
+def test_a_view_rebuilt_from_the_observation_encodes_to_it(bid: dict[str, object]) -> None:
+    seen = bid["seen"]
+    assert isinstance(seen, list)
+    for _, x in seen[:6]:
+        for row in x[:40]:
+            assert np.array_equal(encode(view_of(row, auction_from_observation(row))), row)
+
+
+def test_the_pair_asks_and_its_forced_calls_are_the_shipped_agents(bid: dict[str, object]) -> None:
+    """Where the pair asked, partner's answer and the asker's decision are what the shipped
+    agent calls there, seated at the real deal."""
+    from bridgebot.engine.agent import bidding_view
+    from bridgebot.laws.calls import ALL_CALLS
+    from bridgebot.laws.cards import owners_pbn
+    from endplay.types import Deal, Player, Vul
+
+    from bridgebot.agents import make_agent
+
+    owners, auctions = bid["owners"], bid["auctions"]
+    assert isinstance(owners, np.ndarray) and isinstance(auctions, np.ndarray)
+    agent = make_agent("default")
+    asks = 0
+    for b, row in enumerate(auctions):
+        calls = [int(c) for c in row if c >= 0]
+        deal = Deal(owners_pbn(owners[b]))
+        for i in range(len(calls) - 4):
+            if not (A.is_ask(calls, i) and calls[i + 1] == 0 and calls[i + 3] == 0):
+                continue
+            asks += 1
+            answerer = (i + 2) % 4  # dealer North: seat i % 4 made call i
+            hand = (owners[b] == answerer).astype(np.uint8)
+            assert calls[i + 2] == A.FIVE_C + int(A.control_step(A.controls(hand)))
+            for k in (i + 2, i + 4):
+                before = [ALL_CALLS[c] for c in calls[:k]]
+                view = bidding_view(
+                    dealer=Player.north, vul=Vul.none, hand=deal[Player(k % 4)],
+                    auction=before, board=1,
+                )  # fmt: skip
+                assert agent.bid(view) == ALL_CALLS[calls[k]]
+    assert asks >= 5, asks
+
+
+def test_only_the_networks_own_calls_are_recorded(bid: dict[str, object]) -> None:
+    """Each recorded decision is the call the auction holds there; the forced ones are not
+    among them, and the layers changed some (fewer recorded than the pair's calls)."""
+    rec, auctions, seen = bid["rec"], bid["auctions"], bid["seen"]
+    assert isinstance(rec, Recorder) and isinstance(auctions, np.ndarray)
+    assert isinstance(seen, list)
+    rows, x = np.concatenate(rec.rows), np.concatenate(rec.x)
+    action = np.concatenate(rec.action)
+    assert len(rows) == len(x) == len(action) == len(np.concatenate(rec.logp))
+    for r, obs, a in zip(rows, x, action, strict=True):
+        prefix = auction_from_observation(obs)
+        assert auctions[r, len(prefix)] == a
+        assert A.role(prefix, A.CONTROLS) is None
+    served = sum(len(r) for r, _ in seen)
+    forced = sum(
+        A.role(auction_from_observation(o), A.CONTROLS) is not None for _, x_ in seen for o in x_
+    )
+    assert forced > 0 and len(rows) < served - forced
+
+
+def test_the_league_trains_with_the_convention(tmp_path: Path) -> None:
+    from bridgebot.models.league import LeagueError, train_league
+
+    from tests.models.test_train import small_dd
+
+    cfg = LeagueConfig(
+        init="models/default", dd=(str(small_dd(tmp_path / "dd.npz", 2100)),), convention="default",
+        out=str(tmp_path / "run"), gens=1, learner_iters=1, exploiter_iters=1, deals_per_iter=16,
+        eval_deals=32, minibatch=64, mix="self=1",
+    )  # fmt: skip
+    assert train_league(cfg, make_agent=make_agent)["gens_done"] == 1
+    for spec, says in (("nosuch", "unknown agent 'nosuch'"), ("bfg", "agent 'bfg' has neither")):
+        with pytest.raises(LeagueError, match=f"--convention: {says}"):
+            train_league(cfg.model_copy(update={"convention": spec}), make_agent=make_agent)
