@@ -52,7 +52,7 @@ from bridgebot.laws.boards import dealer_vul_arrays
 from bridgebot.laws.calls import final_contracts_array as final_contracts
 from bridgebot.laws.cards import RANKS, SUITS
 from bridgebot.models.config import LeagueConfig
-from bridgebot.models.convention import Layers, convention_chooser
+from bridgebot.models.convention import Layers, convention_chooser, layered, net_logits
 from bridgebot.models.data import Chooser, IntArray, load_dd, load_dd_files
 from bridgebot.models.doubles_fit import OPENSPIEL_TO_DATA, observer_seats
 from bridgebot.models.net import PolicyNet, append_jsonl, load_checkpoint, save_checkpoint
@@ -158,18 +158,30 @@ def opponent_chooser(
     owners2: npt.NDArray[np.uint8] | None = None,
     dd2: npt.NDArray[np.uint8] | None = None,
     ignore_their_doubles: bool = False,
+    layers: Layers | None = None,
 ) -> Chooser:
     """A greedy frozen network, optionally with the penalty-double layer or the DD oracle.
 
     ``owners2``/``dd2`` are the deals of the batch as ``run_auctions`` rows see them (both tables),
     needed by the oracle only. With ``ignore_their_doubles`` the network reads the auction as if
     its opponents had passed where they doubled, our contract doubled excepted
-    (:func:`engine.tendencies.policy_input`, the agents' ``policy_doubles``).
+    (:func:`engine.tendencies.policy_input`, the agents' ``policy_doubles``). With ``layers``
+    the slam layer and the asking convention play on top of the network
+    (:mod:`models.convention`), before the doubles.
     """
     base = net_chooser(net, device, True)
 
+    def plain(rows: IntArray, x: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_]) -> IntArray:
+        return base(rows, policy_input(x, ignore_their_doubles), mask)
+
+    inner = (
+        plain
+        if layers is None
+        else layered(layers, plain, net_logits(net, device, ignore_their_doubles))
+    )
+
     def choose(rows: IntArray, x: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_]) -> IntArray:
-        calls = base(rows, policy_input(x, ignore_their_doubles), mask)
+        calls = inner(rows, x, mask)
         if doubles == "layer":
             return apply_doubles(calls, x, mask)
         if doubles == "oracle":
@@ -309,11 +321,13 @@ def train_exploiter(
     state: dict[str, Any] | None = None,
     on_save: Any = None,
     record: Any = None,
+    layers: Layers | None = None,
 ) -> Trainee:
     """RL against the frozen ``target`` for ``iters`` iterations, starting from its own weights.
 
     ``state`` (``net``/``opt`` state dicts and ``it``) resumes an interrupted run; ``on_save`` is
-    called with such a state every ``cfg.save_minutes``.
+    called with such a state every ``cfg.save_minutes``. With ``layers`` the target plays them
+    on top of its network (:mod:`models.convention`).
     """
     tgt = frozen(target).to(device)
     ex = Trainee.start(target, cfg.exploiter_lr, device)
@@ -332,7 +346,8 @@ def train_exploiter(
         gen = torch.Generator().manual_seed(int(rng.integers(2**62)))
         deals = rng.choice(train_idx, size=cfg.deals_per_iter, replace=True)
         entry = rl_iteration(
-            ex, [opponent_chooser(tgt, device, ignore_their_doubles=ignore)], np.ones(1),
+            ex, [opponent_chooser(tgt, device, ignore_their_doubles=ignore, layers=layers)],
+            np.ones(1),
             data_owners[deals], data_dd[deals], rng, gen, cfg.exploiter_explore, cfg, device,
         )  # fmt: skip
         entry["target_ignores_doubles"] = ignore
@@ -457,9 +472,9 @@ def train_league(
 
             ex = train_exploiter(
                 target, cfg.exploiter_iters, owners, dd, train_idx, cfg, [cfg.seed, g, 1], device,
-                st["exploit_state"], keep, record,
+                st["exploit_state"], keep, record, layers,
             )  # fmt: skip
-            ex_res = evaluate_pair(ex.net, target, owners, dd, val_idx, device)
+            ex_res = evaluate_pair(ex.net, target, owners, dd, val_idx, device, b_layers=layers)
             save_checkpoint(str(out / f"exploiter{g}.pt"), ex.net, {"meta": {**meta, "gen": g,
                             "role": "exploiter", "vs_target": ex_res}})  # fmt: skip
             st["exploiters"].append(frozen(ex.net).cpu().state_dict())
@@ -487,17 +502,22 @@ def train_league(
             o2, d2 = np.concatenate([o, o]), np.concatenate([d, d])
             me = frozen(learner.net)
             table: list[tuple[str, Chooser]] = [
-                ("self", opponent_chooser(me, device)),
-                ("selfx", opponent_chooser(me, device, "layer")),
-                ("init", opponent_chooser(init_f, device)),
-                ("initx", opponent_chooser(init_f, device, "layer")),
-                ("oracle", opponent_chooser(me, device, "oracle", o2, d2)),
+                ("self", opponent_chooser(me, device, layers=layers)),
+                ("selfx", opponent_chooser(me, device, "layer", layers=layers)),
+                ("init", opponent_chooser(init_f, device, layers=layers)),
+                ("initx", opponent_chooser(init_f, device, "layer", layers=layers)),
+                ("oracle", opponent_chooser(me, device, "oracle", o2, d2, layers=layers)),
             ]
             if bfgs is not None:
                 table += [("bfg", bfgs[0]), ("bfgx", bfgs[1])]
             if pool_snap:
                 table.append(
-                    ("snap", opponent_chooser(pool_snap[rng.integers(len(pool_snap))], device))
+                    (
+                        "snap",
+                        opponent_chooser(
+                            pool_snap[rng.integers(len(pool_snap))], device, layers=layers
+                        ),
+                    )
                 )
             if pool_ex:
                 table.append(
@@ -525,12 +545,15 @@ def train_league(
             log.warning("time budget reached, stopping (rerun to resume)", gen=g)
             break
         snap = frozen(learner.net)
+        both = (layers, layers)  # the learner and its init, each with the layers where set
         res: dict[str, dict[str, float]] = {
-            "vs_init": evaluate_pair(snap, init_f, owners, dd, val_idx, device),
-            "vs_initx": evaluate_pair(snap, init_f, owners, dd, val_idx, device, "layer"),
+            "vs_init": evaluate_pair(snap, init_f, owners, dd, val_idx, device, "none", *both),
+            "vs_initx": evaluate_pair(snap, init_f, owners, dd, val_idx, device, "layer", *both),
         }
         if pool_ex:
-            res["vs_last_exploiter"] = evaluate_pair(snap, pool_ex[-1], owners, dd, val_idx, device)
+            res["vs_last_exploiter"] = evaluate_pair(
+                snap, pool_ex[-1], owners, dd, val_idx, device, a_layers=layers
+            )
         save_checkpoint(str(out / f"gen{g}.pt"), snap, {"meta": {**meta, "gen": g, "eval": res}})
         st["snapshots"] = (st["snapshots"] + [snap.cpu().state_dict()])[-cfg.snapshots :]
         st["history"].append({"gen": g, "learner": res})
@@ -614,12 +637,16 @@ def evaluate_pair(
     idx: IntArray,
     device: torch.device,
     b_doubles: str = "none",
+    a_layers: Layers | None = None,
+    b_layers: Layers | None = None,
 ) -> dict[str, float]:
-    """Greedy ``a`` against greedy ``b`` (optionally with the layer) on fixed deals."""
+    """Greedy ``a`` against greedy ``b`` (optionally with the penalty-double layer) on fixed
+    deals; each with the slam layer and asking convention where its ``layers`` are set."""
     dealer, vul = dealer_vul_arrays(idx + 1)
     imps, auctions, _ = duplicate_imps(
         owners[idx], dd[idx], dealer, vul,
-        opponent_chooser(a, device), opponent_chooser(b, device, b_doubles),
+        opponent_chooser(a, device, layers=a_layers),
+        opponent_chooser(b, device, b_doubles, layers=b_layers),
     )  # fmt: skip
     res = imp_summary(imps)
     res.update(

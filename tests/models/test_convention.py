@@ -121,6 +121,44 @@ def test_only_the_networks_own_calls_are_recorded(bid: dict[str, object]) -> Non
     assert forced > 0 and len(rows) < served - forced
 
 
+def test_the_layered_greedy_network_bids_what_the_shipped_agent_bids() -> None:
+    """The league's frozen copies (greedy, with the layers) are the shipped agent, call for
+    call, on strong deals (the layers busy)."""
+    from bridgebot.engine.agent import bidding_view
+    from bridgebot.laws.calls import ALL_CALLS, auction_over
+    from bridgebot.laws.cards import owners_pbn
+    from bridgebot.models.league import opponent_chooser
+    from endplay.types import Deal, Player, Vul
+
+    owners = strong_deals(48, seed=8)
+    b = len(owners)
+    layers = Layers.of_agent(make_agent, "default")
+    us = opponent_chooser(load_policy("models/default").eval(), torch.device("cpu"), layers=layers)
+    who = np.tile(np.array([0, 1, 0, 1]), (b, 1))
+    auctions = run_auctions(
+        owners, np.zeros(b, np.int64), np.zeros(b, np.int64), who,
+        [us, lambda rows, x, mask: np.zeros(len(rows), np.int64)],
+    )  # fmt: skip
+    agent = make_agent("default")
+    asks = 0
+    for i in range(b):
+        deal = Deal(owners_pbn(owners[i]))
+        calls: list = []
+        while not auction_over(calls):
+            seat = Player(len(calls) % 4)
+            if seat in (Player.east, Player.west):
+                calls.append(ALL_CALLS[0])
+                continue
+            view = bidding_view(
+                dealer=Player.north, vul=Vul.none, hand=deal[seat], auction=calls, board=1
+            )
+            calls.append(agent.bid(view))
+        got = [int(c) for c in auctions[i] if c >= 0]
+        assert [ALL_CALLS[c] for c in got] == calls, i
+        asks += any(A.is_ask(got, k) for k in range(len(got)))
+    assert asks >= 3, asks
+
+
 def test_the_league_trains_with_the_convention(tmp_path: Path) -> None:
     from bridgebot.models.league import LeagueError, train_league
 
