@@ -7,6 +7,7 @@ rows on the same deals. For each side of the table, our pair and the opponents' 
 
 - slam chances (the side makes 12+ tricks DD in some strain with either declarer) and grand
   chances (13); slams bid on a slam chance; slams bid and how many make DD; grands bid (making);
+  of the slams that fail, how many its cards make in another strain or with the other declarer;
 - the IMPs per board its final contracts give up against the best contract its side could reach
   double dummy (the best making undoubled contract above the other side's last bid, or passing
   it), split into missed slams, failed slams and the rest, with standard errors;
@@ -226,13 +227,22 @@ def side_line(name: str, side: dict[str, Any], imps: str) -> str:
     )
 
 
+def _misplaced(side: dict[str, Any]) -> str:
+    """How many of a pair's slams failed, and how many of those its cards make in another strain
+    or with the other declarer."""
+    failed = side["slams"] - side["slams_made"]
+    return f"{failed}, {side.get('slams_misplaced', 0)} making in another strain or hand"
+
+
 def show_row(r: dict[str, Any]) -> list[str]:
     """The table's lines for one row: our pair, the opponents' pair, the one-room slams."""
     ours = f"{r['imps_per_board']:+.2f} ± {r['stderr']:.2f}"
     one = r["one_room_slam"]
+    sides = r["sides"]
     return [
-        side_line(r["us"], r["sides"][US], ours),
-        side_line(f"  ({r['them']})", r["sides"][THEM], ""),
+        side_line(r["us"], sides[US], ours),
+        side_line(f"  ({r['them']})", sides[THEM], ""),
+        f"  {'':<30} failed slams: ours {_misplaced(sides[US])}; theirs {_misplaced(sides[THEM])}",
         f"  {'':<30} boards with a slam in one room only: {one['boards']}, {one['imps']:+.0f} "
         f"IMPs for {r['us']}, {_pm(one)} per board",
     ]

@@ -23,6 +23,8 @@ Definitions (a *side* is North-South or East-West; *S* the side, *O* the other s
   the room's double-dummy score for S (whoever declared, doubles included): at most 0 when S
   passed, bid or defended worse than its reference, positive when it did better (a penalty double
   of O's contract, say, or O doubling S into a making contract).
+- A failed slam is **misplaced** when S's cards make its level in another strain or with S's other
+  player as declarer: the slam was there, the strain or the declarer was wrong.
 - Each side-room falls in one of three kinds: a **failed slam** (S declared a slam that goes down);
   a **missed slam** (no failed slam, the reference is a slam, and S declared nothing or a lower
   level than it: missed grands are missed slams); the **rest**.
@@ -145,6 +147,8 @@ class SideRoom:
     reference: Reach
     imps: int
     """``imps(result - reference.score)``: negative when the contract gave IMPs up."""
+    misplaced: bool = False
+    """A failed slam whose level the side makes in another strain or by its other player."""
 
     @property
     def slam(self) -> bool:
@@ -177,7 +181,10 @@ def side_room(record: TableRecord, dd: DDTable, side: int) -> SideRoom:
     result = record.score() if side == 0 else -record.score()
     ref = reference(dd, vul, side, dealer, auction)
     tricks = best_tricks(dd, side)
-    return SideRoom(side, tricks >= 12, tricks >= 13, level, made, ref, imps(result - ref.score))
+    misplaced = level >= SLAM and not made and tricks >= level + 6
+    return SideRoom(
+        side, tricks >= 12, tricks >= 13, level, made, ref, imps(result - ref.score), misplaced
+    )
 
 
 @dataclass
@@ -194,6 +201,7 @@ class TeamSlams:
     slams_made: int = 0
     grands: int = 0
     grands_made: int = 0
+    slams_misplaced: int = 0
     missed: list[int] = field(default_factory=list)
     failed: list[int] = field(default_factory=list)
     rest: list[int] = field(default_factory=list)
@@ -211,6 +219,7 @@ class TeamSlams:
             self.slams_made += r.slam and r.made
             self.grands += r.grand
             self.grands_made += r.grand and r.made
+            self.slams_misplaced += r.misplaced
             by_kind[r.kind] += r.imps
         self.missed.append(by_kind["missed"])
         self.failed.append(by_kind["failed"])
@@ -225,7 +234,7 @@ class TeamSlams:
         out: dict[str, object] = {
             k: getattr(self, k)
             for k in ("boards", "chances", "grand_chances", "bid_on_chance", "slams",
-                      "slams_made", "grands", "grands_made")
+                      "slams_made", "grands", "grands_made", "slams_misplaced")
         }  # fmt: skip
         for kind in ("missed", "failed", "rest", "total"):
             values: list[int] = getattr(self, kind)

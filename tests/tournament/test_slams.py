@@ -59,6 +59,15 @@ def test_a_grand_one_trick_short_is_a_failed_slam(board: BoardDeal) -> None:
     r = side_room(room(board, "7S P P P"), board.dd, NS)
     assert (r.level, r.made, r.slam, r.grand, r.kind) == (7, False, True, True, "failed")
     assert r.imps == imps(-50 - 980) == -14
+    assert not r.misplaced  # no strain makes 13
+
+
+def test_a_slam_in_the_wrong_strain_is_a_misplaced_failed_slam(board: BoardDeal) -> None:
+    """6H goes down (7 tricks); 6S makes: the slam was there, the strain was wrong."""
+    assert board.dd is not None
+    r = side_room(room(board, "1S P 2H P 6H P P P"), board.dd, NS)
+    assert (r.level, r.made, r.kind, r.misplaced) == (6, False, "failed", True)
+    assert not side_room(room(board, "1S P 6S P P P"), board.dd, NS).misplaced  # it makes
 
 
 def test_a_sacrifice_over_a_slam_that_makes_is_still_a_missed_slam(board: BoardDeal) -> None:
