@@ -147,12 +147,19 @@ class LeagueConfig(TrainerConfig):
         "training, the learner's network as its policy (e.g. 'default'; models.convention); "
         "unset: the network alone",
     )
+    estimators_lr: float = Field(
+        default=0.0,
+        ge=0.0,
+        description="with --convention: train the layers' slam and control estimators in the "
+        "loop with the learner at this learning rate (models.convention.Listeners; OUT/gen{g}_slam "
+        "holds them); 0: keep them as the agent has them",
+    )
 
 
 #: The league's fields that ``train exploit`` has no use for.
 LEARNER_ONLY = frozenset(
     {"init", "gens", "learner_iters", "lr", "explore", "explore_gens", "mix", "snapshots",
-     "slam_dd", "slam_frac", "strong_frac", "slam_weight", "slam_fail_weight", "convention"}
+     "slam_dd", "slam_frac", "strong_frac", "slam_weight", "slam_fail_weight", "convention", "estimators_lr"}
 )  # fmt: skip
 
 

@@ -31,23 +31,44 @@ and played with the same layers.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
-from typing import overload
+from pathlib import Path
+from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
 import torch
-from bridgebot.engine.aces import Convention, convention_of, role
+from bridgebot.engine.aces import (
+    CONTROLS_DIR,
+    ControlAsking,
+    ControlEstimator,
+    Convention,
+    control_step,
+    controls,
+    convention_of,
+    role,
+)
 from bridgebot.engine.agent import AgentFactory, BiddingView
-from bridgebot.engine.features import auction_from_observation, decode_hand
-from bridgebot.engine.slams import FloatArray, SlamEstimator
+from bridgebot.engine.features import auction_from_observation, decode_hand, without_their_doubles
+from bridgebot.engine.slams import (
+    N_CLASSES,
+    SLAM_ONNX,
+    FloatArray,
+    SlamEstimator,
+    Thresholds,
+    declarer_rel,
+    slam_probs,
+)
 from bridgebot.engine.tendencies import policy_input
 from bridgebot.laws.calls import ALL_CALLS, bid_index, legal_calls
 from bridgebot.laws.cards import index_card
-from bridgebot.models.data import Chooser, IntArray
+from bridgebot.models.data import Chooser, IntArray, observe
 from bridgebot.models.net import PolicyNet, masked_logits
 from bridgebot.models.selfplay import Recorder, net_chooser
+from bridgebot.models.slamnet import slam_net
 from endplay.types import Hand, Player, Vul
+from torch import nn
 
 #: A network's masked logits on a batch: (observations, legal masks) -> [B, 38].
 Logits = Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]], FloatArray]
@@ -198,3 +219,157 @@ def convention_chooser(
     records only its own calls."""
     base = net_chooser(net, device, False, generator, recorder, floor)
     return layered(layers, base, net_logits(net, device), recorder)
+
+
+class _TorchSlam(SlamEstimator):
+    """The slam estimator's interface over a torch network trained in the loop."""
+
+    def __init__(self, net: nn.Sequential, thresholds: Thresholds, their_doubles: bool) -> None:
+        self.net, self.thresholds, self.their_doubles = net, thresholds, their_doubles
+
+    def logits(self, x: FloatArray) -> FloatArray:
+        rows = x.astype(np.float32) if self.their_doubles else without_their_doubles(x)
+        with torch.no_grad():
+            return np.asarray(self.net(torch.from_numpy(rows)).numpy(), dtype=np.float32)
+
+
+class _TorchControls(ControlEstimator):
+    """The control estimator's interface over a torch network trained in the loop."""
+
+    def __init__(self, net: nn.Sequential, their_doubles: bool) -> None:
+        self.net, self.their_doubles = net, their_doubles
+
+    def chances(self, x: FloatArray, steps: IntArray) -> tuple[FloatArray, FloatArray]:
+        seen = np.asarray(x, np.float32) if self.their_doubles else without_their_doubles(x)
+        rows = np.concatenate([seen, np.asarray(steps, np.float32)[:, None]], axis=1)
+        with torch.no_grad():
+            out = self.net(torch.from_numpy(rows)).numpy()
+        return slam_probs(np.asarray(out, dtype=np.float32))
+
+
+def mlp_from_onnx(path: Path) -> nn.Sequential:
+    """A Linear/ReLU stack from an ONNX graph written by :func:`models.onnx_mlp.mlp_graph`."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    w = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    n = sum(1 for k in w if k.startswith("w"))
+    hidden = tuple(int(w[f"w{i}"].shape[0]) for i in range(n - 1))
+    net = slam_net(hidden, int(w["w0"].shape[1]))
+    linears = [m for m in net if isinstance(m, nn.Linear)]
+    with torch.no_grad():
+        for i, layer in enumerate(linears):
+            layer.weight.copy_(torch.from_numpy(w[f"w{i}"].copy()))
+            layer.bias.copy_(torch.from_numpy(w[f"b{i}"].copy()))
+    return net
+
+
+class Listeners:
+    """The layers' two estimators trained in the loop with the learner (``--estimators-lr``).
+
+    The estimators read the auction as the policy they were trained on bids it; a learner that
+    changes its bidding is misread by them (docs/evaluation.md, "Runs 13-15"). Here each is a
+    torch twin of the agent's ONNX estimator, trained after every learner iteration on that
+    iteration's auctions: every call of the learner's pair at both tables, labelled as
+    ``bridgebot train slamnet`` labels it (the DD tricks of our would-be declarer per strain;
+    the control estimator with partner's control step appended). :attr:`layers` are the agent's
+    layers over the twins, the same rule and thresholds."""
+
+    def __init__(self, layers: Layers, lr: float, minibatch: int = 1024) -> None:
+        slam, conv = layers.slam, layers.convention
+        if slam is None or not isinstance(conv, ControlAsking):
+            raise ValueError("training the estimators needs a slam layer and control asking")
+        self.source = slam.model.onnx_path.parent
+        self.slam_net = mlp_from_onnx(slam.model.onnx_path)
+        self.controls_net = mlp_from_onnx(conv.controls.model.onnx_path)
+        params = [*self.slam_net.parameters(), *self.controls_net.parameters()]
+        self.opt = torch.optim.Adam(params, lr=lr)
+        self.minibatch = minibatch
+        twin = _TorchSlam(self.slam_net, slam.thresholds, slam.their_doubles)
+        controls = _TorchControls(self.controls_net, conv.controls.their_doubles)
+        self.layers = Layers(twin, ControlAsking(twin, controls, conv.rule))
+
+    def state_dict(self) -> dict[str, Any]:
+        return {
+            "slam": self.slam_net.state_dict(),
+            "controls": self.controls_net.state_dict(),
+            "opt": self.opt.state_dict(),
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.slam_net.load_state_dict(state["slam"])
+        self.controls_net.load_state_dict(state["controls"])
+        self.opt.load_state_dict(state["opt"])
+
+    def learn(
+        self,
+        owners: npt.NDArray[np.uint8],
+        dd: npt.NDArray[np.uint8],
+        dealer: IntArray,
+        vul: IntArray,
+        auctions: IntArray,
+        rng: np.random.Generator,
+    ) -> dict[str, float]:
+        """One pass over the learner's calls of :func:`models.selfplay.duplicate_imps`'s
+        auctions (rows 0..B-1: the learner North-South; B..2B-1: East-West)."""
+        b = len(owners)
+        o2, d2 = np.concatenate([owners, owners]), np.concatenate([dd, dd])
+        dealer2, vul2 = np.concatenate([dealer, dealer]), np.concatenate([vul, vul])
+        side = np.repeat([0, 1], b)
+        length = (auctions >= 0).sum(axis=1)
+        xs, ys, steps = [], [], []
+        for pos in range(int(length.max())):
+            seat = (dealer2 + pos) % 4
+            rows = np.flatnonzero((length > pos) & (seat % 2 == side))
+            if rows.size == 0:
+                continue
+            x, _ = observe(
+                o2[rows], dealer2[rows], vul2[rows], auctions[rows], np.full(rows.size, pos)
+            )
+            s = seat[rows]
+            decl = (s[:, None] + declarer_rel(x)) % 4
+            tricks = d2[rows[:, None], decl, np.arange(5)[None, :]].astype(np.int64)
+            xs.append(x)
+            ys.append(np.clip(tricks - 11, 0, 2))
+            steps.append(control_step(controls(o2[rows] == ((s + 2) % 4)[:, None])))
+        x, y, st = np.concatenate(xs), np.concatenate(ys), np.concatenate(steps)
+        order = rng.permutation(len(x))
+        losses = []
+        self.slam_net.train()
+        self.controls_net.train()
+        for i in range(0, len(x), self.minibatch):  # the last minibatch may be short
+            idx = order[i : i + self.minibatch]
+            xb = torch.from_numpy(x[idx].astype(np.float32))
+            yb = torch.from_numpy(y[idx].reshape(-1))
+            xc = torch.cat([xb, torch.from_numpy(st[idx].astype(np.float32))[:, None]], dim=1)
+            loss = sum(
+                nn.functional.cross_entropy(net(inp).reshape(-1, N_CLASSES), yb)
+                for net, inp in ((self.slam_net, xb), (self.controls_net, xc))
+            )
+            self.opt.zero_grad()
+            loss.backward()  # type: ignore[union-attr]
+            self.opt.step()
+            losses.append(float(loss.detach()) / 2)  # type: ignore[union-attr]
+        self.slam_net.eval()
+        self.controls_net.eval()
+        return {"examples": float(len(x)), "loss": float(np.mean(losses)) if losses else 0.0}
+
+    def export(self, out: Path) -> Path:
+        """The twins as a slam directory (``out/slam.onnx``, ``out/controls/slam.onnx``), each
+        beside a copy of the agent's card: what a policy directory's ``slam/`` holds."""
+        import onnx
+        from bridgebot.models.onnx_mlp import mlp_graph
+
+        for net, src, dst in (
+            (self.slam_net, self.source, out),
+            (self.controls_net, self.source / CONTROLS_DIR, out / CONTROLS_DIR),
+        ):
+            dst.mkdir(parents=True, exist_ok=True)
+            card = json.loads((src / "model.json").read_text())
+            linears = [m for m in net if isinstance(m, nn.Linear)]
+            graph = mlp_graph(linears, card["input"]["name"], card["output"]["name"], "slam")
+            onnx.save(graph, str(dst / SLAM_ONNX))
+            card.setdefault("notes", {})["trained_in_loop"] = "models.convention.Listeners"
+            (dst / "model.json").write_text(json.dumps(card, indent=1) + "\n")
+        return out

@@ -52,7 +52,7 @@ from bridgebot.laws.boards import dealer_vul_arrays
 from bridgebot.laws.calls import final_contracts_array as final_contracts
 from bridgebot.laws.cards import RANKS, SUITS
 from bridgebot.models.config import LeagueConfig
-from bridgebot.models.convention import Layers, convention_chooser, layered, net_logits
+from bridgebot.models.convention import Layers, Listeners, convention_chooser, layered, net_logits
 from bridgebot.models.data import Chooser, IntArray, load_dd, load_dd_files
 from bridgebot.models.doubles_fit import OPENSPIEL_TO_DATA, observer_seats
 from bridgebot.models.net import PolicyNet, append_jsonl, load_checkpoint, save_checkpoint
@@ -255,6 +255,7 @@ def rl_iteration(
     slam_weight: float = 0.0,
     slam_fail_weight: float = 1.0,
     layers: Layers | None = None,
+    listeners: Listeners | None = None,
 ) -> dict[str, Any]:
     """One PPO iteration of ``trainee`` against the opponents, deal by deal drawn by ``weights``.
 
@@ -262,7 +263,8 @@ def rl_iteration(
     table's decisions also carry that weight times the table's slam term
     (:func:`models.slam.slam_shortfall`: what the learner's side gave up against a slam its cards
     make). With ``layers`` the learner's pair plays them on top of the network
-    (:mod:`models.convention`); only the network's own calls are recorded.
+    (:mod:`models.convention`); only the network's own calls are recorded. With ``listeners``
+    (whose layers ``layers`` are) the layers' estimators then learn from the iteration's auctions.
     """
     b = len(owners)
     dealer = rng.integers(0, 4, size=b)
@@ -278,6 +280,7 @@ def rl_iteration(
     imps, auctions, ns = duplicate_imps(owners, dd, dealer, vul, us, opponents, opp)
     trainee.net.train()
     t1 = time.perf_counter()
+    heard = listeners.learn(owners, dd, dealer, vul, auctions, rng) if listeners else None
     shortfall = slam_shortfall(dd, vul, ns, auctions, dealer, slam_fail_weight)
     per_table = np.concatenate([imps, imps]) + slam_weight * shortfall
     reward = (per_table / 24.0).astype(np.float32)
@@ -291,6 +294,7 @@ def rl_iteration(
         "slams": {**slam_counts(auctions, dealer, dd), "shortfall": float(shortfall.mean())},
         "gen_s": t1 - t0,
         "iter_s": time.perf_counter() - t0,
+        **({"estimators": heard} if heard is not None else {}),
         **stats,
     }
 
@@ -393,6 +397,17 @@ def train_league(
             layers = Layers.of_agent(make_agent, cfg.convention)
     except ValueError as e:
         raise LeagueError(f"--convention: {e}") from e
+    listeners = None
+    if cfg.estimators_lr > 0:
+        if layers is None:
+            raise LeagueError("--estimators-lr needs --convention (the layers it trains)")
+        try:
+            listeners = Listeners(layers, cfg.estimators_lr)
+        except ValueError as e:
+            raise LeagueError(f"--estimators-lr: {e}") from e
+    # The learner's pair plays its own layers (trained in the loop, or the agent's); the model it
+    # started from plays the agent's.
+    ours = listeners.layers if listeners is not None else layers
     st: dict[str, Any]
     if ckpt_path.exists():
         st = torch.load(ckpt_path, map_location="cpu", weights_only=False)
@@ -416,6 +431,8 @@ def train_league(
     learner.net.load_state_dict(st["learner"])
     if st["learner_opt"] is not None:
         learner.opt.load_state_dict(st["learner_opt"])
+    if listeners is not None and st.get("listeners") is not None:
+        listeners.load_state_dict(st["listeners"])
 
     def net_of(state: dict[str, Any]) -> PolicyNet:
         n = PolicyNet(init.config)
@@ -425,6 +442,7 @@ def train_league(
     def save() -> None:
         st["learner"] = learner.net.state_dict()
         st["learner_opt"] = learner.opt.state_dict()
+        st["listeners"] = listeners.state_dict() if listeners is not None else None
         st["elapsed"] = time.perf_counter() - start
         tmp = ckpt_path.with_suffix(".tmp")
         torch.save(st, tmp)
@@ -472,9 +490,9 @@ def train_league(
 
             ex = train_exploiter(
                 target, cfg.exploiter_iters, owners, dd, train_idx, cfg, [cfg.seed, g, 1], device,
-                st["exploit_state"], keep, record, layers,
+                st["exploit_state"], keep, record, ours,
             )  # fmt: skip
-            ex_res = evaluate_pair(ex.net, target, owners, dd, val_idx, device, b_layers=layers)
+            ex_res = evaluate_pair(ex.net, target, owners, dd, val_idx, device, b_layers=ours)
             save_checkpoint(str(out / f"exploiter{g}.pt"), ex.net, {"meta": {**meta, "gen": g,
                             "role": "exploiter", "vs_target": ex_res}})  # fmt: skip
             st["exploiters"].append(frozen(ex.net).cpu().state_dict())
@@ -502,11 +520,11 @@ def train_league(
             o2, d2 = np.concatenate([o, o]), np.concatenate([d, d])
             me = frozen(learner.net)
             table: list[tuple[str, Chooser]] = [
-                ("self", opponent_chooser(me, device, layers=layers)),
-                ("selfx", opponent_chooser(me, device, "layer", layers=layers)),
+                ("self", opponent_chooser(me, device, layers=ours)),
+                ("selfx", opponent_chooser(me, device, "layer", layers=ours)),
                 ("init", opponent_chooser(init_f, device, layers=layers)),
                 ("initx", opponent_chooser(init_f, device, "layer", layers=layers)),
-                ("oracle", opponent_chooser(me, device, "oracle", o2, d2, layers=layers)),
+                ("oracle", opponent_chooser(me, device, "oracle", o2, d2, layers=ours)),
             ]
             if bfgs is not None:
                 table += [("bfg", bfgs[0]), ("bfgx", bfgs[1])]
@@ -515,7 +533,7 @@ def train_league(
                     (
                         "snap",
                         opponent_chooser(
-                            pool_snap[rng.integers(len(pool_snap))], device, layers=layers
+                            pool_snap[rng.integers(len(pool_snap))], device, layers=ours
                         ),
                     )
                 )
@@ -528,7 +546,7 @@ def train_league(
             floor = cfg.explore * max(0.0, 1.0 - g / max(cfg.explore_gens, 1))
             entry = rl_iteration(
                 learner, [c for _, c in table], w, o, d, rng, gen, floor, cfg, device,
-                cfg.slam_weight, cfg.slam_fail_weight, layers,
+                cfg.slam_weight, cfg.slam_fail_weight, ours, listeners,
             )  # fmt: skip
             entry["imps_by_opponent"] = {
                 table[k][0]: v for k, v in entry["imps_by_opponent"].items()
@@ -545,16 +563,18 @@ def train_league(
             log.warning("time budget reached, stopping (rerun to resume)", gen=g)
             break
         snap = frozen(learner.net)
-        both = (layers, layers)  # the learner and its init, each with the layers where set
+        both = (ours, layers)  # the learner and its init, each with its layers where set
         res: dict[str, dict[str, float]] = {
             "vs_init": evaluate_pair(snap, init_f, owners, dd, val_idx, device, "none", *both),
             "vs_initx": evaluate_pair(snap, init_f, owners, dd, val_idx, device, "layer", *both),
         }
         if pool_ex:
             res["vs_last_exploiter"] = evaluate_pair(
-                snap, pool_ex[-1], owners, dd, val_idx, device, a_layers=layers
+                snap, pool_ex[-1], owners, dd, val_idx, device, a_layers=ours
             )
         save_checkpoint(str(out / f"gen{g}.pt"), snap, {"meta": {**meta, "gen": g, "eval": res}})
+        if listeners is not None:
+            listeners.export(out / f"gen{g}_slam")
         st["snapshots"] = (st["snapshots"] + [snap.cpu().state_dict()])[-cfg.snapshots :]
         st["history"].append({"gen": g, "learner": res})
         record({"phase": "learn-done", "it": cfg.learner_iters, "eval": res})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -173,3 +174,63 @@ def test_the_league_trains_with_the_convention(tmp_path: Path) -> None:
     for spec, says in (("nosuch", "unknown agent 'nosuch'"), ("bfg", "agent 'bfg' has neither")):
         with pytest.raises(LeagueError, match=f"--convention: {says}"):
             train_league(cfg.model_copy(update={"convention": spec}), make_agent=make_agent)
+
+
+def test_the_estimators_trained_in_the_loop_start_as_the_agents_and_export(tmp_path: Path) -> None:
+    """The twins give the ONNX estimators' logits before training; a league generation trains
+    them, saves them in its checkpoint and exports them as a slam directory the agents load."""
+    from bridgebot.engine.aces import ControlEstimator
+    from bridgebot.engine.slams import SlamEstimator
+    from bridgebot.models.convention import Listeners
+    from bridgebot.models.league import LeagueError, train_league
+
+    from tests.models.test_train import small_dd
+
+    layers = Layers.of_agent(make_agent, "default")
+    assert layers.slam is not None and isinstance(layers.convention, A.ControlAsking)
+    x = np.random.default_rng(3).integers(0, 2, (64, 480)).astype(np.float32)
+    twins = Listeners(layers, 1e-3)
+    assert twins.layers.slam is not None
+    assert np.allclose(twins.layers.slam.logits(x), layers.slam.logits(x), atol=1e-4)
+    steps = np.arange(64) % 7
+    twin_controls = twins.layers.convention
+    assert isinstance(twin_controls, A.ControlAsking)
+    for a, b in zip(
+        twin_controls.controls.chances(x, steps),
+        layers.convention.controls.chances(x, steps),
+        strict=True,
+    ):
+        assert np.allclose(a, b, atol=1e-4)
+
+    cfg = LeagueConfig(
+        init="models/default", dd=(str(small_dd(tmp_path / "dd.npz", 2100)),), convention="default",
+        estimators_lr=1e-3, out=str(tmp_path / "run"), gens=1, learner_iters=2, exploiter_iters=1,
+        deals_per_iter=64, eval_deals=32, minibatch=64, mix="self=1,init=1",
+    )  # fmt: skip
+    train_league(cfg, make_agent=make_agent)
+    run = tmp_path / "run"
+    log = [json.loads(line) for line in (run / "log.jsonl").read_text().splitlines()]
+    heard = [e["estimators"] for e in log if e["phase"] == "learn"]
+    assert len(heard) == 2 and all(h["examples"] > 64 for h in heard)
+    state = torch.load(run / "ckpt.pt", weights_only=False)["listeners"]
+    # Read as the agent reads its own (as if the opponents had not doubled).
+    slam = SlamEstimator(run / "gen0_slam", their_doubles=layers.slam.their_doubles)
+    controls = ControlEstimator(
+        run / "gen0_slam" / "controls", their_doubles=layers.convention.controls.their_doubles
+    )
+    trained = Listeners(layers, 1e-3)
+    trained.load_state_dict(state)
+    assert trained.layers.slam is not None
+    assert np.allclose(slam.logits(x), trained.layers.slam.logits(x), atol=1e-4)
+    assert not np.allclose(slam.logits(x), layers.slam.logits(x), atol=1e-4)  # it learned
+    assert slam.thresholds == layers.slam.thresholds
+    assert isinstance(trained.layers.convention, A.ControlAsking)
+    assert np.allclose(
+        controls.chances(x, steps)[0],
+        trained.layers.convention.controls.chances(x, steps)[0],
+        atol=1e-4,
+    )
+    again = train_league(cfg.model_copy(update={"gens": 2}), make_agent=make_agent)
+    assert again["gens_done"] == 2 and (run / "gen1_slam" / "slam.onnx").exists()
+    with pytest.raises(LeagueError, match="--estimators-lr needs --convention"):
+        train_league(cfg.model_copy(update={"convention": None}), make_agent=make_agent)
