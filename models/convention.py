@@ -274,7 +274,9 @@ class Listeners:
     iteration's auctions: every call of the learner's pair at both tables, labelled as
     ``bridgebot train slamnet`` labels it (the DD tricks of our would-be declarer per strain;
     the control estimator with partner's control step appended). :attr:`layers` are the agent's
-    layers over the twins, the same rule and thresholds."""
+    layers over the twins, the same rule and thresholds. Every frozen copy of the learner in the
+    league (snapshots included) plays the twins as they are now, not as they were when it was
+    frozen."""
 
     def __init__(self, layers: Layers, lr: float, minibatch: int = 1024) -> None:
         slam, conv = layers.slam, layers.convention
@@ -370,6 +372,9 @@ class Listeners:
             linears = [m for m in net if isinstance(m, nn.Linear)]
             graph = mlp_graph(linears, card["input"]["name"], card["output"]["name"], "slam")
             onnx.save(graph, str(dst / SLAM_ONNX))
-            card.setdefault("notes", {})["trained_in_loop"] = "models.convention.Listeners"
+            card.setdefault("notes", {})["trained_in_loop"] = (
+                "fine-tuned from the estimator this card describes, in league training "
+                "(models.convention.Listeners); the league's OUT/log.jsonl records its command"
+            )
             (dst / "model.json").write_text(json.dumps(card, indent=1) + "\n")
         return out

@@ -26,6 +26,10 @@ against that behaviour distribution). Rewards are duplicate IMPs of DD-scored co
 and redoubled ones scored by ``laws.scoring.score_array``. Per iteration the log records how
 often the learner's contracts were doubled and what the failed ones cost.
 
+With ``--convention SPEC`` the learner's pair, and every frozen copy of the network, plays the
+slam layer and asking convention of that agent on top of the network; with ``--estimators-lr``
+the layers' estimators learn in the loop too (:mod:`models.convention`).
+
 ``OUT/ckpt.pt`` holds everything (phase, weights, optimisers, pool, history) and is rewritten every
 ``save_minutes``; rerunning the same command resumes. ``OUT/gen{g}.pt`` and ``OUT/exploiter{g}.pt``
 are loadable by ``bridgebot export``.
