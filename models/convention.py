@@ -269,7 +269,7 @@ class Listeners:
     """The layers' two estimators trained in the loop with the learner (``--estimators-lr``).
 
     The estimators read the auction as the policy they were trained on bids it; a learner that
-    changes its bidding is misread by them (docs/evaluation.md, "Runs 13-15"). Here each is a
+    changes its bidding is misread by them (docs/evaluation.md, "Runs 13-16"). Here each is a
     torch twin of the agent's ONNX estimator, trained after every learner iteration on that
     iteration's auctions: every call of the learner's pair at both tables, labelled as
     ``bridgebot train slamnet`` labels it (the DD tricks of our would-be declarer per strain;
