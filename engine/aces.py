@@ -66,7 +66,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import NamedTuple, Protocol
+from typing import NamedTuple, Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -93,6 +93,8 @@ from bridgebot.engine.slams import (
 )
 from bridgebot.laws.calls import ALL_CALLS, FIRST_BID, bid_index, call_index, legal_calls
 from endplay.types import Bid
+
+T = TypeVar("T")
 
 #: ALL_CALLS indices used here.
 PASS, DOUBLE = 0, 1
@@ -697,21 +699,28 @@ class ControlAsking(_Asking):
 Convention = AceAsking | ControlAsking
 
 
-def convention_of(agent: object) -> Convention | None:
-    """The asking convention ``agent`` (a ``default``, ``policy:`` or ``search`` agent, or one
-    wrapping them) plays, None where it plays none."""
+def held_by(agent: object, name: str, kind: type[T]) -> T | None:
+    """The attribute ``name`` of ``agent``, or of an agent it wraps (its ``agent``, ``search``
+    or ``inner``, depth first), that is a ``kind``; None where none is."""
     seen: list[object] = [agent]
     while seen:
         holder = seen.pop()
-        convention = getattr(holder, "aces", None)
-        if isinstance(convention, AceAsking | ControlAsking):
-            return convention
+        found = getattr(holder, name, None)
+        if isinstance(found, kind):
+            return found
         seen.extend(
             inner
-            for name in ("agent", "search", "inner")
-            if (inner := getattr(holder, name, None)) is not None
+            for attr in ("agent", "search", "inner")
+            if (inner := getattr(holder, attr, None)) is not None
         )
     return None
+
+
+def convention_of(agent: object) -> Convention | None:
+    """The asking convention ``agent`` (a ``default``, ``policy:`` or ``search`` agent, or one
+    wrapping them) plays, None where it plays none."""
+    found = held_by(agent, "aces", _Asking)
+    return found if isinstance(found, AceAsking | ControlAsking) else None
 
 
 def agent_asks(agent: object) -> str | None:

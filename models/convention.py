@@ -27,6 +27,10 @@ wildly without them (measured: a first generation whose snapshot played alone bi
 2,000 tables, 64 making), so a snapshot without them would be an opponent no one meets. The
 exploiters and bfg play as they are. No change at inference: the trained network is exported
 and played with the same layers.
+
+With ``--estimators-lr`` the layers' two estimators learn in the loop too (:class:`Listeners`).
+docs/evaluation.md, "Runs 13-16", has what the two options did: neither moved the slams off the
+frontier the thresholds trace.
 """
 
 from __future__ import annotations
@@ -47,10 +51,17 @@ from bridgebot.engine.aces import (
     control_step,
     controls,
     convention_of,
+    held_by,
     role,
 )
 from bridgebot.engine.agent import AgentFactory, BiddingView
-from bridgebot.engine.features import auction_from_observation, decode_hand, without_their_doubles
+from bridgebot.engine.features import (
+    VUL_THEM,
+    VUL_US,
+    auction_from_observation,
+    decode_hand,
+    without_their_doubles,
+)
 from bridgebot.engine.slams import (
     N_CLASSES,
     SLAM_ONNX,
@@ -64,17 +75,17 @@ from bridgebot.engine.tendencies import policy_input
 from bridgebot.laws.calls import ALL_CALLS, bid_index, legal_calls
 from bridgebot.laws.cards import index_card
 from bridgebot.models.data import Chooser, IntArray, observe
+from bridgebot.models.ddnet import build_net
 from bridgebot.models.net import PolicyNet, masked_logits
 from bridgebot.models.selfplay import Recorder, net_chooser
-from bridgebot.models.slamnet import slam_net
 from endplay.types import Hand, Player, Vul
 from torch import nn
 
 #: A network's masked logits on a batch: (observations, legal masks) -> [B, 38].
 Logits = Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]], FloatArray]
 
-#: Observation features: our side vulnerable (index 1 of the pair), theirs (index 3).
-_VUL_US, _VUL_THEM = 1, 3
+#: Observation features: our side vulnerable, theirs (the second of each pair).
+_VUL_US, _VUL_THEM = VUL_US + 1, VUL_THEM + 1
 
 
 class Layers:
@@ -96,20 +107,8 @@ class Layers:
 
 
 def slam_layer_of(agent: object) -> SlamEstimator | None:
-    """The slam layer ``agent`` (or an agent it wraps, as :func:`engine.aces.convention_of`
-    finds the convention) plays, None where it plays none."""
-    seen: list[object] = [agent]
-    while seen:
-        holder = seen.pop()
-        slam = getattr(holder, "slam", None)
-        if isinstance(slam, SlamEstimator):
-            return slam
-        seen.extend(
-            inner
-            for name in ("agent", "search", "inner")
-            if (inner := getattr(holder, name, None)) is not None
-        )
-    return None
+    """The slam layer ``agent`` (or an agent it wraps) plays, None where it plays none."""
+    return held_by(agent, "slam", SlamEstimator)
 
 
 def view_of(x: npt.NDArray[np.float32], auction: Sequence[int]) -> BiddingView:
@@ -256,7 +255,7 @@ def mlp_from_onnx(path: Path) -> nn.Sequential:
     w = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
     n = sum(1 for k in w if k.startswith("w"))
     hidden = tuple(int(w[f"w{i}"].shape[0]) for i in range(n - 1))
-    net = slam_net(hidden, int(w["w0"].shape[1]))
+    net: nn.Sequential = build_net(hidden, int(w["w0"].shape[1]), int(w[f"w{n - 1}"].shape[0]))
     linears = [m for m in net if isinstance(m, nn.Linear)]
     with torch.no_grad():
         for i, layer in enumerate(linears):
