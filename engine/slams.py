@@ -93,6 +93,18 @@ def declarer_rel(x: FloatArray) -> IntArray:
     return out
 
 
+def trick_classes(
+    x: FloatArray, seat: IntArray, dd: npt.NDArray[np.integer]
+) -> npt.NDArray[np.int8]:
+    """[B, 5] the estimator's label of each observation ``x`` of absolute seat ``seat``: per
+    strain, 0 (11 tricks or fewer), 1 (12) or 2 (13) double dummy for our would-be declarer
+    (:func:`declarer_rel`); ``dd`` [B, 4, 5] each row's table (declarer, strain)."""
+    decl = (np.asarray(seat, np.int64)[:, None] + declarer_rel(x)) % 4
+    tricks = dd[np.arange(len(x))[:, None], decl, np.arange(5)[None, :]].astype(np.int64)
+    classes: npt.NDArray[np.int8] = np.clip(tricks - 11, 0, 2).astype(np.int8)
+    return classes
+
+
 def slam_probs(logits: FloatArray) -> tuple[FloatArray, FloatArray]:
     """(P(12+ tricks), P(13 tricks)) per strain, [B, 5] each, from the estimator's logits."""
     z = logits.reshape(-1, 5, N_CLASSES).astype(np.float64)

@@ -68,15 +68,15 @@ from bridgebot.engine.slams import (
     FloatArray,
     SlamEstimator,
     Thresholds,
-    declarer_rel,
     slam_probs,
+    trick_classes,
 )
 from bridgebot.engine.tendencies import policy_input
 from bridgebot.laws.calls import ALL_CALLS, bid_index, legal_calls
 from bridgebot.laws.cards import index_card
 from bridgebot.models.data import Chooser, IntArray, observe
-from bridgebot.models.ddnet import build_net
 from bridgebot.models.net import PolicyNet, masked_logits
+from bridgebot.models.onnx_mlp import mlp_from_onnx, mlp_graph
 from bridgebot.models.selfplay import Recorder, net_chooser
 from endplay.types import Hand, Player, Vul
 from torch import nn
@@ -246,24 +246,6 @@ class _TorchControls(ControlEstimator):
         return slam_probs(np.asarray(out, dtype=np.float32))
 
 
-def mlp_from_onnx(path: Path) -> nn.Sequential:
-    """A Linear/ReLU stack from an ONNX graph written by :func:`models.onnx_mlp.mlp_graph`."""
-    import onnx
-    from onnx import numpy_helper
-
-    model = onnx.load(str(path))
-    w = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
-    n = sum(1 for k in w if k.startswith("w"))
-    hidden = tuple(int(w[f"w{i}"].shape[0]) for i in range(n - 1))
-    net: nn.Sequential = build_net(hidden, int(w["w0"].shape[1]), int(w[f"w{n - 1}"].shape[0]))
-    linears = [m for m in net if isinstance(m, nn.Linear)]
-    with torch.no_grad():
-        for i, layer in enumerate(linears):
-            layer.weight.copy_(torch.from_numpy(w[f"w{i}"].copy()))
-            layer.bias.copy_(torch.from_numpy(w[f"b{i}"].copy()))
-    return net
-
-
 class Listeners:
     """The layers' two estimators trained in the loop with the learner (``--estimators-lr``).
 
@@ -329,10 +311,8 @@ class Listeners:
                 o2[rows], dealer2[rows], vul2[rows], auctions[rows], np.full(rows.size, pos)
             )
             s = seat[rows]
-            decl = (s[:, None] + declarer_rel(x)) % 4
-            tricks = d2[rows[:, None], decl, np.arange(5)[None, :]].astype(np.int64)
             xs.append(x)
-            ys.append(np.clip(tricks - 11, 0, 2))
+            ys.append(trick_classes(x, s, d2[rows]))
             steps.append(control_step(controls(o2[rows] == ((s + 2) % 4)[:, None])))
         x, y, st = np.concatenate(xs), np.concatenate(ys), np.concatenate(steps)
         order = rng.permutation(len(x))
@@ -342,7 +322,7 @@ class Listeners:
         for i in range(0, len(x), self.minibatch):  # the last minibatch may be short
             idx = order[i : i + self.minibatch]
             xb = torch.from_numpy(x[idx].astype(np.float32))
-            yb = torch.from_numpy(y[idx].reshape(-1))
+            yb = torch.from_numpy(y[idx].reshape(-1).astype(np.int64))
             xc = torch.cat([xb, torch.from_numpy(st[idx].astype(np.float32))[:, None]], dim=1)
             loss = sum(
                 nn.functional.cross_entropy(net(inp).reshape(-1, N_CLASSES), yb)
@@ -360,7 +340,6 @@ class Listeners:
         """The twins as a slam directory (``out/slam.onnx``, ``out/controls/slam.onnx``), each
         beside a copy of the agent's card: what a policy directory's ``slam/`` holds."""
         import onnx
-        from bridgebot.models.onnx_mlp import mlp_graph
 
         for net, src, dst in (
             (self.slam_net, self.source, out),

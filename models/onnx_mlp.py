@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import torch
 from bridgebot.engine.features import FEATURE_VERSION, N_CALLS, N_FEATURES
 from bridgebot.engine.modelcard import Export, ModelCard, Tensor, Training
@@ -94,26 +95,53 @@ def policy_card(
     )
 
 
+def _weights(path: Path, what: str) -> dict[str, npt.NDArray[np.float32]]:
+    """The initializers ``w{i}``/``b{i}`` of a graph written by :func:`mlp_graph`, checked."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    weights = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    n = sum(1 for k in weights if k.startswith("w"))
+    if n < 2 or any(f"w{i}" not in weights or f"b{i}" not in weights for i in range(n)):
+        raise OnnxGraphError(f"{path}: not {what} (w0/b0 ...)")
+    return weights
+
+
+def _load_linears(linears: Sequence[torch.nn.Linear], weights: dict[str, Any]) -> None:
+    with torch.no_grad():
+        for i, layer in enumerate(linears):
+            layer.weight.copy_(torch.from_numpy(weights[f"w{i}"].copy()))
+            layer.bias.copy_(torch.from_numpy(weights[f"b{i}"].copy()))
+
+
 def policy_from_onnx(path: str | Path) -> PolicyNet:
     """The inverse of :func:`policy_graph`: a model directory's ``policy.onnx`` as a torch network.
 
     The value head is not exported, so it comes back zero (self-play starts it there anyway).
     Lets training start from a shipped model whose checkpoint is not in the repository.
     """
-    import onnx
-    from onnx import numpy_helper
-
     p = Path(path)
-    model = onnx.load(str(p / "policy.onnx" if p.is_dir() else p))
-    weights = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    weights = _weights(
+        p / "policy.onnx" if p.is_dir() else p, "a policy graph written by bridgebot export"
+    )
     n = sum(1 for k in weights if k.startswith("w"))
-    if n < 2 or any(f"w{i}" not in weights or f"b{i}" not in weights for i in range(n)):
-        raise OnnxGraphError(f"{p}: not a policy graph written by bridgebot export (w0/b0 ...)")
     net = PolicyNet(NetConfig(hidden=int(weights["w0"].shape[0]), layers=n - 1))
+    _load_linears(policy_linears(net), weights)
     with torch.no_grad():
-        for i, layer in enumerate(policy_linears(net)):
-            layer.weight.copy_(torch.from_numpy(weights[f"w{i}"].copy()))
-            layer.bias.copy_(torch.from_numpy(weights[f"b{i}"].copy()))
         net.value.weight.zero_()
         net.value.bias.zero_()
     return net
+
+
+def mlp_from_onnx(path: str | Path) -> torch.nn.Sequential:
+    """The inverse of :func:`mlp_graph`: the Linear/ReLU stack of an ONNX file (the slam layer's
+    estimators, the trick and belief nets)."""
+    weights = _weights(Path(path), "a graph written by mlp_graph")
+    n = sum(1 for k in weights if k.startswith("w"))
+    linears = [torch.nn.Linear(*weights[f"w{i}"].shape[::-1]) for i in range(n)]
+    _load_linears(linears, weights)
+    layers: list[torch.nn.Module] = []
+    for i, layer in enumerate(linears):
+        layers += [layer] if i == n - 1 else [layer, torch.nn.ReLU()]
+    return torch.nn.Sequential(*layers)

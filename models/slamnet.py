@@ -35,7 +35,7 @@ import numpy.typing as npt
 from bridgebot.engine.aces import control_step, controls
 from bridgebot.engine.features import FEATURE_VERSION, N_FEATURES
 from bridgebot.engine.policy import Policy
-from bridgebot.engine.slams import N_OUTPUTS, Thresholds, declarer_rel, slam_calls
+from bridgebot.engine.slams import N_OUTPUTS, Thresholds, slam_calls, trick_classes
 from bridgebot.models.data import Chooser, observe, run_auctions
 from bridgebot.models.selfplay import duplicate_imps, imp_summary
 from bridgebot.models.slam import slam_counts
@@ -118,9 +118,7 @@ def self_play_calls(
                     o[rows], dealer[rows], vul[rows], calls[rows], np.full(len(rows), pos)
                 )
                 seat = (dealer[rows] + pos) % 4
-                decl = (seat[:, None] + declarer_rel(x)) % 4  # [n, 5] absolute
-                tricks = d[rows[:, None], decl, np.arange(5)[None, :]].astype(np.int64)
-                classes = np.clip(tricks - 11, 0, 2).astype(np.int8)
+                classes = trick_classes(x, seat, d[rows])
                 yield SelfPlayCall(
                     o[rows], dealer[rows], calls[rows], pos, seat, x, classes, start + rows
                 )
