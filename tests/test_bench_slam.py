@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 from bridgebot.engine.agent import bidding_view
@@ -58,6 +59,10 @@ def test_a_tiny_run_prints_and_writes_every_figure(
         assert r["boards"] == 3 and len(r["per_board"]["imps"]) == 3
         for side in r["sides"].values():
             assert set(side) >= {"chances", "bid_on_chance", "slams", "slams_made", "grands"}
+            rates = side["rates"]
+            if side["slams"]:
+                assert rates["making"] == side["slams_made"] / side["slams"]
+                assert 0 <= rates["making_se"] <= 0.5
             assert set(side["missed"]) == {"imps", "per_board", "se"}
             assert side["slams_made"] <= side["slams"]
         # The candidate is the shipped model by another name: it bids alike, so the rows agree.
@@ -132,3 +137,40 @@ def test_the_yardstick_with_the_last_word_bids_what_it_can_declare(bench: Module
     auction += [PASS, PASS]
     north = bidding_view(Player.north, Vul.none, deal[Player.north], auction, 1)
     assert call_text(yardstick.bid(north)) == "3NT"
+
+
+def test_several_rows_end_with_each_pairs_lowest_row(
+    bench: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bar "in each row" reads from one line: the pair's lowest IMPs, slam rate and making."""
+    assert (
+        bench.main(["--deals", str(DEALS), "--opponents", "bfg;bfg,doubles=on", "--yardstick"]) == 0
+    )
+    lines = capsys.readouterr().out.splitlines()
+    [lowest] = [line for line in lines if "its lowest of" in line]
+    assert lowest.strip().startswith("default, its lowest of 2 rows:")  # the yardstick apart
+    assert "slam on chance" in lowest and "making" in lowest
+
+
+def test_rates_carry_binomial_standard_errors(bench: ModuleType) -> None:
+    p, se = bench.rate(68, 253)
+    assert p == pytest.approx(0.2688, abs=1e-4) and se == pytest.approx(0.0279, abs=1e-4)
+    assert all(x != x for x in bench.rate(0, 0))  # no slams bid: no rate (NaN), not 0%
+
+
+def test_the_lowest_row_is_each_figures_own_minimum(bench: ModuleType) -> None:
+    def row(them: str, imps: float, chance: float | None, making: float | None) -> dict[str, Any]:
+        rates = {"slam_on_chance": chance, "making": making}
+        return {"them": them, "imps_per_board": imps, "sides": {"us": {"rates": rates}}}
+
+    rows = {
+        ("default", "bfg"): row("bfg", 1.35, 0.27, 0.73),
+        ("default", "ex"): row("ex", 0.96, 0.20, None),  # no slam bid: no making rate
+        ("default", "old"): row("old", 0.12, 0.24, 0.68),
+        ("default", "yardstick"): row("yardstick", -5.0, 0.03, 0.5),  # apart
+        ("other", "bfg"): row("bfg", -9.0, 0.0, 0.0),  # another pair's row
+    }
+    assert bench.lowest_rows(rows, "default") == (
+        "  default, its lowest of 3 rows: +0.12 IMPs/board (old); slam on chance 20% (ex); "
+        "making 68% (old)"
+    )
