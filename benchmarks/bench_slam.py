@@ -43,7 +43,7 @@ import json
 import math
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
@@ -231,10 +231,6 @@ def row_figures(
     }
 
 
-def _pct(part: int, whole: int) -> str:
-    return f"{100 * part / whole:.0f}%" if whole else "-"
-
-
 def _pct_se(part: int, whole: int) -> str:
     """``27% ± 3``: a share in percent with its standard error in points."""
     p, se = rate(part, whole)
@@ -305,7 +301,7 @@ def lowest_rows(rows: Mapping[tuple[str, str], dict[str, Any]], us: str) -> str:
     a bar that holds "in each row" holds where these hold."""
     real = [r for (ours, them), r in rows.items() if ours == us and them != YARDSTICK]
 
-    def low(key: Any, text: str) -> str:
+    def low(key: Callable[[dict[str, Any]], float | None], text: str) -> str:
         values = [(v, r["them"]) for r in real if (v := key(r)) is not None]
         if not values:
             return "-"

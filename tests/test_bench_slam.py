@@ -63,6 +63,8 @@ def test_a_tiny_run_prints_and_writes_every_figure(
             if side["slams"]:
                 assert rates["making"] == side["slams_made"] / side["slams"]
                 assert 0 <= rates["making_se"] <= 0.5
+            else:  # no slam bid: no making rate, rather than 0% (these three boards have none)
+                assert rates["making"] is None and rates["making_se"] is None
             assert set(side["missed"]) == {"imps", "per_board", "se"}
             assert side["slams_made"] <= side["slams"]
         # The candidate is the shipped model by another name: it bids alike, so the rows agree.
