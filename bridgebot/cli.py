@@ -3,7 +3,10 @@
 Each subcommand lives next to the code it drives and exposes ``HELP`` (one line), ``EXAMPLES``
 (text shown under ``--help``), ``add_arguments(parser)`` and ``run(args) -> int``. Modules are
 imported only when their subcommand is chosen or help is asked for, so ``bridgebot seat`` never
-imports torch. The command-line contract is in docs/design.md; extend it, never break it.
+imports torch; no module imports an optional extra (torch, ray) at its top or in
+``add_arguments``, so ``--help`` of every command works without them and only running a command
+that needs one says which extra to install. ``--version`` prints the installed version. The
+command-line contract is in docs/design.md; extend it, never break it.
 
 The dispatcher is also where the composition root meets the runners: every command finds the agent
 factory (:func:`make_agent`, an :class:`engine.agent.AgentFactory`) in ``args.make_agent``, so
@@ -32,6 +35,9 @@ if TYPE_CHECKING:
     from bridgebot.engine.agent import Agent
 
 
+#: The distribution that installs the command (pyproject.toml's project name).
+DISTRIBUTION = "bluechip-bridgebot"
+
 #: Optional packages -> the extra of pyproject.toml that installs them.
 EXTRAS = {"torch": "train", "ray": "distributed"}
 
@@ -57,6 +63,17 @@ def make_agent(spec: str, seed: int = 0) -> Agent:
     from bridgebot.agents import make_agent
 
     return make_agent(spec, seed)
+
+
+def version() -> str:
+    """The installed distribution's version (``bridgebot --version``)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed(DISTRIBUTION)
+    except PackageNotFoundError:
+        return "(not installed: run pip install -e .)"
 
 
 def _load(name: str) -> ModuleType:
@@ -86,6 +103,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         description="A contract-bridge bot server speaking the Blue Chip table-manager protocol.",
         epilog="Run 'bridgebot COMMAND --help' for a command's options and examples.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     add_log_format_argument(parser)
     parser.set_defaults(make_agent=make_agent)
     sub = parser.add_subparsers(

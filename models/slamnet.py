@@ -37,7 +37,6 @@ from bridgebot.engine.features import FEATURE_VERSION, N_FEATURES
 from bridgebot.engine.policy import Policy
 from bridgebot.engine.slams import N_OUTPUTS, Thresholds, slam_calls, trick_classes
 from bridgebot.models.data import Chooser, observe, run_auctions
-from bridgebot.models.selfplay import duplicate_imps, imp_summary
 from bridgebot.models.slam import slam_counts
 from bridgebot.tournament.stats import mean_stderr
 
@@ -299,6 +298,7 @@ def match_with_layer(
     ``opponent`` on the deals (board k's dealer and vulnerability from the 16-board cycle): IMPs
     per board with its standard error, and the slam counts of :func:`models.slam.slam_counts`."""
     from bridgebot.laws.boards import dealer_vul_arrays
+    from bridgebot.models.selfplay import duplicate_imps, imp_summary  # torch: the train extra
 
     n = len(owners)
     dealer, vul = dealer_vul_arrays(np.arange(1, n + 1))

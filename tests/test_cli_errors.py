@@ -85,3 +85,104 @@ def test_user_errors_are_one_line_and_a_nonzero_exit(
     if not err.startswith("usage:"):
         _one_line(err)
     assert expected in last, err
+
+
+def _without_extras(tmp_path: Path) -> dict[str, str]:
+    """An environment where ``import torch`` and ``import ray`` fail as on the README's install
+    (no extras): a package of each name on PYTHONPATH that raises what a missing one raises.
+    CI installs both, so only this makes the missing extras visible there."""
+    for name in ("torch", "ray"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text(
+            f"raise ModuleNotFoundError(\"No module named '{name}'\", name={name!r})\n"
+        )
+    return {**os.environ, "PYTHONPATH": os.pathsep.join((str(tmp_path), str(ROOT)))}
+
+
+#: Runs ``bridgebot.cli.main`` on each argv of the JSON list argv[1]; prints {argv: [code, out,
+#: err]} (argparse's help and errors exit through SystemExit).
+_EACH = """
+import contextlib, io, json, sys
+try:
+    import torch
+except ModuleNotFoundError:
+    pass
+else:
+    sys.exit("torch is importable: the test would see nothing")
+from bridgebot.cli import main
+seen = {}
+for argv in json.loads(sys.argv[1]):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(argv)
+        except SystemExit as exc:
+            code = exc.code
+    seen[" ".join(argv)] = [code, out.getvalue(), err.getvalue()]
+print(json.dumps(seen))
+"""
+
+#: Every train mode and command: their help needs no extra.
+_HELPS = [["--help"], ["-h"], ["train", "--help"], ["export", "--help"], ["match", "--help"]] + [
+    ["train", mode, "--help"]
+    for mode in ("imitation", "selfplay", "league", "exploit", "doubles", "ddnet", "belief",
+                 "slamnet")
+]  # fmt: skip
+
+
+_TRAIN = ["train", "imitation", "--data", "x.npz", "--out", "run"]
+
+
+def test_help_and_usage_mistakes_need_no_optional_extra(tmp_path: Path) -> None:
+    """``--help`` of every command, a bare ``bridgebot`` and a mistyped command work on an
+    install without torch and ray: help never needs an extra, only running a command does."""
+    import json
+
+    argvs = [*_HELPS, [], ["mtach", "--out", "x"], _TRAIN]
+    proc = subprocess.run(
+        [sys.executable, "-c", _EACH, json.dumps(argvs)],
+        cwd=tmp_path,
+        env=_without_extras(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    seen = json.loads(proc.stdout)
+    for argv in _HELPS:
+        code, out, err = seen[" ".join(argv)]
+        assert (code, err) == (0, ""), (argv, err)
+        assert out.startswith("usage: bridgebot"), argv
+    code, _, err = seen[""]
+    assert code == 2 and "required: COMMAND" in _one_line(err)
+    code, _, err = seen["mtach --out x"]
+    assert code == 2 and "invalid choice: 'mtach'" in _one_line(err)
+    # Running a training command still says which extra it needs.
+    code, _, err = seen[" ".join(_TRAIN)]
+    assert code == 2 and "needs the 'train' extra" in _one_line(err)
+
+
+def test_python_m_bridgebot_help_needs_no_optional_extra(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "bridgebot", "--help"],
+        cwd=tmp_path,
+        env=_without_extras(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert proc.stdout.startswith("usage: bridgebot") and "train" in proc.stdout
+
+
+def test_version_prints_the_installed_version(capsys: pytest.CaptureFixture[str]) -> None:
+    """``bridgebot --version``: the installed distribution's version, which is pyproject's."""
+    import tomllib
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert version(project["name"]) == project["version"]
+    assert capsys.readouterr().out == f"bridgebot {project['version']}\n"
