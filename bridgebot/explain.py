@@ -10,6 +10,8 @@ import types
 from pathlib import Path
 from typing import Any
 
+from bridgebot.options import seed_number
+
 HELP = "explain each call of an auction as our policy means it (HCP range, suit lengths)"
 EXAMPLES = """\
 examples:
@@ -29,7 +31,7 @@ _VULS = {"none": "none", "ns": "ns", "ew": "ew", "both": "both", "all": "both", 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("auction", help='the calls from the dealer\'s on, e.g. "1NT Pass 2C"')
     parser.add_argument(
-        "--dealer", default="N", help="N, E, S or W (default %(default)s)", type=str.upper
+        "--dealer", default="N", help="North, East, South, West or N, E, S, W (default N)"
     )
     parser.add_argument(
         "--vul", default="none", type=str.lower, help="none, ns, ew or both (default none)"
@@ -46,7 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=16384,
         help="most hands sampled per seat (the work budget, default %(default)s)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    parser.add_argument("--seed", type=seed_number, default=0, help="sampling seed (default 0)")
 
 
 def policy_dir(agent: str) -> Path:
@@ -76,7 +78,7 @@ def agent_convention(agent: str) -> str | None:
 
 def parse_auction(text: str) -> list[object]:
     """Calls from text (``1NT Pass 2C``, ``p``, ``x``, ``xx``, ``1N``); ``ValueError`` names the
-    token that is not a call."""
+    token that is not a call, or says there is none."""
     from bridgebot.laws.notation import NotationError, parse_call
 
     calls: list[object] = []
@@ -91,6 +93,8 @@ def parse_auction(text: str) -> list[object]:
             raise ValueError(
                 f"call {i + 1} {token!r} is not a call (1C..7NT, Pass, X, XX)"
             ) from None
+    if not calls:
+        raise ValueError(f'{text!r} holds no call: give the auction, e.g. "1NT Pass 2C"')
     return calls
 
 
@@ -130,21 +134,23 @@ def defer_matplotlib() -> None:
 
 def run(args: argparse.Namespace) -> int:
     defer_matplotlib()
-    from endplay.types import Player, Vul
+    from endplay.types import Vul
 
     from bridgebot.engine.explain import Explainer
     from bridgebot.engine.modelcard import ModelError
     from bridgebot.engine.policy import Policy
+    from bridgebot.laws.notation import parse_seat
 
     try:
-        if args.dealer not in ("N", "E", "S", "W"):
-            raise ValueError(f"--dealer {args.dealer!r}: one of N, E, S, W")
         if args.vul not in _VULS:
             raise ValueError(f"--vul {args.vul!r}: one of none, ns, ew, both")
         if args.hands < 1024:
             raise ValueError(f"--hands {args.hands}: at least 1024")
         calls = parse_auction(args.auction)
-        dealer = Player.find(args.dealer)
+        try:
+            dealer = parse_seat(args.dealer)
+        except ValueError as exc:
+            raise ValueError(f"--dealer: {exc}") from None
         vul = Vul.find(_VULS[args.vul])
         policy = Policy(policy_dir(args.agent), threads=1)
         explainer = Explainer(

@@ -139,14 +139,27 @@ def deal_file(path: str | Path) -> Path:
     return where
 
 
-def positive_int(text: str) -> int:
-    """argparse type: an integer of at least 1."""
+def _whole_number(text: str) -> int:
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer of at least 1."""
+    value = _whole_number(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def seed_number(text: str) -> int:
+    """argparse type of every ``--seed``: a whole number of at least 0 (numpy's generators take
+    no negative seed; issue 44 found it a traceback in five commands)."""
+    value = _whole_number(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a seed is 0 or more, got {value}")
     return value
 
 
@@ -180,7 +193,7 @@ def add_shared_options(parser: argparse.ArgumentParser, shared: Mapping[str, Any
             shown = "" if default is None else f" (default {default})"
             src.add_argument(
                 "--seed",
-                type=int,
+                type=seed_number,
                 default=default,
                 metavar="N",
                 help=f"the seeded deal stream: deal i is board i + 1"

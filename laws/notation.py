@@ -9,11 +9,14 @@ The forms are PBN's (the journal, the PBN files and the reports share them):
 - contracts: PBN's Contract tag, ``3NT``, ``4HX``, ``6SXX`` (:func:`contract_text`), and with the
   declarer after it, ``4HXS``, where one string must say who declares (:func:`contract_declarer_text`).
   :func:`parse_contract` also reads the lower-case ``x`` of journals written before this module;
-- vulnerability: PBN's ``None``, ``NS``, ``EW``, ``All``.
+- vulnerability: PBN's ``None``, ``NS``, ``EW``, ``All``;
+- seats: ``North`` .. ``West`` or their initials, any case (:func:`parse_seat`, the one reader
+  of a seat a person types).
 """
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Sequence
 
 from bridgebot.laws.cards import RANKS, SUITS
@@ -108,6 +111,28 @@ def parse_contract(text: str) -> Contract:
     if not 1 <= level <= 7 or body[1:] not in _STRAIN.values():
         raise NotationError(f"not a contract with declarer: {text!r}")
     return Contract(level=level, denom=denom, declarer=declarer, penalty=penalty)
+
+
+_SEATS = {p.name: p for p in (Player.north, Player.east, Player.south, Player.west)}
+
+
+def parse_seat(text: str) -> Player:
+    """A seat: ``North``, ``East``, ``South``, ``West`` or the initial, any case, spaces around
+    ignored. Anything else is a :class:`NotationError` (endplay's ``Player.find`` reads any word
+    from its first letter: ``Nowhere`` was North, issue 44)."""
+    t = text.strip().lower()
+    for name, player in _SEATS.items():
+        if t in (name, name[0]):
+            return player
+    raise NotationError(f"not a seat (North, East, South, West or N, E, S, W): {text!r}")
+
+
+def seat_arg(text: str) -> Player:
+    """argparse type of a seat option: :func:`parse_seat`, its error as argparse's one line."""
+    try:
+        return parse_seat(text)
+    except NotationError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def vul_text(vul: Vul) -> str:

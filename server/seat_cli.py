@@ -15,6 +15,7 @@ from bridgebot.server.logs import configure_logging
 
 if TYPE_CHECKING:
     from bridgebot.server.seat import Alerter
+    from endplay.types import Player
 
 HELP = "sit one bot at a Blue Chip table manager and play until End of session"
 
@@ -29,7 +30,13 @@ examples:
       a person plays South in a browser at http://127.0.0.1:8080/ (docs/web.md)
 """
 
-_SEATS = ("north", "east", "south", "west", "anypl")
+
+def _seat_or_anypl(text: str) -> Player | None:
+    """argparse type of ``--seat``: a seat (:func:`bridgebot.laws.notation.seat_arg`), or None
+    for ``ANYPL`` (any case), the seat the table manager assigns."""
+    from bridgebot.laws.notation import seat_arg
+
+    return None if text.strip().lower() == "anypl" else seat_arg(text)
 
 
 def port_number(text: str) -> int:
@@ -55,10 +62,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--seat",
         required=True,
-        type=str.lower,
-        choices=_SEATS,
+        type=_seat_or_anypl,
         metavar="SEAT",
-        help="North, East, South, West, or ANYPL to take the seat the table manager assigns",
+        help="North, East, South, West (or the initial), or ANYPL to take the seat the table "
+        "manager assigns",
     )
     parser.add_argument("--team", required=True, help="team name (no double quotes)")
     parser.add_argument(
@@ -124,7 +131,6 @@ def run(args: argparse.Namespace) -> int:
     from bridgebot.protocol.dialect import Dialect
     from bridgebot.protocol.errors import ProtocolError
     from bridgebot.server.seat import AgentError, SeatClient, TableConnectionError, failure_line
-    from endplay.types import Player
 
     if '"' in args.team or not args.team.strip():
         print(
@@ -133,8 +139,8 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     configure_logging(args.log_level)
-    seat = None if args.seat == "anypl" else Player.find(args.seat)
-    label = args.seat.capitalize() if seat is None else seat.name.capitalize()
+    seat: Player | None = args.seat
+    label = "Anypl" if seat is None else seat.name.capitalize()
     make_agent: AgentFactory = args.make_agent
     if args.agent.strip().lower() == "human":
         from bridgebot.server.web.cli import run_human_seat

@@ -175,6 +175,70 @@ def test_python_m_bridgebot_help_needs_no_optional_extra(tmp_path: Path) -> None
     assert proc.stdout.startswith("usage: bridgebot") and "train" in proc.stdout
 
 
+def _exit(argv: list[str]) -> int:
+    """``main(argv)``'s exit status, argparse's own exits included."""
+    try:
+        return main(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["match", "--boards", "1", "--out", "{tmp}/m"],
+        ["tm", "--port", "0", "--boards", "1", "--out", "{tmp}/tm"],
+        ["play", "--boards", "1", "--out", "{tmp}/p", "--no-browser"],
+        ["teach", "--boards", "1", "--out", "{tmp}/t.npz"],
+        ["ddgen", "--boards", "1", "--out", "{tmp}/d.npz"],
+        ["explain", "1NT"],
+        ["conform", "seat", "--port", "0"],
+    ],
+    ids=lambda argv: argv[0],
+)
+def test_a_negative_seed_is_one_line_and_exit_2(
+    argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 44: numpy's generators take no negative seed, and ``--seed -1`` was a traceback."""
+    args = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    assert _exit([*args, "--seed", "-1"]) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert "--seed" in line and "0 or more" in line, line
+    assert line.startswith(f"bridgebot {' '.join(argv[:2] if argv[0] == 'conform' else argv[:1])}")
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        # Issue 44: "Nowhere" was North (endplay reads a seat from its first letter) and the
+        # match waited for a program to take it.
+        (["match", "--scoring", "play", "--external", "open:Nowhere", "--wait-external", "1",
+          "--boards", "1", "--out", "{tmp}/m"], "'Nowhere'"),
+        (["match", "--scoring", "play", "--external", "open:NE", "--wait-external", "1",
+          "--boards", "1", "--out", "{tmp}/m"], "'NE'"),
+        (["play", "--seat", "Sud", "--boards", "1", "--out", "{tmp}/p"], "'Sud'"),
+        (["seat", "--port", "2000", "--seat", "Westward", "--team", "t"], "'Westward'"),
+        (["explain", "1NT", "--dealer", "Nobody"], "'Nobody'"),
+    ],
+    ids=lambda a: a.strip("'") if isinstance(a, str) else a[0],
+)  # fmt: skip
+def test_a_seat_is_a_name_or_an_initial_and_nothing_else(
+    argv: list[str], expected: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _exit([a.replace("{tmp}", str(tmp_path)) for a in argv]) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert "not a seat (North, East, South, West or N, E, S, W)" in line and expected in line
+
+
+@pytest.mark.parametrize("auction", ["", "  ", ", ,"])
+def test_explain_without_a_call_is_one_line_and_exit_2(
+    auction: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 44: ``explain ""`` exited 0 and printed nothing."""
+    assert _exit(["explain", auction]) == 2
+    assert "holds no call" in _one_line(capsys.readouterr().err)
+
+
 def test_version_prints_the_installed_version(capsys: pytest.CaptureFixture[str]) -> None:
     """``bridgebot --version``: the installed distribution's version, which is pyproject's."""
     import tomllib

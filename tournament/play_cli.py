@@ -8,6 +8,7 @@ import secrets
 import sys
 from pathlib import Path
 
+from bridgebot.laws.notation import seat_arg
 from bridgebot.server.logs import configure_logging
 from bridgebot.server.web.cli import UserError, add_web_arguments, serve_page, stop_on_signals
 
@@ -34,9 +35,6 @@ exit status: 0 done (Ctrl-C after the session), 2 a bad option or file, 130 stop
 (--resume continues).
 """
 
-_SEATS = ("north", "east", "south", "west")
-
-
 #: The shared flags (``bridgebot/options.py`` adds them): --deals FILE or --seed N, --boards N,
 #: --log-level.
 SHARED_OPTIONS = {
@@ -54,10 +52,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--seat",
         default="south",
-        type=str.lower,
-        choices=_SEATS,
+        type=seat_arg,
         metavar="SEAT",
-        help="your seat: North, East, South or West (default South)",
+        help="your seat: North, East, South or West, or its initial (default South)",
     )
     parser.add_argument(
         "--agent",
@@ -92,7 +89,6 @@ def _run(args: argparse.Namespace) -> int:
     from bridgebot.engine.agent import AgentFactory, AgentSpecError
     from bridgebot.server.journal import JournalError
     from bridgebot.tournament.journal import read_journal
-    from endplay.types import Player
 
     configure_logging(args.log_level)
     if args.deals is not None and args.seed is not None:
@@ -132,7 +128,7 @@ def _run(args: argparse.Namespace) -> int:
         raise UserError(f"--agent {args.agent!r}: {exc}") from exc
     fresh = args.seed is None and args.deals is None and not args.resume
     options = PlayOptions(
-        seat=Player.find(args.seat),
+        seat=args.seat,
         agent=args.agent,
         out=out,
         boards=len(boards),

@@ -30,7 +30,7 @@ from typing import Any
 
 from bridgebot.engine.agent import Agent
 from bridgebot.laws.boards import BoardDeal
-from bridgebot.laws.notation import vul_text
+from bridgebot.laws.notation import NotationError, parse_seat, vul_text
 from bridgebot.laws.scoring import dd_tricks, ns_score
 from bridgebot.protocol.table import BoardResult as TableResult
 from bridgebot.server.events import Observer
@@ -132,9 +132,9 @@ class ExternalSeat:
         if not sep or not room or not seat:
             raise ValueError(f"external seat {text!r} is not ROOM:SEAT, e.g. open:North")
         try:
-            player = Player.find(seat.strip())
-        except Exception as exc:
-            raise ValueError(f"external seat {text!r}: {seat!r} is not a seat") from exc
+            player = parse_seat(seat)
+        except NotationError as exc:
+            raise ValueError(f"external seat {text!r}: {exc}") from None
         return cls(room.strip(), player)
 
 

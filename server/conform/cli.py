@@ -80,6 +80,13 @@ def _count(text: str) -> int:
     return n
 
 
+def _seed(text: str) -> int:
+    """A deal stream's seed: a whole number, 0 or more (as ``--seed`` everywhere)."""
+    if not (text.isascii() and text.isdigit()):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a seed (a whole number, 0 or more)")
+    return int(text)
+
+
 def _seconds(text: str) -> float:
     try:
         s = float(text)
@@ -203,7 +210,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="number of boards (default: the 8 scenarios of docs/conformance.md)",
     )
-    seat.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
+    seat.add_argument("--seed", type=_seed, default=0, help="seed of the deals (default 0)")
     _common(seat)
 
 

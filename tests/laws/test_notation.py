@@ -14,6 +14,7 @@ from bridgebot.laws.notation import (
     parse_call,
     parse_card,
     parse_contract,
+    parse_seat,
     parse_vul,
     vul_text,
 )
@@ -63,3 +64,15 @@ def test_vulnerability() -> None:
     assert vul_text(Vul.both) == "All"
     with pytest.raises(NotationError):
         parse_vul("Both sides")
+
+
+def test_a_seat_is_one_of_four_names_or_its_initial() -> None:
+    """Issue 44: endplay's ``Player.find`` reads any word by its first letter (``Nowhere`` was
+    North); :func:`parse_seat` is the one strict reader of a seat a person types."""
+    for player in Player:
+        name = player.name  # "north"
+        for text in (name, name.upper(), name.capitalize(), name[0], name[0].upper(), f" {name} "):
+            assert parse_seat(text) is player
+    for bad in ("Nowhere", "", "NE", "nort", "Norths", "0", "anypl", "Süd"):
+        with pytest.raises(NotationError, match="not a seat"):
+            parse_seat(bad)
