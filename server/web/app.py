@@ -30,7 +30,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import structlog
-from aiohttp import WSMsgType, web
+from aiohttp import WSCloseCode, WSMsgType, web
 from bridgebot.server.web.table import PersonTable, Refused
 
 _log = structlog.get_logger("bridgebot.web")
@@ -44,6 +44,10 @@ STATIC = {
 
 TABLE_KEY = web.AppKey("table", PersonTable)
 REPORT_KEY = web.AppKey("report", list)
+SOCKETS_KEY = web.AppKey("sockets", set)
+#: Seconds a request still running when the page stops gets before it is cancelled (the live
+#: tables' server allows the same): Ctrl-C never waits on a browser.
+SHUTDOWN_SECONDS = 1.0
 
 
 def _asset(name: str) -> bytes:
@@ -145,6 +149,8 @@ async def _socket(request: web.Request) -> web.WebSocketResponse:
     table = request.app[TABLE_KEY]
     ws = web.WebSocketResponse(heartbeat=30)
     await ws.prepare(request)
+    sockets: set[web.WebSocketResponse] = request.app[SOCKETS_KEY]
+    sockets.add(ws)
     feed = table.watch()
 
     async def push() -> None:
@@ -170,13 +176,25 @@ async def _socket(request: web.Request) -> web.WebSocketResponse:
         with contextlib.suppress(asyncio.CancelledError, ConnectionError):
             await pusher
         table.unwatch(feed)
+        sockets.discard(ws)
     return ws
+
+
+async def _close_sockets(app: web.Application) -> None:
+    """On shutdown: close every page's WebSocket ("going away"), so no handler keeps the server
+    (and Ctrl-C) waiting; a page that is still open reconnects to nothing and says so."""
+    for ws in list(app[SOCKETS_KEY]):
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(SHUTDOWN_SECONDS / 2):
+                await ws.close(code=WSCloseCode.GOING_AWAY, message=b"the server stops")
 
 
 def make_app(table: PersonTable) -> web.Application:
     app = web.Application(middlewares=[_guard])
     app[TABLE_KEY] = table
     app[REPORT_KEY] = []
+    app[SOCKETS_KEY] = set()
+    app.on_shutdown.append(_close_sockets)
     app.router.add_get("/", _index)
     app.router.add_get("/static/{name}", _static)
     app.router.add_get("/favicon.ico", _favicon)
@@ -207,7 +225,9 @@ class WebServer:
 async def start_web(table: PersonTable, host: str = "127.0.0.1", port: int = 0) -> WebServer:
     """Serve ``table``'s page on ``host``:``port`` (0: a free port); ``OSError`` if it cannot."""
     app = make_app(table)
-    runner = web.AppRunner(app, access_log=None, handle_signals=False)
+    runner = web.AppRunner(
+        app, access_log=None, handle_signals=False, shutdown_timeout=SHUTDOWN_SECONDS
+    )
     await runner.setup()
     site = web.TCPSite(runner, host, port)
     try:
