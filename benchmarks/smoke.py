@@ -42,6 +42,7 @@ SMOKE: dict[str, tuple[list[str], str]] = {
         r"\d",
     ),
     "bench_ddnet": (["--deals", "{dd}", "--held-out", "6", "--solver-boards", "2"], r"\d"),
+    "bench_epbot": (["--boards", "2", "--reps", "1"], r"ms per call|skipped: EPBot"),
     "bench_explain": (["--repeat", "1", "--auctions", "1"], r"slowest run: [\d.]+ CPU s"),
     "bench_load": (["--tables", "2", "--boards", "1"], r"lost 0, duplicated 0"),
     "bench_match": (["--deals", "{dd}", "--boards", "4", "--tcp-boards", "1"], r"\d"),

@@ -81,12 +81,17 @@ _CONTROL = ControlRule()
 _WILD = DoubleRate()
 
 
-class CardPlayOptions(AgentOptions):
+class CardPlayerOptions(AgentOptions):
     """How the agent plays its cards: the double-dummy player or the instant baseline."""
 
     play: Literal["dd", "baseline"] = Field("baseline", description="card player")
     worlds: int = Field(WORLDS, ge=1, description="worlds solved per card (play=dd)")
     lead_worlds: int = Field(LEAD_WORLDS, ge=1, description="worlds for the opening lead (play=dd)")
+
+
+class CardPlayOptions(CardPlayerOptions):
+    """The card player, and the threads of the agent's models."""
+
     threads: int = Field(1, ge=1, description="onnxruntime threads per model")
 
 
@@ -472,7 +477,7 @@ class LazyDDPlayer:
             self.player.close()
 
 
-def card_player(options: CardPlayOptions, seed: int) -> CardPlayer:
+def card_player(options: CardPlayerOptions, seed: int) -> CardPlayer:
     """The card player ``options`` name; its budget is counted in worlds, never in seconds, so a
     seeded agent plays the same cards on any machine."""
     if options.play == "baseline":
@@ -738,6 +743,32 @@ def opponent_models(options: SearchOptions, name: str) -> list[tuple[str, BatchP
     return out
 
 
+# -- epbot: an outside bidder, found at run time (engine.epbot) ------------------------------------
+
+
+class EpbotOptions(CardPlayerOptions):
+    """``epbot:CARD``: EPBot bids playing the card named ``CARD`` (a file of its ``CC/`` without
+    ``.bbsa``; underscores for spaces); the card player plays. ``seed`` seeds the card player."""
+
+    opponents: str = Field("WBridge5-Sayc", description="the card EPBot assumes the opponents play")
+    path: Path | None = Field(
+        None, description="the EPBot folder (libEPBot.so and CC/); default: $BRIDGEBOT_EPBOT"
+    )
+
+
+def _epbot(options: EpbotOptions, path: str | None, seed: int, name: str) -> Agent:
+    from bridgebot.engine.epbot import EPBotAgent
+    from bridgebot.engine.epbot_cards import find_card, read_card
+    from bridgebot.engine.epbot_native import epbot_folder
+
+    try:
+        folder = epbot_folder(options.path)
+        card, opponents = (read_card(find_card(folder, c)) for c in (path or "", options.opponents))
+        return EPBotAgent(folder, card, opponents, card_player(options, seed), name)
+    except AgentSpecError as e:
+        raise AgentSpecError(f"agent {name}: {e}") from None
+
+
 REGISTRY: dict[str, AgentKind[Any]] = {
     kind.name: kind
     for kind in (
@@ -752,5 +783,8 @@ REGISTRY: dict[str, AgentKind[Any]] = {
             "the shipped policy, searched where doubled, DD play",
         ),
         AgentKind("search", SearchOptions, _search, "optional", "Borel search over the policy"),
+        AgentKind(
+            "epbot", EpbotOptions, _epbot, "optional", "EPBot (outside) with a card: epbot:CARD"
+        ),
     )
 }

@@ -181,7 +181,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _alerter(agent: object, hands: int) -> Alerter | None:
-    """Alerts from the agent's own learned policy; agents without one (bfg, random) never alert."""
+    """Alerts from the agent's own ``alert_for`` (``epbot``: EPBot's meaning) or its learned
+    policy; agents without either (bfg, random) never alert."""
+    own: Alerter | None = getattr(agent, "alert_for", None)
+    if callable(own):
+        return own
     from bridgebot.engine.aces import agent_asks
     from bridgebot.engine.explain import Explainer, agent_policy
 

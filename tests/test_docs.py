@@ -102,9 +102,22 @@ OUTSIDE = re.compile(
 )
 
 
+#: The one exception: CI points the epbot agent's tests at EPBot where the machine has it.
+EPBOT_LINE = (
+    ".ci/run",
+    'if [ -d ../shared/epbot ]; then export BRIDGEBOT_EPBOT="$(cd ../shared/epbot && pwd)"; fi',
+)
+
+
 def test_no_tracked_file_points_outside_the_repository(texts: dict[str, str]) -> None:
-    hits = [(name, m.group(0)) for name, text in texts.items() for m in OUTSIDE.finditer(text)]
+    hits = [
+        (name, line)
+        for name, text in texts.items()
+        for line in text.splitlines()
+        if OUTSIDE.search(line) and (name, line) != EPBOT_LINE
+    ]
     assert hits == []
+    assert EPBOT_LINE[1] in texts[EPBOT_LINE[0]].splitlines()
 
 
 def design_command_lines() -> dict[str, list[str]]:
