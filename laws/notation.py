@@ -93,6 +93,15 @@ def contract_declarer_text(contract: Contract) -> str:
     return contract_text(contract) + contract.declarer.abbr
 
 
+def result_text(contract: Contract | None, declarer_tricks: int | None) -> str:
+    """A board's result in one string, the one notation of the seat's log line, the pages and
+    the reports: ``4HS+1``, ``3NTN=``, ``4SXE-2``; ``passed out`` without a contract or tricks."""
+    if contract is None or declarer_tricks is None:
+        return "passed out"
+    over = declarer_tricks - contract.level - 6
+    return contract_declarer_text(contract) + ("=" if over == 0 else f"{over:+d}")
+
+
 def parse_contract(text: str) -> Contract:
     """Inverse of :func:`contract_declarer_text` (``x`` read like ``X``)."""
     t = text.strip()

@@ -36,6 +36,7 @@ from bridgebot.laws.notation import (
     parse_card,
     parse_contract,
     parse_vul,
+    result_text,
     vul_text,
 )
 from bridgebot.laws.scoring import ns_score
@@ -185,14 +186,13 @@ class TableRecord(BaseModel):
         return contract
 
     def contract_result_text(self) -> str:
-        """``4HXS +1``, ``3NTN =``, ``passed out`` (and ``4SN`` when no tricks are known)."""
+        """``4HXS+1``, ``3NTN=``, ``passed out`` (:func:`laws.notation.result_text`, the seat's
+        log line's notation), and ``4SN`` when no tricks are known."""
         if self.contract is None:
             return "passed out" if self.passed_out else "no contract"
-        text = f"{self.contract}{self.declarer}"
-        contract = self.final_contract()
-        if contract is None or self.tricks is None:
-            return text
-        return f"{text} {'=' if contract.result == 0 else f'{contract.result:+d}'}"
+        if self.declarer is None or self.tricks is None:
+            return f"{self.contract}{self.declarer or ''}"
+        return result_text(parse_contract(self.contract + self.declarer), self.tricks)
 
     def score(self) -> int:
         """North-South's score; an aborted board has none (``ValueError``)."""

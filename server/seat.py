@@ -24,7 +24,8 @@ import structlog
 from bridgebot.engine import agent as views
 from bridgebot.engine.agent import Agent, BiddingView, PlayView
 from bridgebot.laws.calls import same_call
-from bridgebot.laws.notation import call_text, contract_declarer_text
+from bridgebot.laws.notation import call_text
+from bridgebot.laws.notation import result_text as notation_result_text
 from bridgebot.protocol.codec import render
 from bridgebot.protocol.dialect import DEFAULT_DIALECT, Dialect
 from bridgebot.protocol.errors import LineTooLong, LocalProtocolError, RemoteProtocolError
@@ -419,9 +420,6 @@ def _discard(future: asyncio.Future[Any]) -> None:
 
 def result_text(event: BoardFinished) -> str:
     """The board's result as records write it: ``4HS=``, ``3NTN-2``, ``2SXE+1``, ``passed out``
-    (endplay's ``Contract`` prints every contract as made when its result is not set)."""
-    contract = event.contract
-    if contract is None or event.declarer_tricks is None:
-        return "passed out"
-    over = event.declarer_tricks - contract.level - 6
-    return contract_declarer_text(contract) + ("=" if over == 0 else f"{over:+d}")
+    (:func:`laws.notation.result_text`, the pages' and reports' notation too; endplay's
+    ``Contract`` prints every contract as made when its result is not set)."""
+    return notation_result_text(event.contract, event.declarer_tricks)

@@ -16,6 +16,7 @@ from bridgebot.laws.notation import (
     parse_contract,
     parse_seat,
     parse_vul,
+    result_text,
     vul_text,
 )
 from endplay.types import Contract, Denom, Penalty, Player, Vul
@@ -76,3 +77,13 @@ def test_a_seat_is_one_of_four_names_or_its_initial() -> None:
     for bad in ("Nowhere", "", "NE", "nort", "Norths", "0", "anypl", "Süd"):
         with pytest.raises(NotationError, match="not a seat"):
             parse_seat(bad)
+
+
+@pytest.mark.parametrize(
+    ("contract", "tricks", "text"),
+    [("4HS", 11, "4HS+1"), ("3NTN", 9, "3NTN="), ("4SXE", 8, "4SXE-2"), ("6CXXW", 13, "6CXXW+1")],
+)
+def test_one_result_notation(contract: str, tricks: int, text: str) -> None:
+    """Issue 44: the seat's log line, the pages and the reports write a result one way."""
+    assert result_text(parse_contract(contract), tricks) == text
+    assert result_text(None, None) == "passed out"

@@ -60,7 +60,7 @@ def test_table_record_of_a_played_board_round_trips() -> None:
     assert record.calls()[0].announcement == "5+ spades"
     contract = record.final_contract()
     assert contract is not None and contract.result == 1
-    assert record.contract_result_text() == "1SN +1"
+    assert record.contract_result_text() == "1SN+1"
 
 
 def test_session_line_round_trips() -> None:

@@ -43,7 +43,7 @@ def test_board_line_round_trips() -> None:
     assert JOURNAL_LINE.validate_json(line) == b
     assert (b.board, b.dealer, b.vul) == (1, "N", "None")
     assert not b.same_contract and not b.passed_out
-    assert b.room("open").contract_result_text() == "3NTXN +1"
+    assert b.room("open").contract_result_text() == "3NTXN+1"
 
 
 def test_header_and_summary_round_trip() -> None:
