@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 THIS = Path(__file__).resolve()
@@ -176,3 +177,93 @@ def test_the_data_format_example_reads_a_file_ddgen_writes(tmp_path: Path) -> No
     for d, player in enumerate(Player):
         for s, denom in enumerate(strains):
             assert dd[0, d, s] == table[denom, player]
+
+
+def readme_section(title: str) -> str:
+    """The README's section under ``## title``, up to the next one."""
+    return (ROOT / "README.md").read_text().split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+#: "printing +1.34 ± 0.75 IMPs/board" in the README; "+1.34 IMPs/board ± 0.75" from the match.
+README_FIGURE = re.compile(r"printing ([+-]\d+\.\d\d) ± (\d+\.\d\d) IMPs/board")
+PRINTED_FIGURE = re.compile(r": ([+-]\d+\.\d\d) IMPs/board ± (\d+\.\d\d) over ")
+
+
+@pytest.mark.slow
+def test_the_quick_start_prints_the_readmes_figure_and_writes_its_outputs(tmp_path: Path) -> None:
+    """The README's first command (``bridgebot match --out out/match``, run as written but for
+    the directory) prints the figure the README quotes, and writes the files the README lists.
+
+    The match's double-dummy tables are put in its cache first (``dd_cache.npz``, where a
+    repeated run finds them; tests/datafiles/quickstart-dd.npz is that file from a run of the
+    command), so the test takes seconds instead of the 20 s of CPU the solver takes; two of its
+    tables are solved again here, and a deal the file lacks would be solved by the command."""
+    import shutil
+    import sys
+
+    from bridgebot.laws.cards import owners_pbn
+    from bridgebot.tournament.deals import solve_dd
+
+    section = readme_section("Two commands")
+    line = next(ln for ln in section.splitlines() if "bridgebot match" in ln)
+    argv = line.split("bridgebot ", 1)[1].split()
+    assert argv[argv.index("--out") + 1] == "out/match"
+    out = tmp_path / "out" / "match"
+    out.mkdir(parents=True)
+    cache = ROOT / "tests" / "datafiles" / "quickstart-dd.npz"
+    with np.load(cache) as z:
+        for row in (0, 63):
+            assert (solve_dd(owners_pbn(z["owners"][row])) == z["dd"][row]).all()
+    shutil.copy(cache, out / "dd_cache.npz")
+    proc = subprocess.run(
+        [sys.executable, "-m", "bridgebot", *argv],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    printed = PRINTED_FIGURE.search(proc.stdout)
+    quoted = README_FIGURE.search(" ".join(section.split()))
+    assert printed is not None and quoted is not None, proc.stdout
+    assert quoted.groups() == printed.groups()
+    written = {p.name for p in out.iterdir()}
+    paragraph = section.split("It prints", 1)[1].split("\n\n", 1)[0]
+    listed = set(re.findall(r"`(?:out/match/)?([\w-]+\.\w+)`", paragraph))
+    assert written == listed
+
+
+def test_the_readmes_explain_example_is_what_explain_prints(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The Outputs section's ``explain`` line is the last line the command it names prints."""
+    from bridgebot.cli import main
+
+    text = " ".join(readme_section("Outputs").split())
+    example = re.search(
+        r"e\.g\. `(2C: [^`]+)` \(the last line `bridgebot explain \"([^\"]+)\"`", text
+    )
+    assert example is not None
+    assert main(["explain", example.group(2)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == example.group(1)
+
+
+def test_every_commands_examples_keep_their_lines() -> None:
+    """A command's ``--help`` examples are printed as written: a line continued with a single
+    backslash inside the Python string runs two example lines into one (``match``'s Ray line)."""
+    from bridgebot.cli import build_parser
+
+    def parsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+        found = [parser]
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                found += [q for p in action.choices.values() for q in parsers(p)]
+        return found
+
+    joined = [
+        (p.prog, line)
+        for p in parsers(build_parser())
+        for line in (p.epilog or "").splitlines()
+        if re.search(r"\S {3,}--", line)
+    ]
+    assert joined == []

@@ -26,7 +26,7 @@ EXAMPLES = """examples:
       1000 boards whose double-dummy tables come with the deal file (no solver time)
   bridgebot match --us random --them random --seed 7 --boards 16 --format compatible --out out/c
       compatible play: our bot replaces one member of the reference pair, in each seat
-  bridgebot match --us default --them bfg --boards 1000 --backend ray --ray-address HOST:6379 \
+  bridgebot match --us default --them bfg --boards 1000 --backend ray --ray-address HOST:6379 \\
                   --workers 32 --out out/ray1000
       the boards sharded over 32 board streams of a Ray cluster (pip install -e .[distributed])
   bridgebot match --out out/match --resume
@@ -44,7 +44,8 @@ EXAMPLES = """examples:
 
 outputs in --out: journal.jsonl (one line per finished board), summary.json, room-NAME.pbn and
 room-NAME.lin per room, report.md (summary, histogram, running mean, largest swings with our
-explanations, every board) and report.html (the same as one self-contained page to browse); with
+explanations, every board), running_mean.svg (the plot report.md shows), report.html (the same as
+one self-contained page to browse) and dd_cache.npz (the double-dummy tables it solved); with
 TCP rooms also rooms/ROOM/ (each table manager's records), rooms-kept.jsonl (a room's boards that
 the other rooms had not finished: --resume does not replay them) and, with outside seats,
 external.json.
