@@ -143,12 +143,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list, log_format = _take_log_format(args_list)
     # Import only the chosen subcommand's module; top-level --help imports them all.
     chosen = next((a for a in args_list if a in COMMANDS), None)
-    if chosen is not None:  # older spellings still work, with one line naming the new one
-        at = args_list.index(chosen) + 1
-        args_list[at:] = modernize(chosen, args_list[at:])
     try:
+        if chosen is not None:  # older spellings still work, with one line naming the new one
+            at = args_list.index(chosen) + 1
+            args_list[at:] = modernize(chosen, args_list[at:])
         parser = build_parser(only=chosen)
-        args = parser.parse_args(args_list)
+        args, unknown = parser.parse_known_args(args_list)
+        if unknown:  # named by the command's own parser ("bridgebot ddgen: ..."), not the root's
+            command_parser(parser, args).error(f"unrecognized arguments: {' '.join(unknown)}")
         if log_format is not None:
             set_log_format(log_format)
         # Every command logs in the chosen format, at its --log-level.
@@ -163,6 +165,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise  # a bug of ours: the traceback is what a report needs
         print(f"bridgebot{f' {chosen}' if chosen else ''}: {problem}", file=sys.stderr)
         return 2
+
+
+def command_parser(
+    parser: argparse.ArgumentParser, args: argparse.Namespace
+) -> argparse.ArgumentParser:
+    """The innermost parser ``args`` went through: ``bridgebot train imitation``'s for
+    ``train imitation ...``, the root's when no command was chosen."""
+    found = parser
+    while subs := [a for a in found._actions if isinstance(a, argparse._SubParsersAction)]:
+        name = getattr(args, subs[0].dest, None)
+        if name not in subs[0].choices:
+            break
+        found = subs[0].choices[name]
+    return found
 
 
 def user_error(exc: BaseException) -> str | None:

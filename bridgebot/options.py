@@ -42,6 +42,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from bridgebot.laws.errors import UserError
 from bridgebot.server.logs import FORMATS, LEVELS
 
 #: The one default of ``--reconnect-timeout`` (seconds; 0 on the command line waits for ever).
@@ -50,7 +51,8 @@ RECONNECT_TIMEOUT = 300.0
 
 class Renamed(NamedTuple):
     """An older spelling: the flag to use instead when its value is a number, and when it is
-    not (None: that value already means the new thing), and what a text value is called."""
+    not (None: that value already means the new thing), and what a text value is called
+    (``N``: the old flag took numbers only, and any other value is refused)."""
 
     when_number: str | None
     when_text: str | None
@@ -61,9 +63,9 @@ class Renamed(NamedTuple):
 #: from the new one: ``tm --boards 32`` is new, ``tm --boards deals.pbn`` old.
 DEPRECATED: dict[tuple[str, str], Renamed] = {
     ("tm", "--boards"): Renamed(None, "--deals"),  # tm --boards FILE -> --deals FILE
-    ("tm", "--count"): Renamed("--boards", "--boards"),  # tm --count N -> --boards N
+    ("tm", "--count"): Renamed("--boards", "--boards", "N"),  # tm --count N -> --boards N
     ("ddgen", "--deals"): Renamed("--boards", None),  # ddgen --deals N -> --boards N
-    ("teach", "--count"): Renamed("--boards", "--boards"),  # teach --count N -> --boards N
+    ("teach", "--count"): Renamed("--boards", "--boards", "N"),  # teach --count N -> --boards N
     # tm --scoring IMP|MP -> --teams-scoring (match's --scoring is dd|play, another thing)
     ("tm", "--scoring"): Renamed(None, "--teams-scoring", "IMP|MP"),
     # The benchmarks (benchmarks/*.py) speak the same vocabulary.
@@ -90,7 +92,8 @@ def modernize(
     naming ``program`` (``bridgebot COMMAND`` by default).
 
     ``tm --boards 32`` is already the new spelling (a number), ``tm --boards deals.pbn`` the old
-    one (a file); ``ddgen --deals 1000`` is old (a number) while a file would be new."""
+    one (a file); ``ddgen --deals 1000`` is old (a number) while a file would be new. A flag
+    that took numbers only (``teach --count abc``) raises :class:`UserError`."""
     out: list[str] = []
     i = 0
     items = list(argv)
@@ -107,6 +110,10 @@ def modernize(
             renamed = DEPRECATED[(command, flag)]
             number = _is_number(value)
             new = renamed.when_number if number else renamed.when_text
+            if not number and renamed.text == "N":
+                raise UserError(
+                    f"{flag} {value!r}: not a whole number ({flag} N is deprecated; use {new} N)"
+                )
             if new is not None and new != flag:
                 what = "N" if number else renamed.text
                 who = program or f"bridgebot {command}"
@@ -124,7 +131,10 @@ def modernize(
 def benchmark_args(parser: argparse.ArgumentParser, script: str) -> argparse.Namespace:
     """A benchmark's arguments (``benchmarks/SCRIPT.py``), its old spellings rewritten first:
     the benchmarks speak the command line's vocabulary (``--deals FILE``, ``--boards N``)."""
-    argv = modernize(script, sys.argv[1:], program=f"benchmarks/{script}.py")
+    try:
+        argv = modernize(script, sys.argv[1:], program=f"benchmarks/{script}.py")
+    except UserError as exc:
+        parser.error(str(exc))
     return parser.parse_args(argv)
 
 

@@ -250,3 +250,46 @@ def test_version_prints_the_installed_version(capsys: pytest.CaptureFixture[str]
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert version(project["name"]) == project["version"]
     assert capsys.readouterr().out == f"bridgebot {project['version']}\n"
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        # Issue 44: the root parser answered "bridgebot: unrecognized arguments: --deals ...".
+        (["ddgen", "--deals", "{pbn}", "--out", "{tmp}/d.npz"],
+         "bridgebot ddgen: unrecognized arguments: --deals {pbn} (see 'bridgebot ddgen --help')"),
+        (["conform", "seat", "--port", "0", "--frob"],
+         "bridgebot conform seat: unrecognized arguments: --frob"),
+        # Issue 44: "--count FILE is deprecated; use --boards FILE".
+        (["teach", "--count", "abc", "--out", "{tmp}/t.npz"],
+         "bridgebot teach: --count 'abc': not a whole number (--count N is deprecated; use "
+         "--boards N)"),
+        (["tm", "--count=x", "--out", "{tmp}/tm"], "bridgebot tm: --count 'x': not a whole number"),
+    ],
+    ids=["ddgen --deals FILE", "conform seat --frob", "teach --count abc", "tm --count=x"],
+)  # fmt: skip
+def test_a_mistake_is_named_by_its_command(
+    argv: list[str], expected: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pbn = str(ROOT / "tournament" / "examples" / "deals.pbn")
+    args = [a.replace("{tmp}", str(tmp_path)).replace("{pbn}", pbn) for a in argv]
+    assert _exit(args) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert line.startswith(expected.replace("{pbn}", pbn)), line
+
+
+def test_tournament_takes_boards_as_its_own_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 44: ``tournament --boards`` worked only as argparse's abbreviation of
+    ``--boards-per-match`` and was not in the help."""
+    import argparse
+
+    from bridgebot.cli import build_parser, command_parser
+
+    assert _exit(["tournament", "--help"]) == 0
+    assert "--boards N, --boards-per-match N" in capsys.readouterr().out
+    chosen = argparse.Namespace(command="tournament")
+    tournament = command_parser(build_parser("tournament"), chosen)
+    tournament.allow_abbrev = False  # the flag itself, not a prefix of another
+    for flag in ("--boards", "--boards-per-match"):
+        args = tournament.parse_args(["--entrant", "a", "--out", "o", flag, "3"])
+        assert args.boards_per_match == 3

@@ -106,6 +106,13 @@ def run_match(
     header = cfg.header(len(deals))
     with Journal(cfg.out / "journal.jsonl", header, resume=cfg.resume) as journal:
         done = {b.board for b in journal.done}
+        beyond = done - {d.number for d in deals}
+        if beyond:  # issue 44: --resume --boards 10 on 64 finished boards was silently ignored
+            raise MatchError(
+                f"{journal.path}: cannot resume with {len(deals)} boards: the journal holds "
+                f"{len(done)} finished ones, {len(beyond)} of them beyond those (a resume may add "
+                "boards, never drop them)"
+            )
         todo = [d for d in deals if d.number not in done]
         results = list(journal.done)
         bar: Progress | None = None

@@ -11,7 +11,7 @@ from bridgebot.server.logs import configure_logging
 HELP = "play a round robin or gauntlet of team matches between agents and rank them by VPs"
 EXAMPLES = """examples:
   bridgebot tournament --entrant default --entrant search --entrant bfg --entrant random \\
-                       --boards-per-match 32 --workers 2 --out out/rr
+                       --boards 32 --workers 2 --out out/rr
       a double-dummy-scored round robin of four: 3 rounds of 32 boards, 6 matches
   bridgebot tournament --out out/rr --resume --entrant default ... (the same options)
       finish a tournament that was interrupted; finished matches are never replayed
@@ -31,7 +31,8 @@ matches/rRR-HOME-v-AWAY/ with the journal, PBN and report that 'bridgebot match'
 
 
 #: The shared flags (``bridgebot/options.py`` adds them): --deals, --seed, the match options
-#: shared with ``match``, --log-level. A tournament's size is --boards-per-match.
+#: shared with ``match``, --log-level. A tournament's size is --boards N, boards in every match
+#: (also spelled --boards-per-match).
 SHARED_OPTIONS = {
     "deals": True,
     "seed": 1,
@@ -68,7 +69,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="default: round-robin; gauntlet: the first entrant against each of the others",
     )
     p.add_argument(
-        "--boards-per-match", type=int, default=32, help="boards in every match (default 32)"
+        "--boards",
+        "--boards-per-match",
+        dest="boards_per_match",
+        type=int,
+        default=32,
+        metavar="N",
+        help="boards in every match (default 32); with --deals, round R plays the file's boards "
+        "(R - 1) * N + 1 to R * N",
     )
 
 

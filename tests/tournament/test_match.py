@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from bridgebot.laws.calls import final_contract
 from bridgebot.laws.notation import parse_call
-from bridgebot.tournament.config import MatchConfig
+from bridgebot.tournament.config import MatchConfig, MatchError
 from bridgebot.tournament.journal import JournalError, read_journal
 from bridgebot.tournament.match import run_match
 from endplay.parsers import pbn
@@ -157,6 +157,13 @@ def test_resume_refuses_a_different_match(solved_npz: Path, tmp_path: Path) -> N
     )
     assert summary.boards == 6
     assert (tmp_path / "journal.jsonl").read_bytes().startswith(first)
+    # Fewer boards than are finished is refused, not ignored (issue 44: --resume --boards 10 on
+    # a finished 64-board match said nothing and reported the 64).
+    whole = (tmp_path / "journal.jsonl").read_bytes()
+    with pytest.raises(MatchError, match=r"cannot resume with 4 boards: the journal holds 6 "
+                       r"finished ones, 2 of them beyond those"):  # fmt: skip
+        run_match(MatchConfig(make_agent=make_agent, **base, resume=True), progress=lambda b: None)  # type: ignore[arg-type]
+    assert (tmp_path / "journal.jsonl").read_bytes() == whole
 
 
 def test_parallel_workers_play_every_board_once(solved_npz: Path, tmp_path: Path) -> None:
