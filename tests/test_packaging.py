@@ -19,18 +19,28 @@ def test_license_is_an_spdx_string_and_setuptools_is_new_enough() -> None:
     assert not any(c.startswith("License ::") for c in meta["project"].get("classifiers", []))
 
 
+def test_the_license_the_metadata_names_is_in_the_repository() -> None:
+    """``license = "MIT"`` with the text beside it, which the package metadata carries."""
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert meta["project"]["license-files"] == ["LICENSE"]
+    text = (ROOT / "LICENSE").read_text()
+    assert text.startswith("MIT License\n")
+    assert "Copyright (c) the bridgebot authors" in text
+
+
 #: The project's folders, installed only under the ``bridgebot`` namespace.
 FOLDERS = ("protocol", "engine", "server", "tournament", "models")
 
 
 def test_the_wheel_installs_one_namespace_and_every_shipped_model(tmp_path: Path) -> None:
     """No generic top-level name (``engine``, ``server``...) in the wheel, and the model files the
-    agents load (policy, estimator, belief net, the bfg imitation) all inside it."""
+    agents load (policy, estimator, belief net, the bfg imitation) all inside it; the build says
+    no warning (a folder of data left out of ``packages`` is one), and the wheel holds LICENSE."""
     import subprocess
     import sys
     import zipfile
 
-    subprocess.run(
+    build = subprocess.run(
         [
             sys.executable,
             "-m",
@@ -45,9 +55,13 @@ def test_the_wheel_installs_one_namespace_and_every_shipped_model(tmp_path: Path
         ],
         check=True,
         capture_output=True,
+        text=True,
     )
+    said = [ln for ln in (build.stdout + build.stderr).splitlines() if "warn" in ln.lower()]
+    assert said == []
     (wheel,) = tmp_path.glob("bluechip_bridgebot-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
     assert tops == {"bridgebot"}
     for folder in FOLDERS:
