@@ -14,6 +14,7 @@ started by a match log the same way.
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import sys
@@ -82,6 +83,18 @@ def configure_logging(level: str, fmt: str | None = None) -> None:
         ],
         cache_logger_on_first_use=False,
     )
+
+
+def outcome_line(text: str, event: str, **fields: Any) -> None:
+    """A command's closing line on stderr, shown whatever ``--log-level``: ``text`` for people;
+    with ``--log-format json``, one object shaped like a log line (``event``, ``level`` info,
+    ``timestamp``, and ``fields``), so that a program reading the log reads every line of it."""
+    line = text
+    if log_format() == "json":
+        record: dict[str, Any] = {"event": event, "level": "info", **fields}
+        record = structlog.processors.TimeStamper(fmt="iso", utc=True)(None, "info", record)
+        line = json.dumps(record, sort_keys=True, default=str)
+    print(line, file=sys.stderr, flush=True)
 
 
 def progress_bar(total: int, unit: str, desc: str, *, initial: int = 0, show: bool = True) -> Any:

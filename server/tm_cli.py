@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bridgebot.server.logs import configure_logging
+from bridgebot.server.logs import configure_logging, outcome_line
 
 if TYPE_CHECKING:
     from bridgebot.protocol.table import TableBoard
@@ -315,10 +315,12 @@ async def _serve(
     await tm.serve()
     played = sum(t.played for t in tm.tables)
     aborted = sum(t.aborted for t in tm.tables)
-    print(f"end of session: {played} boards played, {aborted} aborted, records in {args.out}",
-          file=sys.stderr)  # fmt: skip
+    text = f"end of session: {played} boards played, {aborted} aborted, records in {args.out}"
+    fields: dict[str, object] = {"played": played, "aborted": aborted, "records": str(args.out)}
     if args.tables > 1:  # one deal set at every table: rank them as a pairs event
         from bridgebot.server.ranking import rank_session, summary_lines
 
-        print("\n".join(summary_lines(rank_session(args.out))), file=sys.stderr)
+        fields["ranking"] = ranking = summary_lines(rank_session(args.out))
+        text = "\n".join((text, *ranking))
+    outcome_line(text, "end of session", **fields)
     return 0

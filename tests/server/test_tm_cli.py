@@ -4,6 +4,7 @@ our seat clients, writes its records and exits 0; bad arguments exit 2 naming th
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from pathlib import Path
 
@@ -20,11 +21,12 @@ TEAMS = {Player.north: "NS", Player.south: "NS", Player.east: "EW", Player.west:
 BRIDGEBOT = [sys.executable, "-m", "bridgebot"]
 
 
-async def test_tm_subprocess_plays_and_exits_zero(tmp_path: Path) -> None:
+@pytest.mark.parametrize("fmt", ["console", "json"])
+async def test_tm_subprocess_plays_and_exits_zero(fmt: str, tmp_path: Path) -> None:
     out = tmp_path / "run"
     proc = await asyncio.create_subprocess_exec(
         *BRIDGEBOT, "tm", "--port", "0", "--seed", "7", "--boards", "2", "--out", str(out),
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        "--log-format", fmt, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
     assert proc.stdout is not None
     first = (await asyncio.wait_for(proc.stdout.readline(), 60)).decode()
@@ -36,7 +38,14 @@ async def test_tm_subprocess_plays_and_exits_zero(tmp_path: Path) -> None:
     await asyncio.wait_for(asyncio.gather(*(c.run() for c in clients)), 60)
     _, err = await asyncio.wait_for(proc.communicate(), 30)
     assert proc.returncode == 0, err.decode()
-    assert "2 boards played, 0 aborted" in err.decode()
+    if fmt == "json":  # issue 44: the end-of-session line was plain text among JSON lines
+        records = [json.loads(line) for line in err.decode().splitlines()]
+        end = records[-1]
+        assert (end["event"], end["level"], end["played"], end["aborted"]) == (
+            "end of session", "info", 2, 0)  # fmt: skip
+        assert end["records"] == str(out) and end["timestamp"].endswith("Z")
+    else:
+        assert "2 boards played, 0 aborted" in err.decode()
     entries = read_journal(out / "journal.jsonl").records
     assert [e.board for e in entries] == [1, 2]
     assert len(pbn.loads((out / "boards.pbn").read_text())) == 2
