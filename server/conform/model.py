@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from bridgebot.laws.calls import auction_over, final_contract, is_legal_call, passed_out
 from bridgebot.laws.play import legal_cards, trick_winner
-from bridgebot.server.conform.wire import RANKS, SEATS, seat_at
+from bridgebot.server.conform.wire import RANKS, SEATS, SUITS, seat_at
 from endplay.types import Bid, Card, Denom, Hand, Player
 
 
@@ -160,12 +160,14 @@ class BoardModel:
 
     def kit_card(self, player: str) -> str:
         """The card the kit's scripted side plays for ``player``: dummy's highest legal card
-        (so dummy wins tricks and leads), anyone else's lowest."""
+        (so dummy wins tricks and leads), anyone else's lowest. Cards of one rank are ordered
+        by suit (spades first), so the choice depends on the position alone, never on the
+        order a set of cards happens to iterate in: a ``--seed`` replays the same play."""
         held = self.remaining(player)
         assert held is not None, f"{player}'s hand is unknown"
         legal = sorted(
             (c for c in held if self.card_problem(player, c) is None),
-            key=lambda c: RANKS.index(c[0]),
+            key=lambda c: (RANKS.index(c[0]), SUITS.index(c[1])),
         )
         return legal[0] if player == self.dummy else legal[-1]
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections import deque
 from collections.abc import Callable
 
 from bridgebot.protocol.errors import LineTooLong
@@ -26,7 +27,12 @@ Inbox = asyncio.Queue[tuple[str, str | None]]
 
 
 class Conn:
-    """One TCP connection of the kit, labelled with its seat."""
+    """One TCP connection of the kit, labelled with its seat.
+
+    ``written`` counts the lines the kit has written on it; ``arrived`` holds, for each line
+    put in the inbox and not yet taken, what ``written`` was when that line arrived, so that a
+    line is judged by what the peer could have read before sending it (the consumer pops one
+    per line it takes, see :meth:`arrival`)."""
 
     def __init__(
         self, label: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, inbox: Inbox
@@ -35,7 +41,14 @@ class Conn:
         self.reader = reader
         self.writer = writer
         self.closed = False
+        self.written = 0
+        self.arrived: deque[int] = deque()
         self.task = asyncio.create_task(self._read(inbox))
+
+    def arrival(self) -> int:
+        """How many lines the kit had written on this connection when the line now taken
+        from the inbox arrived (every line the reader puts is taken in order)."""
+        return self.arrived.popleft() if self.arrived else self.written
 
     async def _read(self, inbox: Inbox) -> None:
         buf = LineBuffer(4096)
@@ -44,6 +57,7 @@ class Conn:
                 data = await self.reader.read(65536)
                 if not data:
                     for line in buf.close():
+                        self.arrived.append(self.written)
                         await inbox.put((self.label, line))
                     break
                 try:
@@ -51,6 +65,7 @@ class Conn:
                 except LineTooLong as exc:
                     lines = [f"<line over 4096 bytes: {exc}>", *buf.feed(b"")]
                 for line in lines:
+                    self.arrived.append(self.written)
                     await inbox.put((self.label, line))
         except (ConnectionError, OSError):
             pass
@@ -59,6 +74,7 @@ class Conn:
             await inbox.put((self.label, None))
 
     def send(self, text: str) -> None:
+        self.written += 1
         if not self.writer.is_closing():
             self.writer.write(encode_line(text))
 
@@ -170,7 +186,9 @@ class Pump:
                 return
             if label in self.ignore:
                 continue
-            if line is None:
+            if line is None:  # as in until: a close is the peer's to explain
                 self.closed.add(label)
+                self.transcript.comment(f"{label}: connection closed by the {self.peer}")
+                self.on_close(label)
                 continue
             self._deliver(label, line)

@@ -86,6 +86,7 @@ SEAT_RULES = _rules(
     Rule("seat.early-dummy", "2.4 #5", "ready for dummy before the opening lead (warn)"),
     Rule("seat.received-dummy", "2.4 #5", "'received dummy', abolished by v18 (warn)"),
     Rule("seat.unexpected", "3.1 rule 4", "nothing unreadable, nothing out of its place"),
+    Rule("seat.roles", "2.3, 2.4", "the program had every role the scenarios deal it (warn)"),
 )
 
 RULES = {**TM_RULES, **SEAT_RULES}
@@ -102,6 +103,11 @@ class Finding(BaseModel):
     expected: str | None = None
     where: str = ""
     section: str
+    board: int | None = None
+    """The board the kit was playing when it found this (None: before the first one)."""
+    transcript_line: int | None = None
+    """The line of the ``--transcript`` file written last when it was found: the offending
+    line, or for a silence the last line of the exchange."""
 
 
 class RuleResult(BaseModel):
@@ -140,12 +146,16 @@ class _Tally:
 
 
 class Recorder:
-    """Collects findings; ``echo`` gets a line for each failure as it happens (progress)."""
+    """Collects findings; ``echo`` gets a line for each failure as it happens (progress).
+
+    ``locate`` says where the run is, ``(board number, transcript line)``, and is asked for
+    each finding: a kit sets it to its own board and :attr:`Transcript.lines`."""
 
     def __init__(self, rules: dict[str, Rule], echo: Callable[[str], None] | None = None) -> None:
         self.rules = rules
         self.echo = echo
         self._tally: dict[str, _Tally] = {}
+        self.locate: Callable[[], tuple[int | None, int | None]] = lambda: (None, None)
 
     def ok(self, rule: str) -> None:
         self._get(rule).checks += 1
@@ -206,6 +216,7 @@ class Recorder:
             t.failures += 1
         else:
             t.warnings += 1
+        board, transcript_line = self.locate()
         finding = Finding(
             rule=rule,
             status=status,
@@ -214,6 +225,8 @@ class Recorder:
             expected=expected,
             where=where,
             section=self.rules[rule].section,
+            board=board,
+            transcript_line=transcript_line,
         )
         if len(t.findings) < KEEP:
             t.findings.append(finding)
@@ -268,7 +281,8 @@ class Recorder:
 
 
 def finding_line(f: Finding) -> str:
-    """``fail tm.to-lead: <detail>; line '...'; expected '...' (docs/protocol.md 2.4 #2)``."""
+    """``fail tm.to-lead: <detail>; line '...'; expected '...'; board 3, transcript line 212
+    (docs/protocol.md 2.4 #2)``."""
     parts = [f"{f.status} {f.rule}: {f.detail}"]
     if f.where:
         parts.append(f"at {f.where}")
@@ -276,6 +290,11 @@ def finding_line(f: Finding) -> str:
         parts.append(f"line {f.line!r}")
     if f.expected is not None:
         parts.append(f"expected {f.expected!r}")
+    place = [f"board {f.board}"] if f.board is not None else []
+    if f.transcript_line is not None:
+        place.append(f"transcript line {f.transcript_line}")
+    if place:
+        parts.append(", ".join(place))
     return "; ".join(parts) + f" (docs/protocol.md {f.section})"
 
 
@@ -317,14 +336,18 @@ class Transcript:
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self._file: TextIO | None = path.open("w") if path is not None else None
+        self.lines = 0
+        """Lines written so far, comments included: the number of the last one (1-based)."""
 
     def line(self, src: str, dst: str, text: str) -> None:
         _log.debug("line", src=src, dst=dst, text=text)  # --log-level debug shows the exchange
+        self.lines += 1
         if self._file is not None:
             self._file.write(f"{src} -> {dst} : {text}\n")
             self._file.flush()
 
     def comment(self, text: str) -> None:
+        self.lines += 1
         if self._file is not None:
             self._file.write(f"   -- {text} --\n")
             self._file.flush()

@@ -7,6 +7,19 @@ card legal. It knows what the seat knows (its hand, dummy's once shown, every re
 whole deal when the live kit tells it (:meth:`deal_known`). The live kit (``conform seat``)
 waits on it to know when the program has said what it owes; the transcript replay feeds it a
 golden transcript.
+
+A line is judged by what the table manager had written before it arrived (``heard``, see
+:meth:`SeatObserver.seat_sent`), not by what was written since: a line that crossed
+``End of session`` on the wire is not a line after the end.
+
+``ready for deal`` (docs/protocol.md 3.1 rule 2, 4.3): a repeat of it warns (``seat.repeat``)
+wherever it falls, before or after the board line. One sent between boards (after the Timing
+line, before ``Start of board``) is taken as the answer to the next ``Start of board``, as a
+table queues an early ready line, and judged once the program shows whether it was a repeat:
+said again after ``Start of board`` it is (Ben after a restart says it after every Timing line
+and again on ``Start of board``); not said again, it fails ``seat.ready-for-deal``. One still
+open when the session ends is a repeat if the program was restarted or has repeated before,
+else a failure.
 """
 
 from __future__ import annotations
@@ -73,6 +86,19 @@ class SeatObserver:
         self.got_board = False
         self.board: BoardState | None = None
         self.ended = False
+        self.restarted = False
+        """A board of this session was restarted (a mid-board Start of board)."""
+        self.repeated_deal = False
+        """The program has said ready for deal twice for one board."""
+        self.early_deal: str | None = None
+        """A ready for deal said between boards, not yet known to be a repeat or not."""
+        self.heard = 0
+        """Lines the table manager has sent this seat."""
+        self._marks: dict[str, list[int]] = {}
+        """For Start of board, Timing and End of session: the value of ``heard`` just after
+        each was sent."""
+        self._arrived = 0
+        """``heard`` when the line being judged arrived."""
         self.roles: list[str] = []
         self.boards_played = 0
         self._deal: dict[str, frozenset[str]] | None = None
@@ -88,10 +114,13 @@ class SeatObserver:
             self.board.model.hands.update(hands)
 
     def tm_sent(self, text: str) -> None:
+        self.heard += 1
         try:
             msg = read_tm_line(text)
         except Unreadable:
             return
+        if msg.kind in ("start", "timing", "end"):
+            self._marks.setdefault(msg.kind, []).append(self.heard)
         b = self.board
         match msg.kind:
             case "seated":
@@ -102,11 +131,13 @@ class SeatObserver:
                 if (b is not None and not b.model.done()) or (
                     self.asked_deal and not self.got_board
                 ):
-                    self.restarting = True  # a mid-board Start of board: the board restarts
+                    self.restarting = self.restarted = True  # mid-board: the board restarts
                 self.board = None
                 self._deal = None
-                self.started = True
-                self.asked_deal = self.got_board = False
+                self.got_board = False
+                # a ready for deal said before it is taken now, as a table takes a queued one
+                self.asked_deal = self.early_deal is not None
+                self.started = not self.asked_deal
             case "board":
                 self.got_board = True
                 self.board = BoardState(BoardModel(msg.trick, msg.seat, msg.value))
@@ -139,6 +170,8 @@ class SeatObserver:
                     self._board_over(b)
             case "end":
                 self.ended = True
+                if self.early_deal is not None:
+                    self._early_deal_judged(repeat=self.restarted or self.repeated_deal)
 
     def _role(self, m: BoardModel) -> None:
         if m.passed_out():
@@ -164,18 +197,30 @@ class SeatObserver:
 
     # ------------------------------------------------------------------ what the seat sends
 
-    def seat_sent(self, text: str) -> None:
-        """A line of the program under test: judged now. The rules about the form of any
-        line (case, variants, repeats...) count a pass for each line they had nothing
-        against."""
+    def seat_sent(self, text: str, heard: int | None = None) -> None:
+        """A line of the program under test: judged now, against the first ``heard`` lines
+        the table manager sent this seat, those written before the line arrived (None: all
+        of them, as in a transcript). The rules about the form of any line (case, variants,
+        repeats...) count a pass for each line they had nothing against."""
+        self._arrived = self.heard if heard is None else min(heard, self.heard)
         before = {rule: self.r.checks(rule) for rule in _EVERY_LINE}
         self._judge(text)
         for rule, n in before.items():
             if self.r.checks(rule) == n:
                 self.r.ok(rule)
 
+    def _last(self, kind: str) -> int:
+        """Where the last Start of board / Timing / End of session written before the line
+        being judged arrived stands in what this seat heard (0: none)."""
+        return max((i for i in self._marks.get(kind, ()) if i <= self._arrived), default=0)
+
+    def _between_boards(self) -> bool:
+        """The line arrived after a Timing line (or before the first board) and before the
+        next Start of board was written."""
+        return self._last("start") <= self._last("timing")
+
     def _judge(self, text: str) -> None:
-        if self.ended:
+        if self._last("end"):
             self.r.fail("seat.end-of-session", "a line after End of session", text)
             return
         try:
@@ -186,6 +231,10 @@ class SeatObserver:
         if msg.kind not in ("connect", "card") and msg.seat != self.seat:
             self.r.fail("seat.unexpected", f"a line in {msg.seat}'s name from {self.seat}", text)
             return
+        if self.early_deal is not None and msg.kind != "ready_deal" and not self._between_boards():
+            self._early_deal_judged(repeat=False)  # it answered Start of board: not a repeat
+        if self.restarting and self._last("start") < self._marks["start"][-1]:
+            return  # sent before the restart could be read: the abandoned board's (3.1)
         if self.restarting and msg.kind != "ready_deal":
             self.r.fail(
                 "seat.restart",
@@ -298,16 +347,54 @@ class SeatObserver:
         if self.restarting:
             self.restarting = False
             self.r.ok("seat.restart")
-        if self.asked_deal and not self.got_board:
-            self.r.warn("seat.repeat", "ready for deal sent twice", text)
+        if self._between_boards():
+            if self.early_deal is not None:
+                self._deal_repeat(text)
+                return
+            self.early_deal = text  # judged later (module docstring)
+            self._form(msg, text)
+            if self.ended:  # End of session went out since it arrived: judged now
+                self._early_deal_judged(repeat=self.restarted or self.repeated_deal)
+            elif self.started:  # Start of board went out since: a table takes it as the answer
+                self.started, self.asked_deal = False, True
             return
-        if not self.started:
-            self.r.fail("seat.ready-for-deal", "only after Start of board", text)
+        if self.asked_deal:  # after Start of board, which always leaves it owed or taken
+            self._deal_repeat(text)
             return
         self.started = False
         self.asked_deal = True
         self.r.ok("seat.ready-for-deal")
         self._form(msg, text)
+
+    def _deal_repeat(self, text: str) -> None:
+        """A second ready for deal for one board: before the board line or after it."""
+        if self.early_deal is not None:  # the one said before Start of board was a repeat too
+            self.early_deal = None
+            self.r.ok("seat.ready-for-deal")
+        self.repeated_deal = True
+        self.r.warn(
+            "seat.repeat",
+            "ready for deal said twice for one board (Ben after a restart; tables ignore it)",
+            text,
+        )
+
+    def _early_deal_judged(self, *, repeat: bool) -> None:
+        text, self.early_deal = self.early_deal, None
+        if repeat:
+            self.r.warn(
+                "seat.repeat",
+                "ready for deal after the last Timing line, unasked: the habit of a program "
+                "that was restarted or repeats it (Ben); tables ignore it",
+                text,
+            )
+        else:
+            self.r.fail(
+                "seat.ready-for-deal",
+                "said before Start of board (after the Timing line) and not again after it: "
+                "only after Start of board",
+                text,
+                f"{self.seat} ready for deal, after Start of board",
+            )
 
     def _ready_cards(self, msg: Msg, text: str) -> None:
         b = self.board
@@ -462,8 +549,17 @@ class SeatObserver:
             self.r.fail("seat.card", f"out of turn: {who}", text)
             self.replies.append(f"Error: {self.seat}: {ctrl} is to play {player}'s card")
             return
-        if named != player:
-            self.r.fail("seat.card", f"the next card is {player}'s", text, f"{player} plays ..")
+        if named != player:  # e.g. dummy's card in declarer's own name: refused, as a table does
+            self.r.fail(
+                "seat.card",
+                f"the next card is {player}'s"
+                + (", played in dummy's seat name" if player == m.dummy else ""),
+                text,
+                f"{player} plays {msg.value}",
+            )
+            self.replies.append(
+                f"Error: {self.seat}: a card in {named}'s name when {player} is to play"
+            )
             return
         if m.trick_start() and m.trick_no() not in b.lead_prompts:
             self.r.fail(

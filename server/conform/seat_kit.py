@@ -10,7 +10,9 @@ The scenarios (``SCENARIOS``, in this order; ``--boards`` plays a prefix, more b
 plain ones) give the first named seat each role whatever it bids, by making the kit's seats open
 7NT where the scenario needs someone else to declare:
 
-1. ``declarer``: the program deals and holds the strongest hand; the kit's seats pass.
+1. ``declarer``: the program deals; its side holds the 26 highest cards (every ace to nine and
+   two eights), the program the stronger half, so its side is sure to win any contract it bids;
+   the kit's seats pass.
 2. ``dummy``: its partner deals and opens 7NT; declarer (the kit) plays dummy's highest card,
    so dummy wins tricks and leads.
 3. ``opening leader``: its right-hand opponent opens 7NT.
@@ -19,6 +21,11 @@ plain ones) give the first named seat each role whatever it bids, by making the 
 6. ``restart``: a plain board restarted by a second ``Start of board`` after two calls.
 7. ``partner opens 1NT`` and 8. ``opponent opens 2C, alerted``: ordinary auctions (the
    alert's text reaches the program), a longer session.
+
+A program that still never had one of the roles its boards deal it (declarer, dummy, opening
+leader, defender) is warned, ``seat.roles``, naming them. The next ``Start of board`` (or ``End
+of session``) goes out ``BOARD_PAUSE`` after the Timing line, so that what a program says on the
+Timing line arrives before it (a ``ready for deal`` said then is early, docs/protocol.md 3.1).
 """
 
 from __future__ import annotations
@@ -85,10 +92,19 @@ _VUL = (
 MAX_ILLEGAL = 3
 #: Seconds before the first ``to lead`` of a board to the program (a lead that comes first fails).
 PROMPT_PAUSE = 0.3
+#: Seconds between the Timing line and the next Start of board or End of session.
+BOARD_PAUSE = 0.3
+#: The roles the scenarios of those names deal the program, each the scenario's name.
+ROLES = ("declarer", "dummy", "opening leader", "defender")
 
 
 def _hcp(hand: frozenset[str]) -> int:
     return sum({"A": 4, "K": 3, "Q": 2, "J": 1}.get(c[0], 0) for c in hand)
+
+
+def _card_rank(card: str) -> tuple[int, int]:
+    """Highest first, then by suit (spades first): a total order, whatever a set's order."""
+    return RANKS.index(card[0]), SUITS.index(card[1])
 
 
 @dataclass
@@ -108,6 +124,9 @@ class ProgramSeat:
     seat: str
     obs: SeatObserver
     conn: Conn | None = None
+    offset: int = 0
+    """Lines written on ``conn`` before the seat was given (a refusal): the observer's count
+    starts after them."""
     team: str = ""
     calls: int = 0
     cards: int = 0
@@ -132,6 +151,9 @@ class SeatKit:
         self.teams: tuple[str, str] = ("KitNS", "KitEW")
         self._conn_no = 0
         self.server: asyncio.Server | None = None
+        self.number: int | None = None
+        """The board in play (or the last one played)."""
+        record.locate = lambda: (self.number, transcript.lines)
 
     def roles(self) -> list[str]:
         return list(self.progs[self.subject].obs.roles)
@@ -188,11 +210,13 @@ class SeatKit:
             self._connecting(label, text)
             return
         p = self.progs[seat]
+        assert p.conn is not None
+        heard = p.conn.arrival() - p.offset
         self.t.line(seat, "TM", text)
         m = self.m
         calls = len(p.obs.board.model.calls) if p.obs.board else 0
         cards = len(p.obs.board.model.cards) if p.obs.board else 0
-        p.obs.seat_sent(text)
+        p.obs.seat_sent(text, heard)
         for reply in p.obs.replies:
             self.send(seat, reply)
         p.obs.replies.clear()
@@ -210,6 +234,7 @@ class SeatKit:
 
     def _connecting(self, label: str, text: str) -> None:
         conn = next(c for c in self.pending if c.label == label)
+        conn.arrival()  # nothing to judge by: the seat is not given yet
         self.t.line(f"{label}", "TM", text)
         try:
             msg = read_seat_line(text)
@@ -233,6 +258,7 @@ class SeatKit:
         self.labels[label] = seat
         p = self.progs[seat]
         p.conn = conn
+        p.offset = conn.written
         p.obs.seat_sent(text)
         team = p.team = msg.value
         for other, q in self.progs.items():  # docs/protocol.md 2.1: one name a partnership
@@ -369,16 +395,36 @@ class SeatKit:
             number += 1
             while SEATS[(number - 1) % 4] != dealer:
                 number += 1
+            self.number = number
             self.t.comment(f"board {number}: scenario {name}")
             await self._board(i, number, name, dealer, opening)
             self.boards_done += 1
             run.progress(f"conform seat: board {i + 1}/{boards} ({name}) played")
+            assert self.pump is not None
+            await self.pump.drain(BOARD_PAUSE)  # what the program says on the Timing line
+        self._check_roles(boards)
         for s in self.progs:
             self.send(s, "End of session")
         assert self.pump is not None
         await self.pump.drain(min(1.0, self.run.answer_timeout))
         if not self.r.failures("seat.end-of-session"):
             self.r.ok("seat.end-of-session")
+
+    def _check_roles(self, boards: int) -> None:
+        """Warn, naming them, about the roles the boards played dealt the program and it
+        never had (a program that never bids where its side holds every high card)."""
+        dealt = {SCENARIOS[i][0] for i in range(min(boards, len(SCENARIOS)))}
+        had = set(self.roles())
+        missing = [role for role in ROLES if role in dealt and role not in had]
+        if missing:
+            self.r.warn(
+                "seat.roles",
+                f"{self.subject} never had the role of {' or '.join(missing)}, which the kit "
+                "dealt it, so what it sends there went unchecked",
+                expected=", ".join(missing),
+            )
+        else:
+            self.r.ok("seat.roles")
 
     def _deal(self, i: int, name: str) -> dict[str, frozenset[str]]:
         owners = random_owners(self.run.seed, i)
@@ -388,10 +434,28 @@ class SeatKit:
             )
             for n, seat in enumerate(SEATS)
         }
-        if name in ("declarer", "passed out"):
-            pick = (max if name == "declarer" else min)(SEATS, key=lambda s: _hcp(hands[s]))
+        if name == "declarer":
+            return self._side_deal(hands)
+        if name == "passed out":
+            pick = min(SEATS, key=lambda s: _hcp(hands[s]))
             hands[pick], hands[self.subject] = hands[self.subject], hands[pick]
         return hands
+
+    def _side_deal(self, hands: dict[str, frozenset[str]]) -> dict[str, frozenset[str]]:
+        """The seed's deal redealt so that the program's side holds the 26 highest cards, the
+        program the half with more points; the cards keep the seed's order (North's first)."""
+        order = [c for seat in SEATS for c in sorted(hands[seat], key=_card_rank)]
+        high = sorted(order, key=_card_rank)[:26]
+        top = [c for c in order if c in high]
+        low = [c for c in order if c not in high]
+        halves = sorted((frozenset(top[:13]), frozenset(top[13:])), key=_hcp, reverse=True)
+        lho = seat_at(self.subject, 1)
+        return {
+            self.subject: halves[0],
+            seat_at(self.subject, 2): halves[1],
+            lho: frozenset(low[:13]),
+            seat_at(lho, 2): frozenset(low[13:]),
+        }
 
     async def _board(
         self, i: int, number: int, name: str, dealer: str, opening: str | None

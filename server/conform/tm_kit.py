@@ -55,6 +55,10 @@ class TmKit:
         self.junk: list[Conn] = []
         self.pump: Pump | None = None
         self.ended = False
+        record.locate = lambda: (
+            None if self.obs.board is None else self.obs.board.number,
+            transcript.lines,
+        )
 
     # ------------------------------------------------------------------ plumbing
 

@@ -18,6 +18,10 @@ Two options on top of a style stress the table manager within what the protocol 
   again (Ben repeats board-level lines after a restart; bridge-player's dummy says the same card
   line several times within a trick).
 
+The ``ben-restart`` style is Ben once a board has been restarted: it never resets its restart
+flag, so it says ``ready for deal`` on every Timing line, unasked, and again on ``Start of
+board`` (issue 44).
+
 :class:`StyledPeer` puts a model on a real TCP connection to a table manager under test. The
 peers stand in for the *other* side only; the table manager is always the real one.
 """
@@ -83,6 +87,9 @@ class Style:
     """Connects ``as ANYPL`` and plays the seat it is given (WBridge5's Autoconnect)."""
     version: str = "18"
     """The text after ``protocol version`` (ComputerBridge's clients add their system)."""
+    restart_habit: bool = False
+    """After a mid-board ``Start of board``, says ``ready for deal`` after every Timing line
+    as well as on ``Start of board`` (Ben's ``restart`` flag, never reset)."""
 
 
 #: Every peer style the project knows, by name.
@@ -92,6 +99,7 @@ STYLES: dict[str, Style] = {
         Style("canonical"),
         Style("wbridge5", case="upper", anypl=True),
         Style("ben", dummy_form="all"),
+        Style("ben-restart", dummy_form="all", restart_habit=True),
         Style("bridge-player", case="lower", dummy_form="every", early_dummy=True,
               received_dummy=True),
         Style("gib", dummy_form="self", received_dummy=True),
@@ -185,6 +193,8 @@ class StyledSeat:
         self.boards_played = 0
         self.early_lines = 0
         """Ready lines said before the card ahead of them had arrived."""
+        self.restarted = False
+        """A board was restarted by a ``Start of board`` in its middle."""
 
     # ------------------------------------------------------------------ writing
 
@@ -215,6 +225,8 @@ class StyledSeat:
                     self.started = True
                     self.pending.append(self._line(ReadyToStart(seat=self.seat)))
             case StartOfBoard():
+                if b is not None and not (b.passed_out or len(b.plays) == 52):
+                    self.restarted = True
                 self.board = None
                 self.pending = [self._line(ReadyForDeal(seat=self.seat))]
             case BoardInfo(number=number, dealer=dealer):
@@ -235,7 +247,8 @@ class StyledSeat:
                 player = b.contract.declarer.partner if seat is None else seat
                 self._take_card(b, player, card)
             case Timing():
-                pass
+                if self.style.restart_habit and self.restarted:
+                    self.pending.append(self._line(ReadyForDeal(seat=self.seat)))
             case EndOfSession():
                 self.ended = True
             case ErrorText(text=text):

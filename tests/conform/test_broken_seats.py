@@ -19,7 +19,7 @@ import pytest
 from bridgebot.engine.random_agent import RandomAgent
 from bridgebot.protocol.dialect import Dialect
 from bridgebot.server.conform.model import BoardModel
-from bridgebot.server.conform.report import SEAT_RULES, Recorder
+from bridgebot.server.conform.report import SEAT_RULES, Recorder, finding_line
 from bridgebot.server.conform.seat_kit import SeatKit
 from bridgebot.server.conform.wire import RANKS, SUITS, read_hand
 from bridgebot.server.seat import SeatClient
@@ -285,11 +285,27 @@ async def test_a_program_that_goes_silent_fails_answer(tmp_path: Path) -> None:
     assert time.monotonic() - started < 5
 
 
+async def test_a_finding_names_its_board_and_transcript_line(tmp_path: Path) -> None:
+    """Issue 44: the board in play and the line of the transcript file, in the report and in
+    the output line."""
+    up, down, boards = BROKEN["seat.card"]
+    record, _ = await play(tmp_path, up, down, boards=boards)
+    finding = next(r for r in record.results() if r.rule == "seat.card").findings[0]
+    assert finding.board is not None and finding.transcript_line is not None
+    lines = (tmp_path / "conform-seat.txt").read_text().splitlines()
+    assert lines[finding.transcript_line - 1] == f"North -> TM : {finding.line}"
+    heading = next(x for x in reversed(lines[: finding.transcript_line]) if "-- board" in x)
+    assert heading.strip().startswith(f"-- board {finding.board}: scenario")
+    where = f"board {finding.board}, transcript line {finding.transcript_line}"
+    assert where in finding_line(finding)
+
+
 def test_every_rule_of_conform_seat_has_a_broken_seat_here() -> None:
+    """seat.roles and the habits of issue 44 are in tests/conform/test_seat_habits.py."""
     covered = (
         set(BROKEN)
         | set(WARNED)
-        | {"seat.early-dummy", "seat.lead-prompt", "seat.connect", "seat.answer"}
+        | {"seat.early-dummy", "seat.lead-prompt", "seat.connect", "seat.answer", "seat.roles"}
     )
     assert covered == set(SEAT_RULES)
 
