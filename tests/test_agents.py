@@ -68,7 +68,7 @@ def test_parsing_validates_without_building() -> None:
         ("policy:m,greedy=maybe", "agent policy: option greedy must be 'on' or 'off', not 'maybe'"),
         ("bfg,doubles=maybe", "agent bfg: option doubles must be 'on' or 'off', not 'maybe'"),
         ("bfg,depth=3", "agent bfg takes no path and no options besides seed and doubles"),
-        ("nobody", "unknown agent 'nobody'; known agents: bfg, default, policy, random, search"),
+        ("nobody", "unknown agent 'nobody'; known agents: bfg, default, epbot, policy, random, search"),
         ("random,seed", "agent option 'seed' in 'random,seed' is not key=value"),
     ],
 )
