@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import ctypes
 import os
+from collections.abc import Callable
 from ctypes import POINTER, c_char_p, c_int, c_void_p
 from pathlib import Path
+from typing import Any
 
 from bridgebot.engine.agent import AgentSpecError
 
@@ -33,7 +35,7 @@ BUFFER_TOO_SMALL = -3
 FEATURE_HCP_MIN = 402
 FEATURE_HCP_MAX = 403
 
-_INFO_ARRAY = [c_void_p, c_int, c_void_p, c_int, POINTER(c_int)]
+_INFO_ARRAY: list[type] = [c_void_p, c_int, c_void_p, c_int, POINTER(c_int)]
 #: name -> (restype, argtypes) of every function called.
 SIGNATURES: dict[str, tuple[type | None, list[type]]] = {
     "epbot_create": (c_void_p, []),
@@ -184,22 +186,23 @@ class Native:
         features = self._ints(self._lib.epbot_get_info_feature, position, 512)
         return features[FEATURE_HCP_MIN], features[FEATURE_HCP_MAX]
 
-    def _text(self, call: object) -> str:
+    def _text(self, call: Callable[[ctypes.Array[ctypes.c_char], int], int]) -> str:
         size = 256
         while True:
             buf = ctypes.create_string_buffer(size)
-            code = call(buf, size)  # type: ignore[operator]
+            code = call(buf, size)
             if code == BUFFER_TOO_SMALL and size < 1 << 20:
                 size *= 4
                 continue
             self._ok(code, "an EPBot text")
             return buf.value.decode("utf-8", "replace")
 
-    def _ints(self, function: object, position: int, count: int) -> list[int]:
+    def _ints(self, function: Any, position: int, count: int) -> list[int]:
+        """One of the ``epbot_get_info_*`` array readers: an int per suit (or feature)."""
         while True:
             array = (c_int * count)()
             n = c_int(0)
-            code = function(self._h(), position, array, 4 * count, ctypes.byref(n))  # type: ignore[operator]
+            code = function(self._h(), position, array, 4 * count, ctypes.byref(n))
             if code == BUFFER_TOO_SMALL and count < 1 << 16:
                 count *= 4
                 continue
