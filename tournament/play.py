@@ -24,8 +24,6 @@ import structlog
 from bridgebot.engine.agent import AgentFactory
 from bridgebot.engine.explain import Logits
 from bridgebot.laws.board_sets import load_boards
-from bridgebot.laws.notation import parse_contract
-from bridgebot.server.records import TableRecord
 from bridgebot.server.seat import Alerter
 from bridgebot.server.web.human import HumanSeatClient, solve
 from bridgebot.server.web.table import FinishedBoard, PersonTable, hands_of_pbn
@@ -93,22 +91,13 @@ class PlayOptions:
         return 1 if self.seat in (Player.north, Player.south) else -1
 
 
-def record_result(rec: TableRecord) -> str:
-    """``4HXS =``, ``3NTN -2`` or ``passed out``: a room's result in a few characters."""
-    if rec.contract is None or rec.declarer is None:
-        return "passed out"
-    contract = parse_contract(rec.contract + rec.declarer)
-    over = (rec.tricks or 0) - contract.level - 6
-    return f"{rec.contract}{rec.declarer} {'=' if over == 0 else f'{over:+d}'}"
-
-
 def other_room(board: BoardResult, sign: int) -> dict[str, Any]:
     """What the page shows of the other room's board, with the IMPs for the person's side."""
     other = board.room("closed")
     return {
         "auction": list(other.auction),
         "contract": None if other.contract is None else f"{other.contract}{other.declarer}",
-        "result": record_result(other),
+        "result": other.contract_result_text(),
         "score_ns": other.score_ns,
         "imps": sign * board.imps,
         "seats": list(other.seats or ()),
@@ -140,10 +129,10 @@ class PlaySession:
             if done.final.number == board.board:
                 self._complete(done)
         imps = self.options.sign * board.imps
-        mine = record_result(board.room(ROOM))
+        mine = board.room(ROOM).contract_result_text()
         self.say(
             f"board {board.board}: your table {mine}, other room "
-            f"{record_result(board.room('closed'))}: {imps:+d} IMPs"
+            f"{board.room('closed').contract_result_text()}: {imps:+d} IMPs"
         )
 
     def _complete(self, done: FinishedBoard) -> None:

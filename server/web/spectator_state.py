@@ -128,6 +128,10 @@ class _Board:
         n = len(self.plays)
         # The trick in progress; after its fourth card, that trick until the next lead.
         trick = self.plays[n - (n % 4 or 4) :] if n else []
+        # A finished board whose cards were not played (a double-dummy room) has no tricks to
+        # count: its result says how many declarer took.
+        unplayed = self.record is not None and n == 0
+        won = None if unplayed else {"NS": self.won[0], "EW": self.won[1]}
         out: dict[str, Any] = {
             "number": self.number,
             "dealer": self.dealer.abbr,
@@ -146,7 +150,7 @@ class _Board:
             "declarer": None if self.contract is None else self.contract.declarer.abbr,
             "trick": [{"seat": p.abbr, "card": card_text(c)} for p, c in trick],
             "played": n,
-            "won": {"NS": self.won[0], "EW": self.won[1]},
+            "won": won,
             "result": None if self.record is None else result_view(self.record),
         }
         return out
@@ -158,9 +162,11 @@ def _ranked(cards: Iterable[Card]) -> list[Card]:
 
 
 def result_view(r: TableRecord) -> dict[str, Any]:
-    """A finished board in one line of the results: contract, declarer, tricks, score."""
+    """A finished board in one line of the results: contract, declarer, tricks, score, and the
+    result as every page and report writes it (``text``: ``4HS+1``, ``laws.notation``)."""
     return {
         "board": r.board,
+        "text": r.contract_result_text(),
         "contract": r.contract,
         "declarer": r.declarer,
         "tricks": r.tricks,
@@ -175,6 +181,9 @@ class _Table:
     label: str
     teams: dict[str, str] = field(default_factory=dict)
     present: set[str] = field(default_factory=set)
+    joined: set[str] = field(default_factory=set)
+    """Seats that have connected at some time: one of them not present is away (a room whose
+    seats never connect, a double-dummy one, has none away)."""
     people: set[Player] = field(default_factory=set)
     board: _Board | None = None
     results: OrderedDict[int, TableRecord] = field(default_factory=OrderedDict)
@@ -208,6 +217,7 @@ class LiveTables:
             case events.SeatJoined(seat=seat, team=team):
                 t.teams[seat] = team
                 t.present.add(seat)
+                t.joined.add(seat)
             case events.SeatLeft(seat=seat):
                 t.present.discard(seat)
             case events.BoardStarted():
@@ -259,6 +269,7 @@ class LiveTables:
                 s: {
                     "team": t.teams.get(s, ""),
                     "here": s in t.present,
+                    "away": s in t.joined and s not in t.present,
                     "person": _seat(s) in t.people,
                 }
                 for s in SEAT_LETTERS

@@ -32,6 +32,7 @@ from bridgebot.laws.notation import (
     contract_declarer_text,
     parse_call,
     parse_card,
+    result_text,
 )
 from bridgebot.laws.play import trick_winner
 from bridgebot.laws.scoring import ns_score
@@ -312,13 +313,10 @@ def _result(board: BoardState) -> dict[str, Any]:
     declarer = board.contract.declarer
     taken = tricks["ns" if declarer.value % 2 == 0 else "ew"]
     score = ns_score(board.contract, taken, board.vul)
-    over = taken - board.contract.level - 6
-    made = "=" if over == 0 else f"{over:+d}"
-    text = f"{contract_declarer_text(board.contract)} {made}"
     return {
         "contract": contract_declarer_text(board.contract),
         "tricks": taken,
-        "text": text,
+        "text": result_text(board.contract, taken),
         "score_ns": score,
     }
 

@@ -150,7 +150,8 @@ async def test_the_state_follows_a_board_card_by_card(tmp_path: Path) -> None:
         view = live.table_view("1")
         board = view["board"]
         if isinstance(e, events.SeatJoined):
-            assert view["seats"][e.seat] == {"team": e.team, "here": True, "person": False}
+            assert view["seats"][e.seat] == {"team": e.team, "here": True, "away": False,
+                                             "person": False}  # fmt: skip
         if isinstance(e, events.CallMade):
             assert board["auction"][-1] == {"seat": e.seat, "call": e.call, "alert": e.alert}
             alerts += e.alert is not None
@@ -298,7 +299,8 @@ async def test_the_page_and_its_files_are_served_with_a_favicon_and_nothing_else
                 break
             time.sleep(0.05)
         assert state[0]["type"] == "hello"
-        assert state[1]["seats"]["S"] == {"team": "Alice", "here": True, "person": True}
+        assert state[1]["seats"]["S"] == {"team": "Alice", "here": True, "away": False,
+                                         "person": True}  # fmt: skip
     finally:
         web.close()
     with pytest.raises(OSError):

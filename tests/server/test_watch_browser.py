@@ -115,7 +115,8 @@ def test_the_live_page_of_a_running_tm_shows_the_cards_then_the_result(tmp_path:
 
         # The board's result, then the end of the session.
         done = wait.until(lambda d: (v := _table(d)) and board in dict(v["results"]) and v)
-        assert " by " in dict(done["results"])[board] and "NS" in dict(done["results"])[board]
+        shown = dict(done["results"])[board]
+        assert "NS" in shown
         wait.until(lambda d: d.execute_script("return document.body.dataset.state") == "ended")
         assert "session over" in driver.find_element(By.ID, "status").text
         assert len(_table(driver)["results"]) == BOARDS
@@ -140,6 +141,8 @@ def test_the_live_page_of_a_running_tm_shows_the_cards_then_the_result(tmp_path:
     records = read_journal(out / "journal.jsonl").records
     assert [r.board for r in records] == [1, 2]
     assert all(r.contract is not None for r in records)  # the seed plays both boards out
+    # The result as the records (and the seat's log line) write it: 4HS+1, 3NTN=, 4SXE-2.
+    assert f"\t{records[int(board) - 1].contract_result_text()}, NS " in shown, shown
 
 
 def test_human_seat_hides_the_hands_of_a_board_in_progress(tmp_path: Path) -> None:

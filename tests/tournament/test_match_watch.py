@@ -137,3 +137,51 @@ def test_the_match_page_shows_each_room_and_the_running_imps(
     finally:
         driver.quit()
         web.close()
+
+
+def test_the_match_page_of_a_double_dummy_match_says_only_what_happened(
+    tmp_path: Path, solved_npz: Path
+) -> None:
+    """Issue 44: before the first board is scored the match box says so (it drew ``null``); the
+    rooms of a double-dummy match, whose seats never connect and play no card, mark no seat
+    away and count no tricks beside the result; each result is written as the records write it
+    (``4HS+1``), in a room's list and in the match's."""
+    from bridgebot.server.web.spectator import SpectatorServer
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from tests.browser import chromium, console_errors
+
+    web = SpectatorServer(title="random v random", match=True)
+    web.start()
+    driver = chromium(tmp_path / "profile")
+    try:
+        driver.get(web.url)
+        wait = WebDriverWait(driver, 20, poll_frequency=0.05)
+        wait.until(lambda d: d.execute_script("return document.body.dataset.state") == "live")
+        before = wait.until(lambda d: d.execute_script(
+            "const m = document.getElementById('match'); return m && !m.hidden && m.innerText"))  # fmt: skip
+        assert "over 0 boards" in before and "null" not in before, before
+        cfg = MatchConfig(make_agent=make_agent, us="random", them="random", out=tmp_path / "m",
+                          boards=4, deals=solved_npz)  # fmt: skip
+        run_match(cfg, progress=lambda b: None, watch=web)
+        wait.until(lambda d: d.execute_script(
+            "const m = document.getElementById('match'); return m && m.dataset.boards") == "4")  # fmt: skip
+        page = driver.execute_script("""
+            const rows = (q) => [...document.querySelectorAll(q)].map(e => e.innerText);
+            return {away: document.querySelectorAll('.who.away').length,
+                    seats: document.querySelectorAll('#tables .seat').length,
+                    tables: rows('#tables section'), match: rows('#match tbody tr'),
+                    results: rows('#tables section[data-table="open"] [data-result-board]')};""")
+        assert page["seats"] == 8 and page["away"] == 0
+        assert not any("tricks" in text for text in page["tables"]), page["tables"]
+        journal = read_journal(tmp_path / "m" / "journal.jsonl").boards
+        opened = [next(r for r in b.rooms if r.room == "open") for b in reversed(journal)]
+        for row, record in zip(page["results"], opened, strict=True):
+            assert row.split("\t")[1].startswith(record.contract_result_text()), row
+        for row, board in zip(page["match"], reversed(journal), strict=True):
+            for room in board.rooms:
+                assert f"{room.room}: {room.contract_result_text()}" in row, row
+        assert console_errors(driver) == []
+    finally:
+        driver.quit()
+        web.close()

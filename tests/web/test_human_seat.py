@@ -13,6 +13,7 @@ from typing import Any
 import aiohttp
 import pytest
 from bridgebot.laws.board_sets import generate
+from bridgebot.server.records import read_journal
 from bridgebot.server.seat import SeatClient
 from bridgebot.server.tm import TableManager
 from bridgebot.server.web.app import start_web
@@ -23,6 +24,9 @@ from endplay.types import Player
 from bridgebot.agents import make_agent
 
 pytestmark = pytest.mark.virtual_time
+
+#: A result as the seat's log line writes it: 4HS+1, 3NTN=, 4SXE-2, or passed out.
+RESULT = re.compile(r"[1-7](NT|[SHDC])X{0,2}[NESW](=|[+-]1?\d)|passed out")
 
 
 async def _state(http: aiohttp.ClientSession, url: str) -> dict[str, Any]:
@@ -64,6 +68,7 @@ async def test_a_person_plays_whole_boards_at_our_table_manager(tmp_path: Path) 
     loop = asyncio.get_running_loop()
     thought = False
     refused = 0
+    results: dict[int, str] = {}
     try:
         async with aiohttp.ClientSession() as http:
             url = web.url
@@ -75,7 +80,8 @@ async def test_a_person_plays_whole_boards_at_our_table_manager(tmp_path: Path) 
                     break
                 if state == "board-done":
                     done = view["done"]
-                    assert done["result"]["text"] and len(done["auction"]) >= 4
+                    assert len(done["auction"]) >= 4
+                    results[done["board"]] = done["result"]["text"]
                     async with http.get(url + f"api/explain?board={done['board']}&index=0") as r:
                         meaning = await r.json()
                     first = done["auction"][0]["call"]
@@ -146,3 +152,7 @@ async def test_a_person_plays_whole_boards_at_our_table_manager(tmp_path: Path) 
     assert len(table.finished) == boards
     journal = (tmp_path / "tm" / "journal.jsonl").read_text().splitlines()
     assert sum('"deal"' in line for line in journal) == boards
+    # The result in the one notation of the seat's log line and the records (issue 44).
+    records = read_journal(tmp_path / "tm" / "journal.jsonl").records
+    assert results == {r.board: r.contract_result_text() for r in records}
+    assert all(RESULT.fullmatch(text) for text in results.values()), results

@@ -35,21 +35,26 @@ function callText(call) {  // "1NT" -> "1NT", "4S" -> "4♠"
   return call;
 }
 
+function callNode(call) {  // a call drawn in its suit's colour (hearts and diamonds red)
+  const strain = /^[1-7]([SHDC])/.exec(call);
+  return strain ? el("span", { class: "suit-" + strain[1] }, callText(call)) : callText(call);
+}
+
+function plural(n, noun) { return n + " " + noun + (n === 1 ? "" : "s"); }
+
 function signed(n) { return n > 0 ? "+" + n : String(n); }
 
-function resultText(r) {
+function resultText(r) {  // the server's one notation (4HS+1, 3NTN=, 4SXE-2), then the score
   if (!r) return "";
   if (r.aborted) return "aborted: " + r.aborted;
-  if (r.passed_out || !r.contract) return "passed out";
-  const level = parseInt(r.contract[0], 10);
-  let text = callText(r.contract.replace(/X+$/, "")) + (r.contract.match(/X+$/) || [""])[0];
-  text += " by " + NAMES[r.declarer];
-  if (r.tricks !== null && r.tricks !== undefined) {
-    const over = r.tricks - level - 6;
-    text += ", " + (over === 0 ? "made" : over > 0 ? "+" + over : String(over));
-  }
+  let text = r.text;
   if (r.score_ns !== null && r.score_ns !== undefined) text += ", NS " + signed(r.score_ns);
   return text;
+}
+
+function contractText(board) {  // the contract of a board in play: "4♥X by South"
+  const doubled = (board.contract.match(/X+$/) || [""])[0];
+  return callText(board.contract.slice(0, board.contract.length - doubled.length)) + doubled + " by " + NAMES[board.declarer];
 }
 
 function tableName(label) { return /^\d+$/.test(label) ? "Table " + label : "Room " + label; }
@@ -63,7 +68,7 @@ function handView(seat, hand) {
 function seatView(view, seat) {
   const info = view.seats[seat];
   const board = view.board;
-  const who = el("div", { class: "who" + (info.here || view.ended ? "" : " away") }, NAMES[seat], " ",
+  const who = el("div", { class: "who" + (info.away && !view.ended ? " away" : "") }, NAMES[seat], " ",
     el("span", { class: "team" }, info.team || "—"),
     info.person ? el("span", { class: "person", title: "a person plays this seat" }, "person") : null);
   return el("div", { class: "seat", "data-seat": seat }, who, board ? handView(seat, board.hands[seat]) : null);
@@ -72,13 +77,15 @@ function seatView(view, seat) {
 function centreView(board) {
   const info = [];
   if (board.contract) {
-    info.push(resultText({ contract: board.contract, declarer: board.declarer, tricks: null, score_ns: null }));
-    info.push(el("br"), "tricks NS " + board.won.NS + " · EW " + board.won.EW);
+    info.push(contractText(board));
+    if (board.won) info.push(el("br"), "tricks NS " + board.won.NS + " · EW " + board.won.EW);
   } else if (board.state === "auction") {
     info.push("auction");
   }
+  // Each card in its seat's place (the grid keeps every row, so a lone card stays put), named.
   return el("div", { class: "centre" },
-    board.trick.map((t) => el("span", { class: "played suit-" + t.card[0], "data-seat": t.seat, "data-played": t.card }, cardText(t.card))),
+    board.trick.map((t) => el("span", { class: "played suit-" + t.card[0], "data-seat": t.seat, "data-played": t.card },
+      el("span", { class: "by", title: NAMES[t.seat] }, t.seat), " ", cardText(t.card))),
     el("div", { class: "info" }, info));
 }
 
@@ -90,10 +97,10 @@ function auctionView(board) {
   for (const c of board.auction) {
     let cell;
     if (c.alert !== null && c.alert !== undefined) {
-      notes.push(el("li", {}, callText(c.call) + ": " + (c.alert || "alerted, no explanation")));
-      cell = el("td", { class: "alert", title: c.alert || "alerted", "data-call": c.call }, callText(c.call), el("sup", {}, String(notes.length)));
+      notes.push(el("li", {}, callNode(c.call), ": " + (c.alert || "alerted, no explanation")));
+      cell = el("td", { class: "alert", title: c.alert || "alerted", "data-call": c.call }, callNode(c.call), el("sup", {}, String(notes.length)));
     } else {
-      cell = el("td", { "data-call": c.call }, callText(c.call));
+      cell = el("td", { "data-call": c.call }, callNode(c.call));
     }
     cells.push(cell);
   }
@@ -150,8 +157,8 @@ function showMatch(view) {
     el("td", { class: b.imps > 0 ? "plus" : b.imps < 0 ? "minus" : "" }, signed(b.imps))));
   box.replaceChildren(
     el("h2", {}, "Running IMPs: ", el("span", { class: view.total > 0 ? "plus" : view.total < 0 ? "minus" : "", id: "imps" }, signed(view.total)),
-      " over " + view.boards + " board" + (view.boards === 1 ? "" : "s") + mean),
-    rows.length ? el("table", {}, el("thead", {}, el("tr", {}, el("th", {}, "Board"), view.recent[0].rooms.map((r) => el("th", {}, r.room)), el("th", {}, "IMPs"))), el("tbody", {}, rows)) : null);
+      " over " + plural(view.boards, "board") + mean),
+    ...(rows.length ? [el("table", {}, el("thead", {}, el("tr", {}, el("th", {}, "Board"), view.recent[0].rooms.map((r) => el("th", {}, r.room)), el("th", {}, "IMPs"))), el("tbody", {}, rows))] : []));
 }
 
 function setStatus(state, text) {
