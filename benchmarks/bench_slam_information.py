@@ -206,11 +206,12 @@ def main() -> None:
         help="auctions per training deal, the dealer moving round (as 'train slamnet'; default 4)",
     )
     ap.add_argument(
-        "--slam-dd",
+        "--slam-deals",
+        dest="slam_dd",
         action="append",
         default=[],
         help="slam-rich DD deal file added to the training deals, weighted as 'train slamnet "
-        "--slam-dd' weighs it",
+        "--slam-deals' weighs it",
     )
     ap.add_argument("--seed", type=int, default=0, help="deals' dealers, training (default 0)")
     ap.add_argument("--json", default=None, help="also write every figure here")

@@ -110,7 +110,7 @@ def load_manifest(path: Path = MANIFEST) -> dict[str, Opponent]:
             made.append(
                 Step(
                     f"bridgebot export --checkpoint {export} --out {{cand}}/{name} "
-                    "--dd {deals}/dd_2026.npz",
+                    "--deals {deals}/dd_2026.npz",
                     f"{{cand}}/{name}/policy.onnx",
                 )
             )

@@ -72,7 +72,7 @@ SMOKE: dict[str, tuple[list[str], str]] = {
         [
             "--train-deals",
             "{dd}",
-            "--slam-dd",
+            "--slam-deals",
             "{dd}",
             "--deals",
             "{dd}",

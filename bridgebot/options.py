@@ -68,6 +68,17 @@ DEPRECATED: dict[tuple[str, str], Renamed] = {
     ("teach", "--count"): Renamed("--boards", "--boards", "N"),  # teach --count N -> --boards N
     # tm --scoring IMP|MP -> --teams-scoring (match's --scoring is dd|play, another thing)
     ("tm", "--scoring"): Renamed(None, "--teams-scoring", "IMP|MP"),
+    # seat --seed N seeds the agent, not a deal stream -> --agent-seed N
+    ("seat", "--seed"): Renamed("--agent-seed", "--agent-seed", "N"),
+    # train's and export's deal files -> --deals FILE (--val FILE: --val-deals FILE); a key
+    # "COMMAND MODE" renames a flag of that mode only (imitation's --data is the teacher's file).
+    ("train", "--dd"): Renamed("--deals", "--deals"),
+    ("train", "--slam-dd"): Renamed("--slam-deals", "--slam-deals"),
+    ("train ddnet", "--data"): Renamed("--deals", "--deals"),
+    ("train belief", "--data"): Renamed("--deals", "--deals"),
+    ("train slamnet", "--val"): Renamed("--val-deals", "--val-deals"),
+    ("train doubles", "--deals"): Renamed("--boards", None),  # --deals N -> --boards N
+    ("export", "--dd"): Renamed("--deals", "--deals"),
     # The benchmarks (benchmarks/*.py) speak the same vocabulary.
     ("bench_search", "--data"): Renamed(None, "--deals"),  # --data FILE -> --deals FILE
     ("bench_ddnet", "--data"): Renamed(None, "--deals"),
@@ -78,6 +89,7 @@ DEPRECATED: dict[tuple[str, str], Renamed] = {
     ("bench_policy", "--deals"): Renamed("--boards", None),  # --deals N -> --boards N
     ("bench_teacher", "--deals"): Renamed("--boards", None),
     ("bench_teacher", "--dd"): Renamed("--solver-boards", None),  # --dd N -> --solver-boards N
+    ("bench_slam_information", "--slam-dd"): Renamed("--slam-deals", "--slam-deals"),
 }
 
 
@@ -92,22 +104,28 @@ def modernize(
     naming ``program`` (``bridgebot COMMAND`` by default).
 
     ``tm --boards 32`` is already the new spelling (a number), ``tm --boards deals.pbn`` the old
-    one (a file); ``ddgen --deals 1000`` is old (a number) while a file would be new. A flag
+    one (a file); ``ddgen --deals 1000`` is old (a number) while a file would be new. A command
+    with modes passes its mode first (``train doubles ...``): a key ``(COMMAND MODE, flag)`` of
+    :data:`DEPRECATED` renames that mode's flag only, and the line names the mode. A flag
     that took numbers only (``teach --count abc``) raises :class:`UserError`."""
     out: list[str] = []
     i = 0
     items = list(argv)
+    # A command with modes (``train doubles``) may rename a flag of one mode only.
+    scopes = [f"{command} {items[0]}", command] if items else [command]
+    said: set[str] = set()  # a repeated flag (--dd a --dd b) is named once
     while i < len(items):
         arg = items[i]
         flag, eq, value = arg.partition("=")
-        if (command, flag) in DEPRECATED and flag.startswith("--"):
+        key = next(((s, flag) for s in scopes if (s, flag) in DEPRECATED), None)
+        if key is not None and flag.startswith("--"):
             if not eq and i + 1 < len(items):
                 value, i = items[i + 1], i + 1
             elif not eq:
                 out.append(arg)
                 i += 1
                 continue
-            renamed = DEPRECATED[(command, flag)]
+            renamed = DEPRECATED[key]
             number = _is_number(value)
             new = renamed.when_number if number else renamed.when_text
             if not number and renamed.text == "N":
@@ -116,9 +134,11 @@ def modernize(
                 )
             if new is not None and new != flag:
                 what = "N" if number else renamed.text
-                who = program or f"bridgebot {command}"
+                who = program or f"bridgebot {key[0]}"
                 message = f"{who}: {flag} {what} is deprecated; use {new} {what}"
-                print(message, file=sys.stderr) if warn is None else warn(message)
+                if message not in said:
+                    said.add(message)
+                    print(message, file=sys.stderr) if warn is None else warn(message)
                 flag = new
             out.extend((flag, value))
             i += 1

@@ -251,8 +251,8 @@ def export(
 HELP = "train the belief network (hidden cards from the auction) and export it to ONNX"
 EXAMPLES = """examples:
   bridgebot ddgen --boards 42336 --seed 20261123 --out data/dd_2026b.npz
-  bridgebot train belief --data data/dd_2026b.npz --out models/belief
-  bridgebot train belief --data data/dd_2026b.npz --max-deals 2000 --epochs 1 --out runs/small
+  bridgebot train belief --deals data/dd_2026b.npz --out models/belief
+  bridgebot train belief --deals data/dd_2026b.npz --max-deals 2000 --epochs 1 --out runs/small
 """
 
 

@@ -25,8 +25,8 @@ EXAMPLES = """examples:
   bridgebot teach --boards 200000 --seed 1 --out data/teach_200k.npz
   bridgebot train imitation --data data/teach_200k.npz --out runs/imitation --epochs 4
   bridgebot ddgen --boards 42336 --seed 20261123 --out data/dd_2026b.npz
-  bridgebot train selfplay --init runs/imitation/policy.pt --dd data/dd_2026b.npz --out runs/sp
-  bridgebot export --checkpoint runs/sp/policy.pt --dd data/dd_2026b.npz --out models/default
+  bridgebot train selfplay --init runs/imitation/policy.pt --deals data/dd_2026b.npz --out runs/sp
+  bridgebot export --checkpoint runs/sp/policy.pt --deals data/dd_2026b.npz --out models/default
 
 Training resumes from OUT/ckpt.pt when it exists (delete OUT for a fresh run); a GPU is used when
 torch sees one. Run long jobs under 'nice -n 5' on a shared machine.
@@ -80,7 +80,11 @@ def _export_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--checkpoint", required=True, help="policy.pt or ckpt.pt of a run")
     parser.add_argument("--out", required=True, help="model directory to write")
     parser.add_argument(
-        "--dd", required=True, help="DD deal file whose deals give the parity states (ddgen)"
+        "--deals",
+        dest="dd",
+        required=True,
+        metavar="FILE",
+        help="DD deal file whose deals give the parity states (ddgen)",
     )
     parser.add_argument("--states", type=int, default=512, help="parity batch size")
     parser.add_argument("--tol", type=float, default=1e-4, help="max |onnx - torch| on logits")

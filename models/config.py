@@ -4,16 +4,19 @@ Each trainer (imitation, selfplay, league and exploit, ddnet, belief, doubles) t
 :class:`TrainerConfig`; its fields, defaults and descriptions are the only source of the command's
 options (:func:`add_config_arguments` writes them into argparse, :func:`config_from_args` reads
 them back), and the whole configuration goes into the model card, so a default cannot drift
-between the library and the command line. A field ``some_name`` is the option ``--some-name``;
-``tuple[str, ...]`` fields are repeated options, ``tuple[int, ...]`` fields comma separated.
+between the library and the command line. A field ``some_name`` is the option ``--some-name``
+unless the configuration's ``FLAGS`` names another (the command line's vocabulary, docs/design.md:
+a deal file is ``--deals FILE``, a number of boards ``--boards N``; the field keeps its name, so
+the model cards written before still read); ``tuple[str, ...]`` fields are repeated options,
+``tuple[int, ...]`` fields comma separated.
 """
 
 from __future__ import annotations
 
 import argparse
 import types
-from collections.abc import Collection
-from typing import Any, Literal, TypeVar, Union, get_args, get_origin
+from collections.abc import Collection, Mapping
+from typing import Any, ClassVar, Literal, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -24,6 +27,10 @@ class TrainerConfig(BaseModel):
     """Base of the trainers' configurations: frozen, no unknown fields, every field described."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+    #: field -> its option where it is not ``--field-name`` (the older spellings still work:
+    #: ``bridgebot.options.DEPRECATED``)
+    FLAGS: ClassVar[Mapping[str, str]] = {}
 
 
 #: The league's default opponent mixture (kinds of ``models.league.KINDS`` and their weights).
@@ -50,6 +57,7 @@ class ImitationConfig(TrainerConfig):
 class SelfPlayConfig(TrainerConfig):
     """``bridgebot train selfplay``: every setting of a run (recorded in the model card)."""
 
+    FLAGS: ClassVar[Mapping[str, str]] = {"dd": "--deals"}
     init: str = Field(description="starting checkpoint (an imitation policy.pt)")
     dd: str = Field(
         description="DD deal file, e.g. from 'bridgebot ddgen'; its last 2,000 deals are held out"
@@ -79,6 +87,8 @@ class LeagueConfig(TrainerConfig):
 
     ``train exploit`` uses the exploiter's fields, ``init`` being the policy to beat.
     """
+
+    FLAGS: ClassVar[Mapping[str, str]] = {"dd": "--deals", "slam_dd": "--slam-deals"}
 
     init: str = Field(description="starting policy: model directory (ONNX) or .pt")
     dd: tuple[str, ...] = Field(
@@ -120,7 +130,7 @@ class LeagueConfig(TrainerConfig):
         "evaluated on; e.g. 'bridgebot ddgen --filter slam')",
     )
     slam_frac: float = Field(
-        default=0.0, ge=0.0, le=1.0, description="share of the learner's deals from --slam-dd"
+        default=0.0, ge=0.0, le=1.0, description="share of the learner's deals from --slam-deals"
     )
     strong_frac: float = Field(
         default=0.0,
@@ -166,6 +176,7 @@ LEARNER_ONLY = frozenset(
 class DDNetConfig(TrainerConfig):
     """``bridgebot train ddnet``: every setting of a run (recorded in the model card)."""
 
+    FLAGS: ClassVar[Mapping[str, str]] = {"data": "--deals"}
     data: tuple[str, ...] = Field(
         description="DD deal file (owners, dd), e.g. from 'bridgebot ddgen'; the files are read "
         "in order and the last file's last 2,000 deals are held out"
@@ -189,6 +200,7 @@ class DDNetConfig(TrainerConfig):
 class BeliefConfig(TrainerConfig):
     """``bridgebot train belief``: every setting of a run (recorded in the model card)."""
 
+    FLAGS: ClassVar[Mapping[str, str]] = {"data": "--deals"}
     data: str = Field(
         description="DD deal file (its owners), e.g. from 'bridgebot ddgen'; its last 2,000 "
         "deals are held out"
@@ -214,6 +226,11 @@ class BeliefConfig(TrainerConfig):
 class SlamNetConfig(TrainerConfig):
     """``bridgebot train slamnet``: every setting of a run (recorded in the model card)."""
 
+    FLAGS: ClassVar[Mapping[str, str]] = {
+        "dd": "--deals",
+        "val": "--val-deals",
+        "slam_dd": "--slam-deals",
+    }
     policy: str = Field(
         default="models/default", description="policy model directory whose auctions it reads"
     )
@@ -233,13 +250,13 @@ class SlamNetConfig(TrainerConfig):
     hidden: tuple[int, ...] = Field(default=(256, 256), description="hidden layer widths")
     grid: str = Field(
         default="0.5,0.6,0.3;0.55,0.65,0.35;0.6,0.7,0.4;0.65,0.75,0.45;0.7,0.8,0.5",
-        description="';'-separated thresholds 'small,grand,keep' tried on --val",
+        description="';'-separated thresholds 'small,grand,keep' tried on --val-deals",
     )
     min_making: float = Field(
         default=0.7,
         ge=0.0,
         le=1.0,
-        description="least share of the slams bid that make DD on --val for a threshold to be "
+        description="least share of the slams bid that make DD on --val-deals for a threshold to be "
         "chosen",
     )
     seed: int = Field(default=0, description="seed of the dealers, weights and order")
@@ -267,8 +284,11 @@ class SlamNetConfig(TrainerConfig):
 class DoublesConfig(TrainerConfig):
     """``bridgebot train doubles``: every setting of a fit (recorded in the written file)."""
 
+    FLAGS: ClassVar[Mapping[str, str]] = {"dd": "--deals", "deals": "--boards"}
     dd: str = Field(description="training deals with DD tables, e.g. from 'bridgebot ddgen' (.npz)")
-    deals: int = Field(default=20000, description="first N deals (the held-out 2,000 excluded)")
+    deals: int = Field(
+        default=20000, description="the file's first N boards (the held-out 2,000 excluded)"
+    )
     model: str = Field(default="models/default", description="policy that bids the auctions")
     out: str = Field(description="model file to write (.json)")
     seed: int = Field(default=1, description="seed of the dealers, vulnerabilities and samples")
@@ -321,7 +341,10 @@ def add_config_arguments(
             # config_from_args leaves the field to its default when none was given.
             kwargs["default"] = None if repeated else field.default
             kwargs["help"] += f" (default: {_shown(field.default)})"
-        parser.add_argument("--" + name.replace("_", "-"), **kwargs)
+        flag = config.FLAGS.get(name, "--" + name.replace("_", "-"))
+        if name in config.FLAGS:  # the vocabulary's: a deal file, or a number of boards
+            kwargs.setdefault("metavar", "N" if flag == "--boards" else "FILE")
+        parser.add_argument(flag, **kwargs)
 
 
 def config_from_args(config: type[C], args: argparse.Namespace, **values: object) -> C:

@@ -247,8 +247,8 @@ def export(
 HELP = "train the learned double-dummy estimator and export it to ONNX"
 EXAMPLES = """examples:
   bridgebot ddgen --boards 42336 --seed 20261123 --out data/dd_2026b.npz
-  bridgebot train ddnet --data data/dd_2026.npz --data data/dd_2026b.npz --out models/ddnet
-  bridgebot train ddnet --data data/dd_2026b.npz --epochs 4 --out runs/ddnet-small
+  bridgebot train ddnet --deals data/dd_2026.npz --deals data/dd_2026b.npz --out models/ddnet
+  bridgebot train ddnet --deals data/dd_2026b.npz --epochs 4 --out runs/ddnet-small
 """
 
 

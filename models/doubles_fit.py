@@ -41,7 +41,7 @@ from pydantic import JsonValue
 HELP = "fit the penalty-double layer (doubles=on) on training deals with DD tables"
 EXAMPLES = """examples:
   bridgebot ddgen --boards 42336 --seed 20261123 --out data/dd_2026b.npz
-  bridgebot train doubles --dd data/dd_2026b.npz --deals 20000 --out engine/penalty_doubles.json
+  bridgebot train doubles --deals data/dd_2026b.npz --boards 20000 --out engine/penalty_doubles.json
 """
 #: OpenSpiel card index -> data-file card index.
 OPENSPIEL_TO_DATA: IntArray = np.argsort(DATA_TO_OPENSPIEL).astype(np.int64)

@@ -624,7 +624,7 @@ def curriculum(
         raise LeagueError("--strong-frac: no training deal has a side with 26+ HCP")
     if not cfg.slam_dd:
         if cfg.slam_frac > 0:
-            raise LeagueError("--slam-frac needs --slam-dd (a slam-rich deal file)")
+            raise LeagueError("--slam-frac needs --slam-deals (a slam-rich deal file)")
         return owners, dd, np.zeros(0, np.int64), strong
     sets = [load_dd(p) for p in cfg.slam_dd]
     extra_o = np.concatenate([s.owners for s in sets])

@@ -11,7 +11,7 @@ of a slam. Two things give it more to learn from without bending those odds:
 
 - every deal may be bid several times (``--auctions``), the dealer rotating, so each hand is seen
   from other positions and behind other auctions;
-- slam-rich files (``--slam-dd``, e.g. ``bridgebot ddgen --filter slam``) add deals of the rare
+- slam-rich files (``--slam-deals``, e.g. ``bridgebot ddgen --filter slam``) add deals of the rare
   kinds, weighted (:func:`slam_rich`, :func:`kind_shares`) so that each kind of deal (the slam
   filter passed or not, a slam made or not) keeps the share it has among the uniform deals.
   Unweighted, such a file would teach the estimator that strong hands always make a slam.
@@ -178,9 +178,9 @@ def kind_shares(uniform: IntArray, extra: IntArray) -> FloatArray:
     missing = [k for k in range(4) if n_x[k] and not n_u[k]]
     if missing:
         raise ValueError(
-            f"--slam-dd: the uniform deals hold no deal of kind {missing[0]} (filter passed: "
+            f"--slam-deals: the uniform deals hold no deal of kind {missing[0]} (filter passed: "
             f"{bool(missing[0] & 2)}, slam made: {bool(missing[0] & 1)}), so the added deals "
-            "of that kind cannot be weighted; add uniform deals (--dd)"
+            "of that kind cannot be weighted; add uniform deals (--deals)"
         )
     shares: FloatArray = np.where(n_x > 0, n_u / np.maximum(n_u + n_x, 1), 1.0)
     return shares
@@ -528,14 +528,14 @@ def _export(
 HELP = "train the slam estimator of a policy (engine/slams.py) and choose its thresholds"
 EXAMPLES = """examples:
   bridgebot ddgen --boards 2000 --seed 9001 --out data/val_9001.npz
-  bridgebot train slamnet --policy models/default --dd data/dd_2026.npz --dd data/dd_2026b.npz \\
-      --val data/val_9001.npz
-  bridgebot train slamnet --policy models/default --dd data/dd_2026.npz --dd data/dd_2026b.npz \\
-      --slam-dd data/dd_slam_2026.npz --val data/val_9001.npz
-  bridgebot train slamnet --policy runs/NEW/onnx --dd data/dd_2026b.npz --val data/val_9001.npz \\
-      --max-deals 2000 --epochs 1 --auctions 1 --out runs/small_slam
-  bridgebot train slamnet --policy models/default --dd data/dd_2026.npz --dd data/dd_2026b.npz \\
-      --slam-dd data/dd_slam_2026.npz --partner-controls    # control asking's estimator
+  bridgebot train slamnet --policy models/default --deals data/dd_2026.npz --deals data/dd_2026b.npz \\
+      --val-deals data/val_9001.npz
+  bridgebot train slamnet --policy models/default --deals data/dd_2026.npz --deals data/dd_2026b.npz \\
+      --slam-deals data/dd_slam_2026.npz --val-deals data/val_9001.npz
+  bridgebot train slamnet --policy runs/NEW/onnx --deals data/dd_2026b.npz \\
+      --val-deals data/val_9001.npz --max-deals 2000 --epochs 1 --auctions 1 --out runs/small_slam
+  bridgebot train slamnet --policy models/default --deals data/dd_2026.npz --deals data/dd_2026b.npz \\
+      --slam-deals data/dd_slam_2026.npz --partner-controls    # control asking's estimator
 """
 
 
@@ -561,7 +561,7 @@ def run(args: argparse.Namespace, command: str) -> int:
         return 2
     if not cfg.val and not cfg.partner_controls:
         print(
-            "bridgebot train slamnet: --val is needed (validation deals that choose the "
+            "bridgebot train slamnet: --val-deals is needed (validation deals that choose the "
             "thresholds, e.g. 'bridgebot ddgen --seed 9001'), but with --partner-controls",
             file=sys.stderr,
         )

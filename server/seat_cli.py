@@ -22,7 +22,7 @@ HELP = "sit one bot at a Blue Chip table manager and play until End of session"
 EXAMPLES = """\
 examples:
   bridgebot seat --host 127.0.0.1 --port 2000 --seat North --team Bots --agent default
-  bridgebot seat --port 2000 --seat East --team Randoms --agent random --seed 3
+  bridgebot seat --port 2000 --seat East --team Randoms --agent random --agent-seed 3
   bridgebot seat --port 2000 --seat ANYPL --team Bots --agent random   (the TM picks the seat)
   bridgebot seat --port 2000 --seat South --team Bots --agent random \\
       --dummy-form all --early-dummy --log-level debug   (bridge-player's habits, every line logged)
@@ -74,7 +74,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="agent spec: random, bfg, default, policy:PATH, search[:PATH], or human (a person "
         "in a browser page, see --web-port) (default %(default)s)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="agent seed (default %(default)s)")
+    parser.add_argument(
+        "--agent-seed",
+        type=int,
+        default=0,
+        metavar="N",
+        help="the agent's seed (its random choices; no deals here; default %(default)s)",
+    )
     parser.add_argument(
         "--dummy-form",
         choices=("self", "all", "never"),
@@ -147,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
 
         return run_human_seat(args, seat, label)
     try:
-        with make_agent(args.agent, seed=args.seed) as agent:
+        with make_agent(args.agent, seed=args.agent_seed) as agent:
             alerter = None if args.no_alerts else _alerter(agent, args.alert_hands)
             client = SeatClient(
                 args.host,

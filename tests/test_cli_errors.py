@@ -31,7 +31,7 @@ def test_train_without_the_train_extra_names_the_extra(tmp_path: Path) -> None:
         "sys.exit(main(sys.argv[1:]))"
     )
     for argv in (["train", "imitation", "--data", "x.npz", "--out", "run"],
-                 ["export", "--checkpoint", "x.pt", "--out", "m", "--dd", "dd.npz"]):  # fmt: skip
+                 ["export", "--checkpoint", "x.pt", "--out", "m", "--deals", "dd.npz"]):  # fmt: skip
         proc = subprocess.run(
             [sys.executable, "-c", code, *argv],
             cwd=tmp_path,
@@ -59,12 +59,12 @@ def test_train_without_the_train_extra_names_the_extra(tmp_path: Path) -> None:
         (["seat", "--agent", "nosuch", "--port", "2000", "--seat", "north", "--team", "t"],
          "unknown agent"),
         (["seat", "--port", "99999", "--seat", "north", "--team", "t"], "not a port number"),
-        (["export", "--checkpoint", "x.pt", "--out", "{tmp}/m", "--dd", "d.npz",
+        (["export", "--checkpoint", "x.pt", "--out", "{tmp}/m", "--deals", "d.npz",
           "--metrics", "{tmp}/file"], "file: not a JSON object of metrics: field (the whole file)"),
-        (["export", "--checkpoint", "x.pt", "--out", "{tmp}/m", "--dd", "d.npz",
+        (["export", "--checkpoint", "x.pt", "--out", "{tmp}/m", "--deals", "d.npz",
           "--metrics", "{tmp}/metrics.json"], "metrics.json: not a JSON object of metrics: "
          "field (the whole file): Input should be an object"),
-        (["export", "--checkpoint", "x.pt", "--out", "{tmp}/m", "--dd", "d.npz",
+        (["export", "--checkpoint", "x.pt", "--out", "{tmp}/m", "--deals", "d.npz",
           "--metrics", "{tmp}/none.json"], "none.json: cannot read the metrics"),
     ],
 )  # fmt: skip

@@ -143,7 +143,7 @@ def test_the_command_line_in_design_md_is_the_one_the_parsers_accept() -> None:
     assert sorted(shown) == sorted(COMMANDS)  # every command is in the picture, nothing else
     for command, options in shown.items():
         if not options:
-            continue  # `train` shows its modes only (its parser imports torch)
+            continue  # a command shown by its modes alone
         parser = build_parser(only=command)
         (sub,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
         parsers = [sub.choices[command]]
@@ -248,21 +248,23 @@ def test_the_readmes_explain_example_is_what_explain_prints(
     assert capsys.readouterr().out.splitlines()[-1] == example.group(1)
 
 
+def every_parser(parser: argparse.ArgumentParser | None = None) -> list[argparse.ArgumentParser]:
+    """The command line's parser and every command's and mode's below it (``train doubles``)."""
+    from bridgebot.cli import build_parser
+
+    found = [build_parser() if parser is None else parser]
+    for action in found[0]._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            found += [q for p in action.choices.values() for q in every_parser(p)]
+    return found
+
+
 def test_every_commands_examples_keep_their_lines() -> None:
     """A command's ``--help`` examples are printed as written: a line continued with a single
     backslash inside the Python string runs two example lines into one (``match``'s Ray line)."""
-    from bridgebot.cli import build_parser
-
-    def parsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
-        found = [parser]
-        for action in parser._actions:
-            if isinstance(action, argparse._SubParsersAction):
-                found += [q for p in action.choices.values() for q in parsers(p)]
-        return found
-
     joined = [
         (p.prog, line)
-        for p in parsers(build_parser())
+        for p in every_parser()
         for line in (p.epilog or "").splitlines()
         if re.search(r"\S {3,}--", line)
     ]

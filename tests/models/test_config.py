@@ -26,11 +26,11 @@ from bridgebot.cli import build_parser
 
 REQUIRED = {
     "imitation": (ImitationConfig, ["--data", "t.npz", "--out", "r"]),
-    "selfplay": (SelfPlayConfig, ["--init", "p.pt", "--dd", "d.npz", "--out", "r"]),
-    "league": (LeagueConfig, ["--init", "m", "--dd", "a.npz", "--dd", "b.npz", "--out", "r"]),
-    "ddnet": (DDNetConfig, ["--data", "d.npz", "--out", "m"]),
-    "belief": (BeliefConfig, ["--data", "d.npz", "--out", "m"]),
-    "doubles": (DoublesConfig, ["--dd", "d.npz", "--out", "p.json"]),
+    "selfplay": (SelfPlayConfig, ["--init", "p.pt", "--deals", "d.npz", "--out", "r"]),
+    "league": (LeagueConfig, ["--init", "m", "--deals", "a.npz", "--deals", "b.npz", "--out", "r"]),
+    "ddnet": (DDNetConfig, ["--deals", "d.npz", "--out", "m"]),
+    "belief": (BeliefConfig, ["--deals", "d.npz", "--out", "m"]),
+    "doubles": (DoublesConfig, ["--deals", "d.npz", "--out", "p.json"]),
 }
 
 
@@ -51,20 +51,21 @@ def test_every_option_is_a_field_and_says_what_it_is(capsys: pytest.CaptureFixtu
         _parse("selfplay", "--help")
     text = capsys.readouterr().out
     for name, field in SelfPlayConfig.model_fields.items():
-        assert f"--{name.replace('_', '-')}" in text and field.description
+        flag = SelfPlayConfig.FLAGS.get(name, f"--{name.replace('_', '-')}")
+        assert f"{flag} " in text and field.description
     assert "PPO iterations (default: 300)" in text
 
 
 def test_options_fill_the_config_and_exploit_takes_the_exploiters_fields() -> None:
-    args = _parse("ddnet", "--data", "d.npz", "--out", "m", "--hidden", "64,32", "--epochs", "2")
+    args = _parse("ddnet", "--deals", "d.npz", "--out", "m", "--hidden", "64,32", "--epochs", "2")
     assert config_from_args(DDNetConfig, args).hidden == (64, 32)
     args = _parse(
-        "exploit", "--target", "m", "--dd", "a.npz", "--out", "r", "--exploiter-iters", "3"
+        "exploit", "--target", "m", "--deals", "a.npz", "--out", "r", "--exploiter-iters", "3"
     )
     cfg = config_from_args(LeagueConfig, args, init=args.target)
     assert (cfg.init, cfg.dd, cfg.exploiter_iters) == ("m", ("a.npz",), 3)
     with pytest.raises(SystemExit):
-        _parse("exploit", "--target", "m", "--dd", "a.npz", "--out", "r", "--gens", "2")
+        _parse("exploit", "--target", "m", "--deals", "a.npz", "--out", "r", "--gens", "2")
 
 
 def test_configs_are_frozen_and_refuse_unknown_fields() -> None:

@@ -64,7 +64,7 @@ def test_export_records_the_metrics_file(tmp_path: Path, dd_path: Path) -> None:
     ckpt = _checkpoint(tmp_path / "a.pt", 1, {"kind": "imitation", "metrics": {"acc": 0.5}})
     metrics = tmp_path / "metrics.json"
     metrics.write_text(json.dumps({"imps": {"vs_bfg": 1.25, "boards": [64, None]}}))
-    argv = ["export", "--checkpoint", str(ckpt), "--out", str(tmp_path / "m"), "--dd"]
+    argv = ["export", "--checkpoint", str(ckpt), "--out", str(tmp_path / "m"), "--deals"]
     assert main([*argv, str(dd_path), "--states", "32", "--metrics", str(metrics)]) == 0
     card = load_model(tmp_path / "m", POLICY_MODEL).card
     assert card.metrics == {"acc": 0.5, "imps": {"vs_bfg": 1.25, "boards": [64, None]}}

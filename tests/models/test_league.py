@@ -269,5 +269,5 @@ def test_the_slam_curriculum_draws_its_shares_and_prices_the_slams(tmp_path: Pat
     assert all({"chances", "bid", "made", "shortfall"} <= set(e["slams"]) for e in learn)
     done = next(e for e in log if e["phase"] == "learn-done")
     assert "slams_chances" in done["eval"]["vs_init"]
-    with pytest.raises(LeagueError, match="--slam-dd"):
+    with pytest.raises(LeagueError, match="--slam-deals"):
         curriculum(owners, dd_all, train_idx, cfg.model_copy(update={"slam_dd": ()}))

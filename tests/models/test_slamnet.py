@@ -162,7 +162,7 @@ def test_the_command_writes_an_estimator_the_agent_serves(tmp_path: Path) -> Non
     np.savez(big, owners=o2, dd=d2)
     done = subprocess.run(
         [sys.executable, "-m", "bridgebot", "train", "slamnet", "--policy", str(model),
-         "--dd", str(big), "--val", str(val), "--epochs", "1", "--hidden", "16",
+         "--deals", str(big), "--val-deals", str(val), "--epochs", "1", "--hidden", "16",
          "--grid", "0.5,0.6,0.3;0.9,0.95,0.1"],
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
@@ -178,7 +178,7 @@ def test_the_command_writes_an_estimator_the_agent_serves(tmp_path: Path) -> Non
     agent = make_agent(f"policy:{model}")
     assert agent.slam is not None  # type: ignore[attr-defined]
     bad = subprocess.run(
-        [sys.executable, "-m", "bridgebot", "train", "slamnet", "--dd", str(big), "--val",
+        [sys.executable, "-m", "bridgebot", "train", "slamnet", "--deals", str(big), "--val-deals",
          str(val), "--grid", "0.5;x"],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
@@ -200,7 +200,7 @@ def test_a_slam_rich_file_joins_the_training_deals_with_its_kinds_weights(tmp_pa
     model = tmp_path / "model"
     shutil.copytree(DEFAULT_MODEL_DIR, model, ignore=shutil.ignore_patterns("__*", SLAM_DIR))
     args = [sys.executable, "-m", "bridgebot", "train", "slamnet", "--policy", str(model),
-            "--dd", str(big), "--slam-dd", str(rich), "--val", str(val), "--epochs", "1",
+            "--deals", str(big), "--slam-deals", str(rich), "--val-deals", str(val), "--epochs", "1",
             "--hidden", "8", "--auctions", "1", "--grid", "0.5,0.6,0.3"]  # fmt: skip
     done = subprocess.run(args, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -243,10 +243,10 @@ def test_the_control_estimator_is_written_beside_the_slam_layer(tmp_path: Path) 
     with make_agent(f"default:{model}") as agent:
         assert agent.agent.aces is None  # type: ignore[attr-defined]  # unset: off without it
     args = [sys.executable, "-m", "bridgebot", "train", "slamnet", "--policy", str(model),
-            "--dd", str(big), "--epochs", "1", "--hidden", "8", "--auctions", "1"]  # fmt: skip
+            "--deals", str(big), "--epochs", "1", "--hidden", "8", "--auctions", "1"]  # fmt: skip
     # Without --partner-controls the thresholds need validation deals.
     bad = subprocess.run(args, capture_output=True, text=True, timeout=120)
-    assert bad.returncode == 2 and "--val is needed" in bad.stderr
+    assert bad.returncode == 2 and "--val-deals is needed" in bad.stderr
     done = subprocess.run(
         [*args, "--partner-controls"], capture_output=True, text=True, timeout=300
     )

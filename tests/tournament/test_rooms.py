@@ -95,7 +95,7 @@ def test_external_seat_is_announced_and_waited_for(tmp_path: Path) -> None:
         assert m, text
         seat, team, host, port = m.groups()
         argv = [sys.executable, "-m", "bridgebot", "seat", "--host", host, "--port", port,
-                "--seat", seat, "--team", team, "--agent", "random", "--seed", "9"]  # fmt: skip
+                "--seat", seat, "--team", team, "--agent", "random", "--agent-seed", "9"]  # fmt: skip
         externals.append(subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
 
     cfg = MatchConfig(make_agent=make_agent, us="random", them="random", out=tmp_path, boards=2, seed=2, scoring="play",
