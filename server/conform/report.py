@@ -167,8 +167,9 @@ class Recorder:
         line: str | None = None,
         expected: str | None = None,
         where: str = "",
+        at: tuple[int | None, int | None] | None = None,
     ) -> None:
-        self._add(rule, "warn", detail, line, expected, where)
+        self._add(rule, "warn", detail, line, expected, where, at)
 
     def fail(
         self,
@@ -177,8 +178,10 @@ class Recorder:
         line: str | None = None,
         expected: str | None = None,
         where: str = "",
+        at: tuple[int | None, int | None] | None = None,
     ) -> None:
-        self._add(rule, "fail", detail, line, expected, where)
+        """``at``: where the offending line was, as ``locate`` said then (default: now)."""
+        self._add(rule, "fail", detail, line, expected, where, at)
 
     def check(
         self,
@@ -209,6 +212,7 @@ class Recorder:
         line: str | None,
         expected: str | None,
         where: str,
+        at: tuple[int | None, int | None] | None,
     ) -> None:
         t = self._get(rule)
         t.checks += 1
@@ -216,7 +220,7 @@ class Recorder:
             t.failures += 1
         else:
             t.warnings += 1
-        board, transcript_line = self.locate()
+        board, transcript_line = self.locate() if at is None else at
         finding = Finding(
             rule=rule,
             status=status,

@@ -92,6 +92,8 @@ class SeatObserver:
         """The program has said ready for deal twice for one board."""
         self.early_deal: str | None = None
         """A ready for deal said between boards, not yet known to be a repeat or not."""
+        self._early_at: tuple[int | None, int | None] | None = None
+        """Where it was said (the recorder's ``locate`` then)."""
         self.heard = 0
         """Lines the table manager has sent this seat."""
         self._marks: dict[str, list[int]] = {}
@@ -351,7 +353,7 @@ class SeatObserver:
             if self.early_deal is not None:
                 self._deal_repeat(text)
                 return
-            self.early_deal = text  # judged later (module docstring)
+            self.early_deal, self._early_at = text, self.r.locate()  # judged later (docstring)
             self._form(msg, text)
             if self.ended:  # End of session went out since it arrived: judged now
                 self._early_deal_judged(repeat=self.restarted or self.repeated_deal)
@@ -386,6 +388,7 @@ class SeatObserver:
                 "ready for deal after the last Timing line, unasked: the habit of a program "
                 "that was restarted or repeats it (Ben); tables ignore it",
                 text,
+                at=self._early_at,
             )
         else:
             self.r.fail(
@@ -394,6 +397,7 @@ class SeatObserver:
                 "only after Start of board",
                 text,
                 f"{self.seat} ready for deal, after Start of board",
+                at=self._early_at,
             )
 
     def _ready_cards(self, msg: Msg, text: str) -> None:
@@ -553,7 +557,7 @@ class SeatObserver:
             self.r.fail(
                 "seat.card",
                 f"the next card is {player}'s"
-                + (", played in dummy's seat name" if player == m.dummy else ""),
+                + (", which declarer plays in dummy's seat name" if player == m.dummy else ""),
                 text,
                 f"{player} plays {msg.value}",
             )

@@ -103,6 +103,13 @@ async def test_an_early_ready_for_deal_without_a_restart_still_fails(tmp_path: P
     ready = next(r for r in record.results() if r.rule == "seat.ready-for-deal")
     assert ready.failures == 2  # after board 1, and after board 2 before End of session
     assert all("before Start of board" in f.detail for f in ready.findings if f.status == "fail")
+    # found when the program answered the board line, named where it was said: on board 1's
+    # Timing line
+    lines = (tmp_path / "conform-seat.txt").read_text().splitlines()
+    at = ready.findings[0].transcript_line
+    assert at is not None and ready.findings[0].board == 1
+    assert lines[at - 1] == "North -> TM : North ready for deal"
+    assert lines[at - 2].startswith("TM -> North : Timing")
 
 
 async def test_a_program_that_never_declares_is_warned_naming_the_role(tmp_path: Path) -> None:
