@@ -31,7 +31,9 @@ from bridgebot.tournament.lin import board_lin
 from bridgebot.tournament.records import BoardResult, MatchHeader
 from bridgebot.tournament.report import (
     BINS,
+    boards_text,
     largest_swings,
+    match_title,
     room_board,
     room_result_text,
     svg_running_mean,
@@ -311,13 +313,14 @@ def html_report(
     dd: Mapping[int, DDTable] | None = None,
     explanations: Explanations | None = None,
     swings: int = 5,
+    title: str | None = None,
 ) -> str:
-    """The whole page as one string."""
+    """The whole page as one string, headed ``title`` (:func:`match_title` by default)."""
     dd = dd or {}
     explanations = explanations or {}
     imps = [b.imps for b in boards]
     s = summarize(imps)
-    title = f"{header.us} against {header.them}"
+    title = title or match_title(header)
     source = f"deals {header.deals}" if header.deals else f"seed {header.seed}"
 
     def num(x: float, fmt: str) -> str:
@@ -338,7 +341,7 @@ def html_report(
         f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
         f"<p>Format {html.escape(header.format)}, scoring "
-        f"{html.escape(header.scoring)}, {s.boards} boards, {html.escape(source)}.</p>",
+        f"{html.escape(header.scoring)}, {boards_text(s.boards)}, {html.escape(source)}.</p>",
         '<table class="summary"><tr><th>boards</th><th>IMPs/board</th><th>standard error</th>'
         "<th>95% bootstrap interval</th><th>total IMPs</th></tr>"
         f"<tr><td>{s.boards}</td><td>{num(s.imps_per_board, '+.2f')}</td>"
@@ -370,9 +373,11 @@ def write_html(
     header: MatchHeader,
     boards: Sequence[BoardResult],
     explanations: Explanations | None = None,
+    title: str | None = None,
 ) -> Path:
     path = out / "report.html"
-    page = html_report(header, boards, dd_for_boards(out, header, boards), explanations)
+    dd = dd_for_boards(out, header, boards)
+    page = html_report(header, boards, dd, explanations, title=title)
     path.write_text(page, encoding="utf-8")
     return path
 

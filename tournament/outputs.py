@@ -24,10 +24,15 @@ from bridgebot.tournament.report import (
 
 
 def write_outputs(
-    out: Path, header: MatchHeader, boards: Sequence[BoardResult], make_agent: AgentFactory
+    out: Path,
+    header: MatchHeader,
+    boards: Sequence[BoardResult],
+    make_agent: AgentFactory,
+    title: str | None = None,
 ) -> MatchSummary:
     """Write every output of the match in ``out`` (the report's calls explained by our agent's
-    policy, built by ``make_agent``); return its summary."""
+    policy, built by ``make_agent``; the reports headed ``title``, ``us against them`` by
+    default); return its summary."""
     ordered = sorted(boards, key=lambda b: b.board)
     summary = match_summary(header, ordered)
     (out / "summary.json").write_text(summary.model_dump_json(indent=2) + "\n", encoding="utf-8")
@@ -37,8 +42,8 @@ def write_outputs(
         write_pbn(out / f"room-{room}.pbn", ordered, room, event)
         write_lin(out / f"room-{room}.lin", [room_board(b.room(room), event) for b in ordered])
     explanations = explain_boards(make_agent, header.us, largest_swings(ordered))
-    text, svg = markdown_report(header, ordered, explanations=explanations)
+    text, svg = markdown_report(header, ordered, explanations=explanations, title=title)
     (out / "report.md").write_text(text, encoding="utf-8")
     (out / "running_mean.svg").write_text(svg, encoding="utf-8")
-    write_html(out, header, ordered, explanations)
+    write_html(out, header, ordered, explanations, title=title)
     return summary

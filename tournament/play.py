@@ -85,6 +85,14 @@ class PlayOptions:
             make_agent=self.make_agent,
         )
 
+    def title(self) -> str:
+        """The reports' title: it names the person, on the side whose IMPs the report counts
+        (the match's ``us``, North-South of the open room)."""
+        person = f"you ({self.seat.name.capitalize()}) and {self.agent}"
+        return (
+            f"{person} against {self.agent}" if self.sign > 0 else f"{self.agent} against {person}"
+        )
+
     @property
     def sign(self) -> int:
         """+1 when the person's side is the match's ``us`` (North-South of the open room)."""
@@ -198,7 +206,7 @@ class PlaySession:
                 await self._play(todo, finish)
         loop = asyncio.get_running_loop()
         summary = await loop.run_in_executor(
-            None, write_outputs, cfg.out, header, results, cfg.make_agent
+            None, write_outputs, cfg.out, header, results, cfg.make_agent, self.options.title()
         )
         self.table.summary = self.summary(results)
         self.table.ended = True

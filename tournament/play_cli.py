@@ -159,6 +159,7 @@ async def _session(args: argparse.Namespace, options: object, status: dict[str, 
     from bridgebot.server.web.human import explainer
     from bridgebot.server.web.table import PersonTable
     from bridgebot.tournament.play import PlayOptions, PlaySession, policy_of
+    from bridgebot.tournament.report import boards_text
 
     assert isinstance(options, PlayOptions)
     stop_on_signals()
@@ -176,14 +177,14 @@ async def _session(args: argparse.Namespace, options: object, status: dict[str, 
         status["done"] = True
         web.set_report(options.out / "report.html")
         shown = table.summary or {}
-        se = shown.get("stderr")
+        se, played = shown.get("stderr"), boards_text(shown.get("boards", 0))
         print(
-            f"{shown.get('boards', 0)} boards: {shown.get('imps_per_board', 0.0):+.2f} IMPs/board"
+            f"{played}: {shown.get('imps_per_board', 0.0):+.2f} IMPs/board"
             + ("" if se is None else f" ± {se:.2f}")
             + f" (total {shown.get('imps', 0):+d} IMPs)",
             flush=True,
         )
-        print(f"report: {options.out / 'report.html'} ({summary.boards} boards)", flush=True)
+        print(f"report: {options.out / 'report.html'} ({boards_text(summary.boards)})", flush=True)
         print(f"still serving {web.url}; Ctrl-C to stop", flush=True)
         await asyncio.Event().wait()  # until Ctrl-C
     finally:

@@ -23,6 +23,16 @@ _SUIT_SYMBOLS = ("S", "H", "D", "C")
 BINS = ((-24, -13), (-12, -7), (-6, -3), (-2, -1), (0, 0), (1, 2), (3, 6), (7, 12), (13, 24))
 
 
+def boards_text(n: int) -> str:
+    """``1 board``, ``2 boards``."""
+    return f"{n} board{'' if n == 1 else 's'}"
+
+
+def match_title(header: MatchHeader) -> str:
+    """A match's report title unless its command names one (``bridgebot play``: the person)."""
+    return f"{header.us} against {header.them}"
+
+
 def match_summary(header: MatchHeader, boards: Sequence[BoardResult]) -> MatchSummary:
     """The ``summary.json`` contents."""
     s = summarize([b.imps for b in boards])
@@ -128,14 +138,16 @@ def markdown_report(
     boards: Sequence[BoardResult],
     swings: int = 5,
     explanations: Mapping[tuple[int, str], Sequence[str | None]] | None = None,
+    title: str | None = None,
 ) -> tuple[str, str]:
-    """The report text and the SVG of the running mean it links to (``running_mean.svg``)."""
+    """The report text (headed ``title``, :func:`match_title` by default) and the SVG of the
+    running mean it links to (``running_mean.svg``)."""
     imps = [b.imps for b in boards]
     s: Summary = summarize(imps)
     out = [
-        f"# {header.us} against {header.them}",
+        f"# {title or match_title(header)}",
         "",
-        f"Format {header.format}, scoring {header.scoring}, {s.boards} boards"
+        f"Format {header.format}, scoring {header.scoring}, {boards_text(s.boards)}"
         + (f", deals {header.deals}" if header.deals else f", seed {header.seed}")
         + ".",
         "",
@@ -168,11 +180,11 @@ def markdown_report(
     out += [
         "## Passed-out boards",
         "",
-        f"{len(passed)} boards: {', '.join(map(str, passed)) or 'none'}.",
+        f"{boards_text(len(passed))}: {', '.join(map(str, passed)) or 'none'}.",
         "",
         "## Same contract in every room",
         "",
-        f"{len(same)} boards: {', '.join(map(str, same)) or 'none'}; "
+        f"{boards_text(len(same))}: {', '.join(map(str, same)) or 'none'}; "
         f"{sum(b.imps for b in boards if b.same_contract)} IMPs came from them.",
         "",
         "## Largest swings",
@@ -216,7 +228,8 @@ def _explanation_rows(
 
 
 def room_result_text(room: TableRecord) -> str:
-    """``4HXS -1 (+100)``, or ``passed out, 0``."""
+    """``4HXS-1 (+100)`` (the result as :func:`laws.notation.result_text` writes it, then
+    North-South's score), or ``passed out (0)``."""
     if room.contract is None or room.tricks is None:
-        return "passed out, 0"
+        return "passed out (0)"
     return f"{room.contract_result_text()} ({room.score():+d})"

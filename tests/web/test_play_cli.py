@@ -41,7 +41,7 @@ def _bridgebot(*argv: str, timeout: float = 120) -> subprocess.CompletedProcess[
         (["--resume"], "--resume needs --out"),
         (["--deals", "{tmp}/none.pbn", "--out", "{tmp}/o"], "no such deal file"),
         (["--agent", "nosuch"], "unknown agent 'nosuch'"),
-        (["--seat", "middle"], "invalid choice"),
+        (["--seat", "middle"], "not a seat"),
         (["--seed", "1", "--deals", "x.pbn"], "--deals and --seed: give one"),
         (["--web-port", "70000"], "not a port number"),
         (["--out", "{tmp}/file"], "cannot create the folder"),

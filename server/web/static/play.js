@@ -284,6 +284,8 @@ function auctionLine(auction) {
 
 function signed(n) { return (n >= 0 ? "+" : "") + n; }
 
+function plural(n, noun) { return n + " " + noun + (n === 1 ? "" : "s"); }
+
 function drawDone() {
   const d = view && view.done;
   $("done").hidden = !d;
@@ -323,9 +325,9 @@ function drawSummary() {
   box.append(el("h2", { text: "Session over" }));
   if (s.imps_per_board !== undefined && s.imps_per_board !== null) {
     const se = s.stderr === null || s.stderr === undefined ? "" : ` \u00b1 ${s.stderr.toFixed(2)}`;
-    box.append(el("p", { class: "imps", text: `${s.imps_per_board >= 0 ? "+" : ""}${s.imps_per_board.toFixed(2)} IMPs per board${se} over ${s.boards} boards (total ${s.imps >= 0 ? "+" : ""}${s.imps} IMPs)` }));
+    box.append(el("p", { class: "imps", text: `${s.imps_per_board >= 0 ? "+" : ""}${s.imps_per_board.toFixed(2)} IMPs per board${se} over ${plural(s.boards, "board")} (total ${s.imps >= 0 ? "+" : ""}${s.imps} IMPs)` }));
   } else {
-    box.append(el("p", { text: `${s.boards} boards played.` }));
+    box.append(el("p", { text: `${plural(s.boards, "board")} played.` }));
   }
   if (s.report) box.append(el("p", {}, el("a", { href: s.report, text: "The match report (every board, both rooms)" })));
   if (s.out) box.append(el("p", { class: "muted", text: "Files: " + s.out }));
