@@ -4,7 +4,8 @@ transcript) reuses the same ones:
 * :mod:`.peers`: scripted peers (a scripted table manager, a scripted seat, a scripted agent),
   proxies that tamper with one seat's lines or bytes, and honest seats;
 * :mod:`.styles`: scripted seats in the style of every known client (canonical, WBridge5, Ben,
-  bridge-player, GIB, the ComputerBridge client), sans-IO and over TCP, for liveness tests;
+  Ben after a board restart, bridge-player, GIB, the ComputerBridge client), sans-IO and over
+  TCP, for liveness tests and for ``conform seat``'s;
 * :mod:`.clock`: a hand-moved clock for the Timing line and an event loop whose clock skips idle
   time, so timeouts are tested in virtual time;
 * :mod:`.golden`: the golden board of docs/protocol.md section 6.1.
