@@ -82,6 +82,13 @@ class Training(_Record):
     init: JsonValue = Field(
         default=None, description="the model the run started from: its own record, or a path"
     )
+    teachers: tuple[str, ...] = Field(
+        default=(), description="imitation: who bid the teacher auctions (bfg, epbot:CARD)"
+    )
+    opponents: tuple[str, ...] = Field(
+        default=(),
+        description="league: every opponent kind of the mix, and each EPBot card as epbot:CARD",
+    )
 
     @field_validator("data", mode="before")
     @classmethod

@@ -2,7 +2,8 @@
 
 Beside its arrays, a file either command writes holds one string scalar ``meta``, a JSON object:
 the generator (the command and its file version), the seed of the deal stream and the number of
-deals; a teacher file adds where its deals came from, the bfg version that bid and bfg's counts.
+deals; a teacher file adds where its deals came from, the teachers other than bfg (EPBot's
+cards), the bfg or EPBot version that bid and the teachers' counts.
 Generator, seed and source say which deals a file holds, so a rerun of the same command continues
 the file only when they agree (:meth:`DataMeta.differs`), and with the count they name the command
 that makes the file again (:mod:`models.provenance`). :class:`DataMeta` is the schema,
@@ -34,7 +35,7 @@ DDGEN_VERSION = "ddgen-v1"
 TEACH_VERSION = "teach-v1"
 
 #: The fields that say which deals a file holds: a run continues a file only if they agree.
-IDENTITY = ("generator", "seed", "source", "filter")
+IDENTITY = ("generator", "seed", "source", "filter", "teachers")
 
 
 class DataMeta(BaseModel):
@@ -52,6 +53,12 @@ class DataMeta(BaseModel):
     calls: int | None = Field(default=None, ge=0, description="teach: calls bfg was asked for")
     errors: int | None = Field(default=None, ge=0, description="teach: bfg's errors")
     fallbacks: int | None = Field(default=None, ge=0, description="teach: illegal bfg answers")
+    teachers: tuple[str, ...] | None = Field(
+        default=None,
+        description="teach --teacher: the agents that bid, deal k by teachers[k % len] (the "
+        "file's 'teacher' array); absent: bfg alone",
+    )
+    epbot_version: int | None = Field(default=None, description="teach: the EPBot that bid")
     filter: str | None = Field(
         default=None, description="ddgen --filter: the test every deal passed (models.dealfilter)"
     )
@@ -71,6 +78,16 @@ class DataMeta(BaseModel):
     def array(self) -> np.str_:
         """The ``meta`` scalar to store: the fields given (never a default filled in), sorted."""
         return np.str_(json.dumps(self.model_dump(exclude_unset=True), sort_keys=True))
+
+
+def teachers_of(path: str | Path) -> tuple[str, ...]:
+    """Who bid the auctions of teacher file ``path``: its meta's teachers, ``("bfg",)`` for a
+    file of ``teach`` that names none, ``()`` for a file that does not say."""
+    with np.load(path, allow_pickle=False) as z:
+        meta = read_meta(path, z)
+    if meta is None or meta.generator != TEACH_VERSION:
+        return ()
+    return meta.teachers or ("bfg",)
 
 
 def read_meta(path: str | Path, z: NpzFile) -> DataMeta | None:

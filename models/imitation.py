@@ -25,6 +25,7 @@ import torch
 import torch.nn.functional as F
 from bridgebot.models.config import ImitationConfig
 from bridgebot.models.data import DataError, TeachSet, load_teach, observe
+from bridgebot.models.datameta import teachers_of
 from bridgebot.models.net import (
     NetConfig,
     PolicyNet,
@@ -137,6 +138,7 @@ def train_imitation(
         "kind": "imitation",
         "command": command,
         "data": [data_record(cfg.data).model_dump(mode="json")],
+        "teachers": list(teachers_of(cfg.data)),
         "seed": cfg.seed,
         "config": cfg.model_dump(mode="json"),
     }

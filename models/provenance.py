@@ -52,7 +52,8 @@ def regenerate_command(name: str, meta: DataMeta | None, deals: int) -> str | No
         keep = f" --filter {meta.filter}" if meta.filter else ""
         return f"bridgebot ddgen --boards {deals} --seed {meta.seed}{keep} --out {name}"
     if meta.generator == TEACH_VERSION and meta.source == "random":
-        return f"bridgebot teach --boards {deals} --seed {meta.seed} --out {name}"
+        teachers = f" --teacher {','.join(meta.teachers)}" if meta.teachers else ""
+        return f"bridgebot teach --boards {deals} --seed {meta.seed}{teachers} --out {name}"
     return None
 
 

@@ -1,4 +1,5 @@
-"""Teacher auctions: bfg bids all four seats on random deals (or on the boards of a deal file).
+"""Teacher auctions: bfg (or EPBot's training cards) bid all four seats on random deals (or on the
+boards of a deal file).
 
 The output is one ``.npz`` that imitation learning reads:
 
@@ -15,10 +16,12 @@ array              dtype, shape        meaning
                                        ``--deals``
 ``seed``           int64 scalar        the ``--seed`` (random deals)
 ``generator``      str scalar          :data:`TEACH_VERSION`
-``bfg_version``    str scalar          the bfgbidding version that bid
+``bfg_version``    str scalar          the bfgbidding version that bid (where bfg taught)
+``teacher``        uint8 [N]           with ``--teacher``: which of ``meta.teachers`` bid deal
+                                       k, ``k % len(teachers)`` (:mod:`models.teach_epbot`)
 ``meta``           str scalar          JSON (:class:`~bridgebot.models.datameta.DataMeta`): the
-                                       above plus source, deal count, bfg's calls, errors and
-                                       fallbacks
+                                       above plus source, deal count, teachers, the teachers'
+                                       calls, bfg's errors and the illegal answers replaced
 =================  ==================  ======================================================
 
 Random deal k (counting from 0) is board k + 1 and takes its dealer and vulnerability from the
@@ -108,13 +111,20 @@ class Chunk:
     calls: int = 0
     errors: int = 0
     fallbacks: int = 0
+    teacher: npt.NDArray[np.uint8] | None = None
 
 
-def teach_chunk(job: tuple[int, int, int, GivenDeals | None]) -> Chunk:
-    """Worker: bid deals ``start .. start+count-1`` (random from ``seed``, or the given ones)."""
+#: One worker's job: seed, first deal, count, the given deals (or None), the teachers.
+Job = tuple[int, int, int, GivenDeals | None, tuple[str, ...]]
+
+
+def teach_chunk(job: Job) -> Chunk:
+    """Worker: bid deals ``start .. start+count-1`` (random from ``seed``, or the given ones),
+    deal k by ``teachers[k % len(teachers)]``."""
     from bridgebot.engine.bfg import BfgBidder
+    from bridgebot.models.teach_epbot import BFG, EPBotTeacher
 
-    seed, start, count, given = job
+    seed, start, count, given, teachers = job
     bidder = BfgBidder()
     if given is None:
         owners = random_owners_batch(seed, start, count)
@@ -122,7 +132,20 @@ def teach_chunk(job: tuple[int, int, int, GivenDeals | None]) -> Chunk:
         dealers, vuls = cycle[0].astype(np.uint8), cycle[1].astype(np.uint8)
     else:
         owners, dealers, vuls = given.owners, given.dealer, given.vul
-    auctions = [bid_deal(bidder, owners[i], int(dealers[i])) for i in range(count)]
+    which = (np.arange(start, start + count) % len(teachers)).astype(np.uint8)
+    epbots = {t: EPBotTeacher(t) for t in set(teachers) - {BFG}}
+    try:
+        auctions = [
+            bid_deal(bidder, owners[i], int(dealers[i]))
+            if teachers[which[i]] == BFG
+            else epbots[teachers[which[i]]].bid_deal(
+                owners[i], int(dealers[i]), int(vuls[i]), start + i + 1
+            )
+            for i in range(count)
+        ]
+    finally:
+        for e in epbots.values():
+            e.close()
     s = bidder.stats
     return Chunk(
         start,
@@ -130,9 +153,10 @@ def teach_chunk(job: tuple[int, int, int, GivenDeals | None]) -> Chunk:
         auctions,
         dealers,
         vuls,
-        s.calls,
+        s.calls + sum(e.calls for e in epbots.values()),
         s.errors,
-        s.fallbacks,
+        s.fallbacks + sum(e.illegal for e in epbots.values()),
+        which,
     )
 
 
@@ -146,6 +170,7 @@ class TeachSet:
     indices: list[npt.NDArray[np.int64]] = field(default_factory=list)
     dealers: list[npt.NDArray[np.uint8]] = field(default_factory=list)
     vuls: list[npt.NDArray[np.uint8]] = field(default_factory=list)
+    teachers: list[npt.NDArray[np.uint8]] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.auctions)
@@ -156,6 +181,8 @@ class TeachSet:
         self.indices.append(np.arange(chunk.start, chunk.start + len(chunk.auctions)))
         self.dealers.append(chunk.dealer)
         self.vuls.append(chunk.vul)
+        if chunk.teacher is not None:
+            self.teachers.append(chunk.teacher)
         counts = {k: (getattr(self.meta, k) or 0) + int(getattr(chunk, k)) for k in BFG_COUNTS}
         self.meta = self.meta.model_copy(update=counts)
 
@@ -178,9 +205,12 @@ class TeachSet:
             deal_index=index.astype(np.int64),
             seed=np.int64(self.meta.seed),
             generator=np.str_(TEACH_VERSION),
-            bfg_version=np.str_(self.meta.bfg_version),
             meta=self.meta.array(),
         )
+        if self.meta.bfg_version is not None:
+            arrays["bfg_version"] = np.str_(self.meta.bfg_version)
+        if self.meta.teachers:
+            arrays["teacher"] = np.concatenate(self.teachers).astype(np.uint8)
         replace_file(path, lambda tmp: np.savez_compressed(tmp, **arrays))
 
     @classmethod
@@ -203,6 +233,7 @@ class TeachSet:
             auctions = [[int(c) for c in row if c >= 0] for row in z["auctions"]]
             index = z["deal_index"].astype(np.int64)
             dealer, vul = z["dealer"].astype(np.uint8), z["vul"].astype(np.uint8)
+            teacher = [z["teacher"].astype(np.uint8)] if "teacher" in z.files else []
         if len(index) and not np.array_equal(index, np.arange(len(index))):
             raise TeachError(f"{path}: deal_index is not 0..N-1, cannot resume")
         out = cls(
@@ -212,16 +243,22 @@ class TeachSet:
             indices=[index],
             dealers=[dealer],
             vuls=[vul],
+            teachers=teacher,
         )
         return out
 
 
 def jobs(
-    seed: int, start: int, stop: int, chunk: int, source: GivenDeals | None
-) -> Iterator[tuple[int, int, int, GivenDeals | None]]:
+    seed: int,
+    start: int,
+    stop: int,
+    chunk: int,
+    source: GivenDeals | None,
+    teachers: tuple[str, ...] = ("bfg",),
+) -> Iterator[Job]:
     for s in range(start, stop, chunk):
         n = min(chunk, stop - s)
-        yield seed, s, n, (None if source is None else source.rows(s, s + n))
+        yield seed, s, n, (None if source is None else source.rows(s, s + n)), teachers
 
 
 def generate(
@@ -234,13 +271,17 @@ def generate(
     checkpoint_every: int = 10_000,
     progress: bool = True,
     stop_after: int | None = None,
+    teachers: tuple[str, ...] = ("bfg",),
 ) -> TeachSet:
     """Make (or extend) ``out`` to hold ``count`` teacher deals; returns what was saved.
 
     ``stop_after`` ends the run after that many new deals (a clean stand-in for an interrupted
     run, for tests). The file is rewritten every ``checkpoint_every`` new deals and at the end.
+    ``teachers`` (checked by :func:`models.teach_epbot.teacher_specs`) bid deal k by
+    ``teachers[k % len(teachers)]``; other than bfg alone they are the meta's ``teachers``.
     """
     from bridgebot.engine.bfg import bfg_version
+    from bridgebot.models.teach_epbot import BFG, epbot_version
 
     source_deals: GivenDeals | None = None
     source = "random"
@@ -248,15 +289,20 @@ def generate(
         source_deals = given_deals(deals)
         source = f"deals:{deals.name}:{len(source_deals)}"
         count = min(count, len(source_deals))  # at most the file's boards
+    who: dict[str, object] = {} if teachers == (BFG,) else {"teachers": teachers}
+    if BFG in teachers:
+        who["bfg_version"] = bfg_version()
+    if set(teachers) - {BFG}:
+        who["epbot_version"] = epbot_version()
     meta = DataMeta.model_validate(
         {"generator": TEACH_VERSION, "seed": seed, "count": 0, "source": source,
-         "bfg_version": bfg_version(), **dict.fromkeys(BFG_COUNTS, 0)}
+         **who, **dict.fromkeys(BFG_COUNTS, 0)}
     )  # fmt: skip
     teach = TeachSet.load(out, meta) if out.exists() else TeachSet(meta=meta)
     start = len(teach)
     stop = count if stop_after is None else min(count, start + stop_after)
     since_save = 0
-    work = list(jobs(seed, start, stop, chunk, source_deals))
+    work = list(jobs(seed, start, stop, chunk, source_deals, teachers))
     with progress_bar(count, "deal", "teach", initial=start, show=progress) as bar:
         for result in run_jobs(teach_chunk, work, workers):
             since_save = _take(teach, result, bar, out, since_save, checkpoint_every)
