@@ -44,7 +44,7 @@ STATIC = {
 
 TABLE_KEY = web.AppKey("table", PersonTable)
 REPORT_KEY = web.AppKey("report", list)
-SOCKETS_KEY = web.AppKey("sockets", set)
+SOCKETS_KEY = web.AppKey("sockets", set[web.WebSocketResponse])
 #: Seconds a request still running when the page stops gets before it is cancelled (the live
 #: tables' server allows the same): Ctrl-C never waits on a browser.
 SHUTDOWN_SECONDS = 1.0
@@ -183,7 +183,8 @@ async def _socket(request: web.Request) -> web.WebSocketResponse:
 async def _close_sockets(app: web.Application) -> None:
     """On shutdown: close every page's WebSocket ("going away"), so no handler keeps the server
     (and Ctrl-C) waiting; a page that is still open reconnects to nothing and says so."""
-    for ws in list(app[SOCKETS_KEY]):
+    sockets = app[SOCKETS_KEY]
+    for ws in list(sockets):
         with contextlib.suppress(Exception):
             async with asyncio.timeout(SHUTDOWN_SECONDS / 2):
                 await ws.close(code=WSCloseCode.GOING_AWAY, message=b"the server stops")
