@@ -22,11 +22,9 @@ from bridgebot.server.web.table import PersonTable
 from endplay.types import Player
 
 from bridgebot.agents import make_agent
+from tests.web.test_play_words import RESULT
 
 pytestmark = pytest.mark.virtual_time
-
-#: A result as the seat's log line writes it: 4HS+1, 3NTN=, 4SXE-2, or passed out.
-RESULT = re.compile(r"[1-7](NT|[SHDC])X{0,2}[NESW](=|[+-]1?\d)|passed out")
 
 
 async def _state(http: aiohttp.ClientSession, url: str) -> dict[str, Any]:

@@ -6,22 +6,23 @@ person; one board is "1 board"; every result is in the seat's log line's notatio
 
 from __future__ import annotations
 
+import re
 import signal
 import subprocess
+import sys
 from pathlib import Path
 
 from tests.browser import chromium, console_errors
-from tests.web.test_human_seat import RESULT
 from tests.web.test_play_browser import wait_state
 
+#: A result as the seat's log line writes it: 4HS+1, 3NTN=, 4SXE-2, or passed out.
+RESULT = re.compile(r"[1-7](NT|[SHDC])X{0,2}[NESW](=|[+-]1?\d)|passed out")
 #: A seed whose one board the bots bid to a contract in both rooms while the person passes.
 SEED = "1"
 ACTIVE = ("your-call", "your-card", "dummy-card", "board-done", "session-done")
 
 
 def _start(out: Path, seat: str) -> tuple[subprocess.Popen[str], str]:
-    import sys
-
     proc = subprocess.Popen(
         [sys.executable, "-m", "bridgebot", "play", "--no-browser", "--web-port", "0",
          "--agent", "random", "--seed", SEED, "--boards", "1", "--seat", seat, "--out", str(out)],
