@@ -46,6 +46,7 @@ SMOKE: dict[str, tuple[list[str], str]] = {
     "bench_explain": (["--repeat", "1", "--auctions", "1"], r"slowest run: [\d.]+ CPU s"),
     "bench_load": (["--tables", "2", "--boards", "1"], r"lost 0, duplicated 0"),
     "bench_match": (["--deals", "{dd}", "--boards", "4", "--tcp-boards", "1"], r"\d"),
+    "bench_play": (["--agent", "random", "--boards", "1"], r"cards: \d+, median \d+ ms"),
     "bench_policy": (["--deals", "{dd}", "--boards", "4", "--reps", "10"], r"\d"),
     "bench_search": (
         [

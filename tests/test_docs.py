@@ -269,3 +269,19 @@ def test_every_commands_examples_keep_their_lines() -> None:
         if re.search(r"\S {3,}--", line)
     ]
     assert joined == []
+
+
+def test_the_readmes_measurements_name_the_benchmark_that_made_them() -> None:
+    """Each row of the README's "Measured" table names a benchmark or a command in its last
+    column, and every benchmark the README names exists (a figure says what made it)."""
+    text = (ROOT / "README.md").read_text()
+    rows = [r for r in readme_section("Measured (2-core CPU, see `benchmarks/`)").splitlines()
+            if r.startswith("| ") and not r.startswith("| what") and "---" not in r]  # fmt: skip
+    assert len(rows) > 10
+    unnamed = [
+        r[:60] for r in rows if not re.search(r"bench_\w+\.py|bridgebot \w+", r.split(" | ")[-1])
+    ]
+    assert unnamed == []
+    named = set(re.findall(r"\b(bench_\w+)\.py", text))
+    assert "bench_play" in named
+    assert sorted(n for n in named if not (ROOT / "benchmarks" / f"{n}.py").is_file()) == []
