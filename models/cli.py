@@ -180,5 +180,9 @@ def run(args: argparse.Namespace) -> int:
             return _failed(args.mode, e)
     except (DataError, ModelError, FileNotFoundError) as e:
         return _failed(args.mode, e)
+    except ValidationError as e:  # an option its configuration refuses (a report card in --field)
+        from bridgebot.laws.errors import validation_fault
+
+        return _failed(args.mode, ValueError(validation_fault(e)))
     print(json.dumps(metrics, indent=2, default=str))
     return 0

@@ -18,6 +18,7 @@ import types
 from collections.abc import Collection, Mapping
 from typing import Any, ClassVar, Literal, TypeVar, Union, get_args, get_origin
 
+from bridgebot.engine.epbot_cards import TRAINING_CARDS, training_cards
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 C = TypeVar("C", bound="TrainerConfig")
@@ -35,6 +36,8 @@ class TrainerConfig(BaseModel):
 
 #: The league's default opponent mixture (kinds of ``models.league.KINDS`` and their weights).
 DEFAULT_MIX = "self=1,selfx=2,init=1,initx=1,snap=1,oracle=1,exploit=2,bfg=1.5,bfgx=1.5"
+#: The recommended mixture with EPBot's training cards (``field``; needs ``$BRIDGEBOT_EPBOT``).
+FIELD_MIX = "self=1,selfx=2,init=1,initx=1,snap=1,oracle=1,exploit=2,bfg=1,bfgx=1,field=3"
 
 
 class ImitationConfig(TrainerConfig):
@@ -118,6 +121,11 @@ class LeagueConfig(TrainerConfig):
         "does at the table",
     )
     mix: str = Field(default=DEFAULT_MIX, description="opponent kinds and their weights")
+    field: tuple[str, ...] = Field(
+        default=TRAINING_CARDS,
+        description="EPBot cards the mix's 'field' kind plays, one per deal (comma-separated or "
+        "repeated; needs $BRIDGEBOT_EPBOT); never WBridge5-Sayc or WBridge5-21GF, the report cards",
+    )
     snapshots: int = Field(default=4, description="past generations kept as opponents")
     eval_deals: int = Field(default=1000, description="validation deals just before the held-out")
     save_minutes: float = Field(default=3.0, description="minutes between checkpoints")
@@ -165,11 +173,22 @@ class LeagueConfig(TrainerConfig):
         "holds them); 0: keep them as the agent has them",
     )
 
+    @field_validator("field", mode="before")
+    @classmethod
+    def _training_cards_only(cls, value: object) -> object:
+        """Comma-separated names split; a report card refused (engine.epbot_cards)."""
+        if isinstance(value, str):
+            value = (value,)
+        if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+            return training_cards(value, "--field")
+        return value
+
 
 #: The league's fields that ``train exploit`` has no use for.
 LEARNER_ONLY = frozenset(
     {"init", "gens", "learner_iters", "lr", "explore", "explore_gens", "mix", "snapshots",
-     "slam_dd", "slam_frac", "strong_frac", "slam_weight", "slam_fail_weight", "convention", "estimators_lr"}
+     "slam_dd", "slam_frac", "strong_frac", "slam_weight", "slam_fail_weight", "convention", "estimators_lr",
+     "field"}
 )  # fmt: skip
 
 

@@ -16,6 +16,12 @@ a mixture of
   bfg's imitation and sacrifices like our policy; without a sound bidder in the mix the learner
   learns to double everything (measured: the first generation trained without bfg lost to bfg).
   bfg runs in Python (about a millisecond a call), so it costs a few seconds per iteration.
+- ``field``: EPBot with one of the ``--field`` cards per deal (:mod:`models.field`; the 16
+  training cards by default, never the report cards WBridge5-Sayc and WBridge5-21GF), a bidder
+  that plays a natural system well (issue 43). Not in the default mix, which runs without EPBot:
+  ``FIELD_MIX`` (docs/evaluation.md) is the recommended one; a mix that asks for it without
+  ``$BRIDGEBOT_EPBOT`` fails in one line. The cards are drawn per deal from
+  (seed, generation, iteration), so a resumed run draws the same.
 
 Each generation first trains an exploiter of the current learner (RL with a fixed budget against
 the frozen learner, starting from its weights; its only aim is to beat it), then trains the
@@ -48,17 +54,19 @@ import numpy as np
 import numpy.typing as npt
 import structlog
 import torch
-from bridgebot.engine.agent import AgentFactory
+from bridgebot.engine.agent import AgentFactory, AgentSpecError
 from bridgebot.engine.doubles import apply_doubles, standing_contract
 from bridgebot.engine.features import HAND, auction_from_observation
 from bridgebot.engine.tendencies import DoubleRate, policy_input
 from bridgebot.laws.boards import dealer_vul_arrays
 from bridgebot.laws.calls import final_contracts_array as final_contracts
 from bridgebot.laws.cards import RANKS, SUITS
+from bridgebot.laws.errors import UserError
 from bridgebot.models.config import LeagueConfig
 from bridgebot.models.convention import Layers, Listeners, convention_chooser, layered, net_logits
 from bridgebot.models.data import Chooser, IntArray, load_dd, load_dd_files
 from bridgebot.models.doubles_fit import OPENSPIEL_TO_DATA, observer_seats
+from bridgebot.models.field import Field
 from bridgebot.models.net import PolicyNet, append_jsonl, load_checkpoint, save_checkpoint
 from bridgebot.models.progress import progress_bar
 from bridgebot.models.provenance import data_records
@@ -67,7 +75,7 @@ from bridgebot.models.slam import slam_counts, slam_shortfall, strong_deals
 
 log = structlog.get_logger(__name__)
 
-KINDS = ("self", "selfx", "init", "initx", "snap", "oracle", "exploit", "bfg", "bfgx")
+KINDS = ("self", "selfx", "init", "initx", "snap", "oracle", "exploit", "bfg", "bfgx", "field")
 
 
 class LeagueError(ValueError):
@@ -91,6 +99,23 @@ def parse_mix(text: str) -> dict[str, float]:
     if not out or sum(out.values()) <= 0:
         raise LeagueError("--mix: needs at least one positive weight")
     return out
+
+
+def open_field(cfg: LeagueConfig, mix: dict[str, float]) -> Field | None:
+    """The EPBot cards of ``--field`` where the mix plays them; None where it does not. Without
+    EPBot, or with a card it lacks, a :class:`LeagueError` saying what to set."""
+    if not mix.get("field"):
+        return None
+    try:
+        return Field(cfg.field)
+    except (UserError, AgentSpecError) as e:
+        raise LeagueError(f"--mix asks for field (EPBot's training cards): {e}") from None
+
+
+def opponents_of(mix: dict[str, float], field: Field | None) -> list[str]:
+    """What the model card records as the run's opponents: the mix's kinds, then each EPBot card."""
+    kinds = [k for k in KINDS if mix.get(k, 0) > 0]
+    return kinds + (list(field.specs) if field is not None else [])
 
 
 def load_policy(path: str) -> PolicyNet:
@@ -387,6 +412,7 @@ def train_league(
     torch.set_num_threads(cfg.threads)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     mix = parse_mix(cfg.mix)
+    field = open_field(cfg, mix)
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
     ckpt_path, log_path = out / "ckpt.pt", out / "log.jsonl"
@@ -478,7 +504,7 @@ def train_league(
 
     meta = {"kind": "league", "command": command,
             "data": [d.model_dump(mode="json") for d in data_records((*cfg.dd, *cfg.slam_dd))],
-            "seed": cfg.seed,
+            "seed": cfg.seed, "opponents": opponents_of(mix, field),
             "init": cfg.init, "config": cfg.model_dump(mode="json")}  # fmt: skip
     while st["gen"] < cfg.gens:
         g = int(st["gen"])
@@ -532,6 +558,9 @@ def train_league(
             ]
             if bfgs is not None:
                 table += [("bfg", bfgs[0]), ("bfgx", bfgs[1])]
+            if field is not None:  # a card per deal, the same at both tables
+                pick = np.random.default_rng([cfg.seed, g, 3, it]).integers(len(field), size=len(o))
+                table.append(("field", field.chooser(np.concatenate([pick, pick]))))
             if pool_snap:
                 table.append(
                     (
@@ -555,6 +584,8 @@ def train_league(
             entry["imps_by_opponent"] = {
                 table[k][0]: v for k, v in entry["imps_by_opponent"].items()
             }
+            if field is not None:
+                entry["field_illegal_calls"] = field.illegal_calls
             st["learner_it"] = it + 1
             record({"phase": "learn", "it": it + 1, "floor": floor, **entry})
             if time.perf_counter() - last_save > cfg.save_minutes * 60:
@@ -585,6 +616,8 @@ def train_league(
         st["gen"], st["phase"] = g + 1, "exploit"
         save()
     bar.close()
+    if field is not None:
+        field.close()
     save()
     save_checkpoint(
         str(out / "policy.pt"), learner.net, {"meta": {**meta, "history": st["history"]}}

@@ -18,8 +18,8 @@ EXAMPLES = """examples:
   bridgebot teach --boards 200000 --out data/teach_200k.npz --seed 1   # resumes / extends
   bridgebot teach --deals data/dd.npz --out data/teach_dd.npz
   bridgebot teach --deals deals.pbn --out data/teach_pbn.npz   # the boards tm and match play
-  BRIDGEBOT_EPBOT=../shared/epbot bridgebot teach --boards 1000000 --seed 3 \\
-      --teacher epbot:BBA-Sayc,epbot:Acol,epbot:WJ --out data/teach_epbot_1m.npz
+  bridgebot teach --boards 1000000 --seed 3 --teacher epbot:BBA-Sayc,epbot:Acol,epbot:WJ \\
+      --out data/teach_epbot_1m.npz   # EPBot's cards: needs $BRIDGEBOT_EPBOT
 
 Random deal k is board k+1: dealer and vulnerability follow the 16-board cycle; a deal file's
 boards keep the dealer and vulnerability the file gives them. Random deals depend only on --seed

@@ -31,6 +31,7 @@ from bridgebot.models.onnx_mlp import policy_from_onnx
 from bridgebot.models.selfplay import Recorder, duplicate_imps
 from endplay.types import Penalty, Player, Vul
 
+from tests.engine.test_epbot import epbot  # noqa: F401 (the fixture)
 from tests.models.test_train import _solved, small_dd
 
 pytestmark = pytest.mark.train
@@ -137,7 +138,10 @@ def test_mix_errors_name_the_option() -> None:
             parse_mix(bad)
 
 
-def test_league_runs_checkpoints_and_resumes(tmp_path: Path) -> None:
+def test_league_runs_checkpoints_and_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("BRIDGEBOT_EPBOT", raising=False)  # the default mix needs no EPBot
     dd = str(small_dd(tmp_path / "dd.npz", 2100))
     base = dict(
         init="models/default", dd=(dd,), out=str(tmp_path / "run"), learner_iters=2,
@@ -271,3 +275,98 @@ def test_the_slam_curriculum_draws_its_shares_and_prices_the_slams(tmp_path: Pat
     assert "slams_chances" in done["eval"]["vs_init"]
     with pytest.raises(LeagueError, match="--slam-deals"):
         curriculum(owners, dd_all, train_idx, cfg.model_copy(update={"slam_dd": ()}))
+
+
+def test_the_field_bids_what_the_epbot_agent_bids(epbot: Path) -> None:  # noqa: F811
+    """Rows seen from relative seats bid as the agent bids at the absolute seat, card per row."""
+    from bridgebot.engine.agent import bidding_view
+    from bridgebot.laws.cards import owners_deal
+    from bridgebot.models.field import Field
+
+    from bridgebot.agents import make_agent
+
+    owners, _ = _solved()
+    b = len(owners)
+    field = Field(["BBA-Sayc,Acol"])
+    agents = [make_agent(f"epbot:{c},opponents={c}") for c in ("BBA-Sayc", "Acol")]
+    for prefix in ([ONE_NT], [P, P, ONE_NT], [P]):
+        dealer, vul = np.arange(b) % 4, (np.arange(b) // 2) % 4
+        auctions = np.tile(np.array([[*prefix, -1]]), (b, 1))
+        x, mask = observe(owners, dealer, vul, auctions, np.full(b, len(prefix)))
+        pick = np.arange(b) % 2
+        got = field.chooser(pick)(np.arange(b), x, mask)
+        for i in range(b):
+            calls = [ALL_CALLS[c] for c in prefix]
+            first = Player(int(dealer[i]))
+            hand = owners_deal(owners[i])[Player((dealer[i] + len(prefix)) % 4)]
+            view = bidding_view(first, Vul(int(vul[i])), hand, calls, 1)
+            assert ALL_CALLS[got[i]] == agents[pick[i]].bid(view), (prefix, i)
+    assert field.illegal_calls == 0 and field.specs == ("epbot:BBA-Sayc", "epbot:Acol")
+    field.close()
+
+
+def test_the_field_needs_epbot_and_never_a_report_card(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bridgebot.cli import main
+
+    argv = ["train", "league", "--init", "models/default", "--deals", str(tmp_path / "none.npz"),
+            "--out", str(tmp_path / "run"), "--quiet"]  # fmt: skip
+    monkeypatch.delenv("BRIDGEBOT_EPBOT", raising=False)
+    assert main([*argv, "--mix", "self=1,field=1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "--mix asks for field" in err and "set BRIDGEBOT_EPBOT" in err
+    for cards in (
+        ["--field", "BBA-Sayc,WBridge5-21GF"],
+        ["--field", "Acol", "--field", "wbridge5_sayc"],
+    ):
+        assert main([*argv, "--mix", "self=1,field=1", *cards]) == 2
+        err = capsys.readouterr().err.strip()
+        assert "\n" not in err and "are the report cards and stay out of every training run" in err
+    with pytest.raises(ValueError, match="report cards"):
+        LeagueConfig(init="x", dd=("x",), out="x", field=("WBridge5-Sayc",))
+    assert LeagueConfig(init="x", dd=("x",), out="x", field=("Acol,WJ",)).field == ("Acol", "WJ")
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_league_with_the_field_resumes_after_a_kill(epbot: Path, tmp_path: Path) -> None:  # noqa: F811
+    """The command killed mid-generation, then run again: it ends as one run would, the field
+    played and recorded."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    dd = str(small_dd(tmp_path / "dd.npz", 2100))
+    run = tmp_path / "run"
+    command = [sys.executable, "-m", "bridgebot", "train", "league", "--init", "models/default",
+               "--deals", dd, "--out", str(run), "--gens", "1", "--learner-iters", "6",
+               "--exploiter-iters", "1", "--deals-per-iter", "16", "--eval-deals", "16",
+               "--minibatch", "64", "--mix", "self=1,field=3", "--field", "BBA-Sayc,Acol,WJ",
+               "--save-minutes", "0", "--quiet"]  # fmt: skip
+    env = {**os.environ, "BRIDGEBOT_EPBOT": str(epbot)}
+    errors = tmp_path / "stderr.txt"
+    with errors.open("wb") as err:
+        first = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=err)
+    log = run / "log.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and first.poll() is None:
+        if log.exists() and '"phase": "learn", "it": 2' in log.read_text():
+            break
+        time.sleep(0.02)
+    first.send_signal(signal.SIGKILL)
+    assert first.wait() == -signal.SIGKILL, errors.read_text()
+    assert '"learn-done"' not in log.read_text()  # killed mid-way
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    learn = [e for e in entries if e["phase"] == "learn"]
+    assert sorted({e["it"] for e in learn}) == [1, 2, 3, 4, 5, 6]
+    assert len(learn) < 12  # the rerun did not start over
+    assert all(e["field_illegal_calls"] == 0 for e in learn)
+    assert any("field" in e["imps_by_opponent"] for e in learn)
+    meta = torch.load(run / "policy.pt", weights_only=False)["meta"]
+    assert meta["opponents"] == ["self", "field", "epbot:BBA-Sayc", "epbot:Acol", "epbot:WJ"]
+    assert meta["config"]["field"] == ["BBA-Sayc", "Acol", "WJ"]
+    assert torch.load(run / "gen0.pt", weights_only=False)["meta"]["opponents"] == meta["opponents"]
