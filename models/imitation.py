@@ -23,6 +23,7 @@ import numpy.typing as npt
 import structlog
 import torch
 import torch.nn.functional as F
+from bridgebot.engine.epbot_cards import training_cards
 from bridgebot.models.config import ImitationConfig
 from bridgebot.models.data import DataError, TeachSet, load_teach, observe
 from bridgebot.models.datameta import teachers_of
@@ -106,6 +107,7 @@ def train_imitation(
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
     teach = load_teach(cfg.data)
+    teachers = training_cards(teachers_of(cfg.data), f"{cfg.data}: its teachers")
     n = len(teach)
     holdout = min(cfg.holdout, n // 5)
     t0 = time.perf_counter()
@@ -138,7 +140,7 @@ def train_imitation(
         "kind": "imitation",
         "command": command,
         "data": [data_record(cfg.data).model_dump(mode="json")],
-        "teachers": list(teachers_of(cfg.data)),
+        "teachers": list(teachers),
         "seed": cfg.seed,
         "config": cfg.model_dump(mode="json"),
     }

@@ -128,3 +128,21 @@ def test_epbot_teaches_resumably_and_imitation_records_the_teachers(
     card = blob["meta"]  # type: ignore[index]
     assert tuple(card["teachers"]) == TEACHERS  # type: ignore[index]
     assert "--teacher epbot:BBA-Sayc,epbot:Micro_Bridge_13.4" in card["data"][0]["regenerate"]  # type: ignore[index]
+
+
+def test_imitation_refuses_a_file_taught_by_a_report_card(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("torch")
+    path = tmp_path / "t.npz"
+    meta = {"generator": "teach-v1", "seed": 1, "count": 1, "source": "random",
+            "teachers": ["epbot:BBA-Sayc", "epbot:WBridge5-21GF"]}  # fmt: skip
+    np.savez(
+        path, owners=random_owners_batch(1, 0, 1), dealer=np.zeros(1, np.uint8),
+        vul=np.zeros(1, np.uint8), auctions=np.zeros((1, 4), np.int8), meta=json.dumps(meta),
+    )  # fmt: skip
+    argv = ["train", "imitation", "--data", str(path), "--out", str(tmp_path / "run"), "--quiet"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and f"{path}: its teachers: epbot:WBridge5-21GF is refused" in err
+    assert not (tmp_path / "run" / "ckpt.pt").exists()
