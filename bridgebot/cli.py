@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
-from collections.abc import Sequence
-from types import ModuleType
+from collections.abc import Callable, Sequence
+from types import FrameType, ModuleType
 from typing import TYPE_CHECKING, NoReturn
 
 from bridgebot.laws.errors import UserError
@@ -140,6 +141,7 @@ def _add_shared(parser: argparse.ArgumentParser, shared: dict[str, object]) -> N
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    restore = _sigterm_as_sigint()
     args_list, log_format = _take_log_format(args_list)
     # Import only the chosen subcommand's module; top-level --help imports them all.
     chosen = next((a for a in args_list if a in COMMANDS), None)
@@ -165,6 +167,29 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise  # a bug of ours: the traceback is what a report needs
         print(f"bridgebot{f' {chosen}' if chosen else ''}: {problem}", file=sys.stderr)
         return 2
+    finally:
+        restore()
+
+
+def _sigterm_as_sigint() -> Callable[[], object]:
+    """Make SIGTERM (``kill``, ``docker stop``) stop the command as Ctrl-C does: records closed,
+    "interrupted", exit status 130; returns what puts the old handler back. Without it SIGTERM
+    killed the process mid-write, and a process that is PID 1 in a container ignores a signal it
+    has no handler for: ``docker stop`` waited 10 s and killed it (issue 44)."""
+    try:
+        previous = signal.signal(signal.SIGTERM, _as_sigint)
+    except ValueError:  # off the main thread (a test calling main there): no handler is set
+        return lambda: None
+    return lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
+
+
+def _as_sigint(signum: int, frame: FrameType | None) -> None:
+    """Whatever SIGINT would do now: asyncio.run's handler cancels the main task, Python's
+    raises KeyboardInterrupt; where SIGINT is ignored (a job started with ``&``), the latter."""
+    handler = signal.getsignal(signal.SIGINT)
+    if not callable(handler):
+        raise KeyboardInterrupt
+    handler(signal.SIGINT, frame)
 
 
 def command_parser(

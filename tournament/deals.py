@@ -8,9 +8,9 @@ npz format, so a resumed or repeated match pays once.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -48,8 +48,18 @@ def ensure_dd(
             solved = [_solve_chunk(todo)]
             chunks = [todo]
         else:
-            with ProcessPoolExecutor(workers) as pool:
-                solved = list(pool.map(_solve_chunk, chunks))
+            # Spawned, not forked (a live page's thread may hold a lock at the fork), and ended
+            # at once on any exception: SIGTERM or Ctrl-C of the driver alone stops the solving
+            # (a pool that finished its work first kept `docker stop` waiting; issue 44).
+            pool = multiprocessing.get_context("spawn").Pool(workers)
+            try:
+                solved = pool.map(_solve_chunk, chunks)
+                pool.close()
+            except BaseException:
+                pool.terminate()
+                raise
+            finally:
+                pool.join()
         for chunk, tables in zip(chunks, solved, strict=True):
             known.update(zip(chunk, tables, strict=True))
         if cache is not None:
