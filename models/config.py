@@ -18,7 +18,7 @@ import types
 from collections.abc import Collection, Mapping
 from typing import Any, ClassVar, Literal, TypeVar, Union, get_args, get_origin
 
-from bridgebot.engine.epbot_cards import TRAINING_CARDS, training_cards
+from bridgebot.engine.epbot_cards import TRAINING_CARDS, names_report_card, training_cards
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 C = TypeVar("C", bound="TrainerConfig")
@@ -183,6 +183,15 @@ class LeagueConfig(TrainerConfig):
             value = (value,)
         if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
             return training_cards(value, "--field")
+        return value
+
+    @field_validator("convention")
+    @classmethod
+    def _no_report_card(cls, value: str | None) -> str | None:
+        """An agent spec that names a report card (``epbot:WBridge5-Sayc``) is refused."""
+        card = names_report_card(value or "")
+        if card:
+            training_cards([card], "--convention")
         return value
 
 

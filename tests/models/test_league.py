@@ -326,6 +326,10 @@ def test_the_field_needs_epbot_and_never_a_report_card(
         assert "\n" not in err and "are the report cards and stay out of every training run" in err
     with pytest.raises(ValueError, match="report cards"):
         LeagueConfig(init="x", dd=("x",), out="x", field=("WBridge5-Sayc",))
+    with pytest.raises(ValueError, match="--convention: WBridge5-21GF is refused"):
+        LeagueConfig(
+            init="x", dd=("x",), out="x", convention="epbot:BBA-Sayc,opponents=WBridge5_21GF"
+        )
     assert LeagueConfig(init="x", dd=("x",), out="x", field=("Acol,WJ",)).field == ("Acol", "WJ")
     assert not (tmp_path / "run").exists()
 
