@@ -37,13 +37,15 @@ from bridgebot.engine.agent import (
     PlayView,
 )
 from bridgebot.engine.cardplay import LEAD_WORLDS, WORLDS
+from bridgebot.engine.parts import Parts, parts_of
 from bridgebot.engine.search import DEFAULT_OPPONENTS, BatchPolicy, SearchConfig
 from bridgebot.engine.tendencies import DoubleRate, Reading
 from bridgebot.shipped import DEFAULT_MODEL_DIR, shipped_model
 
 if TYPE_CHECKING:
     from bridgebot.engine.aces import Convention, DealCheck
-    from bridgebot.engine.policy import Policy
+    from bridgebot.engine.policy import Policy, PolicyAgent
+    from bridgebot.engine.search import SearchAgent
     from bridgebot.engine.slams import SlamEstimator
 
 __all__ = [
@@ -503,6 +505,10 @@ class WithCardPlayer(Agent):
     def bid(self, view: BiddingView) -> Bid:
         return self.agent.bid(view)
 
+    def parts(self) -> Parts:
+        """The bidding agent's parts (:mod:`engine.parts`)."""
+        return parts_of(self.agent)
+
     def play(self, view: PlayView) -> Card:
         return self.player.play(view)
 
@@ -556,9 +562,28 @@ def _policy_and_slam(
 
 
 def _policy(options: PolicyOptions, path: str | None, seed: int, name: str) -> Agent:
+    return _policy_agent(options, *_models(path, options, name), seed, name)
+
+
+def _models(
+    path: str | None, options: SlamOptions, name: str
+) -> tuple[Policy, SlamEstimator | None, Convention | None]:
+    """What a learned agent bids with, each model file opened once: the policy, the slam
+    estimator and the asking convention (:func:`_policy_and_slam`, :func:`_ace_asking`)."""
+    policy, slam = _policy_and_slam(path, options, name)
+    return policy, slam, _ace_asking(options, slam, name)
+
+
+def _policy_agent(
+    options: PolicyOptions,
+    policy: Policy,
+    slam: SlamEstimator | None,
+    convention: Convention | None,
+    seed: int,
+    name: str,
+) -> PolicyAgent:
     from bridgebot.engine.policy import PolicyAgent
 
-    policy, slam = _policy_and_slam(path, options, name)
     return PolicyAgent(
         policy,
         card_player=card_player(options, seed),
@@ -567,7 +592,7 @@ def _policy(options: PolicyOptions, path: str | None, seed: int, name: str) -> A
         temperature=options.temperature,
         name=name,
         slam=slam,
-        aces=_ace_asking(options, slam, name),
+        aces=convention,
         their_doubles=options.policy_doubles,
         double_rate=DoubleRate(options.wild_doubles_rate, options.wild_doubles_seen),
     )
@@ -661,22 +686,34 @@ def _default(options: DefaultOptions, path: str | None, seed: int, name: str) ->
     """The policy; with ``doubled=search``, the search where the opponents doubled our contract
     (:class:`engine.search.SearchWhereDoubled`; the search's own settings for those positions,
     ``doubled_p_min`` and ``doubled_punish``)."""
-    from bridgebot.engine.policy import PolicyAgent
     from bridgebot.engine.search import SearchWhereDoubled
 
-    agent = _policy(options, path, seed, name)
+    models = _models(path, options, name)
+    agent = _policy_agent(options, *models, seed, name)
     if options.doubled == "policy":
         return agent
-    assert isinstance(agent, PolicyAgent)
-    # The search stage bids as the policy does where slams are decided: every slam option carries.
+    # The search stage bids as the policy does where slams are decided: every slam option carries,
+    # and it shares the policy agent's models (one stack: each model file opened once).
     slam_fields = set(SlamOptions.model_fields) - set(CardPlayOptions.model_fields)
     search = SearchOptions.model_validate(
         {"threads": options.threads, "play": "baseline", **options.model_dump(include=slam_fields)}
     )
-    return SearchWhereDoubled(agent, _search(search, path, seed, name), name=name)
+    return SearchWhereDoubled(agent, _search_agent(search, *models, seed, name), name=name)
 
 
 def _search(options: SearchOptions, path: str | None, seed: int, name: str) -> Agent:
+    return _search_agent(options, *_models(path, options, name), seed, name)
+
+
+def _search_agent(
+    options: SearchOptions,
+    policy: Policy,
+    slam: SlamEstimator | None,
+    convention: Convention | None,
+    seed: int,
+    name: str,
+) -> SearchAgent:
+    """The search over ``policy``, with the slam layer and the convention around it."""
     from bridgebot.engine.modelcard import ModelError
     from bridgebot.engine.search import (
         BorelSearch,
@@ -689,7 +726,6 @@ def _search(options: SearchOptions, path: str | None, seed: int, name: str) -> A
         deal_uniform,
     )
 
-    policy, slam = _policy_and_slam(path, options, name)
     oracle: TrickOracle
     if options.dd == "solver":
         oracle = SolverOracle()
@@ -715,7 +751,7 @@ def _search(options: SearchOptions, path: str | None, seed: int, name: str) -> A
         seed=seed,
         name=name,
         slam=slam,
-        aces=_ace_asking(options, slam, name),
+        aces=convention,
         their_doubles=options.policy_doubles,
         double_rate=DoubleRate(options.wild_doubles_rate, options.wild_doubles_seen),
     )

@@ -7,7 +7,6 @@ import argparse
 import importlib
 import sys
 import types
-from pathlib import Path
 from typing import Any
 
 from bridgebot.options import seed_number
@@ -49,31 +48,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="most hands sampled per seat (the work budget, default %(default)s)",
     )
     parser.add_argument("--seed", type=seed_number, default=0, help="sampling seed (default 0)")
-
-
-def policy_dir(agent: str) -> Path:
-    """The model directory behind an agent spec; ``ValueError`` for agents without a policy."""
-    from bridgebot.agents import AgentSpec
-    from bridgebot.shipped import DEFAULT_MODEL_DIR
-
-    spec = AgentSpec.parse(agent)
-    if spec.name in ("default", "search"):
-        return Path(spec.path) if spec.path else DEFAULT_MODEL_DIR
-    if spec.name == "policy" and spec.path:
-        return Path(spec.path)
-    raise ValueError(f"agent {spec}: explanations need a learned policy (default, policy:DIR)")
-
-
-def agent_convention(agent: str) -> str | None:
-    """The asking convention the agent spec plays (``bridgebot.agents.asking_convention``: its
-    options and the estimators in its model directory), so that its 4NT and answers are
-    explained by it; None where it plays none."""
-    from bridgebot.agents import AgentSpec, SlamOptions, asking_convention
-    from bridgebot.engine.slams import estimator_dir
-
-    options = AgentSpec.parse(agent).options
-    found = estimator_dir(policy_dir(agent))
-    return asking_convention(options, found) if isinstance(options, SlamOptions) else None
 
 
 def parse_auction(text: str) -> list[object]:
@@ -134,11 +108,11 @@ def defer_matplotlib() -> None:
 
 def run(args: argparse.Namespace) -> int:
     defer_matplotlib()
-    from endplay.types import Vul
+    from endplay.types import Player, Vul
 
-    from bridgebot.engine.explain import Explainer
-    from bridgebot.engine.modelcard import ModelError
-    from bridgebot.engine.policy import Policy
+    from bridgebot.agents import make_agent
+    from bridgebot.engine.agent import AgentSpecError
+    from bridgebot.engine.explain import reader_of
     from bridgebot.laws.notation import parse_seat
 
     try:
@@ -152,17 +126,20 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise ValueError(f"--dealer: {exc}") from None
         vul = Vul.find(_VULS[args.vul])
-        policy = Policy(policy_dir(args.agent), threads=1)
-        explainer = Explainer(
-            policy, seed=args.seed, max_hands=args.hands, conventions=agent_convention(args.agent)
-        )
-        explanations = explainer.explain(dealer, vul, calls)  # type: ignore[arg-type]
-    except ModelError as exc:
+        with make_agent(args.agent, args.seed) as agent:
+            reader = reader_of(agent, max_hands=args.hands, target=300, seed=args.seed)
+            if reader is None:
+                raise ValueError(
+                    f"agent {args.agent}: it says nothing about its calls; explanations need a "
+                    "learned policy (default, policy:DIR, search) or an outside bidder (epbot:CARD)"
+                )
+            texts = reader.texts(dealer, vul, calls, list(Player))  # type: ignore[arg-type]
+    except AgentSpecError as exc:
         print(f"bridgebot explain: --agent {args.agent!r}: {exc}", file=sys.stderr)
         return 2
     except ValueError as exc:
         print(f"bridgebot explain: {exc}", file=sys.stderr)
         return 2
-    for e in explanations:
-        print(e.text())
+    for call, text in zip(calls, texts, strict=True):
+        print(text or f"{call}: no explanation")
     return 0

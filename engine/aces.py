@@ -66,7 +66,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import NamedTuple, Protocol, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -93,6 +93,9 @@ from bridgebot.engine.slams import (
 )
 from bridgebot.laws.calls import ALL_CALLS, FIRST_BID, bid_index, call_index, legal_calls
 from endplay.types import Bid
+
+if TYPE_CHECKING:
+    from bridgebot.engine.pipeline import Step
 
 T = TypeVar("T")
 
@@ -699,32 +702,24 @@ class ControlAsking(_Asking):
 Convention = AceAsking | ControlAsking
 
 
-def held_by(agent: object, name: str, kind: type[T]) -> T | None:
-    """The attribute ``name`` of ``agent``, or of an agent it wraps (its ``agent``, ``search``
-    or ``inner``, depth first), that is a ``kind``; None where none is."""
-    seen: list[object] = [agent]
-    while seen:
-        holder = seen.pop()
-        found = getattr(holder, name, None)
-        if isinstance(found, kind):
-            return found
-        seen.extend(
-            inner
-            for attr in ("agent", "search", "inner")
-            if (inner := getattr(holder, attr, None)) is not None
-        )
-    return None
+class ConventionLayer:
+    """An asking convention as a stage of the pipeline (:class:`engine.pipeline.Layer`): it
+    forces the call where the auction gives the seat a role (:meth:`_Asking.forced`: the answer,
+    the asker's decision, the pass after it), and after the base and the slam layer it asks and
+    vetoes (:meth:`_Asking.apply`). Named by its scheme (``aces`` or ``controls``)."""
 
+    def __init__(self, convention: Convention) -> None:
+        self.convention = convention
+        self.name = convention.scheme
 
-def convention_of(agent: object) -> Convention | None:
-    """The asking convention ``agent`` (a ``default``, ``policy:`` or ``search`` agent, or one
-    wrapping them) plays, None where it plays none."""
-    found = held_by(agent, "aces", _Asking)
-    return found if isinstance(found, AceAsking | ControlAsking) else None
+    def forced(
+        self, views: Sequence[BiddingView], auctions: Sequence[Sequence[int]]
+    ) -> list[Bid | None]:
+        scheme = self.convention.scheme
+        return [
+            self.convention.forced(views[i]) if role(calls, scheme) is not None else None
+            for i, calls in enumerate(auctions)
+        ]
 
-
-def agent_asks(agent: object) -> str | None:
-    """The name of the asking convention ``agent`` plays (:data:`ACES` or :data:`CONTROLS`;
-    :func:`convention_of`), so that its alerts explain it; None where it plays none."""
-    convention = convention_of(agent)
-    return None if convention is None else convention.scheme
+    def apply(self, step: Step) -> IntArray:
+        return self.convention.apply(step.views, step.x, step.calls, step.mask, step.logits)

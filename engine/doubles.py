@@ -38,6 +38,7 @@ from bridgebot.engine.features import (
     legal_mask,
 )
 from bridgebot.engine.modelcard import Training
+from bridgebot.engine.parts import Parts, parts_of
 from bridgebot.laws.calls import DOUBLE, is_pass
 from bridgebot.laws.errors import validation_fault
 from bridgebot.laws.files import write_text_file
@@ -371,6 +372,10 @@ class DoublingAgent(Agent):
 
     def bid(self, view: BiddingView) -> Bid:
         return self._layer([view], [self.inner.bid(view)])[0]
+
+    def parts(self) -> Parts:
+        """The inner agent's parts (the penalty doubles are not alerted: they are natural)."""
+        return parts_of(self.inner)
 
     def play(self, view: PlayView) -> Card:
         return self.inner.play(view)

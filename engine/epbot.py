@@ -16,6 +16,7 @@ worker process builds its own agents from the spec string, as for every agent.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +25,16 @@ from bridgebot.engine.agent import Agent, BiddingView, CardPlayer, PlayView
 from bridgebot.engine.epbot_cards import ConventionCard
 from bridgebot.engine.epbot_meaning import Meaning, clean
 from bridgebot.engine.epbot_native import INTERPRETED, Native, load_library
-from bridgebot.laws.calls import ALL_CALLS, PASS, bid_index, same_call
-from endplay.types import Bid, Card, Hand, Vul
+from bridgebot.engine.explain import check_auction
+from bridgebot.engine.parts import Parts
+from bridgebot.laws.calls import ALL_CALLS, PASS, bid_index, legal_calls, same_call, seat_of_call
+from bridgebot.laws.notation import call_text
+from endplay.types import Bid, Card, Hand, Player, Vul
 
 _log = structlog.get_logger("bridgebot.epbot")
+
+#: The hand a seat is read with where its own is not known (PBN, spades first).
+STAND_IN = "T98.T98.T987.T98"
 
 #: EPBot's vulnerability number: E/W + 2 * N/S.
 _VUL = {Vul.none: 0, Vul.ew: 1, Vul.ns: 2, Vul.both: 3}
@@ -136,6 +143,35 @@ class EPBotAgent(Agent):
         """EPBot's meaning of any ``call`` made next (``transfer: 0-25 HCP, 5+ hearts``); None
         where it says nothing."""
         return self.meaning(view, call).text() or None
+
+    def parts(self) -> Parts:
+        """No policy and no layers; the agent reads its own calls (:mod:`engine.parts`)."""
+        return Parts(reader=self)
+
+    def texts(
+        self,
+        dealer: Player,
+        vul: Vul,
+        auction: Sequence[Bid],
+        seats: Sequence[Player],
+        hands: Mapping[Player, Hand] | None = None,
+    ) -> list[str | None]:
+        """EPBot's meaning of each call of ``auction`` made by ``seats`` (a
+        :class:`engine.parts.CallReader`); a seat whose hand is not given is read with a
+        stand-in hand (the meaning of a call does not depend on the reader's own cards)."""
+        check_auction(dealer, auction)
+        out: list[str | None] = [None] * len(auction)
+        for i, call in enumerate(auction):
+            seat = seat_of_call(dealer, i)
+            if seat not in seats:
+                continue
+            hand = (hands or {}).get(seat) or Hand(STAND_IN)
+            view = BiddingView(
+                seat, dealer, vul, hand, tuple(auction[:i]), 0, legal_calls(dealer, auction[:i])
+            )
+            text = self.explain(view, call)
+            out[i] = None if text is None else f"{call_text(call)}: {text}"
+        return out
 
     def explain_auction(self, view: BiddingView) -> list[str | None]:
         """EPBot's meaning of each call already in ``view.auction``, whoever made it (read with

@@ -21,18 +21,18 @@ Everything here is pure computation on a :class:`engine.policy.Policy`: no I/O, 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 from bridgebot.engine import aces
 from bridgebot.engine.agent import BiddingView
 from bridgebot.engine.features import encode_arrays, legal_masks_arrays
+from bridgebot.engine.parts import CallReader, Logits, parts_of
 from bridgebot.laws.boards import side_vulnerable
 from bridgebot.laws.calls import ALL_CALLS, bid_index, legal_calls, seat_of_call
-from endplay.types import Bid, ContractBid, Denom, Player, Vul
+from endplay.types import Bid, ContractBid, Denom, Hand, Player, Vul
 
 #: Suit names in the data-file order (S, H, D, C), as a player says them.
 SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
@@ -62,21 +62,6 @@ ARTIFICIAL_BELOW = 0.5
 FORBIDDEN_WORDS = ("passes", "plays", "bids", "doubles", "alert.", "infos.")
 
 U8Array = npt.NDArray[np.uint8]
-
-
-class Logits(Protocol):
-    """A bidding policy scoring a batch of observations (:class:`engine.policy.Policy`)."""
-
-    def logits(self, x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]: ...
-
-
-def agent_policy(agent: object) -> Logits | None:
-    """The learned policy an agent bids with (``default``, ``policy:``, ``search``), else None."""
-    for holder in (agent, getattr(agent, "search", None)):
-        policy = getattr(holder, "policy", None)
-        if callable(getattr(policy, "logits", None)):
-            return policy
-    return None
 
 
 @dataclass(frozen=True)
@@ -515,3 +500,47 @@ def _reseat(e: Explanation, seat: Player) -> Explanation:
     if e.seat == seat:
         return e
     return replace(e, seat=seat)
+
+
+class PolicyReader:
+    """The :class:`CallReader` of a learned policy: :class:`engine.explain.Explainer`."""
+
+    def __init__(self, explainer: Explainer) -> None:
+        self.explainer = explainer
+
+    def alert_for(self, view: BiddingView, call: Bid) -> str | None:
+        return self.explainer.alert_for(view, call)
+
+    def texts(
+        self,
+        dealer: Player,
+        vul: Vul,
+        auction: Sequence[Bid],
+        seats: Sequence[Player],
+        hands: Mapping[Player, Hand] | None = None,
+    ) -> list[str | None]:
+        out: list[str | None] = [None] * len(auction)
+        for e in self.explainer.explain(dealer, vul, auction, seats=seats):
+            out[e.index] = e.text()
+        return out
+
+
+def reader_of(
+    agent: object, *, max_hands: int = 2048, target: int = 200, seed: int = 0
+) -> CallReader | None:
+    """The reader of ``agent``'s calls (module docstring); ``max_hands``, ``target`` and
+    ``seed`` set the sampling explainer's budget. None for an agent that says nothing."""
+    parts = parts_of(agent)
+    if parts.reader is not None:
+        return parts.reader
+    if parts.policy is None:
+        return None
+    return PolicyReader(
+        Explainer(
+            parts.policy,
+            seed=seed,
+            target=target,
+            max_hands=max_hands,
+            conventions=parts.convention,
+        )
+    )

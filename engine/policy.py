@@ -21,10 +21,11 @@ import numpy as np
 import numpy.typing as npt
 from bridgebot.engine.agent import BatchBidder, BiddingView, CardPlayer, PlayView
 from bridgebot.engine.cardplay import BaselinePlayer
-from bridgebot.engine.features import FEATURE_VERSION, N_CALLS, N_FEATURES, encode, legal_mask
+from bridgebot.engine.features import FEATURE_VERSION, N_CALLS, N_FEATURES
 from bridgebot.engine.modelcard import Expected, cpu_session, load_model
-from bridgebot.engine.tendencies import DoubleRate, Reading, ignores, policy_input
-from bridgebot.laws.calls import ALL_CALLS, same_call
+from bridgebot.engine.parts import Parts
+from bridgebot.engine.pipeline import Decision, Layer, LayeredBidder, Proposal
+from bridgebot.engine.tendencies import DoubleRate, Reading, TheirDoubles, policy_input
 from endplay.types import Bid, Card
 
 if TYPE_CHECKING:
@@ -103,18 +104,80 @@ class Policy:
         return np.where(picks >= 0, picks, p.argmax(axis=1)).astype(np.int64)
 
 
+class PolicyBase:
+    """The policy as the base of the pipeline (:class:`engine.pipeline.Base`): greedy, or
+    sampling with ``temperature`` from a generator seeded per board (``reset``), so a board
+    replays the same. ``their_doubles`` is what it makes of the opponents' doubles
+    (:mod:`engine.tendencies`); with ``auto``, :meth:`see` counts the opponents' calls and
+    doubles in :attr:`double_rate`, across boards: the one piece of state bidding keeps. The
+    layers read the logits the policy read (the opponents' doubles stripped where it ignores
+    them)."""
+
+    name = "policy"
+
+    def __init__(
+        self,
+        policy: Policy,
+        seed: int = 0,
+        greedy: bool = True,
+        temperature: float = 1.0,
+        their_doubles: Reading = "read",
+        double_rate: DoubleRate | None = None,
+    ) -> None:
+        self.policy = policy
+        self.seed = seed
+        self.greedy = greedy
+        self.temperature = temperature
+        self.doubles = TheirDoubles(their_doubles, double_rate)
+        self._rng = np.random.default_rng([seed, 0])
+
+    def see(self, views: Sequence[BiddingView]) -> None:
+        self.doubles.see(v.auction for v in views)
+
+    def propose(
+        self,
+        views: Sequence[BiddingView],
+        x: npt.NDArray[np.float32],
+        mask: npt.NDArray[np.bool_],
+        rows: npt.NDArray[np.int64],
+    ) -> Proposal:
+        logits = self.policy.logits(policy_input(x, self.doubles.ignored))
+        picks = self.policy.choose(x, mask, self.greedy, self._rng, self.temperature, logits)
+        return Proposal(picks, logits)
+
+    def reset(self, board: int) -> None:
+        self._rng = np.random.default_rng([self.seed, board])
+
+
+def convention_name(convention: Convention | None) -> str | None:
+    """The asking convention's name (``aces``, ``controls``), None for none."""
+    return None if convention is None else convention.scheme
+
+
+def layers_of(slam: SlamEstimator | None, convention: Convention | None) -> list[Layer]:
+    """The layers an agent plays around its base, in the pipeline's order: the slam layer, then
+    the asking convention (which needs the slam layer's estimator)."""
+    from bridgebot.engine.aces import ConventionLayer
+    from bridgebot.engine.slams import SlamLayer
+
+    out: list[Layer] = []
+    if slam is not None:
+        out.append(SlamLayer(slam))
+        if convention is not None:
+            out.append(ConventionLayer(convention))
+    return out
+
+
 class PolicyAgent(BatchBidder):
-    """Bids with a :class:`Policy`, plays with ``card_player``.
+    """Bids with a :class:`Policy` (:class:`PolicyBase`) and the layers around it, in the one
+    pipeline (:class:`engine.pipeline.LayeredBidder`); plays with ``card_player``.
 
     Greedy by default (deterministic, the setting of every reported figure); ``greedy=False``
-    samples with ``temperature`` from a generator seeded per board, so a board replays the same.
-    With ``slam`` (the model directory's slam estimator), the slam layer of :mod:`engine.slams`
-    decides the calls where slams are decided.
-    ``their_doubles`` is what the policy makes of the opponents' doubles
-    (:mod:`engine.tendencies`); with ``auto``, the only state bidding keeps is the count of the
-    opponents' calls and doubles it has seen (:attr:`double_rate`), across boards. A batch
-    counts all its views before it decides any, so every view of a batch is read the same way
-    and one ONNX run still serves it.
+    samples with ``temperature``. With ``slam`` (the model directory's slam estimator), the slam
+    layer of :mod:`engine.slams` decides the calls where slams are decided, and ``aces`` (the
+    asking convention, :mod:`engine.aces`) plays on top of it. ``their_doubles`` and
+    ``double_rate``: see :class:`PolicyBase`. A batch counts all its views before it decides
+    any, so every view of a batch is read the same way and one ONNX run still serves it.
     """
 
     def __init__(
@@ -130,23 +193,27 @@ class PolicyAgent(BatchBidder):
         their_doubles: Reading = "read",
         double_rate: DoubleRate | None = None,
     ) -> None:
-        self.policy = policy
-        self.their_doubles = their_doubles
-        self.double_rate = double_rate or DoubleRate()
-        """The opponents' doubles seen so far (counted with ``their_doubles=auto`` only)."""
+        self.base = PolicyBase(policy, seed, greedy, temperature, their_doubles, double_rate)
         self.slam = slam
-        """The slam layer on top (:mod:`engine.slams`), when the model directory has one."""
+        """The slam layer's estimator (:mod:`engine.slams`), when the model directory has one."""
         self.aces = aces
-        """The asking convention on top of that (:mod:`engine.aces`: ace or control asking)."""
+        """The asking convention on top of it (:mod:`engine.aces`: ace or control asking)."""
+        self.bidder = LayeredBidder(self.base, layers_of(slam, aces))
         self.card_player: CardPlayer = card_player or BaselinePlayer()
-        self.seed = seed
-        self.greedy = greedy
-        self.temperature = temperature
         self.name = name
-        self._rng = np.random.default_rng([seed, 0])
+
+    @property
+    def policy(self) -> Policy:
+        return self.base.policy
+
+    @property
+    def ignores_their_doubles(self) -> bool:
+        """Whether the policy now reads the opponents' doubles as passes
+        (:attr:`engine.tendencies.TheirDoubles.ignored`)."""
+        return self.base.doubles.ignored
 
     def reset(self, board: int) -> None:
-        self._rng = np.random.default_rng([self.seed, board])
+        self.bidder.reset(board)
         self.card_player.reset(board)
 
     def bid(self, view: BiddingView) -> Bid:
@@ -154,40 +221,15 @@ class PolicyAgent(BatchBidder):
 
     def bid_batch(self, views: Sequence[BiddingView]) -> list[Bid]:
         """One ONNX run for many positions (any mix of seats, boards and auctions)."""
-        if not views:
-            return []
-        if self.their_doubles == "auto":
-            for v in views:
-                self.double_rate.see(v.auction)
-        forced = [self.aces.forced(v) if self.aces else None for v in views]
-        free = [v for v, f in zip(views, forced, strict=True) if f is None]
-        chosen = iter(self._choose(free) if free else [])
-        calls = [f if f is not None else next(chosen) for f in forced]
-        for view, call in zip(views, calls, strict=True):
-            if not any(same_call(call, c) for c in view.legal):
-                raise ValueError(
-                    f"board {view.board}: the view's legal calls disagree with laws.calls "
-                    f"about {call} (view built wrongly?)"
-                )
-        return calls
+        return self.bidder.bid_batch(views)
 
-    def _choose(self, views: Sequence[BiddingView]) -> list[Bid]:
-        """The policy's calls, then the slam layer's and the ace ask's."""
-        x = np.stack([encode(v) for v in views])
-        mask = np.stack([legal_mask(v.dealer, v.auction) for v in views])
-        logits = self.policy.logits(policy_input(x, self.ignores_their_doubles))
-        picks = self.policy.choose(x, mask, self.greedy, self._rng, self.temperature, logits)
-        if self.slam is not None:
-            picks = self.slam.apply(x, mask, logits, picks)
-        if self.aces is not None:
-            picks = self.aces.apply(views, x, picks, mask, logits)
-        return [ALL_CALLS[int(i)] for i in picks]
+    def parts(self) -> Parts:
+        """Its policy, its layers and the convention they play (:mod:`engine.parts`)."""
+        return Parts(self.policy, self.bidder.layers, convention_name(self.aces))
 
-    @property
-    def ignores_their_doubles(self) -> bool:
-        """Whether the policy now reads the auction as if the opponents had passed where they
-        doubled (``ignore``, or ``auto`` once :attr:`double_rate` says they double wildly)."""
-        return ignores(self.their_doubles, self.double_rate)
+    def decide(self, views: Sequence[BiddingView]) -> list[Decision]:
+        """The calls with how each was decided (:class:`engine.pipeline.Decision`)."""
+        return self.bidder.decide(views)
 
     def play(self, view: PlayView) -> Card:
         return self.card_player.play(view)

@@ -25,8 +25,10 @@ real declarer needs, and the default thresholds sit there. No torch here.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -39,6 +41,11 @@ from bridgebot.engine.features import (
 )
 from bridgebot.engine.modelcard import Expected, ModelError, cpu_session, load_model
 from bridgebot.laws.calls import FIRST_BID, call_index
+
+if TYPE_CHECKING:
+    from bridgebot.engine.agent import BiddingView
+    from bridgebot.engine.pipeline import Step
+    from endplay.types import Bid
 
 FloatArray = npt.NDArray[np.float32]
 IntArray = npt.NDArray[np.int64]
@@ -217,20 +224,30 @@ class SlamEstimator:
         out = self.session.run(None, {self.model.card.input.name: rows})[0]
         return np.asarray(out, dtype=np.float32)
 
-    def apply(
-        self,
-        x: FloatArray,
-        mask: npt.NDArray[np.bool_],
-        policy_logits: FloatArray,
-        calls: IntArray,
-    ) -> IntArray:
-        """:func:`slam_calls` with this estimator and its thresholds, the estimator run only on
-        the rows the layer may change (:func:`in_reach`)."""
-        out = np.asarray(calls, dtype=np.int64).copy()
-        rows = in_reach(x, out, self.thresholds)
+
+class SlamLayer:
+    """The slam layer as a stage of the pipeline (:class:`engine.pipeline.Layer`): the rule
+    (:func:`slam_calls`, with the estimator's thresholds) over an estimator's serving, the
+    estimator run only on the rows the rule may change (:func:`in_reach`). It never forces a
+    call."""
+
+    name = "slam"
+
+    def __init__(self, estimator: SlamEstimator) -> None:
+        self.estimator = estimator
+
+    def forced(
+        self, views: Sequence[BiddingView], auctions: Sequence[Sequence[int]]
+    ) -> list[Bid | None]:
+        return [None] * len(auctions)
+
+    def apply(self, step: Step) -> IntArray:
+        x, mask, out = step.x, step.mask, np.asarray(step.calls, dtype=np.int64).copy()
+        t = self.estimator.thresholds
+        rows = in_reach(x, out, t)
         if rows.any():
             out[rows] = slam_calls(
-                x[rows], mask[rows], policy_logits[rows], out[rows], self.logits(x[rows]),
-                self.thresholds,
+                x[rows], mask[rows], step.logits[rows], out[rows], self.estimator.logits(x[rows]),
+                t,
             )  # fmt: skip
         return out

@@ -22,7 +22,7 @@ sample the policy reading the doubles.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -77,6 +77,29 @@ def ignores(reading: Reading, rate: DoubleRate) -> bool:
     doubles as passes: always with ``ignore``, with ``auto`` once ``rate`` says they double
     wildly."""
     return reading == "ignore" or (reading == "auto" and rate.wild)
+
+
+class TheirDoubles:
+    """What a bidder makes of the opponents' doubles: its ``reading`` and, with ``auto``, the
+    count of the opponents' calls it has seen (``rate``: the one piece of state bidding keeps,
+    across boards)."""
+
+    def __init__(self, reading: Reading = "read", rate: DoubleRate | None = None) -> None:
+        self.reading = reading
+        self.rate = rate or DoubleRate()
+
+    def see(self, auctions: Iterable[Sequence[Bid]]) -> None:
+        """Count the opponents' calls of each auction the bidder is asked to call after (with
+        ``auto`` only)."""
+        if self.reading == "auto":
+            for auction in auctions:
+                self.rate.see(auction)
+
+    @property
+    def ignored(self) -> bool:
+        """Whether the bidder now reads the auction as if the opponents had passed where they
+        doubled (``ignore``, or ``auto`` once :attr:`rate` says they double wildly)."""
+        return ignores(self.reading, self.rate)
 
 
 class WithoutTheirDoubles:

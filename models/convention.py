@@ -38,7 +38,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, overload
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -48,11 +48,9 @@ from bridgebot.engine.aces import (
     ControlAsking,
     ControlEstimator,
     Convention,
+    ConventionLayer,
     control_step,
     controls,
-    convention_of,
-    held_by,
-    role,
 )
 from bridgebot.engine.agent import AgentFactory, BiddingView
 from bridgebot.engine.features import (
@@ -62,17 +60,21 @@ from bridgebot.engine.features import (
     decode_hand,
     without_their_doubles,
 )
+from bridgebot.engine.parts import layer_of, parts_of
+from bridgebot.engine.pipeline import LayeredBidder, LazyViews, Proposal
+from bridgebot.engine.policy import layers_of
 from bridgebot.engine.slams import (
     N_CLASSES,
     SLAM_ONNX,
     FloatArray,
     SlamEstimator,
+    SlamLayer,
     Thresholds,
     slam_probs,
     trick_classes,
 )
 from bridgebot.engine.tendencies import policy_input
-from bridgebot.laws.calls import ALL_CALLS, bid_index, legal_calls
+from bridgebot.laws.calls import ALL_CALLS, bid_index, legal_calls, same_call
 from bridgebot.laws.cards import index_card
 from bridgebot.models.data import Chooser, IntArray, observe
 from bridgebot.models.net import PolicyNet, masked_logits
@@ -99,16 +101,16 @@ class Layers:
     def of_agent(cls, make_agent: AgentFactory, spec: str) -> Layers:
         """The layers of the agent ``spec`` builds (``default``: the shipped ones); a
         ``ValueError`` where there is no such agent or it has none."""
-        agent = make_agent(spec)
-        layers = cls(slam_layer_of(agent), convention_of(agent))
+        with make_agent(spec) as agent:
+            parts = parts_of(agent)
+        slam = layer_of(parts, SlamLayer)
+        conv = layer_of(parts, ConventionLayer)
+        layers = cls(
+            None if slam is None else slam.estimator, None if conv is None else conv.convention
+        )
         if layers.slam is None and layers.convention is None:
             raise ValueError(f"agent {spec!r} has neither a slam layer nor an asking convention")
         return layers
-
-
-def slam_layer_of(agent: object) -> SlamEstimator | None:
-    """The slam layer ``agent`` (or an agent it wraps) plays, None where it plays none."""
-    return held_by(agent, "slam", SlamEstimator)
 
 
 def view_of(x: npt.NDArray[np.float32], auction: Sequence[int]) -> BiddingView:
@@ -125,7 +127,7 @@ def view_of(x: npt.NDArray[np.float32], auction: Sequence[int]) -> BiddingView:
     return BiddingView(seat, dealer, vul, hand, calls, 0, legal_calls(dealer, calls))
 
 
-class _Views(Sequence[BiddingView]):
+class _Views(LazyViews):
     """Views of a batch's rows, built on first use (the layers read a few rows of a batch)."""
 
     def __init__(self, x: npt.NDArray[np.float32], auctions: Sequence[Sequence[int]]) -> None:
@@ -135,13 +137,7 @@ class _Views(Sequence[BiddingView]):
     def __len__(self) -> int:
         return len(self.auctions)
 
-    @overload
-    def __getitem__(self, i: int) -> BiddingView: ...
-    @overload
-    def __getitem__(self, i: slice) -> Sequence[BiddingView]: ...
-    def __getitem__(self, i: int | slice) -> BiddingView | Sequence[BiddingView]:
-        if isinstance(i, slice):
-            return [self[j] for j in range(len(self))[i]]
+    def view(self, i: int) -> BiddingView:
         if i not in self._built:
             self._built[i] = view_of(self.x[i], self.auctions[i])
         return self._built[i]
@@ -167,41 +163,51 @@ def net_logits(net: PolicyNet, device: torch.device, ignore_their_doubles: bool 
     return logits
 
 
+class _ChooserBase:
+    """A network's chooser as the pipeline's base (:class:`engine.pipeline.Base`): its calls
+    and, for the layers, its logits (``logits_of``). It keeps nothing across boards."""
+
+    name = "learner"
+
+    def __init__(self, choose: Chooser, logits_of: Logits, rows: IntArray) -> None:
+        self.choose, self.logits_of, self.rows = choose, logits_of, rows
+
+    def see(self, views: Sequence[BiddingView]) -> None:
+        return None
+
+    def propose(
+        self,
+        views: Sequence[BiddingView],
+        x: npt.NDArray[np.float32],
+        mask: npt.NDArray[np.bool_],
+        rows: IntArray,
+    ) -> Proposal:
+        picks = self.choose(self.rows[rows], x, mask)
+        return Proposal(np.asarray(picks, dtype=np.int64), self.logits_of(x, mask))
+
+    def reset(self, board: int) -> None:
+        return None
+
+
 def layered(
     layers: Layers, base: Chooser, logits_of: Logits, recorder: Recorder | None = None
 ) -> Chooser:
-    """``base`` (a network's chooser, whose logits ``logits_of`` gives) with the layers on top:
-    the convention's call where it dictates one (``base`` is not asked), else ``base``'s call as
-    the slam layer and the convention leave it. With ``recorder`` (the one ``base`` records its
-    decisions in, one entry a call), the decisions the layers changed are dropped from it."""
-    conv = layers.convention
+    """``base`` (a network's chooser, whose logits ``logits_of`` gives) with the layers on top,
+    in the agents' pipeline (:class:`engine.pipeline.LayeredBidder`): the convention's call
+    where it dictates one (``base`` is not asked), else ``base``'s call as the slam layer and the
+    convention leave it. With ``recorder`` (the one ``base`` records its decisions in, one entry
+    a call), the decisions the layers changed are dropped from it."""
+    stages = layers_of(layers.slam, layers.convention)
 
     def choose(rows: IntArray, x: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_]) -> IntArray:
         auctions = [auction_from_observation(row) for row in x]
-        views = _Views(x, auctions)
-        out = np.zeros(len(rows), dtype=np.int64)
-        free = np.ones(len(rows), dtype=np.bool_)
-        if conv is not None:
-            for i, calls in enumerate(auctions):
-                if role(calls, conv.scheme) is not None:
-                    forced = conv.forced(views[i])
-                    if forced is not None:
-                        out[i], free[i] = bid_index(forced), False
-        idx = np.flatnonzero(free)
-        if idx.size == 0:
-            return out
-        fx, fm = x[idx], mask[idx]
-        picks = base(rows[idx], fx, fm)
-        lg = logits_of(fx, fm)
-        final = picks
-        if layers.slam is not None:
-            final = layers.slam.apply(fx, fm, lg, final)
-        if conv is not None:
-            final = conv.apply(_Views(fx, [auctions[i] for i in idx]), fx, final, fm, lg)
-        if recorder is not None:
-            _keep_last(recorder, final == picks)
-        out[idx] = final
-        return out
+        bidder = LayeredBidder(_ChooserBase(base, logits_of, rows), stages, check=False)
+        decisions = bidder.decide(_Views(x, auctions), x, mask, auctions)
+        free = [d for d in decisions if d.forced_by is None]
+        if recorder is not None and free:
+            kept = [d.proposed is not None and same_call(d.call, d.proposed) for d in free]
+            _keep_last(recorder, np.array(kept, dtype=np.bool_))
+        return np.array([bid_index(d.call) for d in decisions], dtype=np.int64)
 
     return choose
 

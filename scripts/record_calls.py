@@ -40,13 +40,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from bridgebot.agents import make_agent
 from bridgebot.laws.board_sets import generate
 from bridgebot.laws.boards import BoardDeal
 from bridgebot.laws.notation import auction_texts
-from bridgebot.shipped import DEFAULT_MODEL_DIR
 from bridgebot.tournament.ddmatch import bid_room, seated_agents
 from bridgebot.tournament.seatings import seatings
+
+from bridgebot.agents import make_agent
+from bridgebot.shipped import DEFAULT_MODEL_DIR
 
 OPPONENT = "bfg,doubles=on"
 AGENTS = ("default", "default,doubles=on", "default,controls=off")
@@ -104,8 +105,9 @@ class Tracer:
 
 
 @contextmanager
-def instrumented(tracer: Tracer) -> Iterator[None]:
-    """Wrap today's pipeline (engine.policy, engine.search.agent, engine.slams, engine.aces)."""
+def instrumented_before(tracer: Tracer) -> Iterator[None]:
+    """Wrap the pipeline as it was before issue 42 (three copies: engine.policy,
+    engine.search.agent, engine.slams and engine.aces)."""
     import numpy as np
     from bridgebot.engine import aces, slams
     from bridgebot.engine.policy import PolicyAgent
@@ -189,6 +191,54 @@ def instrumented(tracer: Tracer) -> Iterator[None]:
     finally:
         for owner, name, original in reversed(saved):
             setattr(owner, name, original)
+
+
+@contextmanager
+def instrumented(tracer: Tracer) -> Iterator[None]:
+    """Wrap the pipeline of the code it runs on: the one layered bidder where there is one
+    (``engine.pipeline``), else the copies before it."""
+    try:
+        from bridgebot.engine.pipeline import LayeredBidder
+    except ImportError:
+        with instrumented_before(tracer):
+            yield
+        return
+    import numpy as np
+    from bridgebot.engine import aces
+    from bridgebot.engine.pipeline import Subset
+    from bridgebot.engine.search.agent import WhereDoubled
+    from bridgebot.laws.calls import bid_index, doubled_against_caller
+
+    decide, propose = LayeredBidder.decide, WhereDoubled.propose
+
+    def traced_decide(self: Any, views: Sequence[Any], *rest: Any, **kw: Any) -> Any:
+        out = decide(self, views, *rest, **kw)
+        for view, d in zip(views, out, strict=True):
+            if d.forced_by is not None:
+                calls = [bid_index(c) for c in view.auction]
+                what = aces.role(calls, d.forced_by)
+                tracer.note("answer" if what == "answer" else "decide", view.board)
+            for stage in d.changed_by:
+                tracer.note("slam" if stage == "slam" else "ask", view.board)
+        return out
+
+    def traced_propose(self: Any, views: Any, x: Any, mask: Any, rows: Any) -> Any:
+        out = propose(self, views, x, mask, rows)
+        hit = [i for i, v in enumerate(views) if doubled_against_caller(v.auction)]
+        if hit:
+            plain = self.plain.propose(Subset(views, hit), x[hit], mask[hit], rows[hit])
+            for i, call in zip(hit, plain.calls, strict=True):
+                if int(call) != int(np.asarray(out.calls)[i]):
+                    tracer.note("doubled", views[i].board)
+        return out
+
+    LayeredBidder.decide = traced_decide  # type: ignore[method-assign]
+    WhereDoubled.propose = traced_propose  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        LayeredBidder.decide = decide  # type: ignore[method-assign]
+        WhereDoubled.propose = propose  # type: ignore[method-assign]
 
 
 def record_agent(spec: str, deals: Sequence[BoardDeal], seed: int) -> dict[str, Any]:

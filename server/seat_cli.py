@@ -187,18 +187,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _alerter(agent: object, hands: int) -> Alerter | None:
-    """Alerts from the agent's own ``alert_for`` (``epbot``: EPBot's meaning) or its learned
-    policy; agents without either (bfg, random) never alert."""
-    own: Alerter | None = getattr(agent, "alert_for", None)
-    if callable(own):
-        return own
-    from bridgebot.engine.aces import agent_asks
-    from bridgebot.engine.explain import Explainer, agent_policy
+    """Alerts from the agent's reader of its own calls (:func:`engine.explain.reader_of`: an
+    outside bidder's own meaning, or the sampling explainer over the learned policy with its
+    asking convention); agents that say nothing (bfg, random) never alert."""
+    from bridgebot.engine.explain import reader_of
 
-    policy = agent_policy(agent)
-    if policy is None:
-        return None
-    explainer = Explainer(
-        policy, target=200, max_hands=max(1024, hands), conventions=agent_asks(agent)
-    )
-    return explainer.alert_for
+    reader = reader_of(agent, max_hands=max(1024, hands), target=200)
+    return None if reader is None else reader.alert_for

@@ -68,7 +68,10 @@ def test_parsing_validates_without_building() -> None:
         ("policy:m,greedy=maybe", "agent policy: option greedy must be 'on' or 'off', not 'maybe'"),
         ("bfg,doubles=maybe", "agent bfg: option doubles must be 'on' or 'off', not 'maybe'"),
         ("bfg,depth=3", "agent bfg takes no path and no options besides seed and doubles"),
-        ("nobody", "unknown agent 'nobody'; known agents: bfg, default, epbot, policy, random, search"),
+        (
+            "nobody",
+            "unknown agent 'nobody'; known agents: bfg, default, epbot, policy, random, search",
+        ),
         ("random,seed", "agent option 'seed' in 'random,seed' is not key=value"),
     ],
 )
@@ -187,7 +190,7 @@ def test_search_uses_its_doubled_settings_only_where_our_contract_is_doubled() -
     ):
         assert isinstance(search, SearchAgent) and isinstance(floor, SearchAgent)
         assert isinstance(old, SearchAgent)
-        assert search.doubled.config == defaults.where_doubled()
+        assert search.base.doubled.config == defaults.where_doubled()
         for a in (search, floor, old):
             a.reset(1)
         assert search.bid(doubled) == floor.bid(doubled)

@@ -101,30 +101,30 @@ def _from_cache(cache: Path, todo: Sequence[BoardDeal]) -> list[BoardDeal]:
 def explain_boards(
     make_agent: AgentFactory, us: str, boards: Sequence[BoardResult]
 ) -> dict[tuple[int, str], list[str | None]]:
-    """Our policy's explanation of every call our side made in these boards (empty when our
-    agent, built by ``make_agent``, has no learned policy)."""
+    """Our agent's reading of every call our side made in these boards, as its seat alerts and
+    ``bridgebot explain`` read them (:func:`engine.explain.reader_of`: the asking convention's
+    calls by the convention); empty when our agent, built by ``make_agent``, says nothing."""
     from bridgebot.engine.agent import AgentSpecError
-    from bridgebot.engine.explain import Explainer, agent_policy
+    from bridgebot.engine.explain import reader_of
 
     try:
-        with make_agent(us, 0) as agent:
-            policy = agent_policy(agent)
+        agent = make_agent(us, 0)
     except AgentSpecError:
-        policy = None
-    if policy is None:
         return {}
-    explainer = Explainer(policy, target=200, max_hands=8192)
-    out: dict[tuple[int, str], list[str | None]] = {}
-    for b in boards:
-        dealer, vul = Player.find(b.dealer), parse_vul(b.vul)
-        for room in b.rooms:
-            ours = [p for p, spec in zip(Player, room.seats or (), strict=True) if spec == us]
-            calls = room.calls()
-            texts: list[str | None] = [None] * len(calls)
-            if ours and calls:
-                for e in explainer.explain(dealer, vul, calls, seats=ours):
-                    texts[e.index] = e.text()
-            out[(b.board, room.room)] = texts
+    with agent:
+        reader = reader_of(agent, max_hands=8192)
+        if reader is None:
+            return {}
+        out: dict[tuple[int, str], list[str | None]] = {}
+        for b in boards:
+            dealer, vul = Player.find(b.dealer), parse_vul(b.vul)
+            for room in b.rooms:
+                ours = [p for p, spec in zip(Player, room.seats or (), strict=True) if spec == us]
+                calls = room.calls()
+                texts: list[str | None] = [None] * len(calls)
+                if ours and calls:
+                    texts = reader.texts(dealer, vul, calls, ours)
+                out[(b.board, room.room)] = texts
     return out
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import structlog
 from bridgebot.engine.agent import AgentFactory
-from bridgebot.engine.explain import Logits
+from bridgebot.engine.parts import CallReader
 from bridgebot.laws.board_sets import load_boards
 from bridgebot.server.seat import Alerter
 from bridgebot.server.web.human import HumanSeatClient, solve
@@ -281,25 +281,22 @@ class PlaySession:
 
 
 def _alerter(agent: object) -> Alerter | None:
-    """Alerts from the bot's own learned policy (``bridgebot seat``'s, a little cheaper)."""
-    from bridgebot.engine.aces import agent_asks
-    from bridgebot.engine.explain import Explainer, agent_policy
+    """Alerts from the bot's reader of its own calls (``bridgebot seat``'s, a little cheaper)."""
+    from bridgebot.engine.explain import reader_of
 
-    policy = agent_policy(agent)
-    if policy is None:
-        return None
-    return Explainer(policy, target=200, max_hands=2048, conventions=agent_asks(agent)).alert_for
+    reader = reader_of(agent, max_hands=2048, target=200)
+    return None if reader is None else reader.alert_for
 
 
-def policy_of(agent: str, make_agent: AgentFactory) -> Logits:
-    """The policy that explains calls on the page: the bots' own (the agent stays open for the
-    session: its policy is in use), else the shipped one (bfg and random have none)."""
-    from bridgebot.engine.explain import agent_policy
-    from bridgebot.server.web.human import shipped_policy
+def reader_for(agent: str, make_agent: AgentFactory) -> CallReader | None:
+    """The reader that explains calls on the page: the bots' own (the agent stays open for the
+    session: its parts are in use), else the shipped agent's (bfg and random say nothing)."""
+    from bridgebot.engine.explain import reader_of
+    from bridgebot.server.web.human import shipped_reader
 
     bot = make_agent(agent, 0)
-    policy = agent_policy(bot)
-    if policy is None:
+    reader = reader_of(bot, max_hands=8192)
+    if reader is None:
         bot.close()
-        return shipped_policy(make_agent)()
-    return policy
+        return shipped_reader(make_agent)()
+    return reader

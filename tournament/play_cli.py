@@ -158,13 +158,13 @@ def _run(args: argparse.Namespace) -> int:
 async def _session(args: argparse.Namespace, options: object, status: dict[str, bool]) -> int:
     from bridgebot.server.web.human import explainer
     from bridgebot.server.web.table import PersonTable
-    from bridgebot.tournament.play import PlayOptions, PlaySession, policy_of
+    from bridgebot.tournament.play import PlayOptions, PlaySession, reader_for
     from bridgebot.tournament.report import boards_text
 
     assert isinstance(options, PlayOptions)
     stop_on_signals()
     table = PersonTable(expect_other=True, note="dealing the cards\u2026")
-    table.explain = explainer(table, lambda: policy_of(options.agent, options.make_agent))
+    table.explain = explainer(table, lambda: reader_for(options.agent, options.make_agent))
     web = await serve_page(args, table)
     if options.fresh_seed:
         print(

@@ -6,12 +6,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 from bridgebot.engine.agent import Agent, BatchBidder, BiddingView, CardPlayer, PlayView
-from bridgebot.engine.features import legal_mask
+from bridgebot.engine.parts import Parts
+from bridgebot.engine.pipeline import Base, FloatArray, LayeredBidder, Proposal, Subset
 from bridgebot.engine.search.borel import BorelSearch
 from bridgebot.engine.search.config import SearchResult
-from bridgebot.engine.tendencies import DoubleRate, Reading, WithoutTheirDoubles, ignores
-from bridgebot.laws.calls import ALL_CALLS, bid_index, doubled_against_caller, same_call
+from bridgebot.engine.tendencies import DoubleRate, Reading, TheirDoubles, WithoutTheirDoubles
+from bridgebot.laws.calls import bid_index, doubled_against_caller
 from endplay.types import Bid, Card
 
 if TYPE_CHECKING:
@@ -22,38 +24,31 @@ if TYPE_CHECKING:
 # -- the agent -------------------------------------------------------------------------------------
 
 
-class SearchAgent(Agent):
-    """Bids by :class:`BorelSearch` over a policy; plays cards with a separate card player.
+class SearchBase:
+    """The search as the base of the pipeline (:class:`engine.pipeline.Base`): one
+    :class:`BorelSearch` per view. Where the opponents have doubled our side's contract,
+    ``doubled`` searches instead: ``search`` with :meth:`SearchConfig.where_doubled` (its
+    ``doubled_p_min`` and ``doubled_punish``), sharing its policy, oracle, sampler and opponent
+    models. ``their_doubles`` is what its own policy makes of the opponents' doubles elsewhere,
+    as in :class:`engine.policy.PolicyBase` (:mod:`engine.tendencies`): where it ignores them,
+    ``blind`` searches, with the policy read through
+    :class:`engine.tendencies.WithoutTheirDoubles` (the prior, partner's calls, our side's calls
+    in the rollouts; the opponent models keep their reading, except ``self``, which is our policy
+    read the same way). ``results`` holds the searches of the latest :meth:`propose`, row for
+    row."""
 
-    ``decisions`` holds the searches of the current board (emptied by ``reset``), for logs and
-    benchmarks; ``last`` is the latest. With ``slam`` (the policy's slam estimator), the slam
-    layer of :mod:`engine.slams` has the last word on the searched call, as it has on the
-    policy's in :class:`engine.policy.PolicyAgent` (``stats["slam_layer"]`` marks a change).
-    Where the opponents have doubled our side's contract, ``doubled`` searches instead: ``search``
-    with :meth:`SearchConfig.where_doubled` (its ``doubled_p_min`` and ``doubled_punish``),
-    sharing its policy, oracle, sampler and opponent models. ``their_doubles`` is what its own
-    policy makes of the opponents' doubles elsewhere, as in :class:`engine.policy.PolicyAgent`
-    (:mod:`engine.tendencies`): where it ignores them, ``blind`` searches, with the policy read
-    through :class:`engine.tendencies.WithoutTheirDoubles` (the prior, partner's calls, our side's
-    calls in the rollouts; the opponent models keep their reading, except ``self``, which is our
-    policy read the same way).
-    """
+    name = "search"
 
     def __init__(
         self,
         search: BorelSearch,
-        card_player: CardPlayer,
         seed: int = 0,
-        name: str = "search",
-        slam: SlamEstimator | None = None,
-        aces: Convention | None = None,
         their_doubles: Reading = "read",
         double_rate: DoubleRate | None = None,
     ) -> None:
-        self.name = name
         self.search = search
-        self.their_doubles = their_doubles
-        self.double_rate = double_rate or DoubleRate()
+        self.seed = seed
+        self.doubles = TheirDoubles(their_doubles, double_rate)
         self.blind = BorelSearch(
             WithoutTheirDoubles(search.policy),
             search.oracle,
@@ -68,60 +63,106 @@ class SearchAgent(Agent):
             search.sampler,
             search.opponents,
         )
-        self.slam = slam
-        self.aces = aces
-        self.seed = seed
         self._rng = np.random.default_rng([seed, 0])
-        self.card_player = card_player
-        self.last: SearchResult | None = None
-        self.decisions: list[SearchResult] = []
+        self.results: list[SearchResult] = []
+
+    def see(self, views: Sequence[BiddingView]) -> None:
+        self.doubles.see(v.auction for v in views)
+
+    def propose(
+        self,
+        views: Sequence[BiddingView],
+        x: FloatArray,
+        mask: npt.NDArray[np.bool_],
+        rows: npt.NDArray[np.int64],
+    ) -> Proposal:
+        self.results = []
+        logits = []
+        for view in views:
+            search = (
+                self.doubled
+                if doubled_against_caller(view.auction)
+                else self.blind
+                if self.doubles.ignored
+                else self.search
+            )
+            self.results.append(search.search(view, self._rng))
+            seen, _ = search.observation(view)
+            logits.append(self.search.policy.logits(seen)[0])
+        calls = np.array([bid_index(r.call) for r in self.results], dtype=np.int64)
+        return Proposal(calls, np.stack(logits).astype(np.float32))
 
     def reset(self, board: int) -> None:
         # Reseeded per board so a board's calls do not depend on which boards came before.
         self._rng = np.random.default_rng([self.seed, board])
-        self.decisions = []
-        self.card_player.reset(board)
 
-    def bid(self, view: BiddingView) -> Bid:
-        if self.their_doubles == "auto":
-            self.double_rate.see(view.auction)
-        forced = self.aces.forced(view) if self.aces is not None else None
-        if forced is not None:
-            # The ace-asking convention's answer, decision or pass: nothing to search.
-            return forced
-        search = (
-            self.doubled
-            if doubled_against_caller(view.auction)
-            else self.blind
-            if self.ignores_their_doubles
-            else self.search
-        )
-        result = search.search(view, self._rng)
-        if self.slam is not None:
-            x, _ = search.observation(view)
-            mask = legal_mask(view.dealer, view.auction)[None, :]
-            call = bid_index(result.call)
-            logits = self.search.policy.logits(x)
-            calls = self.slam.apply(x, mask, logits, np.array([call]))
-            if self.aces is not None:
-                calls = self.aces.apply([view], x, calls, mask, logits)
-            layered = int(calls[0])
-            if layered != call:
-                result.call = ALL_CALLS[layered]
-                result.stats["slam_layer"] = 1.0
-        self.last = result
-        self.decisions.append(result)
-        if not any(same_call(result.call, c) for c in view.legal):
-            raise ValueError(
-                f"board {view.board}: the view's legal calls disagree with laws.calls "
-                f"about {result.call} (view built wrongly?)"
-            )
-        return result.call
+
+class SearchAgent(Agent):
+    """Bids by :class:`BorelSearch` over a policy (:class:`SearchBase`) with the layers around it,
+    in the one pipeline (:class:`engine.pipeline.LayeredBidder`); plays cards with a separate
+    card player.
+
+    ``decisions`` holds the searches of the current board (emptied by ``reset``), for logs and
+    benchmarks; ``last`` is the latest. With ``slam`` (the policy's slam estimator) and ``aces``
+    (the asking convention), the layers have the last word on the searched call, as they have on
+    the policy's in :class:`engine.policy.PolicyAgent` (``stats["slam_layer"]`` marks a change);
+    a call the convention forces is not searched.
+    """
+
+    def __init__(
+        self,
+        search: BorelSearch,
+        card_player: CardPlayer,
+        seed: int = 0,
+        name: str = "search",
+        slam: SlamEstimator | None = None,
+        aces: Convention | None = None,
+        their_doubles: Reading = "read",
+        double_rate: DoubleRate | None = None,
+    ) -> None:
+        from bridgebot.engine.policy import layers_of
+
+        self.name = name
+        self.base = SearchBase(search, seed, their_doubles, double_rate)
+        self.slam = slam
+        self.aces = aces
+        self.bidder = LayeredBidder(self.base, layers_of(slam, aces))
+        self.card_player = card_player
+        self.last: SearchResult | None = None
+        self.decisions: list[SearchResult] = []
+
+    @property
+    def search(self) -> BorelSearch:
+        return self.base.search
+
+    def parts(self) -> Parts:
+        """Its policy, its layers and the convention they play (:mod:`engine.parts`)."""
+        from bridgebot.engine.policy import convention_name
+
+        return Parts(self.search.policy, self.bidder.layers, convention_name(self.aces))
 
     @property
     def ignores_their_doubles(self) -> bool:
         """As :attr:`engine.policy.PolicyAgent.ignores_their_doubles`."""
-        return ignores(self.their_doubles, self.double_rate)
+        return self.base.doubles.ignored
+
+    def reset(self, board: int) -> None:
+        self.bidder.reset(board)
+        self.decisions = []
+        self.card_player.reset(board)
+
+    def bid(self, view: BiddingView) -> Bid:
+        (decision,) = self.bidder.decide([view])
+        if decision.forced_by is not None:
+            # The asking convention's answer, decision or pass: nothing was searched.
+            return decision.call
+        (result,) = self.base.results
+        if decision.changed_by:
+            result.call = decision.call
+            result.stats["slam_layer"] = 1.0
+        self.last = result
+        self.decisions.append(result)
+        return decision.call
 
     def play(self, view: PlayView) -> Card:
         return self.card_player.play(view)
@@ -135,49 +176,91 @@ class SearchAgent(Agent):
 DEFAULT_OPPONENTS = "bfgnet+self"
 
 
+class WhereDoubled:
+    """A base that routes (:class:`engine.pipeline.Base`): ``doubled`` proposes where the
+    opponents have doubled our side's contract (:func:`laws.calls.doubled_against_caller`),
+    ``plain`` everywhere else, each seeing only the views routed to it. ``searched`` counts the
+    calls ``doubled`` proposed."""
+
+    name = "where-doubled"
+
+    def __init__(self, plain: Base, doubled: Base) -> None:
+        self.plain = plain
+        self.doubled = doubled
+        self.searched = 0
+
+    @staticmethod
+    def _split(views: Sequence[BiddingView]) -> tuple[list[int], list[int]]:
+        hit = [doubled_against_caller(v.auction) for v in views]
+        return [i for i, h in enumerate(hit) if not h], [i for i, h in enumerate(hit) if h]
+
+    def see(self, views: Sequence[BiddingView]) -> None:
+        plain, doubled = self._split(views)
+        self.plain.see(Subset(views, plain))
+        self.doubled.see(Subset(views, doubled))
+
+    def propose(
+        self,
+        views: Sequence[BiddingView],
+        x: FloatArray,
+        mask: npt.NDArray[np.bool_],
+        rows: npt.NDArray[np.int64],
+    ) -> Proposal:
+        calls = np.zeros(len(views), dtype=np.int64)
+        logits = np.zeros((len(views), mask.shape[1]), dtype=np.float32)
+        for base, idx in zip((self.plain, self.doubled), self._split(views), strict=True):
+            if idx:
+                got = base.propose(Subset(views, idx), x[idx], mask[idx], rows[idx])
+                calls[idx], logits[idx] = got.calls, got.logits
+        self.searched += len(self._split(views)[1])
+        return Proposal(calls, logits)
+
+    def reset(self, board: int) -> None:
+        self.plain.reset(board)
+        self.doubled.reset(board)
+
+
 class SearchWhereDoubled(BatchBidder):
-    """Bids with ``agent`` (a batch bidder: the policy), but with ``search`` where the opponents
-    have doubled our side's contract (:func:`laws.calls.doubled_against_caller`); plays with
-    ``agent``.
+    """Bids with the policy agent ``agent``'s pipeline, its base routed to ``search``'s where
+    the opponents have doubled our side's contract (:class:`WhereDoubled`); plays with
+    ``agent``'s card player.
 
     Why there: an exploiter trained against the policy wins most of its IMPs by doubling, at any
     level and with any meaning, and the policy reads doubles it never met in training badly. The
     search deals the hands the auction allows and scores each candidate call double dummy, so it
     reads the double by what it does to our contract. Doubles are a few percent of the calls
     (more against a doubler), so the agent keeps nearly the policy's speed. ``search`` is the
-    ``search`` agent, which searches doubled positions with its
-    :meth:`SearchConfig.where_doubled` settings.
-    ``searched`` counts the calls the search made; ``policy`` and ``card_player`` are the
-    policy agent's (the explainer and the alerts read the policy).
+    ``search`` agent, whose base searches doubled positions with its
+    :meth:`SearchConfig.where_doubled` settings; its layers are ``agent``'s.
+    ``searched`` counts the calls the search made.
     """
 
-    def __init__(self, agent: PolicyAgent, search: Agent, name: str = "default") -> None:
+    def __init__(self, agent: PolicyAgent, search: SearchAgent, name: str = "default") -> None:
         self.agent = agent
         self.search = search
         self.name = name
+        self.base = WhereDoubled(agent.base, search.base)
+        self.bidder = LayeredBidder(self.base, agent.bidder.layers)
         self.policy = agent.policy
         self.card_player = agent.card_player
-        self.searched = 0
+
+    @property
+    def searched(self) -> int:
+        return self.base.searched
+
+    def parts(self) -> Parts:
+        """The policy agent's parts: its policy, layers and convention."""
+        return self.agent.parts()
 
     def reset(self, board: int) -> None:
-        self.agent.reset(board)
-        self.search.reset(board)
+        self.bidder.reset(board)
+        self.card_player.reset(board)
 
     def bid(self, view: BiddingView) -> Bid:
         return self.bid_batch([view])[0]
 
     def bid_batch(self, views: Sequence[BiddingView]) -> list[Bid]:
-        doubled = [doubled_against_caller(v.auction) for v in views]
-        rest = [v for v, d in zip(views, doubled, strict=True) if not d]
-        plain = iter(self.agent.bid_batch(rest))
-        out = []
-        for view, d in zip(views, doubled, strict=True):
-            if d:
-                self.searched += 1
-                out.append(self.search.bid(view))
-            else:
-                out.append(next(plain))
-        return out
+        return self.bidder.bid_batch(views)
 
     def play(self, view: PlayView) -> Card:
         return self.agent.play(view)

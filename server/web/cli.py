@@ -90,14 +90,14 @@ def run_human_seat(args: argparse.Namespace, seat: object, label: str) -> int:
 
 async def _human_seat(args: argparse.Namespace, seat: object, status: dict[str, bool]) -> int:
     from bridgebot.protocol.dialect import Dialect
-    from bridgebot.server.web.human import HumanSeatClient, explainer, shipped_policy
+    from bridgebot.server.web.human import HumanSeatClient, explainer, shipped_reader
     from bridgebot.server.web.table import PersonTable
     from endplay.types import Player
 
     assert seat is None or isinstance(seat, Player)
     stop_on_signals()
     table = PersonTable(note=f"connecting to the table manager at {args.host}:{args.port}\u2026")
-    table.explain = explainer(table, shipped_policy(args.make_agent))
+    table.explain = explainer(table, shipped_reader(args.make_agent))
     web = await serve_page(args, table)
     try:
         client = HumanSeatClient(

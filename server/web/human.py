@@ -17,7 +17,8 @@ from typing import Any
 
 import structlog
 from bridgebot.engine.agent import AgentFactory, BiddingView, PlayView
-from bridgebot.engine.explain import Logits
+from bridgebot.engine.parts import CallReader
+from bridgebot.laws.notation import call_text
 from bridgebot.protocol.seat import BoardFinished, Event, NeedCall, NeedCard, SessionEnded
 from bridgebot.server.seat import SeatClient
 from bridgebot.server.web.table import FinishedBoard, PersonTable, dd_table
@@ -119,25 +120,36 @@ def _pbn_hand(cards: list[str]) -> str:
     return ".".join("".join(c[1] for c in cards if c[0] == s) for s in "SHDC")
 
 
-def explainer(table: PersonTable, load: Callable[[], Logits]) -> Callable[[int, int], str]:
-    """``(board, index) -> meaning``: what call ``index`` of a board on the page means, as
-    ``bridgebot explain`` tells it from the policy ``load`` gives (called on the first question;
-    one question at a time)."""
-    from bridgebot.engine.explain import Explainer
-
+def explainer(
+    table: PersonTable, load: Callable[[], CallReader | None]
+) -> Callable[[int, int], str]:
+    """``(board, index) -> meaning``: what call ``index`` of a board on the page means. A call
+    its bidder alerted means what the alert said (an opponent's call is never read by our
+    policy's guess); any other is read by the reader ``load`` gives (the bots' own, called on
+    the first question; one question at a time)."""
     lock = threading.Lock()
-    built: list[Explainer] = []
+    built: list[CallReader | None] = []
 
     def explain(board: int, index: int) -> str:
         state = _board_state(table, board)
         if not 0 <= index < len(state.auction):
             raise IndexError(f"board {board} has {len(state.auction)} calls")
+        call = call_text(state.auction[index])
+        alert = state.alerts.get(index)
+        if alert:
+            return f"{call}: {alert} (alerted by its bidder)"
         seat = Player((state.dealer.value + index) % 4)
         with lock:
             if not built:
-                built.append(Explainer(load(), max_hands=8192))
-            found = built[0].explain(state.dealer, state.vul, state.auction[: index + 1], [seat])
-        return found[-1].text()
+                built.append(load())
+            reader = built[0]
+            found = (
+                reader.texts(state.dealer, state.vul, state.auction[: index + 1], [seat])
+                if reader is not None
+                else []
+            )
+        text = found[index] if found else None
+        return text or f"{call}: no explanation (not alerted)"
 
     return explain
 
@@ -152,17 +164,14 @@ def _board_state(table: PersonTable, board: int) -> Any:
     raise KeyError(f"board {board} is not on the table")
 
 
-def shipped_policy(make_agent: AgentFactory) -> Callable[[], Logits]:
-    """A loader of the shipped policy (agent ``default``): what explains calls at a person's
-    seat. Built by the agent factory the composition root hands down, since the root alone
-    knows where the shipped models are (``bridgebot/shipped.py``)."""
+def shipped_reader(make_agent: AgentFactory) -> Callable[[], CallReader | None]:
+    """A loader of the shipped agent's reader (agent ``default``): what explains calls at a
+    person's seat. Built by the agent factory the composition root hands down, since the root
+    alone knows where the shipped models are (``bridgebot/shipped.py``)."""
 
-    def load() -> Logits:
-        from bridgebot.engine.explain import agent_policy
+    def load() -> CallReader | None:
+        from bridgebot.engine.explain import reader_of
 
-        policy = agent_policy(make_agent("default", 0))
-        if policy is None:
-            raise RuntimeError("agent 'default' has no policy to explain calls with")
-        return policy
+        return reader_of(make_agent("default", 0), max_hands=8192)
 
     return load

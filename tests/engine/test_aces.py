@@ -13,6 +13,7 @@ from bridgebot.engine import aces as A
 from bridgebot.engine.agent import bidding_view
 from bridgebot.engine.explain import Explainer
 from bridgebot.engine.features import encode, hand_to_array
+from bridgebot.engine.parts import layer_of, parts_of
 from bridgebot.engine.policy import Policy
 from bridgebot.engine.slams import SlamEstimator, estimator_dir, slam_probs
 from bridgebot.laws.boards import BoardDeal
@@ -185,10 +186,10 @@ def test_a_slam_without_the_ask_needs_direct(
 
 
 def test_ace_direct_is_an_agent_option() -> None:
-    convention = A.convention_of(make_agent("default,aces=on,ace_direct=0.9"))
+    convention = _convention(make_agent("default,aces=on,ace_direct=0.9"))
     assert isinstance(convention, A.AceAsking)
     assert convention.rule.direct == 0.9
-    assert A.convention_of(make_agent("default,aces=on")).rule == A.AskRule()  # type: ignore[union-attr]
+    assert _convention(make_agent("default,aces=on")).rule == A.AskRule()  # type: ignore[union-attr]
     with pytest.raises(AgentSpecError):
         make_agent("default,aces=on,ace_direct=2")
 
@@ -348,6 +349,12 @@ def test_alerts_explain_the_convention_only_where_the_bot_plays_it() -> None:
     assert text is None or "Blackwood" not in text
 
 
+def _convention(agent: object) -> A.Convention | None:
+    """The asking convention an agent says it plays (its parts' convention layer)."""
+    found = layer_of(parts_of(agent), A.ConventionLayer)
+    return None if found is None else found.convention
+
+
 def test_agent_asks_follows_the_option() -> None:
     for spec, expected in [
         ("default", "controls"),  # the shipped model has the control estimator
@@ -362,7 +369,7 @@ def test_agent_asks_follows_the_option() -> None:
         ("bfg", None),
     ]:
         with make_agent(spec) as agent:
-            assert A.agent_asks(agent) is expected, spec
+            assert parts_of(agent).convention is expected, spec
 
 
 @pytest.mark.parametrize(
@@ -506,7 +513,7 @@ def test_estimates_that_ignore_their_doubles_read_them_as_passes() -> None:
         ("default,their_doubles=read", True),
     ):
         with make_agent(spec, 1) as agent:
-            convention = A.convention_of(agent)
+            convention = _convention(agent)
             assert isinstance(convention, A.ControlAsking), spec
             assert convention.estimator.their_doubles is reads, spec
             assert convention.controls.their_doubles is reads, spec
@@ -563,7 +570,7 @@ def test_thirteen_trumps_make_the_grand_on_every_deal() -> None:
 
 
 def test_controls_dd_is_an_agent_option_and_off_by_default() -> None:
-    assert A.convention_of(make_agent("default")).deals is None  # type: ignore[union-attr]
-    checked = A.convention_of(make_agent("default,controls_dd=8"))
+    assert _convention(make_agent("default")).deals is None  # type: ignore[union-attr]
+    checked = _convention(make_agent("default,controls_dd=8"))
     assert isinstance(checked, A.ControlAsking) and checked.deals is not None
     assert checked.deals.particles == 8

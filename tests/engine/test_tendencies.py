@@ -135,7 +135,7 @@ def test_auto_reads_the_doubles_until_the_opponents_double_wildly() -> None:
     # The fifth makes ten calls, half of them doubles: from here on it reads them as passes.
     assert str(auto.bid(view(deal, DOUBLED, 4))) == str(as_passed)
     assert auto.ignores_their_doubles
-    assert (auto.double_rate.calls, auto.double_rate.doubles) == (10, 5)
+    assert (auto.base.doubles.rate.calls, auto.base.doubles.rate.doubles) == (10, 5)
 
 
 def test_bfg_like_doubling_changes_nothing() -> None:
@@ -144,7 +144,7 @@ def test_bfg_like_doubling_changes_nothing() -> None:
     deal = random_deal(7, 0)
     for board in range(10):  # one double in 20 opponents' calls: 5%, under 12%
         auto.bid(view(deal, DOUBLED if board == 0 else PASSED, board))
-    assert auto.double_rate.calls == 20 and not auto.ignores_their_doubles
+    assert auto.base.doubles.rate.calls == 20 and not auto.ignores_their_doubles
 
 
 def test_ignore_always_reads_them_as_passes() -> None:
@@ -153,7 +153,7 @@ def test_ignore_always_reads_them_as_passes() -> None:
     assert isinstance(read, PolicyAgent) and isinstance(ignore, PolicyAgent)
     deal = first_deal_where_the_double_matters(read)
     assert str(ignore.bid(view(deal, DOUBLED))) == str(read.bid(view(deal, PASSED)))
-    assert ignore.double_rate.calls == 0  # only auto counts
+    assert ignore.base.doubles.rate.calls == 0  # only auto counts
 
 
 @pytest.mark.parametrize(
@@ -176,15 +176,15 @@ def test_the_search_counts_too_and_then_searches_with_the_doubles_read_as_passes
     agent = make_agent(
         "search,play=baseline,particles=64,rollouts=16,wild_doubles_rate=0.5,wild_doubles_seen=10"
     )
-    assert isinstance(agent, SearchAgent) and agent.their_doubles == "auto"
+    assert isinstance(agent, SearchAgent) and agent.base.doubles.reading == "auto"
     deal = random_deal(7, 1)
     x = encode(view(deal, DOUBLED))[None, :]
     want = agent.search.policy.logits(without_their_doubles(x))
-    assert np.array_equal(agent.blind.policy.logits(x), want)
+    assert np.array_equal(agent.base.blind.policy.logits(x), want)
     assert not np.array_equal(agent.search.policy.logits(x), want)
     for board in range(5):
         agent.reset(board)
         call = agent.bid(view(deal, DOUBLED, board))
         assert any(str(call) == str(c) for c in legal_calls(Player.north, DOUBLED))
-    assert (agent.double_rate.calls, agent.double_rate.doubles) == (10, 5)
+    assert (agent.base.doubles.rate.calls, agent.base.doubles.rate.doubles) == (10, 5)
     assert agent.ignores_their_doubles

@@ -20,9 +20,10 @@ import contextlib
 from pathlib import Path
 
 from bridgebot.engine.agent import bidding_view
-from bridgebot.engine.explain import Explainer, agent_policy
+from bridgebot.engine.explain import Explainer
+from bridgebot.engine.parts import parts_of
 from bridgebot.protocol.table import TableBoard
-from bridgebot.server.seat import SeatClient, TableConnectionError
+from bridgebot.server.seat import Alerter, SeatClient, TableConnectionError
 from bridgebot.server.testing import ScriptedSeat
 from bridgebot.server.tm import TableManager
 from endplay.types import Bid, Deal, Player, Vul
@@ -98,7 +99,7 @@ def _scripts(deal: str, opening: str, south: str, to_opponents: str) -> dict[str
 def _south(spec: str, deal: str, opening: str) -> tuple[str, str | None]:
     """South's call after ``opening`` and Pass (the agent's own), and the explainer's alert."""
     agent = make_agent(spec, seed=0)
-    policy = agent_policy(agent)
+    policy = parts_of(agent).policy
     assert policy is not None
     auction = [Bid(opening), Bid("Pass")]
     view = bidding_view(Player.north, Vul.none, Deal(deal)[Player.south], auction, 1)
@@ -110,16 +111,22 @@ def _south(spec: str, deal: str, opening: str) -> tuple[str, str | None]:
 
 
 async def _auction(
-    tmp_path: Path, deal: str, scripts: dict[str, list], alerts: bool, spec: str = "default"
+    tmp_path: Path,
+    deal: str,
+    scripts: dict[str, list],
+    alerts: bool,
+    spec: str = "default",
+    alerter: Alerter | None = None,
 ) -> None:
     board = TableBoard(number=1, dealer=Player.north, vul=Vul.none, deal=Deal.from_pbn(deal))
     tm = TableManager([board], tmp_path)
     host, port = await tm.start()
     serving = asyncio.create_task(tm.serve())
     agent = make_agent(spec, seed=0)
-    policy = agent_policy(agent)
-    assert policy is not None
-    alerter = Explainer(policy, target=200, max_hands=8192).alert_for if alerts else None
+    if alerter is None and alerts:
+        policy = parts_of(agent).policy
+        assert policy is not None
+        alerter = Explainer(policy, target=200, max_hands=8192).alert_for
     peers: list[ScriptedSeat] = []
     for name in ("North", "East", "West"):
         seat = ScriptedSeat(host, port, name=name, timeout=10.0, expect_close=False)
@@ -172,3 +179,70 @@ def test_alerts_come_from_learned_policies_only() -> None:
     assert _alerter(make_agent("bfg"), 8192) is None
     assert callable(_alerter(make_agent("default,play=baseline"), 8192))
     assert callable(_alerter(make_agent("search,particles=16,rollouts=4"), 8192))
+
+
+# -- a wrapped agent alerts its asking convention ----------------------------------------------
+
+#: North opens 1S and later asks with 4NT; South (ours) holds DA and HK: 3 controls.
+ASK_DEAL = "N:AKQJ5.A2.KQ4.A32 T7.JT98.JT9.KQJT 9843.KQ3.A52.654 62.7654.8763.987"
+
+
+def _cards_line(seat: str, hand: str) -> str:
+    suits = " ".join(
+        f"{s} {' '.join(cards)}." for s, cards in zip("SHDC", hand.split("."), strict=True)
+    )
+    return f"{seat}'s cards : {suits}"
+
+
+def _bid_line(seat: str, call: str) -> str:
+    return f"{seat} passes" if call == "Pass" else f"{seat} bids {call}"
+
+
+def _long_scripts(deal: str, auction: list[tuple[str, str, str | None]]) -> dict[str, list]:
+    """North, East and West's lines for ``auction`` (seat, call, South's alert text): the
+    callers say their calls, the others hear them, South's alert reaching East and West only."""
+    hands = dict(zip(("North", "East", "South", "West"), deal[2:].split(), strict=True))
+    teams = {"North": "Bots", "East": "Peers", "West": "Peers"}
+    out = {s: list(_start(s, teams[s], _cards_line(s, hands[s]))) for s in teams}
+    for caller, call, alert in auction:
+        for seat in out:
+            if seat == caller:
+                out[seat].append(("says", _bid_line(seat, call)))
+                continue
+            out[seat].append(("says", f"{seat} ready for {caller}'s bid"))
+            heard = _bid_line(caller, call)
+            if alert is not None and seat != "North":
+                heard += f" Alert. {alert}"
+            out[seat].append(("hears", heard))
+    return out
+
+
+async def test_a_wrapped_agent_alerts_its_control_answer_over_tcp(tmp_path: Path) -> None:
+    """``default,doubles=on`` plays control asking inside the penalty-double wrapper: its seat's
+    alerter reads the convention through the wrapper, so partner's 4NT is answered with the
+    alert 'Control answer, 3 controls.' (before: the alerter found no policy and the answer went
+    out bare)."""
+    from bridgebot.server.seat_cli import _alerter
+
+    spec = "default,doubles=on,play=baseline"
+    first, first_alert = _south("default", ASK_DEAL, "1S")
+    agent = make_agent(spec, seed=0)
+    calls = [Bid("1S"), Bid("Pass"), Bid(first), Bid("Pass"), Bid("4NT"), Bid("Pass")]
+    view = bidding_view(Player.north, Vul.none, Deal(ASK_DEAL)[Player.south], calls, 1)
+    answer = str(agent.bid(view)).replace("♥", "H").replace("♦", "D").replace("♠", "S")
+    assert answer == "5H", answer  # the control answer: 3 controls
+    alerter = _alerter(agent, 8192)
+    assert alerter is not None
+    scripts = _long_scripts(
+        ASK_DEAL,
+        [
+            ("North", "1S", None),
+            ("East", "Pass", None),
+            ("South", first, first_alert),
+            ("West", "Pass", None),
+            ("North", "4NT", None),
+            ("East", "Pass", None),
+            ("South", answer, "Control answer, 3 controls."),
+        ],
+    )
+    await _auction(tmp_path, ASK_DEAL, scripts, alerts=True, spec=spec, alerter=alerter)

@@ -17,7 +17,7 @@ from bridgebot.server.records import read_journal
 from bridgebot.server.seat import SeatClient
 from bridgebot.server.tm import TableManager
 from bridgebot.server.web.app import start_web
-from bridgebot.server.web.human import HumanSeatClient, explainer, shipped_policy
+from bridgebot.server.web.human import HumanSeatClient, explainer, shipped_reader
 from bridgebot.server.web.table import PersonTable
 from endplay.types import Player
 
@@ -59,7 +59,7 @@ async def test_a_person_plays_whole_boards_at_our_table_manager(tmp_path: Path) 
         for p in (Player.north, Player.east, Player.west)
     ]
     table = PersonTable()
-    table.explain = explainer(table, shipped_policy(make_agent))
+    table.explain = explainer(table, shipped_reader(make_agent))
     person = HumanSeatClient(host, port, Player.south, "People", table)
     web = await start_web(table)
     tasks = [asyncio.create_task(c.run()) for c in (*bots, person)]

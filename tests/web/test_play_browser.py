@@ -78,11 +78,15 @@ BOARDS = 3
 ACTIVE = ("your-call", "your-card", "dummy-card", "board-done", "session-done")
 
 
-def start_play(out: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
-    """Start the real command; return it and the page's URL from its first stdout line."""
+def start_play(
+    out: Path, *extra: str, seed: int | None = None, boards: int = BOARDS
+) -> tuple[subprocess.Popen[str], str]:
+    """Start the real command (the seed with every role unless ``seed``); return it and the
+    page's URL from its first stdout line."""
+    seed = seed_with_every_role() if seed is None else seed
     proc = subprocess.Popen(
         [sys.executable, "-m", "bridgebot", "play", "--no-browser", "--web-port", "0",
-         "--agent", AGENT, "--seed", str(seed_with_every_role()), "--boards", str(BOARDS), "--out", str(out),
+         "--agent", AGENT, "--seed", str(seed), "--boards", str(boards), "--out", str(out),
          *extra],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip

@@ -238,8 +238,9 @@ function explain(board, index, entry) {
   const box = $("explanation");
   const who = NAMES[SEATS[(SEATS.indexOf(view.done ? view.done.dealer : view.table.dealer) + index) % 4]];
   const head = `${who}'s ${callText(entry.call)}: `;
-  if (entry.alert) box.textContent = head + "alerted: " + entry.alert;
-  if (!view.explain) { if (!entry.alert) box.textContent = head + "no explanation here"; return; }
+  // A call its bidder alerted means what the alert said: never replaced by our bot's guess.
+  if (entry.alert) { box.textContent = head + "alerted: " + entry.alert; return; }
+  if (!view.explain) { box.textContent = head + "no explanation here"; return; }
   box.textContent = head + "asking the bot\u2026";
   fetch(`/api/explain?board=${board}&index=${index}`)
     .then((r) => r.json())

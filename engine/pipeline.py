@@ -1,0 +1,234 @@
+"""The bidding pipeline, once: a base bidder proposes a call and the layers around it decide.
+
+Every bidding agent with layers (``default``, ``policy:PATH``, ``search``) and the league's
+learner (``models.convention``) run the same :class:`LayeredBidder`; this is the one place the
+layers run, in one order::
+
+    views (seat, hand, auction, legal calls)
+      |
+      |  1. base.see(views)          the base counts the opponents' calls it meets
+      |                              (the reading of their doubles, engine.tendencies)
+      |  2. layer.forced(...)        a layer's own call where the auction dictates one: the
+      |                              asking convention's answer, the asker's decision, the pass
+      |                              after it (engine.aces); the base is not asked
+      |  3. base.propose(...)        the policy's call (engine.policy.PolicyBase), the search's
+      |                              (engine.search.agent.SearchBase), the learner's in training,
+      |                              with the policy logits the layers read
+      |  4. layer.apply(step)        in order: the slam layer (engine.slams.SlamLayer), then the
+      |                              convention's ask and vetoes (engine.aces.ConventionLayer)
+      v
+    one Decision per view: the call, the base's proposal, and which layers changed it
+
+A layer implements :class:`Layer`: ``forced`` before the base and ``apply`` after it, both over a
+batch; a layer with nothing to force returns no calls. Layers keep no state between calls, so any
+mix of boards may share a batch. The base implements :class:`Base`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, overload, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+from bridgebot.engine.agent import BiddingView
+from bridgebot.engine.features import encode, legal_mask
+from bridgebot.laws.calls import ALL_CALLS, bid_index, same_call
+from endplay.types import Bid
+
+FloatArray = npt.NDArray[np.float32]
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """What a base proposes for a batch: ``calls`` [B] (ALL_CALLS indices) and the policy
+    ``logits`` [B, 38] the layers read (their fallbacks are the policy's best other calls)."""
+
+    calls: IntArray
+    logits: FloatArray
+
+
+@dataclass(frozen=True)
+class Step:
+    """What a layer's :meth:`Layer.apply` sees: the free rows of a batch (their views,
+    observations ``x`` [B, 480], legal ``mask`` [B, 38] and the base's ``logits``) and the calls
+    so far."""
+
+    views: Sequence[BiddingView]
+    x: FloatArray
+    mask: BoolArray
+    logits: FloatArray
+    calls: IntArray
+
+
+@runtime_checkable
+class Layer(Protocol):
+    """One stage around the base (see the module docstring)."""
+
+    name: str
+
+    def forced(
+        self, views: Sequence[BiddingView], auctions: Sequence[Sequence[int]]
+    ) -> list[Bid | None]:
+        """Per view, the call the layer dictates, else None; ``auctions`` are the views'
+        auctions as ALL_CALLS indices (a layer reads them first and builds nothing it does not
+        need: in training the views are built on first use)."""
+        ...
+
+    def apply(self, step: Step) -> IntArray:
+        """The step's calls with this layer's decisions made (a new array)."""
+        ...
+
+
+class Base(Protocol):
+    """What proposes the calls the layers start from."""
+
+    name: str
+
+    def see(self, views: Sequence[BiddingView]) -> None:
+        """Count what the base learns across boards (the opponents' doubles); before anything
+        else, on every view of the batch."""
+        ...
+
+    def propose(
+        self, views: Sequence[BiddingView], x: FloatArray, mask: BoolArray, rows: IntArray
+    ) -> Proposal:
+        """Calls for the free views (``x``, ``mask`` theirs, ``rows`` their positions in the
+        whole batch)."""
+        ...
+
+    def reset(self, board: int) -> None:
+        """Before every board (a base that samples reseeds here)."""
+        ...
+
+
+@dataclass(frozen=True)
+class Decision:
+    """How one call was decided: ``call``; ``forced_by`` the layer that dictated it (the base was
+    not asked), else None; ``proposed`` the base's call; ``changed_by`` the layers that changed
+    the base's call, in order."""
+
+    call: Bid
+    forced_by: str | None = None
+    proposed: Bid | None = None
+    changed_by: tuple[str, ...] = ()
+
+    @property
+    def by(self) -> str:
+        """Who had the last word: a layer's name, or ``base``."""
+        if self.forced_by is not None:
+            return self.forced_by
+        return self.changed_by[-1] if self.changed_by else "base"
+
+
+class LazyViews(Sequence[BiddingView]):
+    """Views made on first use (:meth:`view`), so a layer that reads a few rows of a batch
+    builds only those: the base of :class:`Subset` and of the trainer's views."""
+
+    def __len__(self) -> int:
+        raise NotImplementedError
+
+    def view(self, i: int) -> BiddingView:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, i: int) -> BiddingView: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[BiddingView]: ...
+    def __getitem__(self, i: int | slice) -> BiddingView | Sequence[BiddingView]:
+        if isinstance(i, slice):
+            return Subset(self, range(len(self))[i])
+        return self.view(range(len(self))[i])
+
+
+class Subset(LazyViews):
+    """The views at ``rows`` of ``views``, read on use (so lazily built views stay unbuilt)."""
+
+    def __init__(self, views: Sequence[BiddingView], rows: Sequence[int]) -> None:
+        self.views, self.rows = views, list(rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def view(self, i: int) -> BiddingView:
+        return self.views[self.rows[i]]
+
+
+class LayeredBidder:
+    """A base and its layers, run in the one order of the module docstring."""
+
+    def __init__(self, base: Base, layers: Sequence[Layer] = (), check: bool = True) -> None:
+        self.base = base
+        self.layers = tuple(layers)
+        self.check = check
+        """Whether every call is checked against its view's legal calls (training, whose views
+        are built on first use, leaves it to its legal masks)."""
+
+    def decide(
+        self,
+        views: Sequence[BiddingView],
+        x: FloatArray | None = None,
+        mask: BoolArray | None = None,
+        auctions: Sequence[Sequence[int]] | None = None,
+    ) -> list[Decision]:
+        """One :class:`Decision` per view. ``x``, ``mask`` and ``auctions`` (the views'
+        observations, legal masks and auctions as indices) are computed from the views unless
+        given."""
+        n = len(views)
+        if n == 0:
+            return []
+        self.base.see(views)
+        if auctions is None:
+            auctions = [[bid_index(c) for c in v.auction] for v in views]
+        forced: list[Bid | None] = [None] * n
+        forced_by: list[str | None] = [None] * n
+        for layer in self.layers:
+            for i, call in enumerate(layer.forced(views, auctions)):
+                if call is not None and forced[i] is None:
+                    forced[i], forced_by[i] = call, layer.name
+        free = np.array([i for i in range(n) if forced[i] is None], dtype=np.int64)
+        by_row: dict[int, Decision] = {
+            i: Decision(c, forced_by[i]) for i, c in enumerate(forced) if c is not None
+        }
+        if free.size:
+            fviews = Subset(views, free.tolist())
+            fx = np.stack([encode(v) for v in fviews]) if x is None else x[free]
+            fm = (
+                np.stack([legal_mask(v.dealer, v.auction) for v in fviews])
+                if mask is None
+                else mask[free]
+            )
+            proposal = self.base.propose(fviews, fx, fm, free)
+            calls = np.asarray(proposal.calls, dtype=np.int64)
+            changed: list[list[str]] = [[] for _ in fviews]
+            for layer in self.layers:
+                after = np.asarray(
+                    layer.apply(Step(fviews, fx, fm, proposal.logits, calls)), dtype=np.int64
+                )
+                for r in np.flatnonzero(after != calls).tolist():
+                    changed[r].append(layer.name)
+                calls = after
+            for r, i in enumerate(free.tolist()):
+                by_row[i] = Decision(
+                    ALL_CALLS[int(calls[r])],
+                    proposed=ALL_CALLS[int(proposal.calls[r])],
+                    changed_by=tuple(changed[r]),
+                )
+        decisions = [by_row[i] for i in range(n)]
+        for view, d in zip(views, decisions, strict=True) if self.check else ():
+            if not any(same_call(d.call, c) for c in view.legal):
+                raise ValueError(
+                    f"board {view.board}: the view's legal calls disagree with laws.calls "
+                    f"about {d.call} (view built wrongly?)"
+                )
+        return decisions
+
+    def bid_batch(self, views: Sequence[BiddingView]) -> list[Bid]:
+        """The calls of :meth:`decide`."""
+        return [d.call for d in self.decide(views)]
+
+    def reset(self, board: int) -> None:
+        self.base.reset(board)
