@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
+import socket
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -105,3 +109,145 @@ def test_compose_bind_mount_is_handed_to_the_image_user_first() -> None:
     assert re.search(r"volume-owner: \{condition: service_completed_successfully\}", tm)
     out = _compose_commands()[0]
     assert out[out.index("--out") + 1].startswith(mount.group(2) + "/")
+
+
+def _instructions() -> list[str]:
+    """The Dockerfile's instructions, continuation lines joined, comments left out."""
+    text = re.sub(r"\\\n", " ", DOCKERFILE.read_text())
+    return [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+
+
+def _source_roots() -> set[str]:
+    """What ``pip install`` of the project reads: every package folder's top directory, the
+    readme and the license files."""
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    dirs = meta["tool"]["setuptools"]["package-dir"].values()
+    return (
+        {d.split("/")[0] for d in dirs}
+        | {meta["project"]["readme"]}
+        | set(meta["project"].get("license-files", []))
+    )
+
+
+def test_dependencies_are_installed_before_the_sources_are_copied() -> None:
+    """Issue 44: the sources were copied before the one ``pip install .``, so every change to
+    them reinstalled all the dependencies. Now a layer of the dependencies alone, read from
+    pyproject.toml, comes first and the package is installed without them."""
+    steps = _instructions()
+    copies = [i for i, s in enumerate(steps) if s.startswith("COPY ")]
+    sources = [
+        i for i in copies if set(steps[i].split()[1:-1]) & (_source_roots() - {"pyproject.toml"})
+    ]
+    deps = next(i for i, s in enumerate(steps) if s.startswith("RUN ") and "pip install -r" in s)
+    assert all(steps[i].split()[1:-1] == ["pyproject.toml"] for i in copies if i < deps)
+    assert deps < min(sources)
+    install = next(s for s in steps[min(sources) :] if s.startswith("RUN ") and "pip install" in s)
+    assert "--no-deps" in install
+    # The requirements that layer installs are exactly the project's (and its build backend's).
+    code = re.search(r'python -c "(.+?)"\s+>', steps[deps]).group(1)  # type: ignore[union-attr]
+    code = code.replace("/tmp/pyproject.toml", str(ROOT / "pyproject.toml"))
+    printed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             check=True).stdout.split()  # fmt: skip
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert printed == meta["build-system"]["requires"] + meta["project"]["dependencies"]
+
+
+def test_every_source_is_copied_and_no_copy_stays_in_the_image() -> None:
+    """What ``pip install`` needs is copied (the license file was not, once pyproject named it),
+    and the copy is removed by the step that installs it: no second copy in /app."""
+    steps = _instructions()
+    copied: dict[str, str] = {}
+    for step in steps:
+        if step.startswith("COPY "):
+            *sources, dest = step.split()[1:]
+            copied.update({s: dest for s in sources})
+    assert _source_roots() <= set(copied), _source_roots() - set(copied)
+    install = next(s for s in steps if s.startswith("RUN ") and "--no-deps" in s)
+    src = re.search(r"pip install .*--no-deps\S* .*?(/\S+)", install).group(1)  # type: ignore[union-attr]
+    assert f"rm -rf {src}" in install
+    for source in _source_roots() - {"pyproject.toml"}:
+        assert copied[source].startswith(src), (source, copied[source])
+    assert not [s for s in steps if s.startswith("WORKDIR") and s.split()[1] in ("/app", src)]
+
+
+def _header_commands() -> list[list[str]]:
+    """The ``docker run`` examples of the Dockerfile's header, as argv lists."""
+    header = []
+    for line in DOCKERFILE.read_text().splitlines():
+        if not line.startswith("#"):
+            break
+        header.append(line[1:].strip())
+    text = re.sub(r"\\\n", " ", "\n".join(header))
+    runs = [re.split(r"\s{2,}\(", ln)[0] for ln in text.splitlines() if ln.startswith("docker run")]
+    return [shlex.split(r) for r in runs]
+
+
+def test_header_examples_keep_their_output_and_listen_where_the_image_says() -> None:
+    """Issue 44: ``--out /tmp/m`` under ``--rm`` threw the results away, and ``tm`` listened on
+    127.0.0.1 on a random port despite ``EXPOSE 2000``. Every example's command parses with the
+    real command line, every ``--out`` lies in a volume, and ``tm`` listens on every address on
+    the exposed port, published."""
+    text = DOCKERFILE.read_text()
+    expose = re.search(r"^EXPOSE (\d+)$", text, flags=re.M).group(1)  # type: ignore[union-attr]
+    commands = _header_commands()
+    assert {"match", "tm"} <= {c[c.index("bridgebot") + 1] for c in commands if "bridgebot" in c}
+    for argv in commands:
+        image = argv.index("bridgebot")
+        docker, command = argv[:image], argv[image + 1 :]
+        if command[0] != "--help":
+            build_parser(only=command[0]).parse_args(command)  # exits on a mistake
+        volumes = [docker[i + 1].split(":") for i, a in enumerate(docker) if a == "-v"]
+        if "--out" in command:
+            out = command[command.index("--out") + 1]
+            assert any(out.startswith(inside + "/") for _, inside in volumes), argv
+            assert all(not name.startswith(("/", ".", "$")) for name, _ in volumes), argv
+        if command[0] == "tm":
+            assert command[command.index("--host") + 1] == "0.0.0.0"
+            assert command[command.index("--port") + 1] == expose
+            ports = [docker[i + 1] for i, a in enumerate(docker) if a == "-p"]
+            assert any(p.endswith(f":{expose}") for p in ports), argv
+    # A bind mount instead of a volume must be writable by the image's user: the header says so.
+    uid = re.search(r"useradd .*--uid (\d+)", text).group(1)  # type: ignore[union-attr]
+    assert f"uid {uid}" in text and f"chown {uid}" in text
+
+
+def test_the_default_command_needs_no_optional_extra(tmp_path: Path) -> None:
+    """Issue 44: the image (no torch) answered its default command, ``--help``, with exit 2 and
+    "needs the 'train' extra"; CI installs torch, so the check runs where importing it fails."""
+    cmd = json.loads(re.search(r"^CMD (\[.*\])$", DOCKERFILE.read_text(), flags=re.M).group(1))  # type: ignore[union-attr]
+    code = ("import sys; sys.modules['torch'] = sys.modules['ray'] = None\n"
+            "from bridgebot.cli import main\nsys.exit(main(sys.argv[1:]))")  # fmt: skip
+    proc = subprocess.run([sys.executable, "-c", code, *cmd], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert proc.stdout.startswith("usage: bridgebot")
+
+
+def test_services_of_the_built_image_never_pull_it() -> None:
+    """Issue 44: services naming only ``image: bridgebot:latest`` tried to pull it from a
+    registry before the build."""
+    text = COMPOSE.read_text()
+    anchors = re.findall(r"^x-[\w-]+: &(\w+)\n((?:  .*\n)+)", text, flags=re.M)
+    blocks = {f"<<: *{name}": body for name, body in anchors}
+    services = re.split(r"^  (?=[\w-]+:\s*$)", text.split("\nservices:\n", 1)[1], flags=re.M)
+    for service in filter(None, services):
+        body = service + "".join(b for ref, b in blocks.items() if ref in service)
+        if "image: bridgebot:latest" in body and "build:" not in body:
+            assert "pull_policy: never" in body, service.split(":")[0]
+
+
+def test_table_manager_healthcheck_connects_to_its_port() -> None:
+    """The healthcheck is a TCP connect to the table manager's port, and the seats wait for it.
+    Its probe runs here: it passes against a listening port and fails against a closed one."""
+    tm = _service("tm")
+    probe = json.loads(re.search(r"^\s*test:\s*(\[.*\])\s*$", tm, flags=re.M).group(1))  # type: ignore[union-attr]
+    assert probe[:3] == ["CMD", "python", "-c"]
+    port = _compose_commands()[0][_compose_commands()[0].index("--port") + 1]
+    assert f", {port})" in probe[3]
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        free = str(server.getsockname()[1])
+        code = probe[3].replace(f", {port})", f", {free})")
+        assert subprocess.run([sys.executable, "-c", code], timeout=30).returncode == 0
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=30).returncode
+    seat = COMPOSE.read_text().split("x-seat:", 1)[1].split("\nservices:", 1)[0]
+    assert re.search(r"tm: \{condition: service_healthy\}", seat)
