@@ -30,11 +30,11 @@ from bridgebot.shipped import shipped_model
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
+from bridgebot.core.stats import mean_stderr
 from bridgebot.engine.policy import Policy
 from bridgebot.laws.board_sets import load_npz
 from bridgebot.models.data import HOLDOUT, load_dd, load_teach, observe
 from bridgebot.tournament.ddmatch import run_dd_match
-from bridgebot.tournament.stats import mean_stderr
 
 from bridgebot.agents import make_agent
 

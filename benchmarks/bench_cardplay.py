@@ -42,6 +42,7 @@ from endplay.types import Card, Contract, Deal, Penalty, Player
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bridgebot.core.stats import mean_stderr
 from bridgebot.engine.agent import PlayView
 from bridgebot.engine.cardplay import (
     LEAD_WORLDS,
@@ -55,7 +56,6 @@ from bridgebot.engine.dds import solve_positions
 from bridgebot.laws.boards import dealer_of, side_vulnerable, vul_of
 from bridgebot.laws.cards import index_card, owners_pbn
 from bridgebot.laws.scoring import STRAIN_ORDER, contract_score, imps, ns_score
-from bridgebot.tournament.stats import mean_stderr
 
 from bridgebot.options import benchmark_args, deal_file
 

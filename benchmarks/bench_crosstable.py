@@ -27,10 +27,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
+from bridgebot.core.stats import mean_stderr
 from bridgebot.laws.board_sets import load_npz
 from bridgebot.tournament.ddmatch import run_dd_match
 from bridgebot.tournament.doubled import doubled_costs
-from bridgebot.tournament.stats import mean_stderr
 
 from bridgebot.agents import make_agent
 

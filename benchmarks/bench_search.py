@@ -40,7 +40,7 @@ from multiprocessing import get_context
 from typing import Any
 
 import numpy as np
-from bridgebot.tournament.stats import mean_stderr
+from bridgebot.core.stats import mean_stderr
 
 from bridgebot.options import benchmark_args, deal_file
 from bridgebot.shipped import shipped_model

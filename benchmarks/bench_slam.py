@@ -51,6 +51,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
 
+from bridgebot.core.stats import mean_stderr
 from bridgebot.engine.agent import Agent, AgentSpecError, BiddingView, PlayView
 from bridgebot.laws.board_sets import BoardSetError, load_npz
 from bridgebot.laws.boards import BoardDeal, cycle_board, side_vulnerable
@@ -66,7 +67,6 @@ from bridgebot.tournament.slams import (
     side_of,
     slam_figures,
 )
-from bridgebot.tournament.stats import mean_stderr
 from endplay.types import Bid, Card, ContractBid, Player
 
 from bridgebot.agents import make_agent

@@ -28,9 +28,9 @@ from collections.abc import Callable, Sequence
 from types import FrameType, ModuleType
 from typing import TYPE_CHECKING, NoReturn
 
-from bridgebot.laws.errors import UserError
+from bridgebot.core.errors import UserError
+from bridgebot.core.logs import add_log_format_argument, configure_logging, set_log_format
 from bridgebot.options import add_shared_options, modernize
-from bridgebot.server.logs import add_log_format_argument, configure_logging, set_log_format
 
 if TYPE_CHECKING:
     from bridgebot.engine.agent import Agent

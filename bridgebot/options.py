@@ -42,8 +42,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from bridgebot.laws.errors import UserError
-from bridgebot.server.logs import FORMATS, LEVELS
+from bridgebot.core.errors import UserError
+from bridgebot.core.logs import FORMATS, LEVELS
 
 #: The one default of ``--reconnect-timeout`` (seconds; 0 on the command line waits for ever).
 RECONNECT_TIMEOUT = 300.0

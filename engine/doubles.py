@@ -27,6 +27,8 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.core.errors import validation_fault
+from bridgebot.core.files import write_text_file
 from bridgebot.engine.agent import Agent, BatchBidder, BiddingView, PlayView
 from bridgebot.engine.features import (
     HAND,
@@ -40,8 +42,6 @@ from bridgebot.engine.features import (
 from bridgebot.engine.modelcard import Training
 from bridgebot.engine.parts import Parts, parts_of
 from bridgebot.laws.calls import DOUBLE, is_pass
-from bridgebot.laws.errors import validation_fault
-from bridgebot.laws.files import write_text_file
 from bridgebot.laws.scoring import score_array
 from endplay.types import Bid, Card
 from pydantic import (

@@ -18,8 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from bridgebot.core.errors import UserError
 from bridgebot.engine.agent import AgentSpecError
-from bridgebot.laws.errors import UserError
 
 SUFFIX = ".bbsa"
 

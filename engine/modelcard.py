@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from bridgebot.laws.errors import UserError, validation_fault
-from bridgebot.laws.files import write_text_file
+from bridgebot.core.errors import UserError, validation_fault
+from bridgebot.core.files import write_text_file
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator
 
 #: The card's file name inside a model directory.

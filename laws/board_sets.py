@@ -22,10 +22,10 @@ import re
 from pathlib import Path
 
 import numpy as np
+from bridgebot.core.errors import UserError
 from bridgebot.laws.boards import BoardDeal, cycle_board, dealer_of, vul_of
 from bridgebot.laws.cards import owners_pbn
 from bridgebot.laws.deals import random_deal
-from bridgebot.laws.errors import UserError
 from bridgebot.laws.notation import card_text
 from endplay.types import Board, Deal, Player
 

@@ -29,13 +29,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import structlog
+from bridgebot.core.logs import progress_bar
 from bridgebot.engine.belief import N_OUTPUTS, OUTPUT_VERSION
 from bridgebot.engine.features import FEATURE_VERSION, N_FEATURES
 from bridgebot.engine.modelcard import ModelCard, Training
 from bridgebot.laws.boards import dealer_vul_arrays
 from bridgebot.models.config import BeliefConfig, add_config_arguments, config_from_args
 from bridgebot.models.data import HOLDOUT, Chooser, load_dd, observe, run_auctions
-from bridgebot.models.progress import progress_bar
 
 log = structlog.get_logger(__name__)
 

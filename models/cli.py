@@ -96,7 +96,7 @@ def _export_arguments(parser: argparse.ArgumentParser) -> None:
 def read_metrics(path: str) -> dict[str, JsonValue]:
     """``export --metrics FILE``: a JSON object of JSON values, recorded in the card's metrics.
     A file that is not one is a :class:`DataError` naming the file."""
-    from bridgebot.laws.errors import validation_fault
+    from bridgebot.core.errors import validation_fault
     from bridgebot.models.data import DataError
 
     try:
@@ -181,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
     except (DataError, ModelError, FileNotFoundError) as e:
         return _failed(args.mode, e)
     except ValidationError as e:  # an option its configuration refuses (a report card in --field)
-        from bridgebot.laws.errors import validation_fault
+        from bridgebot.core.errors import validation_fault
 
         return _failed(args.mode, ValueError(validation_fault(e)))
     print(json.dumps(metrics, indent=2, default=str))

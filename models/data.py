@@ -15,10 +15,10 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.core.errors import UserError
 from bridgebot.engine.features import encode_arrays, legal_masks_arrays, vul_flags
 from bridgebot.laws.boards import side_vulnerable_arrays
 from bridgebot.laws.calls import final_contracts_array as final_contracts
-from bridgebot.laws.errors import UserError
 from bridgebot.laws.scoring import score_array
 
 IntArray = npt.NDArray[np.int64]

@@ -25,7 +25,7 @@ import json
 from pathlib import Path
 
 import numpy as np
-from bridgebot.laws.errors import validation_fault
+from bridgebot.core.errors import validation_fault
 from bridgebot.models.data import DataError
 from numpy.lib.npyio import NpzFile
 from pydantic import BaseModel, ConfigDict, Field, ValidationError

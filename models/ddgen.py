@@ -23,10 +23,10 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.core.errors import UserError
+from bridgebot.core.files import replace_file
 from bridgebot.engine.dds import dd_tables, one_solver_thread
 from bridgebot.laws.deals import random_owners_batch
-from bridgebot.laws.errors import UserError
-from bridgebot.laws.files import replace_file
 from bridgebot.models.datameta import DDGEN_VERSION, DataMeta, read_meta
 from bridgebot.models.dealfilter import FILTERS, dd_picked, passing_deals
 
@@ -79,7 +79,7 @@ def generate(
     run would at a checkpoint (used by tests). ``keep`` names a filter of
     :data:`models.dealfilter.FILTERS`: the file then holds the stream's deals that pass it.
     """
-    from bridgebot.models.progress import progress_bar
+    from bridgebot.core.logs import progress_bar
     from bridgebot.models.teach import run_jobs
 
     meta = DataMeta(generator=DDGEN_VERSION, seed=seed, count=0)

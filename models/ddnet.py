@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import structlog
+from bridgebot.core.logs import progress_bar
 from bridgebot.engine.ddestimate import (
     CANONICAL_SUIT_ORDER,
     FEATURE_VERSION,
@@ -33,7 +34,6 @@ from bridgebot.engine.ddestimate import (
 from bridgebot.engine.modelcard import Export, ModelCard, Tensor, Training
 from bridgebot.models.config import DDNetConfig, add_config_arguments, config_from_args
 from bridgebot.models.data import load_dd_files
-from bridgebot.models.progress import progress_bar
 from bridgebot.models.provenance import data_record, git_commit
 from pydantic import JsonValue
 

@@ -22,13 +22,13 @@ from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.core.errors import UserError
 from bridgebot.engine.cardplay import BaselinePlayer
 from bridgebot.engine.epbot import EPBotAgent
 from bridgebot.engine.epbot_cards import ConventionCard, find_card, read_card, training_cards
 from bridgebot.engine.epbot_native import epbot_folder
 from bridgebot.engine.features import VUL_THEM, VUL_US, auction_from_observation, decode_hand
 from bridgebot.laws.cards import RANKS
-from bridgebot.laws.errors import UserError
 from bridgebot.models.data import Chooser, IntArray
 
 

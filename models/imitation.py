@@ -23,6 +23,7 @@ import numpy.typing as npt
 import structlog
 import torch
 import torch.nn.functional as F
+from bridgebot.core.logs import progress_bar
 from bridgebot.engine.epbot_cards import training_cards
 from bridgebot.models.config import ImitationConfig
 from bridgebot.models.data import DataError, TeachSet, load_teach, observe
@@ -35,7 +36,6 @@ from bridgebot.models.net import (
     masked_logits,
     save_checkpoint,
 )
-from bridgebot.models.progress import progress_bar
 from bridgebot.models.provenance import data_record
 
 log = structlog.get_logger(__name__)

@@ -54,6 +54,8 @@ import numpy as np
 import numpy.typing as npt
 import structlog
 import torch
+from bridgebot.core.errors import UserError
+from bridgebot.core.logs import progress_bar
 from bridgebot.engine.agent import AgentFactory, AgentSpecError
 from bridgebot.engine.doubles import apply_doubles, standing_contract
 from bridgebot.engine.features import HAND, auction_from_observation
@@ -61,14 +63,12 @@ from bridgebot.engine.tendencies import DoubleRate, policy_input
 from bridgebot.laws.boards import dealer_vul_arrays
 from bridgebot.laws.calls import final_contracts_array as final_contracts
 from bridgebot.laws.cards import RANKS, SUITS
-from bridgebot.laws.errors import UserError
 from bridgebot.models.config import LeagueConfig
 from bridgebot.models.convention import Layers, Listeners, convention_chooser, layered, net_logits
 from bridgebot.models.data import Chooser, IntArray, load_dd, load_dd_files
 from bridgebot.models.doubles_fit import OPENSPIEL_TO_DATA, observer_seats
 from bridgebot.models.field import Field
 from bridgebot.models.net import PolicyNet, append_jsonl, load_checkpoint, save_checkpoint
-from bridgebot.models.progress import progress_bar
 from bridgebot.models.provenance import data_records
 from bridgebot.models.selfplay import Recorder, duplicate_imps, imp_summary, net_chooser, ppo_update
 from bridgebot.models.slam import slam_counts, slam_shortfall, strong_deals

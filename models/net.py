@@ -72,7 +72,7 @@ def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 def save_checkpoint(path: str, net: PolicyNet, extra: dict[str, object]) -> None:
     """Write weights, shape and training state atomically (a killed run never leaves half a file)."""
-    from bridgebot.laws.files import replace_file
+    from bridgebot.core.files import replace_file
 
     state = {"config": net.config.to_dict(), "state": net.state_dict(), **extra}
     replace_file(path, lambda tmp: torch.save(state, tmp))

@@ -27,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 import structlog
 import torch
+from bridgebot.core.logs import progress_bar
 from bridgebot.engine.agent import AgentFactory
 from bridgebot.laws.boards import dealer_vul_arrays
 from bridgebot.laws.scoring import imps_array
@@ -45,7 +46,6 @@ from bridgebot.models.net import (
     masked_logits,
     save_checkpoint,
 )
-from bridgebot.models.progress import progress_bar
 from bridgebot.models.provenance import data_record
 
 log = structlog.get_logger(__name__)
@@ -196,7 +196,7 @@ def evaluate_against_agent(
 
 def imp_summary(imps: npt.NDArray[np.integer]) -> dict[str, float]:
     """Mean IMPs per board, its standard error and the board count."""
-    from bridgebot.tournament.stats import mean_stderr
+    from bridgebot.core.stats import mean_stderr
 
     mean, se = mean_stderr(np.asarray(imps, dtype=np.float64).tolist())
     return {"boards": float(len(imps)), "imps_per_board": mean, "stderr": se}

@@ -32,13 +32,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.core.stats import mean_stderr
 from bridgebot.engine.aces import control_step, controls
 from bridgebot.engine.features import FEATURE_VERSION, N_FEATURES
 from bridgebot.engine.policy import Policy
 from bridgebot.engine.slams import N_OUTPUTS, Thresholds, slam_calls, trick_classes
 from bridgebot.models.data import Chooser, observe, run_auctions
 from bridgebot.models.slam import slam_counts
-from bridgebot.tournament.stats import mean_stderr
 
 if TYPE_CHECKING:
     from bridgebot.models.config import SlamNetConfig

@@ -42,12 +42,12 @@ from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.core.errors import UserError
+from bridgebot.core.files import replace_file
+from bridgebot.core.logs import progress_bar
 from bridgebot.laws.boards import dealer_vul_arrays
 from bridgebot.laws.deals import random_owners_batch
-from bridgebot.laws.errors import UserError
-from bridgebot.laws.files import replace_file
 from bridgebot.models.datameta import TEACH_VERSION, DataMeta, read_meta
-from bridgebot.models.progress import progress_bar
 
 #: What :class:`Chunk` counts of bfg's work, summed into the file's meta.
 BFG_COUNTS = ("calls", "errors", "fallbacks")

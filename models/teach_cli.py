@@ -52,7 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bridgebot.laws.errors import UserError
+    from bridgebot.core.errors import UserError
     from bridgebot.models.teach import generate
     from bridgebot.models.teach_epbot import teacher_specs
 

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.core.errors import UserError
 from bridgebot.engine.agent import bidding_view
 from bridgebot.engine.cardplay import BaselinePlayer
 from bridgebot.engine.epbot import EPBotAgent
@@ -24,7 +25,6 @@ from bridgebot.engine.epbot_cards import find_card, read_card, training_cards
 from bridgebot.engine.epbot_native import Native, epbot_folder, load_library
 from bridgebot.laws.calls import auction_over, bid_index
 from bridgebot.laws.cards import owners_deal
-from bridgebot.laws.errors import UserError
 from endplay.types import Bid, Player, Vul
 
 BFG = "bfg"

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from bridgebot.laws.errors import validation_fault
+from bridgebot.core.errors import validation_fault
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 T = TypeVar("T")

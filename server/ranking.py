@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bridgebot.core.files import write_text_file
 from bridgebot.laws.events import TableScore, rank_pairs
-from bridgebot.laws.files import write_text_file
 from bridgebot.server.records import read_journal
 from pydantic import BaseModel, ConfigDict
 

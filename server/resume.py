@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bridgebot.laws.files import write_bytes_file
+from bridgebot.core.files import write_bytes_file
 from bridgebot.server.journal import JournalError, parse_line
 from bridgebot.server.records import JOURNAL_LINE, SessionHeader, SessionLine
 

@@ -11,7 +11,7 @@ import asyncio
 import sys
 from typing import TYPE_CHECKING
 
-from bridgebot.server.logs import configure_logging
+from bridgebot.core.logs import configure_logging
 
 if TYPE_CHECKING:
     from bridgebot.server.seat import Alerter

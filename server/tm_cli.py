@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bridgebot.server.logs import configure_logging, outcome_line
+from bridgebot.core.logs import configure_logging, outcome_line
 
 if TYPE_CHECKING:
     from bridgebot.protocol.table import TableBoard

@@ -349,7 +349,7 @@ CURRENT_DOCS = ("README.md", "docs/design.md", "docs/data.md", "benchmarks/oppon
 def test_the_repositorys_own_commands_use_no_old_spelling() -> None:
     """Every ``bridgebot COMMAND ...`` the README, the design, the opponents' manifest and the
     commands' own ``--help`` examples show parses without a deprecation line."""
-    from bridgebot.laws.errors import UserError
+    from bridgebot.core.errors import UserError
 
     from bridgebot.options import modernize
     from tests.test_docs import every_parser

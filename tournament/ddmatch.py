@@ -20,6 +20,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import TypeGuard
 
+from bridgebot.core.stats import mean_stderr
 from bridgebot.engine.agent import Agent, AgentFactory, BatchBidder, BiddingView, bidding_view
 from bridgebot.laws.boards import BoardDeal
 from bridgebot.laws.calls import auction_over, final_contract, same_call, to_call
@@ -28,7 +29,6 @@ from bridgebot.laws.scoring import dd_tricks, ns_score
 from bridgebot.server.records import TableRecord
 from bridgebot.tournament.records import BoardResult
 from bridgebot.tournament.seatings import US, Seating, board_imps, seatings
-from bridgebot.tournament.stats import mean_stderr
 from endplay.types import Bid, Hand, Player
 
 

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+from bridgebot.core.files import replace_file
 from bridgebot.engine.dds import dd_tables
 from bridgebot.laws.boards import BoardDeal, DDTable
 from bridgebot.laws.cards import deal_owners, owners_pbn
-from bridgebot.laws.files import replace_file
 
 
 def solve_dd(pbn: str) -> DDTable:

@@ -34,12 +34,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
+from bridgebot.core.errors import validation_fault
+from bridgebot.core.files import replace_file, write_text_file
 from bridgebot.engine.agent import AgentFactory
 from bridgebot.laws.board_sets import load_boards
 from bridgebot.laws.boards import BoardDeal
 from bridgebot.laws.cards import deal_owners
-from bridgebot.laws.errors import validation_fault
-from bridgebot.laws.files import replace_file, write_text_file
 from bridgebot.tournament.config import MatchConfig
 from bridgebot.tournament.deals import ensure_dd
 from bridgebot.tournament.journal import read_journal

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.core.stats import summarize
 from bridgebot.engine.agent import AgentFactory
 from bridgebot.laws.cards import SEATS
 from bridgebot.laws.notation import parse_vul
@@ -39,7 +40,6 @@ from bridgebot.tournament.report import (
     svg_running_mean,
 )
 from bridgebot.tournament.seatings import THEM, US
-from bridgebot.tournament.stats import summarize
 from endplay.types import Deal, Penalty, Player, Vul
 
 if TYPE_CHECKING:

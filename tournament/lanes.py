@@ -32,7 +32,7 @@ def init_stream(make_agent: AgentFactory, us: str, them: str, fmt: str, seed: in
     """Build this process's agents, once per stream, closed when the stream ends:
     :func:`close_stream` for a Ray actor, at exit for a worker process (which the pool lets
     finish, never terminates)."""
-    from bridgebot.server.logs import configure_logging
+    from bridgebot.core.logs import configure_logging
 
     # A spawned worker starts with structlog's defaults (every wire line at debug): quiet it,
     # logging in the format the command chose (--log-format reaches it through the environment).

@@ -15,9 +15,10 @@ import asyncio
 import multiprocessing
 from collections.abc import Callable, Sequence
 
+from bridgebot.core.logs import progress_bar
+from bridgebot.core.stats import mean_stderr
 from bridgebot.laws.board_sets import load_boards
 from bridgebot.laws.boards import BoardDeal
-from bridgebot.server.logs import progress_bar
 from bridgebot.tournament.config import (
     BACKENDS,
     DEFAULT_BOARDS,
@@ -35,7 +36,6 @@ from bridgebot.tournament.outputs import write_outputs
 from bridgebot.tournament.records import BoardResult, MatchSummary
 from bridgebot.tournament.rooms import MatchStopped
 from bridgebot.tournament.seatings import seatings
-from bridgebot.tournament.stats import mean_stderr
 
 
 class Progress:

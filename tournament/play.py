@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import structlog
+from bridgebot.core.stats import mean_stderr
 from bridgebot.engine.agent import AgentFactory
 from bridgebot.engine.parts import CallReader
 from bridgebot.laws.board_sets import load_boards
@@ -34,7 +35,6 @@ from bridgebot.tournament.outputs import write_outputs
 from bridgebot.tournament.records import BoardResult, MatchSummary
 from bridgebot.tournament.rooms import ExternalSeat, Network, play_rooms
 from bridgebot.tournament.seatings import seatings
-from bridgebot.tournament.stats import mean_stderr
 from endplay.types import Player
 
 _log = structlog.get_logger("bridgebot.play")

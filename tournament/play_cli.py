@@ -8,8 +8,8 @@ import secrets
 import sys
 from pathlib import Path
 
+from bridgebot.core.logs import configure_logging
 from bridgebot.laws.notation import seat_arg
-from bridgebot.server.logs import configure_logging
 from bridgebot.server.web.cli import UserError, add_web_arguments, serve_page, stop_on_signals
 
 HELP = (

@@ -10,11 +10,11 @@ import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from bridgebot.core.stats import Summary, finite, running_mean, summarize
 from bridgebot.laws.cards import SEATS
 from bridgebot.server.records import TableRecord
 from bridgebot.tournament.doubled import doubled_section
 from bridgebot.tournament.records import BoardResult, MatchHeader, MatchSummary
-from bridgebot.tournament.stats import Summary, finite, running_mean, summarize
 from endplay.parsers import pbn
 from endplay.types import Board, Deal, Player
 

@@ -40,13 +40,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.core.stats import mean_stderr
 from bridgebot.laws.boards import side_vulnerable
 from bridgebot.laws.calls import bid_rank, final_contract
 from bridgebot.laws.scoring import imps, score_array, strain_index
 from bridgebot.server.records import TableRecord
 from bridgebot.tournament.records import BoardResult
 from bridgebot.tournament.seatings import THEM, US, seatings
-from bridgebot.tournament.stats import mean_stderr
 from endplay.types import Bid, ContractBid, Player, Vul
 
 #: The level of a slam and of a grand.

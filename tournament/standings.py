@@ -21,12 +21,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bridgebot.laws.errors import validation_fault
+from bridgebot.core.errors import validation_fault
+from bridgebot.core.files import write_text_file
+from bridgebot.core.stats import finite, mean_stderr
 from bridgebot.laws.events import TableScore, rank_pairs, victory_points
-from bridgebot.laws.files import write_text_file
 from bridgebot.tournament.records import BoardResult
 from bridgebot.tournament.seatings import US, seatings
-from bridgebot.tournament.stats import finite, mean_stderr
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 SCHEMA = 1

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from bridgebot.server.logs import configure_logging
+from bridgebot.core.logs import configure_logging
 
 HELP = "play a round robin or gauntlet of team matches between agents and rank them by VPs"
 EXAMPLES = """examples:

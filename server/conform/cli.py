@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from bridgebot.server.logs import configure_logging
+from bridgebot.core.logs import configure_logging
 
 HELP = "check a table manager or a seat program against the Blue Chip protocol"
 

@@ -11,7 +11,7 @@ import sys
 import webbrowser
 from typing import TYPE_CHECKING
 
-from bridgebot.laws.errors import UserError
+from bridgebot.core.errors import UserError
 
 if TYPE_CHECKING:
     from bridgebot.server.web.app import WebServer

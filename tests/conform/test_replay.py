@@ -118,4 +118,4 @@ def test_the_kit_imports_none_of_our_protocol_machines() -> None:
         for n in used
         if not n.startswith(("bridgebot.server.conform", "bridgebot.laws", "bridgebot.protocol"))
     }
-    assert outside == {"bridgebot.server.logs"}  # the command's logging set-up
+    assert outside == {"bridgebot.core.logs"}  # the command's logging set-up

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from bridgebot.tournament.stats import bootstrap_ci, mean_stderr, running_mean, summarize
+from bridgebot.core.stats import bootstrap_ci, mean_stderr, running_mean, summarize
 
 
 def test_mean_and_standard_error() -> None:

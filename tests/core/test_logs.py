@@ -1,4 +1,4 @@
-"""server.logs and the global --log-format: console lines for people, JSON lines for machines,
+"""core.logs and the global --log-format: console lines for people, JSON lines for machines,
 through the real command line (a seat client that cannot reach its table manager logs its retry)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import json
 import socket
 
 import pytest
-from bridgebot.server.logs import FORMAT_ENV
+from bridgebot.core.logs import FORMAT_ENV
 
 from bridgebot.cli import _take_log_format, main
 
