@@ -64,7 +64,7 @@ class AgentOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    seed: int | None = Field(None, description="the agent's seed (default: the runner's)")
+    seed: int | None = Field(None, ge=0, description="the agent's seed (default: the runner's)")
     doubles: bool = Field(False, description="the penalty-double layer on top (on/off)")
 
 
@@ -432,6 +432,8 @@ def make_agent(spec: str | AgentSpec, seed: int = 0) -> Agent:
     kind = _kind(parsed.name)
     if parsed.options.seed is not None:
         seed = parsed.options.seed
+    if seed < 0:  # numpy's generators take none (issue 44: seat --agent-seed -1 was a traceback)
+        raise AgentSpecError(f"seed {seed}: a seed is 0 or more")
     if not parsed.options.doubles:
         return kind.build(parsed.options, parsed.path, seed, str(parsed))
     from bridgebot.engine.doubles import BatchDoublingAgent, DoublingAgent

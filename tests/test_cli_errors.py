@@ -293,3 +293,21 @@ def test_tournament_takes_boards_as_its_own_flag(capsys: pytest.CaptureFixture[s
     for flag in ("--boards", "--boards-per-match"):
         args = tournament.parse_args(["--entrant", "a", "--out", "o", flag, "3"])
         assert args.boards_per_match == 3
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["seat", "--port", "1", "--seat", "N", "--team", "t", "--retries", "0",
+          "--agent-seed", "-1"], "bridgebot seat: --agent 'default': seed -1: a seed is 0 or more"),
+        (["match", "--us", "default,seed=-1", "--boards", "1", "--out", "{tmp}/m"],
+         "bridgebot match: --us: agent default: option seed must be >= 0, not '-1'"),
+    ],
+    ids=["seat --agent-seed -1", "match --us default,seed=-1"],
+)  # fmt: skip
+def test_a_negative_agent_seed_is_one_line_and_exit_2(
+    argv: list[str], expected: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 44: the seed of an agent, like a deal stream's, is 0 or more (a traceback before)."""
+    assert _exit([a.replace("{tmp}", str(tmp_path)) for a in argv]) == 2
+    assert _one_line(capsys.readouterr().err) == expected
