@@ -91,9 +91,9 @@ def outcome_line(text: str, event: str, **fields: Any) -> None:
     ``timestamp``, and ``fields``), so that a program reading the log reads every line of it."""
     line = text
     if log_format() == "json":
-        record: dict[str, Any] = {"event": event, "level": "info", **fields}
-        record = structlog.processors.TimeStamper(fmt="iso", utc=True)(None, "info", record)
-        line = json.dumps(record, sort_keys=True, default=str)
+        record = {"event": event, "level": "info", **fields}
+        stamped = structlog.processors.TimeStamper(fmt="iso", utc=True)(None, "info", record)
+        line = json.dumps(stamped, sort_keys=True, default=str)
     print(line, file=sys.stderr, flush=True)
 
 
