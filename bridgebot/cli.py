@@ -10,7 +10,9 @@ command-line contract is in docs/design.md; extend it, never break it.
 
 The dispatcher is also where the composition root meets the runners: every command finds the agent
 factory (:func:`make_agent`, an :class:`engine.agent.AgentFactory`) in ``args.make_agent``, so
-the seat client, matches and tournaments build agents without importing what they are made of.
+the seat client, matches and tournaments build agents without importing what they are made of;
+the trainers find the double-dummy match they evaluate a network by in ``args.dd_match``
+(:func:`dd_match_imps`), so ``models`` never imports the tournament.
 
 A user's mistake is one line on stderr and exit status 2, never a traceback: a command raises
 :class:`UserError` (or reports and returns non-zero itself), and :func:`main` also turns the
@@ -34,6 +36,7 @@ from bridgebot.options import add_shared_options, modernize
 
 if TYPE_CHECKING:
     from bridgebot.engine.agent import Agent
+    from bridgebot.laws.boards import BoardDeal
 
 
 #: The distribution that installs the command (pyproject.toml's project name).
@@ -64,6 +67,16 @@ def make_agent(spec: str, seed: int = 0) -> Agent:
     from bridgebot.agents import make_agent
 
     return make_agent(spec, seed)
+
+
+def dd_match_imps(us: str, them: str, deals: Sequence[BoardDeal]) -> list[int]:
+    """``us`` against ``them`` on ``deals``, a double-dummy team match
+    (:func:`tournament.ddmatch.run_dd_match`) with the agents of :func:`make_agent`: ``us``'s
+    IMPs on each board. The trainers evaluate a network by it (``args.dd_match``, a
+    :class:`models.selfplay.DDMatch`), so ``models`` never imports the tournament."""
+    from bridgebot.tournament.ddmatch import run_dd_match
+
+    return run_dd_match(us, them, deals, make_agent=make_agent).imps
 
 
 def version() -> str:
@@ -106,7 +119,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     add_log_format_argument(parser)
-    parser.set_defaults(make_agent=make_agent)
+    parser.set_defaults(make_agent=make_agent, dd_match=dd_match_imps)
     sub = parser.add_subparsers(
         dest="command", metavar="COMMAND", required=True, parser_class=_Parser
     )

@@ -129,7 +129,7 @@ def _train(args: argparse.Namespace, command: str) -> dict[str, object]:
         from bridgebot.models.selfplay import train_selfplay
 
         return train_selfplay(
-            config_from_args(SelfPlayConfig, args), command, progress, make_agent=args.make_agent
+            config_from_args(SelfPlayConfig, args), command, progress, dd_match=args.dd_match
         )
     from bridgebot.models.league import exploit, train_league
 

@@ -28,8 +28,8 @@ import numpy.typing as npt
 import structlog
 import torch
 from bridgebot.core.logs import progress_bar
-from bridgebot.engine.agent import AgentFactory
-from bridgebot.laws.boards import dealer_vul_arrays
+from bridgebot.core.stats import mean_stderr
+from bridgebot.laws.boards import BoardDeal, dealer_vul_arrays
 from bridgebot.laws.scoring import imps_array
 from bridgebot.models.config import SelfPlayConfig
 from bridgebot.models.data import (
@@ -161,15 +161,26 @@ def evaluate_nets(
     return imp_summary(imps)
 
 
+class DDMatch(Protocol):
+    """Plays agent spec ``us`` against agent spec ``them`` on ``deals`` (each with its
+    double-dummy table), scored double dummy, and returns ``us``'s IMPs on each board.
+
+    The composition root hands one down (``bridgebot.cli.dd_match_imps``, over
+    ``tournament.ddmatch``), so ``models`` evaluates a network by matches without importing
+    the tournament (docs/design.md, "Dependency direction")."""
+
+    def __call__(self, us: str, them: str, deals: Sequence[BoardDeal]) -> Sequence[int]: ...
+
+
 def evaluate_against_agent(
-    make_agent: AgentFactory,
+    dd_match: DDMatch,
     net: PolicyNet,
     them: str,
     owners: npt.NDArray[np.uint8],
     dd: npt.NDArray[np.uint8],
     boards: IntArray,
 ) -> dict[str, float]:
-    """Greedy ``net`` against any agent spec (e.g. ``bfg``) through ``tournament.ddmatch``.
+    """Greedy ``net`` against any agent spec (e.g. ``bfg``) through ``dd_match``.
 
     The network goes through the serving path (an ONNX model in a temporary directory, agent
     ``policy:DIR``), so this also exercises what a user runs; ``them`` is driven call by call.
@@ -181,7 +192,6 @@ def evaluate_against_agent(
     from bridgebot.laws.boards import cycle_board
     from bridgebot.laws.cards import owners_pbn
     from bridgebot.models.onnx_mlp import policy_card, policy_graph
-    from bridgebot.tournament.ddmatch import run_dd_match
 
     deals = [
         cycle_board(int(b), owners_pbn(o), t) for b, o, t in zip(boards, owners, dd, strict=True)
@@ -190,14 +200,12 @@ def evaluate_against_agent(
         onnx.save(policy_graph(net), f"{tmp}/policy.onnx")
         training = Training(kind="selfplay", command="the network being trained, mid-run")
         policy_card(net, training, {}, Export()).write(tmp)
-        result = run_dd_match(f"policy:{tmp}", them, deals, make_agent=make_agent)
-    return imp_summary(np.array(result.imps))
+        imps = dd_match(f"policy:{tmp}", them, deals)
+    return imp_summary(np.array(imps))
 
 
 def imp_summary(imps: npt.NDArray[np.integer]) -> dict[str, float]:
     """Mean IMPs per board, its standard error and the board count."""
-    from bridgebot.core.stats import mean_stderr
-
     mean, se = mean_stderr(np.asarray(imps, dtype=np.float64).tolist())
     return {"boards": float(len(imps)), "imps_per_board": mean, "stderr": se}
 
@@ -266,15 +274,15 @@ def train_selfplay(
     cfg: SelfPlayConfig,
     command: str = "",
     progress: bool = True,
-    make_agent: AgentFactory | None = None,
+    dd_match: DDMatch | None = None,
 ) -> dict[str, object]:
     """Run (or resume) self-play; writes ``OUT/ckpt.pt``, ``OUT/policy.pt``, ``OUT/log.jsonl``.
 
     ``command`` is recorded as the run's command line; ``progress`` shows a bar on a terminal;
-    ``make_agent`` builds the agents of the evaluation against bfg (``cfg.eval_bfg_every``).
+    ``dd_match`` plays the evaluation against bfg (``cfg.eval_bfg_every``).
     """
-    if cfg.eval_bfg_every and make_agent is None:
-        raise ValueError("self-play evaluated against bfg needs an agent factory")
+    if cfg.eval_bfg_every and dd_match is None:
+        raise ValueError("self-play evaluated against bfg needs a match runner (dd_match)")
     torch.set_num_threads(cfg.threads)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     out = Path(cfg.out)
@@ -386,9 +394,9 @@ def train_selfplay(
             if cfg.eval_bfg_every and it % cfg.eval_bfg_every == 0:
                 net.eval()
                 bfg_idx = val_idx[: cfg.eval_bfg_deals]
-                assert make_agent is not None  # checked on entry
+                assert dd_match is not None  # checked on entry
                 entry["val_vs_bfg"] = evaluate_against_agent(
-                    make_agent, net, "bfg", data.owners[bfg_idx], data.dd[bfg_idx], bfg_idx + 1
+                    dd_match, net, "bfg", data.owners[bfg_idx], data.dd[bfg_idx], bfg_idx + 1
                 )
                 net.train()
             history.append(entry)

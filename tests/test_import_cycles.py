@@ -32,12 +32,18 @@ def project_modules() -> dict[str, Path]:
 def imports(path: Path, name: str, modules: set[str]) -> set[str]:
     """The project modules ``path`` imports, anywhere in it (the innermost known module of each
     dotted name, so ``from bridgebot.engine import search`` names ``bridgebot.engine.search``,
-    and ``from bridgebot.engine import Agent`` the package ``bridgebot.engine``)."""
+    and ``from bridgebot.engine import Agent`` the package ``bridgebot.engine``), and the ones it
+    names by a string (``"bridgebot.models.cli"``, as ``bridgebot/cli.py``'s command table names
+    the modules it loads with importlib): a dotted string that is a project module's name."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if "." in node.value and node.value in modules and node.value != name:
+                found.add(node.value)
+            continue
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pytest
-from bridgebot.laws.boards import dealer_vul_arrays
+from bridgebot.laws.boards import BoardDeal, dealer_vul_arrays
 from bridgebot.laws.calls import ALL_CALLS, final_contract
 from bridgebot.laws.cards import owners_pbn
 from bridgebot.laws.deals import random_owners_batch
@@ -256,3 +257,31 @@ def test_selfplay_runs_checkpoints_and_resumes(
     assert all(np.isfinite(e["pg"]) and np.isfinite(e["vf"]) for e in log)
     assert "val_vs_init" in log[1]
     assert log[1]["val_vs_bfg"]["boards"] == 6  # the periodic match against the bfg pair
+
+
+def test_selfplay_evaluates_through_the_match_runner_it_is_handed(tmp_path: Path) -> None:
+    """``models`` imports no tournament: the evaluation against an agent plays through the
+    match runner the composition root hands down (``bridgebot.cli.dd_match_imps``), with the
+    network served from a policy directory; without a runner, self-play that evaluates against
+    bfg is refused on entry."""
+    from bridgebot.models.net import NetConfig, PolicyNet
+    from bridgebot.models.selfplay import evaluate_against_agent
+
+    from bridgebot.cli import dd_match_imps
+
+    owners, dd = _solved()
+    seen: list[tuple[str, str, int, bool]] = []
+
+    def runner(us: str, them: str, deals: Sequence[BoardDeal]) -> Sequence[int]:
+        served = Path(us.removeprefix("policy:"), "policy.onnx").exists()
+        seen.append((us.partition(":")[0], them, len(deals), served))
+        return dd_match_imps(us, them, deals)
+
+    net = PolicyNet(NetConfig(hidden=16, layers=1))
+    summary = evaluate_against_agent(runner, net, "random", owners[:4], dd[:4], np.arange(1, 5))
+    assert seen == [("policy", "random", 4, True)]
+    assert summary["boards"] == 4.0 and np.isfinite(summary["imps_per_board"])
+    dd_path = str(small_dd(tmp_path / "dd.npz", 64))
+    cfg = SelfPlayConfig(dd=dd_path, out=str(tmp_path / "o"), init=str(tmp_path / "none.pt"))
+    with pytest.raises(ValueError, match="match runner"):
+        train_selfplay(cfg.model_copy(update={"eval_bfg_every": 1}), progress=False)
