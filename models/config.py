@@ -32,6 +32,11 @@ class TrainerConfig(BaseModel):
     #: field -> its option where it is not ``--field-name`` (the older spellings still work:
     #: ``bridgebot.options.DEPRECATED``)
     FLAGS: ClassVar[Mapping[str, str]] = {}
+    #: Fields naming a policy directory that the command line defaults to the shipped policy:
+    #: required of a library caller, optional on the command line, where :func:`config_from_args`
+    #: takes ``args.shipped_policy`` (resolved by the composition root through
+    #: ``bridgebot/shipped.py`` and handed down, so the default works from any directory).
+    SHIPPED_POLICY: ClassVar[tuple[str, ...]] = ()
 
 
 #: The league's default opponent mixture (kinds of ``models.league.KINDS`` and their weights).
@@ -236,9 +241,8 @@ class BeliefConfig(TrainerConfig):
         "deals are held out"
     )
     out: str = Field(description="model directory to write (belief.onnx and model.json)")
-    policy: str = Field(
-        default="models/default", description="policy model directory that bids the auctions"
-    )
+    SHIPPED_POLICY: ClassVar[tuple[str, ...]] = ("policy",)
+    policy: str = Field(description="policy model directory that bids the auctions")
     opponents: str = Field(
         default="",
         description="'+'-separated policy directories that also bid against the policy, each "
@@ -261,9 +265,8 @@ class SlamNetConfig(TrainerConfig):
         "val": "--val-deals",
         "slam_dd": "--slam-deals",
     }
-    policy: str = Field(
-        default="models/default", description="policy model directory whose auctions it reads"
-    )
+    SHIPPED_POLICY: ClassVar[tuple[str, ...]] = ("policy",)
+    policy: str = Field(description="policy model directory whose auctions it reads")
     dd: tuple[str, ...] = Field(
         description="DD deal files, as the league takes them: the last file's last 3,000 deals "
         "(the league's held-out and validation deals) are never trained on"
@@ -319,7 +322,8 @@ class DoublesConfig(TrainerConfig):
     deals: int = Field(
         default=20000, description="the file's first N boards (the held-out 2,000 excluded)"
     )
-    model: str = Field(default="models/default", description="policy that bids the auctions")
+    SHIPPED_POLICY: ClassVar[tuple[str, ...]] = ("model",)
+    model: str = Field(description="policy that bids the auctions")
     out: str = Field(description="model file to write (.json)")
     seed: int = Field(default=1, description="seed of the dealers, vulnerabilities and samples")
 
@@ -364,7 +368,10 @@ def add_config_arguments(
             kwargs["choices"] = get_args(annotation)
         else:
             kwargs["type"] = annotation
-        if field.is_required():
+        if name in config.SHIPPED_POLICY:
+            kwargs["default"] = None
+            kwargs["help"] += " (default: the shipped policy, agent 'default')"
+        elif field.is_required():
             kwargs["required"] = True
         else:
             # argparse appends to a default list in place: repeated options start from None and
@@ -378,10 +385,16 @@ def add_config_arguments(
 
 
 def config_from_args(config: type[C], args: argparse.Namespace, **values: object) -> C:
-    """The configuration the parsed ``args`` describe; ``values`` set fields the options do not."""
+    """The configuration the parsed ``args`` describe; ``values`` set fields the options do not.
+    A field of ``config.SHIPPED_POLICY`` left out is ``args.shipped_policy`` (the composition
+    root's)."""
     given = {
         k: getattr(args, k)
         for k in config.model_fields
         if hasattr(args, k) and getattr(args, k) is not None
     }
+    shipped = getattr(args, "shipped_policy", None)
+    for k in config.SHIPPED_POLICY:
+        if k not in given and k not in values and shipped is not None:
+            given[k] = str(shipped)
     return config.model_validate({**given, **values})

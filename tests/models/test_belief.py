@@ -90,7 +90,10 @@ def test_short_training_run_exports_a_matching_onnx_model(tmp_path: Path) -> Non
     data = tmp_path / "deals.npz"
     owners = random_owners_batch(2, 0, 90)
     np.savez(data, owners=owners, dd=np.zeros((90, 4, 5), dtype=np.uint8))
-    cfg = BeliefConfig(data=str(data), out=str(tmp_path / "model"), epochs=2, batch=64)
+    model = str(DEFAULT_MODEL_DIR)
+    cfg = BeliefConfig(
+        data=str(data), out=str(tmp_path / "model"), policy=model, epochs=2, batch=64
+    )
     net, metrics, parity_x = belief.train(cfg, held_out=30)
     assert metrics["train_deals"] == 60 and metrics["held_out_deals"] == 30
     assert metrics["uniform_loglik_per_card"] == round(math.log(1 / 3), 4)

@@ -46,6 +46,27 @@ def test_the_command_line_defaults_are_the_configs(mode: str) -> None:
     assert defaults and all(getattr(cfg, k) == v for k, v in defaults.items())
 
 
+@pytest.mark.parametrize("mode", ["belief", "doubles", "slamnet"])
+def test_the_policy_a_trainer_reads_defaults_to_the_shipped_one_from_any_directory(
+    mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The default is the shipped policy the composition root resolves (bridgebot/shipped.py),
+    not the working directory's ``models/default``; an option still names another."""
+    from bridgebot.models.config import SlamNetConfig
+
+    from bridgebot.shipped import DEFAULT_MODEL_DIR
+
+    config, required = {**REQUIRED, "slamnet": (SlamNetConfig, ["--deals", "d.npz"])}[mode]
+    (field,) = config.SHIPPED_POLICY
+    monkeypatch.chdir(tmp_path)
+    cfg = config_from_args(config, _parse(mode, *required))
+    assert Path(getattr(cfg, field)) == DEFAULT_MODEL_DIR
+    assert (Path(getattr(cfg, field)) / "policy.onnx").is_file()
+    flag = "--model" if mode == "doubles" else "--policy"
+    cfg = config_from_args(config, _parse(mode, *required, flag, "runs/other"))
+    assert getattr(cfg, field) == "runs/other"
+
+
 def test_every_option_is_a_field_and_says_what_it_is(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         _parse("selfplay", "--help")
