@@ -22,6 +22,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 from bridgebot.core.errors import UserError
 from bridgebot.laws.boards import BoardDeal, cycle_board, dealer_of, vul_of
 from bridgebot.laws.cards import owners_pbn
@@ -152,35 +153,46 @@ def load_lin_text(text: str, source: str = "<lin>") -> list[BoardDeal]:
     return check_numbers(boards, source)
 
 
-def load_npz(path: Path, boards: int | None = None, first: int = 0) -> list[BoardDeal]:
-    """Boards of an npz deal file (docs/data.md): deal ``first + k - 1`` is board ``k``, with its
-    double-dummy table when the file has them (``ddgen``'s do; a teacher file has none)."""
+def npz_deals(
+    path: str | Path, need_dd: bool = False
+) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8] | None]:
+    """The arrays of an npz deal file (docs/data.md): ``owners`` uint8[N, 52] and ``dd``
+    uint8[N, 4, 5] (None where the file has none: a teacher file; a :class:`BoardSetError` where
+    ``need_dd``). The one reader of the format: the boards of :func:`load_npz` and the trainers'
+    arrays (``models.data.load_dd``) both come from here, checked alike: the arrays' shapes, and
+    13 cards to each seat in every deal."""
     try:
         with np.load(path, allow_pickle=False) as z:
             owners = np.asarray(z["owners"])
             dd = np.asarray(z["dd"]) if "dd" in z.files else None
+            found = sorted(z.files)
     except (OSError, KeyError, ValueError) as exc:
         raise BoardSetError(f"{path}: not an npz deal file with an owners array ({exc})") from exc
+    if dd is None and need_dd:
+        raise BoardSetError(f"{path}: expected arrays 'owners' and 'dd', found {found}")
     if owners.ndim != 2 or owners.shape[1] != 52:
         raise BoardSetError(f"{path}: owners must have shape [N, 52], got {owners.shape}")
     if dd is not None and dd.shape != (len(owners), 4, 5):
         raise BoardSetError(f"{path}: dd must have shape [{len(owners)}, 4, 5], got {dd.shape}")
+    rows = owners.astype(np.uint8)
+    bad = np.flatnonzero((np.sort(rows, axis=1) != np.repeat(np.arange(4), 13)).any(axis=1))
+    if len(bad):
+        raise BoardSetError(f"{path}: deal {int(bad[0])} does not give 13 cards to each seat")
+    return rows, None if dd is None else dd.astype(np.uint8)
+
+
+def load_npz(path: Path, boards: int | None = None, first: int = 0) -> list[BoardDeal]:
+    """Boards of an npz deal file (docs/data.md): deal ``first + k - 1`` is board ``k``, with its
+    double-dummy table when the file has them (``ddgen``'s do; a teacher file has none)."""
+    owners, dd = npz_deals(path)
     if first < 0:
         raise BoardSetError(f"{path}: the first deal is row {first}; rows count from 0")
     available = len(owners) - first
     n = available if boards is None else min(boards, available)
     if n < 1:
         raise BoardSetError(f"{path}: no deals from row {first} on ({len(owners)} in the file)")
-    rows = owners[first : first + n].astype(np.uint8)
-    bad = np.flatnonzero((np.sort(rows, axis=1) != np.repeat(np.arange(4), 13)).any(axis=1))
-    if len(bad):
-        raise BoardSetError(
-            f"{path}: deal {first + int(bad[0])} does not give 13 cards to each seat"
-        )
     return [
-        cycle_board(
-            k + 1, owners_pbn(rows[k]), None if dd is None else dd[first + k].astype(np.uint8)
-        )
+        cycle_board(k + 1, owners_pbn(owners[first + k]), None if dd is None else dd[first + k])
         for k in range(n)
     ]
 

@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 from bridgebot.core.errors import UserError
 from bridgebot.engine.features import encode_arrays, legal_masks_arrays, vul_flags
+from bridgebot.laws.board_sets import BoardSetError, npz_deals
 from bridgebot.laws.boards import side_vulnerable_arrays
 from bridgebot.laws.calls import final_contracts_array as final_contracts
 from bridgebot.laws.scoring import score_array
@@ -57,14 +58,14 @@ def _require(path: str | Path, make: str) -> None:
 
 
 def load_dd(path: str | Path) -> DDSet:
-    """Load a DD file, checking the arrays docs/data.md promises."""
+    """Load a DD file, checking the arrays docs/data.md promises (``laws.board_sets.npz_deals``,
+    the format's one reader)."""
     _require(path, "bridgebot ddgen --boards N --seed S")
-    with np.load(path) as z:
-        if "owners" not in z or "dd" not in z:
-            raise DataError(f"{path}: expected arrays 'owners' and 'dd', found {sorted(z.files)}")
-        owners, dd = z["owners"].astype(np.uint8), z["dd"].astype(np.uint8)
-    if owners.ndim != 2 or owners.shape[1] != 52 or dd.shape != (owners.shape[0], 4, 5):
-        raise DataError(f"{path}: owners {owners.shape} / dd {dd.shape} are not [N,52] / [N,4,5]")
+    try:
+        owners, dd = npz_deals(path, need_dd=True)
+    except BoardSetError as e:  # the format's one reader, laws.board_sets; this module's error
+        raise DataError(str(e)) from None
+    assert dd is not None  # need_dd
     return DDSet(owners=owners, dd=dd, path=str(path))
 
 

@@ -10,6 +10,8 @@ what an aborted board leaves behind; and a LIN line is ``|``-separated with the 
 - names lose the characters LIN gives a meaning to;
 - an alerted call keeps its text (``an|``), our explanations included.
 
+It writes LIN; the one reader of the format is ``laws.board_sets`` (``lin_records``).
+
 LIN layout (``pn|South,West,North,East|``, ``md|<dealer digit 1-4 = S W N E><S hand>,<W>,<N>,``,
 ``sv|o/n/e/b``, ``mb|`` per call, ``pc|`` per card, ``pg||`` after each trick) is endplay's.
 """
@@ -66,11 +68,6 @@ def dumps(boards: Sequence[Board]) -> str:
 
 def write_lin(path: Path, boards: Sequence[Board]) -> None:
     path.write_text(dumps(boards), encoding="utf-8")
-
-
-def loads(text: str) -> list[Board]:
-    """Boards from LIN text (endplay's reader)."""
-    return lin.loads(text.replace("\r\n", "").replace("\n", ""))
 
 
 def journal_board(record: TableRecord) -> Board:

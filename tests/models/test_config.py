@@ -122,6 +122,28 @@ def test_a_missing_data_file_says_how_to_make_it(tmp_path: Path) -> None:
         load_teach(tmp_path / "teach.npz")
 
 
+def test_a_dd_file_is_read_by_the_one_reader_of_the_format(tmp_path: Path) -> None:
+    """The trainers' arrays and the commands' boards come from one reader
+    (``laws.board_sets.npz_deals``): a deal that gives a seat 14 cards, or a file without its
+    tables, is refused alike, in the same words, by both."""
+    from bridgebot.laws.board_sets import BoardSetError, load_npz
+
+    path = _npz(tmp_path / "dd.npz", 3, None)
+    with np.load(path) as z:
+        owners, dd = z["owners"].copy(), z["dd"]
+    owners[2, 0] = 1  # the club two goes to East: North 12 cards, East 14
+    np.savez(path, owners=owners, dd=dd)
+    said = r"dd.npz: deal 2 does not give 13 cards to each seat"
+    with pytest.raises(DataError, match=said):
+        load_dd(path)
+    with pytest.raises(BoardSetError, match=said):
+        load_npz(path)
+    np.savez(path, owners=owners[:2])
+    with pytest.raises(DataError, match=r"dd.npz: expected arrays 'owners' and 'dd'"):
+        load_dd(path)
+    assert [b.number for b in load_npz(path)] == [1, 2]
+
+
 def test_the_shipped_cards_name_their_data_by_command_or_say_unknown() -> None:
     root = Path(__file__).resolve().parents[2]
     for name in ("default", "bfgnet", "ddnet", "belief"):

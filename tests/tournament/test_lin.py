@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from bridgebot.laws.board_sets import lin_records as loads
 from bridgebot.server.records import TableRecord
-from bridgebot.tournament.lin import board_lin, dumps, journal_board, loads
+from bridgebot.tournament.lin import board_lin, dumps, journal_board
 from bridgebot.tournament.report import room_board
 from endplay.types import Card, Player, Vul
 
