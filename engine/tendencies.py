@@ -8,7 +8,7 @@ passes where it would have bid on. On the validation deals that reading cost 1.6
 against two of the exploiters (docs/evaluation.md, "Their doubles, in the policy").
 
 :class:`DoubleRate` counts the opponents' calls a seat sees, across boards. Once they have doubled
-at least ``rate`` of ``least`` or more calls, the seat's policy reads each auction as if they had
+at least ``rate`` of ``seen`` or more calls, the seat's policy reads each auction as if they had
 passed where they doubled (:func:`engine.features.without_their_doubles`), except where our
 contract stands doubled: there the double is the position, and ``default`` hands it to the
 search. Against bidders that double as bridge players do, the count never gets there, and
@@ -23,12 +23,13 @@ sample the policy reading the doubles.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 from bridgebot.engine.features import N_BIDS, decode_bids, without_their_doubles
+from bridgebot.engine.knobs import knob
 from bridgebot.laws.calls import is_double
 from endplay.types import Bid
 
@@ -43,17 +44,27 @@ class DoubleRate:
     """The share of the opponents' calls that were doubles, over every call of theirs that the
     seat has seen (:meth:`see`), and whether that makes them wild doublers (:attr:`wild`)."""
 
-    rate: float = 0.12
+    rate: float = knob(
+        0.12,
+        "least share of doubles among the opponents' calls at which policy_doubles=auto stops "
+        "reading them (bfg doubles 1.5% of its calls, the league's exploiters a third)",
+        gt=0.0,
+        le=1.0,
+    )
     """Least share of doubles among the opponents' calls that makes them wild doublers."""
-    least: int = 40
+    seen: int = knob(
+        40, "fewest opponents' calls seen before policy_doubles=auto judges their rate", ge=1
+    )
     """Fewest opponents' calls seen before the share counts."""
-    calls: int = 0
-    doubles: int = 0
+    calls: int = field(default=0, init=False)
+    """The opponents' calls seen so far (:meth:`see`)."""
+    doubles: int = field(default=0, init=False)
+    """How many of them were doubles."""
 
     def __post_init__(self) -> None:
-        if not 0.0 < self.rate <= 1.0 or self.least < 1:
+        if not 0.0 < self.rate <= 1.0 or self.seen < 1:
             raise ValueError(
-                f"double rate: need 0 < rate <= 1 and least >= 1, not {self.rate}, {self.least}"
+                f"double rate: need 0 < rate <= 1 and seen >= 1, not {self.rate}, {self.seen}"
             )
 
     def see(self, auction: Sequence[Bid]) -> None:
@@ -67,9 +78,9 @@ class DoubleRate:
 
     @property
     def wild(self) -> bool:
-        """The opponents double at least :attr:`rate` of their calls, over :attr:`least` or
+        """The opponents double at least :attr:`rate` of their calls, over :attr:`seen` or
         more."""
-        return self.calls >= self.least and self.doubles >= self.rate * self.calls
+        return self.calls >= self.seen and self.doubles >= self.rate * self.calls
 
 
 def ignores(reading: Reading, rate: DoubleRate) -> bool:

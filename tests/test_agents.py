@@ -10,15 +10,11 @@ from bridgebot.engine.policy import PolicyAgent
 from bridgebot.engine.search import SearchAgent, SearchConfig, SearchWhereDoubled
 from endplay.types import Bid, Deal, Player, Vul
 
-from bridgebot.agents import (
-    REGISTRY,
-    AgentSpec,
-    AgentSpecError,
-    DefaultOptions,
-    LazyDDPlayer,
-    make_agent,
-)
+from bridgebot.agent_options import DefaultOptions
+from bridgebot.agents import AgentSpec, AgentSpecError, make_agent
+from bridgebot.card_players import LazyDDPlayer
 from bridgebot.cli import main
+from bridgebot.registry import REGISTRY
 
 #: Spec strings in use in docs, scripts and configs: each must keep meaning what it means.
 SPECS = [

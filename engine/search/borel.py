@@ -151,7 +151,7 @@ class BorelSearch:
         cands = candidates_from_prior(prior, cfg.k, cfg.p_min)
         nan = np.full(len(cands), np.nan, dtype=np.float32)
         single = len(cands) == 1
-        if single and not (cfg.slam and slam_zone(history, view.seat.value, view.dealer.value,
+        if single and not (cfg.slam_stage and slam_zone(history, view.seat.value, view.dealer.value,
                                                   cands[0])):  # fmt: skip
             return SearchResult(
                 ALL_CALLS[cands[0]], cands, prior, prior, nan, 0.0, False,
@@ -188,7 +188,7 @@ class BorelSearch:
         verdict = self.judge(prior, cands, scored, rng)
         for name, r_eff in zip(self.names, verdict.r_eff, strict=True):
             stats[f"r_eff_{name}"] = r_eff
-        if cfg.slam:
+        if cfg.slam_stage:
             stage = self.slam_stage(view, history, prior, cands, particles, weights, rng, stats)
             if stage is not None:
                 cands, verdict = stage
@@ -303,7 +303,7 @@ class BorelSearch:
         t0 = time.perf_counter()
         seat = view.seat.value
         draws = [
-            np.unique(resample(w, cfg.slam_particles, rng), return_counts=True) for w in weights
+            np.unique(resample(w, cfg.slam_stage_particles, rng), return_counts=True) for w in weights
         ]
         everyone = np.unique(np.concatenate([u for u, _ in draws]))
         mass = np.zeros(particles.shape[0], dtype=np.float64)
@@ -314,7 +314,7 @@ class BorelSearch:
         chance12, chance13 = share @ p12, share @ p13  # per strain
         stats["slam_chance"] = float(chance12.max())
         high = int(history.max()) if history.size else 0
-        deciding = any(beyond_game(c) for c in cands) or stats["slam_chance"] >= cfg.slam_chance
+        deciding = any(beyond_game(c) for c in cands) or stats["slam_chance"] >= cfg.slam_stage_chance
         if not deciding:
             stats["slam_s"] = time.perf_counter() - t0
             return None
@@ -322,7 +322,7 @@ class BorelSearch:
         for level, chance in ((6, chance12), (7, chance13)):
             strain = int(np.argmax(chance))
             call = call_index(level, strain)
-            if chance[strain] >= cfg.slam_chance and call > high and call not in cands:
+            if chance[strain] >= cfg.slam_stage_chance and call > high and call not in cands:
                 added.append(call)
         stage_cands = cands + added
         if len(stage_cands) == 1:  # a single call and no slam to add: nothing to compare
@@ -338,7 +338,7 @@ class BorelSearch:
                 particles[unique], stage_cands, view, history, model, rng, stats, self.exact
             )
             scored.append((scores, counts))
-        verdict = self.judge(stage_prior, stage_cands, scored, rng, cfg.slam_margin)
+        verdict = self.judge(stage_prior, stage_cands, scored, rng, cfg.slam_stage_margin)
         stats["slam_stage"] = 1.0
         stats["slam_added"] = float(len(added))
         stats["slam_solves"] = float(self.exact.solved - solved)

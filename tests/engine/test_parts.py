@@ -11,7 +11,7 @@ from typing import Any
 
 import onnxruntime
 import pytest
-from bridgebot.engine.aces import ControlAsking, ConventionLayer
+from bridgebot.engine.control_asking import ControlAsking, ConventionLayer
 from bridgebot.engine.explain import PolicyReader, reader_of
 from bridgebot.engine.parts import layer_of, parts_of
 from bridgebot.engine.slams import SlamLayer

@@ -51,7 +51,8 @@ from endplay.types import Deal, Hand, Player, Vul
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bridgebot.agents import AgentSpec, AgentSpecError, SearchOptions, make_agent
+from bridgebot.agent_options import SearchOptions
+from bridgebot.agents import AgentSpec, AgentSpecError, make_agent
 from tests.policies import write_linear_policy
 
 SPADE_ACE = 0  # data-file card index of the spade ace
@@ -644,14 +645,14 @@ def test_slam_stage_overrules_an_estimator_that_makes_every_slam(
 ) -> None:
     """The policy prefers pass to 6NT; an estimator that gives every contract 13 tricks makes the
     search bid 6NT on a Yarborough. With the slam stage, 6NT (a slam candidate) and the slam
-    bids it adds are scored by the solver on ``slam_particles`` particles, and pass stands."""
+    bids it adds are scored by the solver on ``slam_stage_particles`` particles, and pass stands."""
     policy = blind_policy(tmp_path / "p", {PASS: 0.5, SIX_NT: 0.0})
-    cfg = SearchConfig(particles=32, rollouts=16, r_min=4, slam_particles=8)
+    cfg = SearchConfig(particles=32, rollouts=16, r_min=4, slam_stage_particles=8)
     weak = view_for(full_pbn(YARBOROUGH), Player.south, Player.south, [], Vul.none)
     off = BorelSearch(policy, ConstantOracle(13), cfg).search(weak, np.random.default_rng(0))
     assert bid_index(off.call) == SIX_NT and "slam_stage" not in off.stats
     assert not solver_calls
-    search = BorelSearch(policy, ConstantOracle(13), replace(cfg, slam=True))
+    search = BorelSearch(policy, ConstantOracle(13), replace(cfg, slam_stage=True))
     on = search.search(weak, np.random.default_rng(0))
     assert on.stats["slam_stage"] == 1 and on.stats["slam_chance"] == 1.0
     assert bid_index(on.call) == PASS
@@ -670,7 +671,7 @@ def test_slam_stage_finds_the_grand_the_policy_never_bids(tmp_path: Path) -> Non
     """The policy knows only pass and 3NT; with 13 top tricks the real solver (the search's own
     oracle) says our side makes 13 tricks, so the stage adds the grand and bids it."""
     policy = blind_policy(tmp_path / "p", {PASS: 0.5, THREE_NT: 0.0})
-    cfg = SearchConfig(particles=32, rollouts=16, r_min=4, slam=True, slam_particles=8)
+    cfg = SearchConfig(particles=32, rollouts=16, r_min=4, slam_stage=True, slam_stage_particles=8)
     search = BorelSearch(policy, SolverOracle(), cfg)
     rock = view_for(full_pbn(ROCK), Player.south, Player.south, [], Vul.none)
     result = search.search(rock, np.random.default_rng(0))
@@ -687,7 +688,7 @@ def test_slam_stage_stays_out_of_partscore_decisions(
 ) -> None:
     """No candidate beyond game and no slam in sight: the stage only looks, and never solves."""
     policy = blind_policy(tmp_path / "p", {PASS: 0.5, THREE_NT: 0.0})
-    cfg = SearchConfig(particles=32, rollouts=16, r_min=4, slam=True, slam_particles=8)
+    cfg = SearchConfig(particles=32, rollouts=16, r_min=4, slam_stage=True, slam_stage_particles=8)
     weak = view_for(full_pbn(YARBOROUGH), Player.south, Player.south, [], Vul.none)
     result = BorelSearch(policy, ConstantOracle(7), cfg).search(weak, np.random.default_rng(0))
     assert result.searched and result.stats["slam_chance"] == 0.0
@@ -722,18 +723,18 @@ def test_slam_stage_looks_past_a_single_candidate_at_game(
     does, and with 13 top tricks the solver finds the grand. A single candidate below the zone
     (a first-seat 1NT) is never searched, and costs no solve."""
     three = blind_policy(tmp_path / "p3", {THREE_NT: 0.0})
-    cfg = SearchConfig(particles=32, rollouts=16, r_min=4, slam_particles=8)
+    cfg = SearchConfig(particles=32, rollouts=16, r_min=4, slam_stage_particles=8)
     rock = view_for(full_pbn(ROCK), Player.south, Player.south, [], Vul.none)
     off = BorelSearch(three, SolverOracle(), cfg).search(rock, np.random.default_rng(0))
     assert bid_index(off.call) == THREE_NT and not off.searched and not solver_calls
-    search = BorelSearch(three, SolverOracle(), replace(cfg, slam=True))
+    search = BorelSearch(three, SolverOracle(), replace(cfg, slam_stage=True))
     on = search.search(rock, np.random.default_rng(0))
     assert on.searched and on.stats["slam_screen"] == 1 and on.stats["slam_stage"] == 1
     assert (bid_index(on.call) - FIRST_BID) // 5 + 1 == 7 and on.changed
     assert on.candidates[0] == THREE_NT and len(on.candidates) == 3
     one_nt = blind_policy(tmp_path / "p1", {FIRST_BID + 4: 0.0})
     solves = len(solver_calls)
-    low = BorelSearch(one_nt, SolverOracle(), replace(cfg, slam=True))
+    low = BorelSearch(one_nt, SolverOracle(), replace(cfg, slam_stage=True))
     result = low.search(rock, np.random.default_rng(0))
     assert result.call == ALL_CALLS[FIRST_BID + 4] and not result.searched
     assert len(solver_calls) == solves
@@ -743,7 +744,7 @@ def test_a_single_candidate_with_no_slam_in_sight_is_only_screened(
     tmp_path: Path, solver_calls: list[int]
 ) -> None:
     three = blind_policy(tmp_path / "p3", {THREE_NT: 0.0})
-    cfg = SearchConfig(particles=32, rollouts=16, r_min=4, slam=True, slam_particles=8)
+    cfg = SearchConfig(particles=32, rollouts=16, r_min=4, slam_stage=True, slam_stage_particles=8)
     weak = view_for(full_pbn(YARBOROUGH), Player.south, Player.south, [], Vul.none)
     result = BorelSearch(three, ConstantOracle(9), cfg).search(weak, np.random.default_rng(0))
     assert result.searched and result.stats["slam_screen"] == 1
@@ -754,7 +755,7 @@ def test_a_single_candidate_with_no_slam_in_sight_is_only_screened(
 
 def test_slam_stage_repeats_under_a_seed(tmp_path: Path) -> None:
     policy = blind_policy(tmp_path / "p", {PASS: 0.5, SIX_NT: 0.0})
-    cfg = SearchConfig(particles=32, rollouts=16, r_min=4, slam=True, slam_particles=8)
+    cfg = SearchConfig(particles=32, rollouts=16, r_min=4, slam_stage=True, slam_stage_particles=8)
     view = view_for(full_pbn(ROCK, seed=3), Player.south, Player.south, [], Vul.both)
     runs = [
         BorelSearch(policy, ConstantOracle(12), cfg).search(view, np.random.default_rng(5))
@@ -767,12 +768,36 @@ def test_slam_stage_repeats_under_a_seed(tmp_path: Path) -> None:
     assert a.stats["slam_solves"] == b.stats["slam_solves"] > 0
 
 
-def test_slam_options_from_the_spec() -> None:
-    spec = "search,slam=on,slam_particles=16,slam_chance=0.5,slam_margin=1.5"
+def test_slam_stage_options_from_the_spec() -> None:
+    spec = (
+        "search,slam_stage=on,slam_stage_particles=16,slam_stage_chance=0.5,slam_stage_margin=1.5"
+    )
     cfg = AgentSpec.parse(spec).options
     assert isinstance(cfg, SearchOptions)
     got = cfg.config()
-    assert (got.slam, got.slam_particles, got.slam_chance, got.slam_margin) == (True, 16, 0.5, 1.5)
-    assert SearchConfig().slam is False  # off by default
-    with pytest.raises(AgentSpecError, match="option slam_particles must be >= 1, not '0'"):
-        AgentSpec.parse("search,slam_particles=0")
+    assert (got.slam_stage, got.slam_stage_particles) == (True, 16)
+    assert (got.slam_stage_chance, got.slam_stage_margin) == (0.5, 1.5)
+    assert SearchConfig().slam_stage is False  # off by default
+    with pytest.raises(AgentSpecError, match="option slam_stage_particles must be >= 1, not '0'"):
+        AgentSpec.parse("search,slam_stage_particles=0")
+
+
+def test_the_old_slam_stage_keys_warn_and_work(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``slam`` (the search's solver stage) is ``slam_stage`` now, apart from ``slams`` (the
+    layer): the old keys still set it, with one line on stderr naming the new one each (once a
+    process: a fresh record of what was said here)."""
+    from bridgebot import specs
+
+    monkeypatch.setattr(specs, "_SAID", set())
+    old = AgentSpec.parse("search,slam=on,slam_particles=16,slam_chance=0.5,slam_margin=1.5")
+    new = AgentSpec.parse(
+        "search,slam_stage=on,slam_stage_particles=16,slam_stage_chance=0.5,slam_stage_margin=1.5"
+    )
+    assert old.options == new.options and str(old) == str(new)
+    lines = capsys.readouterr().err.splitlines()
+    assert "agent search: option slam is deprecated; use slam_stage" in lines
+    assert "agent search: option slam_margin is deprecated; use slam_stage_margin" in lines
+    with pytest.raises(AgentSpecError, match="give slam_stage once"):
+        AgentSpec.parse("search,slam=on,slam_stage=off")

@@ -36,7 +36,7 @@ def view(deal: Deal, auction: tuple[Bid, ...], board: int = 1) -> BiddingView:
 
 
 def test_the_rate_counts_the_opponents_calls_since_the_seats_own() -> None:
-    rate = DoubleRate(rate=0.5, least=3)
+    rate = DoubleRate(rate=0.5, seen=3)
     rate.see(calls("1S X"))  # RHO's double
     assert (rate.calls, rate.doubles) == (1, 1)
     rate.see(calls("1S X P"))  # RHO passed, LHO opened; partner's double is not counted
@@ -53,7 +53,7 @@ def test_the_rate_counts_the_opponents_calls_since_the_seats_own() -> None:
 
 
 def test_the_rate_needs_enough_calls() -> None:
-    rate = DoubleRate(rate=0.1, least=4)
+    rate = DoubleRate(rate=0.1, seen=4)
     for _ in range(3):
         rate.see(calls("1S X"))
     assert not rate.wild
@@ -64,7 +64,7 @@ def test_the_rate_needs_enough_calls() -> None:
 @pytest.mark.parametrize("rate, least", [(0.0, 40), (1.5, 40), (0.2, 0)])
 def test_bad_settings_are_refused(rate: float, least: int) -> None:
     with pytest.raises(ValueError, match="double rate"):
-        DoubleRate(rate=rate, least=least)
+        DoubleRate(rate=rate, seen=least)
 
 
 def test_the_input_keeps_a_double_of_our_contract() -> None:
@@ -188,3 +188,22 @@ def test_the_search_counts_too_and_then_searches_with_the_doubles_read_as_passes
         assert any(str(call) == str(c) for c in legal_calls(Player.north, DOUBLED))
     assert (agent.base.doubles.rate.calls, agent.base.doubles.rate.doubles) == (10, 5)
     assert agent.ignores_their_doubles
+
+
+def test_the_searchs_layers_read_the_doubles_as_its_policy_does() -> None:
+    """Where the search ignores the opponents' doubles (it searches ``blind``), the slam layer's
+    and the convention's fallbacks read the policy's logits as the blind policy reads them, as
+    the policy agent's layers do (issue 42: the search copy of the pipeline fed them logits that
+    still read the doubles)."""
+    from bridgebot.engine.features import legal_mask, without_their_doubles
+    from bridgebot.engine.search import SearchAgent
+
+    agent = make_agent("search,play=baseline,particles=16,rollouts=4,policy_doubles=ignore")
+    assert isinstance(agent, SearchAgent)
+    v = view(random_deal(7, 1), DOUBLED)
+    x = encode(v)[None, :]
+    mask = legal_mask(v.dealer, v.auction)[None, :]
+    proposal = agent.base.propose([v], x, mask, np.array([0]))
+    policy = agent.search.policy
+    assert np.array_equal(proposal.logits, policy.logits(without_their_doubles(x)))
+    assert not np.array_equal(proposal.logits, policy.logits(x))

@@ -1,0 +1,101 @@
+"""The agents' options come from the engine's configs (bridgebot.agent_options, engine.knobs): every
+field of a config is a spec key with the field's default and bounds, and no key copies one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import pytest
+from bridgebot.engine.control_ask import ControlRule
+from bridgebot.engine.knobs import knob, knobs
+from bridgebot.engine.search import SearchConfig
+from bridgebot.engine.tendencies import DoubleRate
+from pydantic import ValidationError
+
+from bridgebot.agent_options import (
+    AgentOptions,
+    CardPlayOptions,
+    DefaultOptions,
+    PolicyOptions,
+    SearchOptions,
+    SlamOptions,
+    config,
+)
+from bridgebot.registry import REGISTRY
+
+#: Per config: the options model that takes it, and its keys' prefix.
+GROUPS = [
+    (SearchOptions, SearchConfig, ""),
+    (SlamOptions, ControlRule, "controls_"),
+    (SlamOptions, DoubleRate, "wild_doubles_"),
+]
+
+
+@pytest.mark.parametrize(("options", "config_type", "prefix"), GROUPS)
+def test_every_config_field_is_a_key_with_its_default_and_bounds(
+    options: type[AgentOptions], config_type: type, prefix: str
+) -> None:
+    default = config_type()
+    for f, k in knobs(config_type):
+        key = options.model_fields[prefix + f.name]
+        assert key.default == getattr(default, f.name), f.name
+        assert key.description == k.help
+        bounds = {
+            b: getattr(m, b)
+            for m in key.metadata
+            for b in ("ge", "gt", "le", "lt")
+            if hasattr(m, b)
+        }
+        assert bounds == k.bounds(), f.name
+    assert config(options(), config_type) == default
+
+
+def test_every_key_is_the_agent_s_own_or_a_config_field() -> None:
+    """The keys declared by hand, per model; the rest are config fields (vice versa)."""
+
+    def keys(config_type: type, prefix: str = "") -> set[str]:
+        return {prefix + f.name for f in fields(config_type) if f.init}
+
+    slam_own = {"slams", "their_doubles", "controls", "policy_doubles"}
+    assert set(SlamOptions.model_fields) == (
+        set(CardPlayOptions.model_fields)
+        | slam_own
+        | keys(ControlRule, "controls_")
+        | keys(DoubleRate, "wild_doubles_")
+    )
+    search_own = {"dd", "ddnet", "sampler", "belief", "opponents"}
+    assert set(SearchOptions.model_fields) == (
+        set(SlamOptions.model_fields) | search_own | keys(SearchConfig)
+    )
+    assert set(PolicyOptions.model_fields) - set(SlamOptions.model_fields) == {
+        "greedy",
+        "temperature",
+    }
+    assert set(DefaultOptions.model_fields) - set(PolicyOptions.model_fields) == {"doubled"}
+    for kind in REGISTRY.values():
+        for config_type, prefix in kind.options.configs:
+            assert keys(config_type, prefix) <= set(kind.options.model_fields), kind.name
+
+
+def test_a_new_config_field_is_a_new_key_and_a_bare_one_is_refused() -> None:
+    @dataclass(frozen=True)
+    class Rule:
+        depth: int = knob(3, "how deep", ge=1, le=9)
+        rate: float = knob(0.5, "how often", gt=0.0)
+
+    class RuleOptions(AgentOptions, configs=((Rule, "rule_"),)):
+        pass
+
+    assert RuleOptions().rule_depth == 3  # type: ignore[attr-defined]
+    assert config(RuleOptions.model_validate({"rule_depth": "7"}), Rule) == Rule(7, 0.5)
+    with pytest.raises(ValidationError):
+        RuleOptions.model_validate({"rule_depth": "10"})
+    with pytest.raises(ValidationError):
+        RuleOptions.model_validate({"rule_rate": "0"})
+
+    @dataclass(frozen=True)
+    class Bare:
+        depth: int = 3
+
+    with pytest.raises(TypeError, match=r"Bare\.depth is not declared with engine\.knobs\.knob"):
+        knobs(Bare)
