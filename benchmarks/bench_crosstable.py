@@ -20,6 +20,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ from bridgebot.core.stats import mean_stderr
 from bridgebot.laws.board_sets import load_npz
 from bridgebot.tournament.ddmatch import run_dd_match
 from bridgebot.tournament.doubled import doubled_costs
+from bridgebot.tournament.records import BoardResult
 
 from bridgebot.agents import make_agent
 
@@ -41,8 +43,16 @@ def row(candidate: str, opponent: str, deals: list[Any]) -> dict[str, Any]:
     """One row of the table: the candidate against ``opponent`` on ``deals``."""
     t = time.perf_counter()
     result = run_dd_match(candidate, opponent, deals, make_agent=make_agent)
-    imps = np.array(result.imps, dtype=float)
-    costs = doubled_costs(result.boards)
+    return figures(candidate, opponent, result.boards, time.perf_counter() - t)
+
+
+def figures(
+    candidate: str, opponent: str, boards: Sequence[BoardResult], wall_s: float
+) -> dict[str, Any]:
+    """A row from the played ``boards`` of a team match: IMPs/board, its standard error, the
+    doubled-contract cost by side, the per-board IMPs (``imps``) and the time it took."""
+    imps = np.array([b.imps for b in boards], dtype=float)
+    costs = doubled_costs(boards)
     return {
         "candidate": candidate,
         "opponent": opponent,
@@ -59,8 +69,31 @@ def row(candidate: str, opponent: str, deals: list[Any]) -> dict[str, Any]:
             for side, c in costs.items()
         },
         "imps": [int(v) for v in imps],
-        "wall_s": time.perf_counter() - t,
+        "wall_s": wall_s,
     }
+
+
+def read_journal(
+    path: Path | None, key: Mapping[str, Any]
+) -> dict[tuple[str, str], dict[str, Any]]:
+    """The finished rows of the journal ``path`` (none where it is None or absent) whose fields
+    match ``key`` (deal file, range and whatever else the caller keys on), by (candidate,
+    opponent); a later line replaces an earlier one."""
+    done: dict[tuple[str, str], dict[str, Any]] = {}
+    if path is not None and path.exists():
+        for line in path.read_text().splitlines():
+            r = json.loads(line)
+            if all(r.get(k) == v for k, v in key.items()):
+                done[(r["candidate"], r["opponent"])] = r
+    return done
+
+
+def append_journal(path: Path | None, r: Mapping[str, Any]) -> None:
+    """Append the finished row ``r`` to the journal ``path`` as one JSON line (None: no journal)."""
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a") as f:
+            f.write(json.dumps(r) + "\n")
 
 
 def show(r: dict[str, Any]) -> str:
@@ -90,12 +123,8 @@ def main() -> None:
                  f"`bridgebot ddgen --seed N --deals M --out {args.deals}` (docs/data.md)")  # fmt: skip
     deals = load_npz(Path(args.deals), boards=args.boards, first=args.first)
     key = {"deals": str(args.deals), "first": args.first, "boards": len(deals)}
-    done: dict[tuple[str, str], dict[str, Any]] = {}
-    if args.journal and Path(args.journal).exists():
-        for line in Path(args.journal).read_text().splitlines():
-            r = json.loads(line)
-            if all(r.get(k) == v for k, v in key.items()):
-                done[(r["candidate"], r["opponent"])] = r
+    journal = Path(args.journal) if args.journal else None
+    done = read_journal(journal, key)
     table: dict[str, list[dict[str, Any]]] = {}
     for cand in args.candidate:
         print(f"candidate {cand} on {args.deals} [{args.first}, +{len(deals)})")
@@ -104,9 +133,7 @@ def main() -> None:
             r = done.get((cand, opp))
             if r is None:
                 r = {**row(cand, opp, deals), **key}
-                if args.journal:
-                    with open(args.journal, "a") as f:
-                        f.write(json.dumps(r) + "\n")
+                append_journal(journal, r)
             rows.append(r)
             print("  " + show(r), flush=True)
         worst = min(rows, key=lambda r: r["imps_per_board"])
