@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 import aiohttp
 import structlog
 from bridgebot.laws.board_sets import generate
-from bridgebot.server.events import Observer, TableEvent
+from bridgebot.server.table_events import Observer, TableEvent
 from bridgebot.server.testing import random_seat
 from bridgebot.server.tm import TableManager
 from bridgebot.server.web.spectator import SpectatorServer

@@ -10,6 +10,6 @@ else imports it.
 - :mod:`~bridgebot.laws.cards`: the card layout of every array (``owners``) and its conversions;
 - :mod:`~bridgebot.laws.deals`: the one seeded deal stream of every command;
 - :mod:`~bridgebot.laws.scoring`: duplicate scores and IMPs;
-- :mod:`~bridgebot.laws.events`: victory points, matchpoints, Butler;
+- :mod:`~bridgebot.laws.event_scoring`: victory points, matchpoints, Butler;
 - :mod:`~bridgebot.laws.notation`: the text of calls, cards, contracts and vulnerability in records.
 """

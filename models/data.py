@@ -92,9 +92,15 @@ def load_dd_files(
     )
 
 
+#: The arrays of every teacher file (docs/data.md): read by :func:`load_teach`, written through
+#: :meth:`TeachSet.arrays` (``models.teach.TeachRun`` adds the run's record: deal_index, meta...).
+TEACH_ARRAYS = ("owners", "dealer", "vul", "auctions")
+
+
 @dataclass(frozen=True)
 class TeachSet:
-    """Teacher auctions on random deals (the output of ``bridgebot teach``)."""
+    """Teacher auctions on random deals (the output of ``bridgebot teach``): the one description
+    of the teacher file's format, read by :func:`load_teach` and written by :meth:`arrays`."""
 
     owners: npt.NDArray[np.uint8]
     dealer: IntArray
@@ -113,12 +119,22 @@ class TeachSet:
         pos = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(starts, lengths)
         return deal, pos
 
+    def arrays(self) -> dict[str, npt.NDArray[np.generic]]:
+        """The file's arrays (:data:`TEACH_ARRAYS`) as ``bridgebot teach`` writes them: owners,
+        dealer and vul uint8, auctions int8 padded with -1."""
+        return {
+            "owners": self.owners.astype(np.uint8),
+            "dealer": self.dealer.astype(np.uint8),
+            "vul": self.vul.astype(np.uint8),
+            "auctions": self.auctions.astype(np.int8),
+        }
+
 
 def load_teach(path: str | Path) -> TeachSet:
     """Load a teacher file, checking shapes so a bad file fails here and not mid-training."""
     _require(path, "bridgebot teach --boards N --seed S")
     with np.load(path) as z:
-        missing = {"owners", "dealer", "vul", "auctions"} - set(z.files)
+        missing = set(TEACH_ARRAYS) - set(z.files)
         if missing:
             raise DataError(f"{path}: missing arrays {sorted(missing)}")
         t = TeachSet(

@@ -47,6 +47,7 @@ from bridgebot.core.files import replace_file
 from bridgebot.core.logs import progress_bar
 from bridgebot.laws.boards import dealer_vul_arrays
 from bridgebot.laws.deals import random_owners_batch
+from bridgebot.models.data import TeachSet, load_teach
 from bridgebot.models.datameta import TEACH_VERSION, DataMeta, read_meta
 
 #: What :class:`Chunk` counts of bfg's work, summed into the file's meta.
@@ -161,8 +162,10 @@ def teach_chunk(job: Job) -> Chunk:
 
 
 @dataclass
-class TeachSet:
-    """Teacher deals accumulated in memory, saved as one npz."""
+class TeachRun:
+    """A run of ``teach`` in progress: its teacher deals accumulated in memory, saved as one
+    teacher file (the format of :class:`models.data.TeachSet`, plus the run's record: the deal
+    indices, the meta and, with several teachers, who bid each deal)."""
 
     meta: DataMeta
     owners: list[npt.NDArray[np.uint8]] = field(default_factory=list)
@@ -197,11 +200,10 @@ class TeachSet:
         dealer = np.concatenate(self.dealers) if self.dealers else np.zeros(0, np.uint8)
         vul = np.concatenate(self.vuls) if self.vuls else np.zeros(0, np.uint8)
         self.meta = self.meta.model_copy(update={"count": n})
+        owners = np.concatenate(self.owners) if self.owners else np.zeros((0, 52), np.uint8)
+        deals = TeachSet(owners=owners, dealer=dealer, vul=vul, auctions=auctions, path=str(path))
         arrays: dict[str, Any] = dict(
-            owners=np.concatenate(self.owners) if self.owners else np.zeros((0, 52), np.uint8),
-            dealer=dealer.astype(np.uint8),
-            vul=vul.astype(np.uint8),
-            auctions=auctions,
+            **deals.arrays(),
             deal_index=index.astype(np.int64),
             seed=np.int64(self.meta.seed),
             generator=np.str_(TEACH_VERSION),
@@ -214,7 +216,7 @@ class TeachSet:
         replace_file(path, lambda tmp: np.savez_compressed(tmp, **arrays))
 
     @classmethod
-    def load(cls, path: Path, run: DataMeta) -> TeachSet:
+    def load(cls, path: Path, run: DataMeta) -> TeachRun:
         """Reopen a partial file to append to; its identity must match this run's."""
         with np.load(path, allow_pickle=False) as z:
             meta = read_meta(path, z)
@@ -229,11 +231,15 @@ class TeachSet:
                     f"{path}: cannot resume, its {key} is {was!r} but this run's is {now!r} "
                     "(use another --out)"
                 )
-            owners = z["owners"]
-            auctions = [[int(c) for c in row if c >= 0] for row in z["auctions"]]
             index = z["deal_index"].astype(np.int64)
-            dealer, vul = z["dealer"].astype(np.uint8), z["vul"].astype(np.uint8)
             teacher = [z["teacher"].astype(np.uint8)] if "teacher" in z.files else []
+        deals = load_teach(path)  # the format's one reader and its checks
+        owners, dealer, vul = (
+            deals.owners,
+            deals.dealer.astype(np.uint8),
+            deals.vul.astype(np.uint8),
+        )
+        auctions = [[int(c) for c in row if c >= 0] for row in deals.auctions]
         if len(index) and not np.array_equal(index, np.arange(len(index))):
             raise TeachError(f"{path}: deal_index is not 0..N-1, cannot resume")
         out = cls(
@@ -272,7 +278,7 @@ def generate(
     progress: bool = True,
     stop_after: int | None = None,
     teachers: tuple[str, ...] = ("bfg",),
-) -> TeachSet:
+) -> TeachRun:
     """Make (or extend) ``out`` to hold ``count`` teacher deals; returns what was saved.
 
     ``stop_after`` ends the run after that many new deals (a clean stand-in for an interrupted
@@ -298,7 +304,7 @@ def generate(
         {"generator": TEACH_VERSION, "seed": seed, "count": 0, "source": source,
          **who, **dict.fromkeys(BFG_COUNTS, 0)}
     )  # fmt: skip
-    teach = TeachSet.load(out, meta) if out.exists() else TeachSet(meta=meta)
+    teach = TeachRun.load(out, meta) if out.exists() else TeachRun(meta=meta)
     start = len(teach)
     stop = count if stop_after is None else min(count, start + stop_after)
     since_save = 0
@@ -328,7 +334,7 @@ def run_jobs(
             yield fn(job)
 
 
-def _take(teach: TeachSet, chunk: Chunk, bar: Any, out: Path, since: int, every: int) -> int:
+def _take(teach: TeachRun, chunk: Chunk, bar: Any, out: Path, since: int, every: int) -> int:
     teach.add(chunk)
     bar.update(len(chunk.auctions))
     since += len(chunk.auctions)

@@ -38,7 +38,7 @@ handler takes each message in each phase of a board):
    ``End of session``, leftovers of the board that ended or was abandoned.
 4. Calls and cards are checked with :mod:`bridgebot.laws`. An illegal one is answered with
    ``Illegal bid``/``Illegal card`` to the offender, who may try again; the ``max_illegal``-th
-   illegal action of a seat in a board aborts the board (:class:`BoardResult` ``aborted``).
+   illegal action of a seat in a board aborts the board (:class:`TableResult` ``aborted``).
 5. Ready messages for dummy's cards: while dummy is to play either form is accepted from everyone;
    otherwise dummy may use either form (the "Recommended TM rule" of section 2.4).
 6. ``<Seat> to lead`` / ``Dummy to lead`` goes to the controller at each trick once the other seats
@@ -80,7 +80,7 @@ from bridgebot.protocol.messages import (
     Timing,
 )
 from bridgebot.protocol.relay import SEATS, Out, RepeatedReady, name
-from bridgebot.protocol.table_board import Board, BoardResult, TableBoard
+from bridgebot.protocol.table_board import Board, TableBoard, TableResult
 from endplay.types import Player
 
 __all__ = [
@@ -90,12 +90,12 @@ __all__ = [
     "SEATS",
     "SUPPORTED_VERSIONS",
     "TRANSITIONS",
-    "BoardResult",
     "Out",
     "Phase",
     "SeatState",
     "TableBoard",
     "TableMachine",
+    "TableResult",
 ]
 
 #: Protocol versions a seat may announce (18 everyone; 19 ComputerBridge; 20 ZBridge speaks 18 too).
@@ -208,7 +208,7 @@ class TableMachine:
         self.ew_total = 0.0
         self.current: Board | None = None
         """The board in play or suspended; None between boards."""
-        self.finished: list[BoardResult] = []
+        self.finished: list[TableResult] = []
         self.errors: list[RemoteProtocolError] = []
         self.repeats = 0
         """Ready lines ignored because they repeated one already taken (rule 2)."""

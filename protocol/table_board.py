@@ -39,7 +39,7 @@ under the name the table machine has always used."""
 
 
 @dataclass
-class BoardResult:
+class TableResult:
     """What happened at the table on one board, handed to the shell when the board ends."""
 
     board: TableBoard
@@ -106,9 +106,9 @@ class Board:
     def abort(self, reason: str) -> None:
         self.aborted = reason
 
-    def result(self, *, ns_team: str | None, ew_team: str | None) -> BoardResult:
+    def result(self, *, ns_team: str | None, ew_team: str | None) -> TableResult:
         play = self.play if self.aborted is None else None
-        return BoardResult(
+        return TableResult(
             board=self.board,
             auction=list(self.auction),
             play=[] if self.play is None else list(self.play.plays),

@@ -5,7 +5,7 @@ event over the tables that finished it: each table's North-South pair against ev
 table's, and the same for East-West. Built from the session's journal alone (the record of
 truth, also after ``--resume``); an aborted board simply counts at fewer tables (Neuberg).
 Writes ``DIR/ranking.json`` (:class:`SessionRanking`) and ``DIR/ranking.md``. The scoring itself
-is :func:`laws.events.rank_pairs`, shared with ``bridgebot tournament``.
+is :func:`laws.event_scoring.rank_pairs`, shared with ``bridgebot tournament``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bridgebot.core.files import write_text_file
-from bridgebot.laws.events import TableScore, rank_pairs
+from bridgebot.laws.event_scoring import TableScore, rank_pairs
 from bridgebot.server.records import read_journal
 from pydantic import BaseModel, ConfigDict
 

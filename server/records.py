@@ -40,7 +40,7 @@ from bridgebot.laws.notation import (
     vul_text,
 )
 from bridgebot.laws.scoring import ns_score
-from bridgebot.protocol.table import BoardResult
+from bridgebot.protocol.table import TableResult
 from bridgebot.server.journal import JournalError, JournalWriter, read_lines
 from endplay.types import Bid, Board, Card, Contract, Deal, Player, Vul
 from pydantic import (
@@ -201,7 +201,7 @@ class TableRecord(BaseModel):
         return self.score_ns
 
 
-def result_contract(result: BoardResult) -> Contract | None:
+def result_contract(result: TableResult) -> Contract | None:
     """The contract with its result (tricks over or under the book) filled in."""
     c = result.contract
     if c is None or result.declarer_tricks is None:
@@ -215,7 +215,7 @@ def result_contract(result: BoardResult) -> Contract | None:
     )
 
 
-def table_record(result: BoardResult, table: int = 1) -> TableRecord:
+def table_record(result: TableResult, table: int = 1) -> TableRecord:
     """The journal record of one board as the table saw it."""
     b = result.board
     contract = result.contract
@@ -245,7 +245,7 @@ def table_record(result: BoardResult, table: int = 1) -> TableRecord:
     )
 
 
-def to_pbn_board(result: BoardResult, table: int = 1) -> Board:
+def to_pbn_board(result: TableResult, table: int = 1) -> Board:
     """The endplay ``Board`` of a played (or passed-out) board."""
     if result.aborted is not None:
         raise ValueError(f"board {result.board.number} was aborted and has no PBN record")
@@ -360,7 +360,7 @@ class RecordWriter:
         if session is not None and self._journal.empty:
             self._journal.append(SessionLine(session=session))
 
-    def write(self, result: BoardResult, table: int = 1) -> TableRecord:
+    def write(self, result: TableResult, table: int = 1) -> TableRecord:
         """Record one board; returns its journal record. Durable when this returns."""
         record = table_record(result, table)
         if result.aborted is None:

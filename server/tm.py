@@ -18,7 +18,7 @@ Three hooks let a caller (a match of several rooms, a test, the live tables of
 record writer (:class:`BoardRecorder`), ``on_board(table, result)`` is called with each finished
 board, in order, once it is durably recorded, and ``observer(table, event)`` is told each seat that
 comes or goes, each board started, call relayed and card played, each board finished (after
-``on_board``) and the end of the session (:mod:`server.events`; an observer that raises is logged,
+``on_board``) and the end of the session (:mod:`server.table_events`; an observer that raises is logged,
 never lets the table down). Every timer
 (handshake, per-board timeout, reconnection, closing) runs on the running event loop's clock
 (``loop.time()``), so a test loop with a virtual clock (:mod:`server.testing`) drives them all; only
@@ -62,8 +62,8 @@ from bridgebot.protocol.messages import (
     PlayMsg,
     Teams,
 )
-from bridgebot.protocol.table import SEATS, BoardResult, Phase, SeatState, TableBoard, TableMachine
-from bridgebot.server import events
+from bridgebot.protocol.table import SEATS, Phase, SeatState, TableBoard, TableMachine, TableResult
+from bridgebot.server import table_events
 from bridgebot.server.guard import DEFAULT_LIMITS, ConnectionGuard, Limits
 from bridgebot.server.records import RecordWriter, SessionHeader, table_record
 from endplay.types import Player
@@ -80,13 +80,13 @@ class BoardRecorder(Protocol):
     """Where finished boards go: :class:`server.records.RecordWriter` unless the caller gives
     another. ``write`` must be durable when it returns (the next board starts right after)."""
 
-    def write(self, result: BoardResult, table: int) -> object: ...
+    def write(self, result: TableResult, table: int) -> object: ...
 
     def close(self) -> None: ...
 
 
 #: ``on_board(table, result)``: called with each finished board, in order, after it is recorded.
-OnBoard = Callable[[int, BoardResult], None]
+OnBoard = Callable[[int, TableResult], None]
 
 
 @dataclass(frozen=True)
@@ -165,7 +165,7 @@ class Table:
         limits: Limits = DEFAULT_LIMITS,
         keep_results: bool = True,
         on_board: OnBoard | None = None,
-        observer: events.Observer | None = None,
+        observer: table_events.Observer | None = None,
     ) -> None:
         self.number = number
         self.boards = list(boards)
@@ -185,7 +185,7 @@ class Table:
         boards)."""
         self.transcript = transcript
         self.conns: dict[Player, _Conn] = {}
-        self.results: list[BoardResult] = []
+        self.results: list[TableResult] = []
         self.log: Any = structlog.get_logger("bridgebot.tm").bind(table=number)
         self._changed = asyncio.Event()
         self.boards_started = 0
@@ -265,7 +265,7 @@ class Table:
         self.conns[seat] = conn
         self.send(self.machine.seat(seat, team))
         self.log.info("seated", seat=seat.name, team=team, peer=conn.peer)
-        self._observe(events.SeatJoined(seat.abbr, team))
+        self._observe(table_events.SeatJoined(seat.abbr, team))
         self._changed.set()
 
     def detach(self, seat: Player, conn: _Conn) -> None:
@@ -276,12 +276,12 @@ class Table:
             self.machine.disconnect(seat)
             self.log.warning("seat disconnected; held for its team", seat=seat.name,
                              phase=self.machine.phase.value)  # fmt: skip
-        self._observe(events.SeatLeft(seat.abbr))
+        self._observe(table_events.SeatLeft(seat.abbr))
         self._changed.set()
 
     # ------------------------------------------------------------------ the observer
 
-    def _observe(self, event: events.TableEvent) -> None:
+    def _observe(self, event: table_events.TableEvent) -> None:
         """Tell the observer. Its failure goes no further: it is logged once and the observer
         is told nothing more of this table, which plays on."""
         if self.observer is None:
@@ -296,7 +296,7 @@ class Table:
     def _board_started(self, board: TableBoard, restart: bool = False) -> None:
         self._told = (0, 0)
         if self.observer is not None:
-            self._observe(events.BoardStarted(board.number, board.dealer.abbr, vul_text(board.vul),
+            self._observe(table_events.BoardStarted(board.number, board.dealer.abbr, vul_text(board.vul),
                                               board.deal.to_pbn(), restart))  # fmt: skip
 
     def _tell_progress(self) -> None:
@@ -317,11 +317,11 @@ class Table:
         calls, cards = self._told or (0, 0)
         for i in range(calls, len(auction)):
             seat = seat_of_call(board.dealer, i)
-            self._observe(events.CallMade(board.number, i, seat.abbr, call_text(auction[i]),
+            self._observe(table_events.CallMade(board.number, i, seat.abbr, call_text(auction[i]),
                                           alerts.get(i)))  # fmt: skip
         for i in range(cards, len(plays)):
             seat, card = plays[i]
-            self._observe(events.CardPlayed(board.number, i, seat.abbr, card_text(card)))
+            self._observe(table_events.CardPlayed(board.number, i, seat.abbr, card_text(card)))
         # Once the board has ended, nothing more is told of it until the next one starts.
         self._told = (len(auction), len(plays)) if m.current is not None else None
 
@@ -353,7 +353,7 @@ class Table:
     def _absent(self) -> list[str]:
         return [seat_name(p) for p in SEATS if p not in self.conns]
 
-    async def run(self) -> list[BoardResult]:
+    async def run(self) -> list[TableResult]:
         """Seat, play every board, journal each, send ``End of session``; return the results."""
         m = self.machine
         await self._wait(lambda: m.phase is Phase.IDLE)
@@ -372,7 +372,7 @@ class Table:
             if self.on_board is not None:
                 self.on_board(self.number, result)
             if self.observer is not None:
-                self._observe(events.BoardFinished(table_record(result, self.number)))
+                self._observe(table_events.BoardFinished(table_record(result, self.number)))
             self.played += result.aborted is None
             self.aborted += result.aborted is not None
             if self.keep_results:
@@ -385,7 +385,7 @@ class Table:
                           declarer=None if contract is None else seat_name(contract.declarer),
                           tricks=result.declarer_tricks, aborted=result.aborted)  # fmt: skip
         self.send(m.end_session())
-        self._observe(events.SessionEnded())
+        self._observe(table_events.SessionEnded())
         for conn in list(self.conns.values()):
             await conn.close()
         return self.results
@@ -439,7 +439,7 @@ class TableManager:
         session: SessionHeader | None = None,
         records: BoardRecorder | None = None,
         on_board: OnBoard | None = None,
-        observer: events.Observer | None = None,
+        observer: table_events.Observer | None = None,
     ) -> None:
         """``records``: where finished boards go (default: a :class:`RecordWriter` on
         ``out_dir``, which the table manager closes; a recorder given here is the caller's to
@@ -512,7 +512,7 @@ class TableManager:
                 self.seat_addresses[seat] = (name[0], name[1])
         return self.address
 
-    async def serve(self) -> list[list[BoardResult]]:
+    async def serve(self) -> list[list[TableResult]]:
         """Run every table to ``End of session``; close everything; return results per table."""
         if self.address is None:
             await self.start()

@@ -18,7 +18,7 @@ from bridgebot.laws.board_sets import load_boards
 from bridgebot.laws.cards import deal_owners
 from bridgebot.laws.deals import random_owners_batch
 from bridgebot.laws.notation import parse_vul
-from bridgebot.protocol.table import BoardResult, TableBoard
+from bridgebot.protocol.table import TableBoard, TableResult
 from bridgebot.server.records import RecordWriter
 from bridgebot.server.tm_cli import session_of
 from bridgebot.tournament.journal import read_journal
@@ -58,7 +58,7 @@ def test_tm_match_teach_and_ddgen_deal_the_same_boards(
     session = session_of(argparse.Namespace(deals=None, seed=SEED, tables=1), boards)
     writer = RecordWriter(tm_dir, session)
     for b in boards:
-        writer.write(BoardResult(board=b), 1)
+        writer.write(TableResult(board=b), 1)
     writer.close()
     capsys.readouterr()
     tm = ["tm", "--seed", seed, "--boards", str(BOARDS), "--out", str(tm_dir), "--resume"]

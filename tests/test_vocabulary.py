@@ -15,7 +15,7 @@ import pytest
 from bridgebot.laws.board_sets import generate, load_deal_file
 from bridgebot.laws.cards import deal_owners
 from bridgebot.laws.notation import parse_vul
-from bridgebot.protocol.table import BoardResult
+from bridgebot.protocol.table import TableResult
 from bridgebot.server.records import RecordWriter
 from bridgebot.server.tm_cli import session_of
 from bridgebot.tournament.journal import read_journal
@@ -83,7 +83,7 @@ def test_a_deal_file_deals_the_same_boards_in_tm_match_tournament_and_teach(
         tm_dir, session_of(argparse.Namespace(deals=str(pbn), seed=None, tables=1), boards)
     )
     for b in boards:
-        writer.write(BoardResult(board=b), 1)
+        writer.write(TableResult(board=b), 1)
     writer.close()
     capsys.readouterr()
     assert main(["tm", "--deals", str(pbn), "--out", str(tm_dir), "--resume"]) == 0

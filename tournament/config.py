@@ -10,8 +10,8 @@ from typing import Protocol
 
 from bridgebot.engine.agent import AgentFactory
 from bridgebot.laws.deals import STREAM
-from bridgebot.server.events import Observer
 from bridgebot.server.records import TableRecord
+from bridgebot.server.table_events import Observer
 from bridgebot.tournament.records import MatchHeader
 from bridgebot.tournament.rooms import ExternalSeat, Network
 from bridgebot.tournament.seatings import THEM, US, seatings

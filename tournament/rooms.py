@@ -32,13 +32,13 @@ from bridgebot.engine.agent import Agent
 from bridgebot.laws.boards import BoardDeal
 from bridgebot.laws.notation import NotationError, parse_seat, vul_text
 from bridgebot.laws.scoring import dd_tricks, ns_score
-from bridgebot.protocol.table import BoardResult as TableResult
-from bridgebot.server.events import Observer
+from bridgebot.protocol.table import TableResult
 from bridgebot.server.guard import Limits
 from bridgebot.server.guard import Network as AddressNetwork
 from bridgebot.server.journal import JournalWriter, read_lines
 from bridgebot.server.records import TableRecord, table_record
 from bridgebot.server.seat import Alerter, SeatClient
+from bridgebot.server.table_events import Observer
 from bridgebot.server.tm import TableManager
 from bridgebot.tournament.records import BoardResult
 from bridgebot.tournament.seatings import US, Seating, board_imps
@@ -196,7 +196,7 @@ async def play_rooms(
     play it again in that room (a room with nothing left is not opened).
     ``alerters`` (by room, N, E, S, W) alert our seats' artificial calls, for a person who
     reads them (``bridgebot play``); a match of bots alerts nothing. ``observe(room)``, if given,
-    is the observer of that room's table manager (:mod:`server.events`: the live tables).
+    is the observer of that room's table manager (:mod:`server.table_events`: the live tables).
     Raises :class:`MatchStopped` when an outside seat does not come (back) in time.
     """
     net = net or Network()

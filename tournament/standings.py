@@ -3,7 +3,7 @@
 The standings are a function of the finished matches only (each match's own journal), so a
 resumed tournament ranks exactly as an uninterrupted one. Ranking (also in the README):
 
-1. victory points, summed over every match (WBF 2013 continuous scale, :mod:`laws.events`);
+1. victory points, summed over every match (WBF 2013 continuous scale, :mod:`laws.event_scoring`);
 2. among entrants level on VPs: the VPs they scored in the matches between themselves;
 3. then the IMP quotient, IMPs won / IMPs lost over all their matches;
 4. still level: the same rank, listed by name.
@@ -24,7 +24,7 @@ from pathlib import Path
 from bridgebot.core.errors import validation_fault
 from bridgebot.core.files import write_text_file
 from bridgebot.core.stats import finite, mean_stderr
-from bridgebot.laws.events import TableScore, rank_pairs, victory_points
+from bridgebot.laws.event_scoring import TableScore, rank_pairs, victory_points
 from bridgebot.tournament.records import BoardResult
 from bridgebot.tournament.seatings import US, seatings
 from pydantic import BaseModel, ConfigDict, Field, ValidationError

@@ -35,7 +35,7 @@ from typing import Any
 
 import structlog
 from aiohttp import WSMsgType, web
-from bridgebot.server import events
+from bridgebot.server import table_events
 from bridgebot.server.records import TableRecord
 from bridgebot.server.web.spectator_state import LiveTables
 from endplay.types import Player
@@ -213,16 +213,16 @@ class SpectatorServer:
 
     # ------------------------------------------------------------------ feeding (any thread)
 
-    def observer(self, label: str | None = None) -> events.Observer:
+    def observer(self, label: str | None = None) -> table_events.Observer:
         """A table manager's ``observer``: its tables are labelled by number, or all by
         ``label`` (a match's room)."""
 
-        def observe(table: int, event: events.TableEvent) -> None:
+        def observe(table: int, event: table_events.TableEvent) -> None:
             self.publish(str(table) if label is None else label, event)
 
         return observe
 
-    def publish(self, label: str, event: events.TableEvent) -> None:
+    def publish(self, label: str, event: table_events.TableEvent) -> None:
         """Hand one event of table ``label`` to the server's loop; returns at once."""
         self._call(self._apply, label, event)
 
@@ -253,7 +253,7 @@ class SpectatorServer:
             fn, args = self._inbox.popleft()
             fn(*args)
 
-    def _apply(self, label: str, event: events.TableEvent) -> None:
+    def _apply(self, label: str, event: table_events.TableEvent) -> None:
         self.state.apply(label, event)
         self._dirty.add(label)
 

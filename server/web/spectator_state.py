@@ -1,6 +1,6 @@
 """The live tables' state: what the spectator page shows, built from the table manager's events.
 
-:class:`LiveTables` takes :mod:`server.events` (one table at a time, by its label: ``1``, ``2`` for
+:class:`LiveTables` takes :mod:`server.table_events` (one table at a time, by its label: ``1``, ``2`` for
 the tables of ``bridgebot tm``, ``open``, ``closed`` for a match's rooms) and a match's finished
 boards, and gives each table's view as plain JSON-ready data. It does no I/O and keeps no clock,
 so it is tested by feeding it events; :mod:`server.web.spectator` serves it.
@@ -29,7 +29,7 @@ from bridgebot.laws.notation import (
     parse_card,
 )
 from bridgebot.laws.play import trick_winner
-from bridgebot.server import events
+from bridgebot.server import table_events
 from bridgebot.server.records import TableRecord
 from endplay.types import Bid, Card, Contract, Deal, Player
 
@@ -65,7 +65,7 @@ class _Board:
     """The finished board's journal line (None while it is played)."""
 
     @classmethod
-    def start(cls, e: events.BoardStarted) -> _Board:
+    def start(cls, e: table_events.BoardStarted) -> _Board:
         return cls(e.board, _seat(e.dealer), e.vul, Deal(e.deal))
 
     @classmethod
@@ -210,27 +210,27 @@ class LiveTables:
         board is played (the ``play`` command, or ``--human-seat`` of ``bridgebot tm``)."""
         self.table(label).people.add(seat)
 
-    def apply(self, label: str, event: events.TableEvent) -> None:
+    def apply(self, label: str, event: table_events.TableEvent) -> None:
         """Take one event of table ``label``."""
         t = self.table(label)
         match event:
-            case events.SeatJoined(seat=seat, team=team):
+            case table_events.SeatJoined(seat=seat, team=team):
                 t.teams[seat] = team
                 t.present.add(seat)
                 t.joined.add(seat)
-            case events.SeatLeft(seat=seat):
+            case table_events.SeatLeft(seat=seat):
                 t.present.discard(seat)
-            case events.BoardStarted():
+            case table_events.BoardStarted():
                 t.board = _Board.start(event)
-            case events.CallMade(board=number, index=i, call=call, alert=alert):
+            case table_events.CallMade(board=number, index=i, call=call, alert=alert):
                 if t.board is not None and t.board.number == number and i == len(t.board.auction):
                     t.board.call(parse_call(call), alert)
-            case events.CardPlayed(board=number, index=i, card=card):
+            case table_events.CardPlayed(board=number, index=i, card=card):
                 if t.board is not None and t.board.number == number and i == len(t.board.plays):
                     t.board.card(parse_card(card))
-            case events.BoardFinished(record=record):
+            case table_events.BoardFinished(record=record):
                 self.finish(label, record)
-            case events.SessionEnded():
+            case table_events.SessionEnded():
                 t.ended = True
 
     def finish(self, label: str, record: TableRecord) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from bridgebot.laws.events import (
+from bridgebot.laws.event_scoring import (
     TableScore,
     board_matchpoints,
     butler_datum,

@@ -227,16 +227,16 @@ async def test_a_killed_table_manager_resumes_from_its_journal(tmp_path: Path) -
 
 
 def test_resume_repairs_a_torn_journal_line_and_an_unjournaled_pbn_record(tmp_path: Path) -> None:
-    from bridgebot.protocol.table import BoardResult
+    from bridgebot.protocol.table import TableResult
 
     boards = generate(2, 3)
     writer = RecordWriter(tmp_path)
     for b in boards[:2]:
-        writer.write(BoardResult(board=b, aborted=None), 1)  # passed out: PBN and journal
+        writer.write(TableResult(board=b, aborted=None), 1)  # passed out: PBN and journal
     writer.close()
     # Killed while recording board 3: its PBN record is written, its journal line only half.
     last = RecordWriter(tmp_path)
-    last.write(BoardResult(board=boards[2]), 1)
+    last.write(TableResult(board=boards[2]), 1)
     last.close()
     jpath = tmp_path / "journal.jsonl"
     text = jpath.read_text()

@@ -53,7 +53,7 @@ from bridgebot.protocol.messages import (
 )
 from bridgebot.protocol.relay import CardPlay, ThinkingTime
 from bridgebot.protocol.seat import NeedCall, NeedCard, SeatMachine, Send
-from bridgebot.protocol.table import BoardResult, Phase, TableBoard, TableMachine
+from bridgebot.protocol.table import Phase, TableBoard, TableMachine, TableResult
 from bridgebot.protocol.table_board import Board
 from endplay.types import Bid, Card, Deal, Hand, Player
 from hypothesis import given, settings
@@ -74,7 +74,7 @@ def canon(x: Any) -> Any:
         return [canon(v) for v in x]
     if isinstance(x, Hand | Deal):
         return bytes(x._data)  # the card bits (to_pbn is too slow for every step)
-    if isinstance(x, BoardResult | TableBoard):
+    if isinstance(x, TableResult | TableBoard):
         return ("same object", id(x))  # a refused message must not replace a record
     if isinstance(x, Board | CardPlay | ThinkingTime):  # the board's state, all of it
         return (type(x).__name__, canon(state(x)))
@@ -220,7 +220,7 @@ class Sim:
         del self.refused_honest[before:]
         self.injected.append(f"{line}: {outcome}")
 
-    def run(self) -> list[BoardResult]:
+    def run(self) -> list[TableResult]:
         for _ in range(self.max_steps):
             if not self.shell():
                 break
@@ -258,7 +258,7 @@ class Sim:
         return self.m.finished
 
 
-def check_lawful(result: BoardResult) -> None:
+def check_lawful(result: TableResult) -> None:
     """A finished board's auction and play obey the laws, and its trick count is right."""
     b = result.board
     auction: list[Bid] = []

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from bridgebot.laws.events import butler_imps, matchpoints
+from bridgebot.laws.event_scoring import butler_imps, matchpoints
 from bridgebot.server.ranking import SessionRanking, pair_name, rank_session, session_scores
 from bridgebot.server.records import TableRecord, read_journal
 from bridgebot.server.seat import SeatClient

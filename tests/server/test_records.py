@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from bridgebot.laws.board_sets import generate
 from bridgebot.laws.calls import PASS
-from bridgebot.protocol.table import BoardResult
+from bridgebot.protocol.table import TableResult
 from bridgebot.server.journal import JournalError
 from bridgebot.server.records import (
     JOURNAL_LINE,
@@ -31,13 +31,13 @@ from pydantic import ValidationError
 OLD_TM_JOURNAL = Path(__file__).parents[1] / "journals" / "old-tm-journal.jsonl"
 
 
-def played_result() -> BoardResult:
+def played_result() -> TableResult:
     """Board 1 of seed 3: 1S by North, alerted, and the first trick."""
     board = generate(3, 1)[0]
     auction = [Bid("1S"), PASS, PASS, PASS]
     trick = [(Player.east, Card("C2")), (Player.south, Card("CA")), (Player.west, Card("CK")),
              (Player.north, Card("C3"))]  # fmt: skip
-    return BoardResult(
+    return TableResult(
         board=board,
         auction=auction,
         play=trick,

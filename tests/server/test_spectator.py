@@ -1,4 +1,4 @@
-"""The live tables' feed: the table manager's observer hook (``server.events``) tells every seat,
+"""The live tables' feed: the table manager's observer hook (``server.table_events``) tells every seat,
 board, call, card and result in order, and matches the journal; the spectator's state
 (``server.web.spectator_state``) rebuilds each table from those events, hiding the hands where a
 person sits; the web server (``server.web.spectator``) never waits for a page: a page that does
@@ -18,8 +18,8 @@ import pytest
 from bridgebot.engine.agent import BiddingView
 from bridgebot.laws.board_sets import generate
 from bridgebot.laws.notation import call_text, card_text
-from bridgebot.protocol.table import BoardResult
-from bridgebot.server import events
+from bridgebot.protocol.table import TableResult
+from bridgebot.server import table_events
 from bridgebot.server.records import read_journal
 from bridgebot.server.testing import random_seat
 from bridgebot.server.tm import TableManager
@@ -28,7 +28,7 @@ from bridgebot.server.web.spectator import SpectatorServer
 from bridgebot.server.web.spectator_state import LiveTables
 from endplay.types import Bid, Deal, Player
 
-Seen = list[tuple[int, events.TableEvent]]
+Seen = list[tuple[int, table_events.TableEvent]]
 
 
 def alert_bids(view: BiddingView, call: Bid) -> str | None:
@@ -56,7 +56,7 @@ async def test_the_observer_sees_each_table_in_order_as_the_journal_has_it(tmp_p
     seen: Seen = []
     boards_seen: list[int] = []
 
-    def on_board(table: int, result: BoardResult) -> None:
+    def on_board(table: int, result: TableResult) -> None:
         boards_seen.append(len(seen))
 
     tm = TableManager(generate(5, 3), tmp_path, tables=2, on_board=on_board,
@@ -67,26 +67,26 @@ async def test_the_observer_sees_each_table_in_order_as_the_journal_has_it(tmp_p
     for table in (1, 2):
         everything = [e for t, e in seen if t == table]
         # The seats leave once the session is over (here, not before).
-        left = [i for i, e in enumerate(everything) if isinstance(e, events.SeatLeft)]
-        ended = [i for i, e in enumerate(everything) if isinstance(e, events.SessionEnded)]
+        left = [i for i, e in enumerate(everything) if isinstance(e, table_events.SeatLeft)]
+        ended = [i for i, e in enumerate(everything) if isinstance(e, table_events.SessionEnded)]
         assert len(ended) == 1 and len(left) == 4 and min(left) > ended[0]
-        mine = [e for e in everything if not isinstance(e, events.SeatLeft)]
-        assert sorted(e.seat for e in mine[:4] if isinstance(e, events.SeatJoined)) == sorted(
+        mine = [e for e in everything if not isinstance(e, table_events.SeatLeft)]
+        assert sorted(e.seat for e in mine[:4] if isinstance(e, table_events.SeatJoined)) == sorted(
             "NESW"
         )
-        assert isinstance(mine[-1], events.SessionEnded)
+        assert isinstance(mine[-1], table_events.SessionEnded)
         records = [r for r in journal if r.table == table]
-        starts = [i for i, e in enumerate(mine) if isinstance(e, events.BoardStarted)]
+        starts = [i for i, e in enumerate(mine) if isinstance(e, table_events.BoardStarted)]
         assert len(starts) == 3
         for k, (start, record) in enumerate(zip(starts, records, strict=True)):
             end = starts[k + 1] if k + 1 < len(starts) else len(mine)
             board = mine[start:end]
             started = board[0]
-            assert isinstance(started, events.BoardStarted)
+            assert isinstance(started, table_events.BoardStarted)
             assert (started.board, started.dealer, started.vul, started.deal) == (
                 record.board, record.dealer, record.vul, record.deal)  # fmt: skip
-            calls = [e for e in board if isinstance(e, events.CallMade)]
-            cards = [e for e in board if isinstance(e, events.CardPlayed)]
+            calls = [e for e in board if isinstance(e, table_events.CallMade)]
+            cards = [e for e in board if isinstance(e, table_events.CardPlayed)]
             assert [c.index for c in calls] == list(range(len(record.auction)))
             assert tuple(c.call for c in calls) == record.auction
             assert {c.index: c.alert for c in calls if c.alert is not None} == record.alerts
@@ -97,15 +97,15 @@ async def test_the_observer_sees_each_table_in_order_as_the_journal_has_it(tmp_p
             assert all(c.card in {card_text(x) for x in deal[Player.find(c.seat)]} for c in cards)
             # Calls before cards; the board's end last, with its journal line.
             kinds = [type(e) for e in board[1:]]
-            assert kinds == [events.CallMade] * len(calls) + [events.CardPlayed] * len(cards) + [
-                events.BoardFinished] + ([events.SessionEnded] if k == 2 else [])  # fmt: skip
-            finished = next(e for e in board if isinstance(e, events.BoardFinished))
+            assert kinds == [table_events.CallMade] * len(calls) + [table_events.CardPlayed] * len(cards) + [
+                table_events.BoardFinished] + ([table_events.SessionEnded] if k == 2 else [])  # fmt: skip
+            finished = next(e for e in board if isinstance(e, table_events.BoardFinished))
             assert finished.record == record
     played = [r for r in journal if r.contract is not None]
     assert played and any(len(r.play) == 52 for r in played)
     assert any(r.alerts for r in journal)  # North's alerts went through the hook too
     # BoardFinished comes after on_board (the board is recorded and handed on first).
-    finished = [i for i, (_, e) in enumerate(seen) if isinstance(e, events.BoardFinished)]
+    finished = [i for i, (_, e) in enumerate(seen) if isinstance(e, table_events.BoardFinished)]
     assert finished == boards_seen
 
 
@@ -117,18 +117,18 @@ FAILED = "observer failed; it is told nothing more of this table"
 async def test_a_failing_observer_is_logged_once_and_the_session_goes_on(
     tmp_path: Path, logs: list[dict[str, Any]]
 ) -> None:
-    calls: list[events.TableEvent] = []
+    calls: list[table_events.TableEvent] = []
 
-    def observer(table: int, event: events.TableEvent) -> None:
+    def observer(table: int, event: table_events.TableEvent) -> None:
         calls.append(event)
-        if isinstance(event, events.BoardStarted):
+        if isinstance(event, table_events.BoardStarted):
             raise RuntimeError("a broken page")
 
     tm = TableManager(generate(6, 2), tmp_path, observer=observer)
     await play(tm)
     assert len(read_journal(tmp_path / "journal.jsonl").records) == 2
     assert [e["what"] for e in logs if e["event"] == FAILED] == ["BoardStarted"]
-    assert isinstance(calls[-1], events.BoardStarted) and len(calls) == 5
+    assert isinstance(calls[-1], table_events.BoardStarted) and len(calls) == 5
 
 
 async def _session_events(tmp_path: Path, seed: int = 5) -> Seen:
@@ -141,7 +141,7 @@ async def _session_events(tmp_path: Path, seed: int = 5) -> Seen:
 @pytest.mark.virtual_time
 async def test_the_state_follows_a_board_card_by_card(tmp_path: Path) -> None:
     seen = await _session_events(tmp_path)
-    record = next(e.record for _, e in seen if isinstance(e, events.BoardFinished)
+    record = next(e.record for _, e in seen if isinstance(e, table_events.BoardFinished)
                   and e.record.contract is not None and len(e.record.play) == 52)  # fmt: skip
     live = LiveTables()
     cards = alerts = 0
@@ -149,16 +149,16 @@ async def test_the_state_follows_a_board_card_by_card(tmp_path: Path) -> None:
         live.apply("1", e)
         view = live.table_view("1")
         board = view["board"]
-        if isinstance(e, events.SeatJoined):
+        if isinstance(e, table_events.SeatJoined):
             assert view["seats"][e.seat] == {"team": e.team, "here": True, "away": False,
                                              "person": False}  # fmt: skip
-        if isinstance(e, events.CallMade):
+        if isinstance(e, table_events.CallMade):
             assert board["auction"][-1] == {"seat": e.seat, "call": e.call, "alert": e.alert}
             alerts += e.alert is not None
-        if isinstance(e, events.BoardStarted) and e.board == record.board:
+        if isinstance(e, table_events.BoardStarted) and e.board == record.board:
             assert board["state"] == "auction" and board["played"] == 0
             assert all(sum(len(s) for s in h.values()) == 13 for h in board["hands"].values())
-        if isinstance(e, events.CardPlayed) and e.board == record.board:
+        if isinstance(e, table_events.CardPlayed) and e.board == record.board:
             cards += 1
             assert board["state"] == "play" and board["played"] == cards
             assert board["contract"] == record.contract and board["declarer"] == record.declarer
@@ -169,7 +169,7 @@ async def test_the_state_follows_a_board_card_by_card(tmp_path: Path) -> None:
             assert len(board["trick"]) == (cards % 4 or 4)
             assert board["won"]["NS"] + board["won"]["EW"] == cards // 4
             assert e.card[1:] not in board["hands"][e.seat][e.card[0]]
-        if isinstance(e, events.BoardFinished) and e.record.board == record.board:
+        if isinstance(e, table_events.BoardFinished) and e.record.board == record.board:
             assert board["state"] == "done" and board["result"]["tricks"] == record.tricks
             assert board["result"]["score_ns"] == record.score_ns
             assert view["results"][0]["board"] == record.board
@@ -257,7 +257,7 @@ async def test_a_page_that_does_not_read_is_dropped_and_nothing_waits_for_it(
             reading = asyncio.create_task(read())
             started = time.perf_counter()
             for table in range(60):
-                web.publish(str(table), events.SeatJoined("N", big))
+                web.publish(str(table), table_events.SeatJoined("N", big))
                 await asyncio.sleep(0.01)
             publishing = time.perf_counter() - started
             await asyncio.wait_for(reading, 20)
@@ -292,7 +292,7 @@ async def test_the_page_and_its_files_are_served_with_a_favicon_and_nothing_else
                 assert "default-src 'self'" in r.headers["Content-Security-Policy"]
                 body = r.read().decode().replace("http://www.w3.org/2000/svg", "")  # a name
             assert "http://" not in body and "https://" not in body
-        web.publish("1", events.SeatJoined("S", "Alice"))
+        web.publish("1", table_events.SeatJoined("S", "Alice"))
         for _ in range(50):
             state = _get(web.url + "state.json")
             if len(state) > 1 and state[1]["seats"]["S"]["team"]:

@@ -9,7 +9,7 @@ import endplay.parsers.pbn as pbn
 import pytest
 from bridgebot.laws import calls as rules
 from bridgebot.laws.board_sets import BoardSetError, generate, load_deal_file, load_pbn_text
-from bridgebot.protocol.table import BoardResult
+from bridgebot.protocol.table import TableResult
 from bridgebot.server.records import RecordWriter
 from endplay.types import Player, Vul
 
@@ -30,10 +30,10 @@ def test_generation_is_seeded_and_complete() -> None:
 
 def test_records_round_trip_through_pbn(tmp_path: Path) -> None:
     boards = generate(3, 2)
-    played = BoardResult(board=boards[0], auction=[rules.PASS] * 4)  # passed out
+    played = TableResult(board=boards[0], auction=[rules.PASS] * 4)  # passed out
     writer = RecordWriter(tmp_path)
     writer.write(played)
-    aborted = BoardResult(board=boards[1], auction=[rules.PASS], aborted="East timed out")
+    aborted = TableResult(board=boards[1], auction=[rules.PASS], aborted="East timed out")
     writer.write(aborted)
     writer.close()
     back = load_deal_file(tmp_path / "boards.pbn")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from bridgebot.laws.board_sets import generate, load_deal_file
-from bridgebot.protocol.table import BoardResult
+from bridgebot.protocol.table import TableResult
 from bridgebot.server.records import RecordWriter
 from bridgebot.server.tm_cli import session_of
 
@@ -70,7 +70,7 @@ def finished_session(out: Path, seed: int, count: int) -> None:
     args = argparse.Namespace(deals=None, seed=seed, tables=1)
     writer = RecordWriter(out, session_of(args, boards))
     for b in boards:
-        writer.write(BoardResult(board=b), 1)
+        writer.write(TableResult(board=b), 1)
     writer.close()
 
 

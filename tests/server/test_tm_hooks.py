@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from bridgebot.laws.board_sets import generate
-from bridgebot.protocol.table import BoardResult
+from bridgebot.protocol.table import TableResult
 from bridgebot.server.records import read_journal
 from bridgebot.server.testing import random_seat
 from bridgebot.server.tm import TableManager
@@ -28,7 +28,7 @@ async def play(tm: TableManager) -> None:
 async def test_on_board_sees_each_board_in_order_after_its_journal_line(tmp_path: Path) -> None:
     seen: list[tuple[int, int, int, int]] = []  # table, board, journal lines, boards started
 
-    def on_board(table: int, result: BoardResult) -> None:
+    def on_board(table: int, result: TableResult) -> None:
         journaled = len(read_journal(tmp_path / "journal.jsonl").records)
         seen.append((table, result.board.number, journaled, tm.tables[table - 1].boards_started))
 
@@ -47,7 +47,7 @@ class ListRecorder:
         self.boards: list[tuple[int, int]] = []
         self.closed = False
 
-    def write(self, result: BoardResult, table: int) -> None:
+    def write(self, result: TableResult, table: int) -> None:
         self.boards.append((table, result.board.number))
 
     def close(self) -> None:

@@ -20,7 +20,7 @@ import pytest
 from bridgebot.laws.boards import dealer_of, vul_of
 from bridgebot.protocol.codec import Direction, parse
 from bridgebot.protocol.messages import ReadyForCard
-from bridgebot.protocol.table import BoardResult, TableBoard
+from bridgebot.protocol.table import TableBoard, TableResult
 from bridgebot.server.testing import TEAMS
 from bridgebot.server.testing.styles import STYLES, StyledPeer, StyledSeat, dummy_deal
 from bridgebot.server.tm import TableManager
@@ -53,7 +53,7 @@ def highest(legal: Sequence[Card]) -> Card:
     return max(legal, key=lambda c: (c.rank.value, -c.suit.value))
 
 
-Table = tuple[list[BoardResult], dict[Player, StyledSeat]]
+Table = tuple[list[TableResult], dict[Player, StyledSeat]]
 
 
 async def play_tables(
@@ -109,7 +109,7 @@ async def play_table(
     return table
 
 
-def check_dummy_won_and_led(results: list[BoardResult], models: dict[Player, StyledSeat]) -> None:
+def check_dummy_won_and_led(results: list[TableResult], models: dict[Player, StyledSeat]) -> None:
     """Every board was played out, dummy won tricks and led, and declarer was told so."""
     for r in results:
         assert r.aborted is None and r.contract is not None and len(r.play) == 52, r

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from bridgebot.server import events
+from bridgebot.server import table_events
 from bridgebot.server.records import TableRecord
 from bridgebot.server.web.spectator_state import LiveTables
 from bridgebot.tournament.config import MatchConfig
@@ -25,12 +25,12 @@ class Recorder:
     """The watcher's side, kept in memory: what a :class:`SpectatorServer` would be told."""
 
     def __init__(self) -> None:
-        self.events: list[tuple[str, events.TableEvent]] = []
+        self.events: list[tuple[str, table_events.TableEvent]] = []
         self.boards: list[tuple[int, int, tuple[TableRecord, ...]]] = []
         self.live = LiveTables()
 
-    def observer(self, label: str | None = None) -> events.Observer:
-        def observe(table: int, event: events.TableEvent) -> None:
+    def observer(self, label: str | None = None) -> table_events.Observer:
+        def observe(table: int, event: table_events.TableEvent) -> None:
             room = label or str(table)
             self.events.append((room, event))
             self.live.apply(room, event)
@@ -51,9 +51,9 @@ def test_real_play_rooms_show_every_card_and_the_running_imps(tmp_path: Path) ->
     assert [(b, imps) for b, imps, _ in watch.boards] == [(j.board, j.imps) for j in journal]
     for room in ("open", "closed"):
         mine = [e for r, e in watch.events if r == room]
-        assert [e.board for e in mine if isinstance(e, events.BoardStarted)] == [1, 2, 3]
+        assert [e.board for e in mine if isinstance(e, table_events.BoardStarted)] == [1, 2, 3]
         played = [r for j in journal for r in j.rooms if r.room == room]
-        cards = tuple(e.card for e in mine if isinstance(e, events.CardPlayed))
+        cards = tuple(e.card for e in mine if isinstance(e, table_events.CardPlayed))
         assert cards == tuple(c for r in played for c in r.play) and cards
         view = watch.live.table_view(room)
         assert [r["board"] for r in view["results"]] == [3, 2, 1]

@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from bridgebot.laws.events import victory_points
+from bridgebot.laws.event_scoring import victory_points
 from bridgebot.server.records import TableRecord
 from bridgebot.server.seat import SeatClient
 from bridgebot.tournament.event import (

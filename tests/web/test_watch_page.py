@@ -11,7 +11,7 @@ from typing import Any
 
 from bridgebot.laws.board_sets import generate
 from bridgebot.laws.notation import card_text
-from bridgebot.server import events
+from bridgebot.server import table_events
 from bridgebot.server.web.spectator import SpectatorServer
 from bridgebot.server.web.spectator_state import LiveTables
 from endplay.types import Player
@@ -41,15 +41,15 @@ return [...document.querySelectorAll('section[data-table="1"] .auction [data-cal
 """
 
 
-def _first_trick() -> list[events.CardPlayed]:
+def _first_trick() -> list[table_events.CardPlayed]:
     """A legal first trick (each follows the lead's suit when it can)."""
     deal = generate(1, 1)[0].deal
-    played: list[events.CardPlayed] = []
+    played: list[table_events.CardPlayed] = []
     for i, seat in enumerate(TRICK):
         hand = sorted(deal[Player.find(seat)], key=card_text)
         led = played[0].card[0] if played else None
         card = next((c for c in hand if card_text(c)[0] == led), hand[0])
-        played.append(events.CardPlayed(board=1, index=i, seat=seat, card=card_text(card)))
+        played.append(table_events.CardPlayed(board=1, index=i, seat=seat, card=card_text(card)))
     return played
 
 
@@ -72,11 +72,11 @@ def test_each_card_of_a_trick_sits_in_its_seats_place_and_says_whose(tmp_path: P
     try:
         driver.get(web.url)
         for seat, team in zip("NESW", ("us", "them", "us", "them"), strict=True):
-            web.publish("1", events.SeatJoined(seat=seat, team=team))
-        web.publish("1", events.BoardStarted(board=1, dealer="N", vul="None",
+            web.publish("1", table_events.SeatJoined(seat=seat, team=team))
+        web.publish("1", table_events.BoardStarted(board=1, dealer="N", vul="None",
                                              deal=board.deal.to_pbn()))  # fmt: skip
         for i, call in enumerate(CALLS):
-            web.publish("1", events.CallMade(board=1, index=i, seat="NESW"[i % 4], call=call,
+            web.publish("1", table_events.CallMade(board=1, index=i, seat="NESW"[i % 4], call=call,
                                              alert=None))  # fmt: skip
         where: list[dict[str, Any]] = []
         for n, card in enumerate(_first_trick(), 1):
@@ -101,10 +101,10 @@ def test_each_card_of_a_trick_sits_in_its_seats_place_and_says_whose(tmp_path: P
 
 def test_a_seat_is_away_only_once_it_has_connected_and_gone() -> None:
     live = LiveTables()
-    live.apply("1", events.SeatJoined(seat="N", team="us"))
-    live.apply("1", events.SeatLeft(seat="N"))
+    live.apply("1", table_events.SeatJoined(seat="N", team="us"))
+    live.apply("1", table_events.SeatLeft(seat="N"))
     seats = live.table_view("1")["seats"]
     assert seats["N"]["away"] is True and seats["N"]["here"] is False
     assert seats["S"]["away"] is False  # never came (a double-dummy room's seats never do)
-    live.apply("1", events.SeatJoined(seat="N", team="us"))
+    live.apply("1", table_events.SeatJoined(seat="N", team="us"))
     assert live.table_view("1")["seats"]["N"]["away"] is False
