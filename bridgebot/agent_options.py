@@ -61,7 +61,10 @@ class AgentOptions(BaseModel):
             for f, knob in knobs(config_type):
                 key = prefix + f.name
                 annotations[key] = hints[f.name]
-                setattr(cls, key, Field(f.default, description=knob.help, **knob.bounds()))
+                field = Field(
+                    f.default, description=knob.help, ge=knob.ge, gt=knob.gt, le=knob.le, lt=knob.lt
+                )
+                setattr(cls, key, field)
         cls.__annotations__ = annotations
 
 

@@ -38,8 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--agent",
         default="default",
-        help="whose calls: default, policy:DIR or search[:DIR] (their policy; with aces=on or "
-        "controls=on, the asking convention's calls by the convention) (default %(default)s)",
+        help="whose calls: default, policy:DIR or search[:DIR] (their policy; where it plays "
+        "control asking, the convention's calls by the convention) (default %(default)s)",
     )
     parser.add_argument(
         "--hands",
