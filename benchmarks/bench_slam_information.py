@@ -11,7 +11,7 @@ auction had told it (``--rows``):
 - ``hcp``: partner's high-card points; ``hcp3``, ``hcp5``: the same in bands of 3 or 5 points;
 - ``controls``: partner's controls (ace 2, king 1); ``controls4``: the same in the four steps one
   answer to an asking bid could show (0-3, 4-5, 6-7, 8 or more); ``csteps``: in the seven steps
-  of control asking's answer (0-1, 2, ..., 6, 7 or more; ``engine.aces``); ``aces``: partner's
+  of control asking's answer (0-1, 2, ..., 6, 7 or more; ``engine.control_ask``); ``aces``: partner's
   aces, what Blackwood shows;
 - ``shape``: partner's four suit lengths;
 - ``estimate``: partner's own slam estimate (the policy's slam estimator, ``slam/``, on partner's

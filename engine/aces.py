@@ -6,8 +6,9 @@ modules by job, :mod:`engine.control_ask` (the convention on auctions and the as
 Ace asking (``aces=on``) and the deals at the decision (``controls_dd``) were removed: the
 project's measurements found neither profitable (docs/evaluation.md, "Ace asking (`aces=on`,
 `engine/aces.py`)" and "Control asking"). The callers still here: ``engine.policy``,
-``engine.search.agent``, ``engine.explain``, ``models.convention`` and ``models.slamnet``; once
-they import from the modules above, this module goes.
+``engine.search.agent``, ``engine.explain`` and ``models.convention`` (and the record's recorder,
+``scripts/record_calls.py``, run on the code before issue 42); once they import from the modules
+above, this module goes.
 """
 
 from __future__ import annotations

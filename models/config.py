@@ -308,7 +308,7 @@ class SlamNetConfig(TrainerConfig):
     )
     partner_controls: bool = Field(
         default=False,
-        description="train the control asking's estimator instead (engine.aces, the agents' "
+        description="train the control asking's estimator instead (engine.control_estimator, the agents' "
         "controls=on): partner's control step is one more input; written to the policy's "
         "slam/controls/ (thresholds: the agents' controls_* options, no sweep)",
     )

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 from bridgebot.core.stats import mean_stderr
-from bridgebot.engine.aces import control_step, controls
+from bridgebot.engine.control_ask import control_step, controls
 from bridgebot.engine.features import FEATURE_VERSION, N_FEATURES
 from bridgebot.engine.policy import Policy
 from bridgebot.engine.slams import N_OUTPUTS, Thresholds, slam_calls, trick_classes
@@ -133,7 +133,7 @@ class States(NamedTuple):
     deal: IntArray
     """[N] the index of the example's deal in the deals given."""
     partner_controls: IntArray
-    """[N] the caller's partner's controls (ace 2, king 1: :func:`engine.aces.controls`)."""
+    """[N] the caller's partner's controls (ace 2, king 1: :func:`engine.control_ask.controls`)."""
 
 
 def self_play_states(
@@ -469,11 +469,11 @@ def _write_controls(
     """Export the control asking's estimator (``--partner-controls``) beside the slam layer's,
     in ``policy/slam/controls``; its thresholds are the agents' options (``controls_*``), chosen
     with ``benchmarks/bench_slam.py``, so no sweep here."""
-    from bridgebot.engine.aces import CONTROLS_DIR, CONTROLS_OUTPUT_VERSION
+    from bridgebot.engine.control_estimator import CONTROLS_DIR, CONTROLS_OUTPUT_VERSION
     from bridgebot.engine.slams import SLAM_DIR
 
     inputs = (
-        f"the {N_FEATURES} features, then partner's control step 0-6 (engine.aces.control_step: "
+        f"the {N_FEATURES} features, then partner's control step 0-6 (engine.control_ask.control_step: "
         "0-1 controls, 2, 3, 4, 5, 6, 7 or more)"
     )
     _export(

@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from bridgebot.engine import aces as A
+from bridgebot.engine import control_ask as A
+from bridgebot.engine.control_asking import ControlAsking
 from bridgebot.engine.explain import hcp
 from bridgebot.engine.features import auction_from_observation, encode
 from bridgebot.models.config import LeagueConfig
@@ -114,11 +115,9 @@ def test_only_the_networks_own_calls_are_recorded(bid: dict[str, object]) -> Non
     for r, obs, a in zip(rows, x, action, strict=True):
         prefix = auction_from_observation(obs)
         assert auctions[r, len(prefix)] == a
-        assert A.role(prefix, A.CONTROLS) is None
+        assert A.role(prefix) is None
     served = sum(len(r) for r, _ in seen)
-    forced = sum(
-        A.role(auction_from_observation(o), A.CONTROLS) is not None for _, x_ in seen for o in x_
-    )
+    forced = sum(A.role(auction_from_observation(o)) is not None for _, x_ in seen for o in x_)
     assert forced > 0 and len(rows) < served - forced
 
 
@@ -179,7 +178,7 @@ def test_the_league_trains_with_the_convention(tmp_path: Path) -> None:
 def test_the_estimators_trained_in_the_loop_start_as_the_agents_and_export(tmp_path: Path) -> None:
     """The twins give the ONNX estimators' logits before training; a league generation trains
     them, saves them in its checkpoint and exports them as a slam directory the agents load."""
-    from bridgebot.engine.aces import ControlEstimator
+    from bridgebot.engine.control_estimator import ControlEstimator
     from bridgebot.engine.slams import SlamEstimator
     from bridgebot.models.convention import Listeners
     from bridgebot.models.league import LeagueError, train_league
@@ -187,14 +186,14 @@ def test_the_estimators_trained_in_the_loop_start_as_the_agents_and_export(tmp_p
     from tests.models.test_train import small_dd
 
     layers = Layers.of_agent(make_agent, "default")
-    assert layers.slam is not None and isinstance(layers.convention, A.ControlAsking)
+    assert layers.slam is not None and isinstance(layers.convention, ControlAsking)
     x = np.random.default_rng(3).integers(0, 2, (64, 480)).astype(np.float32)
     twins = Listeners(layers, 1e-3)
     assert twins.layers.slam is not None
     assert np.allclose(twins.layers.slam.logits(x), layers.slam.logits(x), atol=1e-4)
     steps = np.arange(64) % 7
     twin_controls = twins.layers.convention
-    assert isinstance(twin_controls, A.ControlAsking)
+    assert isinstance(twin_controls, ControlAsking)
     for a, b in zip(
         twin_controls.controls.chances(x, steps),
         layers.convention.controls.chances(x, steps),
@@ -224,7 +223,7 @@ def test_the_estimators_trained_in_the_loop_start_as_the_agents_and_export(tmp_p
     assert np.allclose(slam.logits(x), trained.layers.slam.logits(x), atol=1e-4)
     assert not np.allclose(slam.logits(x), layers.slam.logits(x), atol=1e-4)  # it learned
     assert slam.thresholds == layers.slam.thresholds
-    assert isinstance(trained.layers.convention, A.ControlAsking)
+    assert isinstance(trained.layers.convention, ControlAsking)
     assert np.allclose(
         controls.chances(x, steps)[0],
         trained.layers.convention.controls.chances(x, steps)[0],

@@ -231,7 +231,8 @@ def test_each_example_carries_its_partners_controls() -> None:
 
 
 def test_the_control_estimator_is_written_beside_the_slam_layer(tmp_path: Path) -> None:
-    from bridgebot.engine.aces import CONTROLS_DIR, CONTROLS_OUTPUT_VERSION, ControlAsking
+    from bridgebot.engine.control_asking import ControlAsking
+    from bridgebot.engine.control_estimator import CONTROLS_DIR, CONTROLS_OUTPUT_VERSION
 
     big = tmp_path / "big.npz"
     o, d = deals(3100, 6)
