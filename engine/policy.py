@@ -156,15 +156,16 @@ def convention_name(convention: Convention | None) -> str | None:
 
 def layers_of(slam: SlamEstimator | None, convention: Convention | None) -> list[Layer]:
     """The layers an agent plays around its base, in the pipeline's order: the slam layer, then
-    the asking convention (which needs the slam layer's estimator)."""
+    the asking convention (each where the agent has it: the convention reads its own slam
+    estimator, so it plays with ``slams=off`` too, as the policy agent always let it)."""
     from bridgebot.engine.aces import ConventionLayer
     from bridgebot.engine.slams import SlamLayer
 
     out: list[Layer] = []
     if slam is not None:
         out.append(SlamLayer(slam))
-        if convention is not None:
-            out.append(ConventionLayer(convention))
+    if convention is not None:
+        out.append(ConventionLayer(convention))
     return out
 
 

@@ -88,7 +88,9 @@ class SearchBase:
             )
             self.results.append(search.search(view, self._rng))
             seen, _ = search.observation(view)
-            logits.append(self.search.policy.logits(seen)[0])
+            # The layers read the policy as the search read it (blind where it ignores the
+            # opponents' doubles), as the policy agent's layers read its policy.
+            logits.append(search.policy.logits(seen)[0])
         calls = np.array([bid_index(r.call) for r in self.results], dtype=np.int64)
         return Proposal(calls, np.stack(logits).astype(np.float32))
 
