@@ -2,7 +2,8 @@
 
 The parts, by job: the spec grammar and its checks (:mod:`bridgebot.specs`), each agent's options
 (:mod:`bridgebot.agent_options`, the engine configs' fields among them), the registry of agents and
-their builders (:mod:`bridgebot.registry`) and the card players (:mod:`bridgebot.card_players`).
+their builders (:mod:`bridgebot.registry`; the learned agents' parts, :mod:`bridgebot.learned`) and
+the card players (:mod:`bridgebot.card_players`).
 Two options belong to every agent: ``seed`` (overrides the seed the runner passes) and
 ``doubles=on`` (the penalty-double layer of :mod:`engine.doubles` on top). Scripts outside the
 project call ``bridgebot.agents.make_agent(spec, seed)``; :class:`AgentSpec`, :func:`known_agents`
@@ -38,10 +39,12 @@ def make_agent(spec: str | AgentSpec, seed: int = 0) -> Agent:
         raise AgentSpecError(f"seed {seed}: a seed is 0 or more")
     if not parsed.options.doubles:
         return kind.build(parsed.options, parsed.path, seed, str(parsed))
-    from bridgebot.engine.doubles import BatchDoublingAgent, DoublingAgent
+    from bridgebot.engine.doubles import BatchDoublingAgent, DoublesModel, DoublingAgent
+    from bridgebot.shipped import PENALTY_DOUBLES
 
+    model = DoublesModel.load(PENALTY_DOUBLES)  # before the agent, which would need closing
     inner_spec = parsed.without("doubles")
     inner = kind.build(inner_spec.options, parsed.path, seed, str(inner_spec))
     if isinstance(inner, BatchBidder):
-        return BatchDoublingAgent(inner, name=str(parsed))
-    return DoublingAgent(inner, name=str(parsed))
+        return BatchDoublingAgent(inner, str(parsed), model)
+    return DoublingAgent(inner, str(parsed), model)

@@ -99,3 +99,13 @@ def test_a_new_config_field_is_a_new_key_and_a_bare_one_is_refused() -> None:
 
     with pytest.raises(TypeError, match=r"Bare\.depth is not declared with engine\.knobs\.knob"):
         knobs(Bare)
+
+
+def test_a_removed_key_on_the_command_line_is_one_line_and_status_2(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from bridgebot.cli import main
+
+    assert main(["explain", "1S P", "--agent", "default,controls_dd=64", "--hands", "1024"]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert "option controls_dd was removed" in line and '"Control asking (' in line, line

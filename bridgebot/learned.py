@@ -1,0 +1,196 @@
+"""The learned agents' parts, each model file opened once per agent: the policy, the slam
+estimator, control asking over it (with its own estimator), the search and its opponent models,
+built from an agent's options (:mod:`bridgebot.agent_options`). A model error names the agent, in
+one :class:`AgentSpecError` line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bridgebot.agent_options import PolicyOptions, SearchOptions, SlamOptions, config
+from bridgebot.card_players import card_player
+from bridgebot.engine.agent import AgentSpecError
+from bridgebot.engine.control_ask import ControlRule
+from bridgebot.engine.search import BatchPolicy
+from bridgebot.engine.tendencies import DoubleRate
+from bridgebot.shipped import DEFAULT_MODEL_DIR, shipped_model
+
+if TYPE_CHECKING:
+    from bridgebot.engine.control_asking import ControlAsking
+    from bridgebot.engine.policy import Policy, PolicyAgent
+    from bridgebot.engine.search import SearchAgent
+    from bridgebot.engine.slams import SlamEstimator
+
+
+def policy_and_slam(
+    path: str | None, options: SlamOptions, name: str
+) -> tuple[Policy, SlamEstimator | None]:
+    """The policy of a model directory (the shipped one without ``path``) and, with
+    ``options.slams``, the slam estimator in its ``slam/`` if it has one (reading the opponents'
+    doubles as ``options.their_doubles`` says); a model error names the agent."""
+    from bridgebot.engine.modelcard import ModelError
+    from bridgebot.engine.policy import Policy
+    from bridgebot.engine.slams import SlamEstimator, estimator_dir
+
+    directory = Path(path) if path else DEFAULT_MODEL_DIR
+    try:
+        policy = Policy(directory, threads=options.threads)
+        found = estimator_dir(directory) if options.slams else None
+        reads = options.their_doubles == "read"
+        return policy, (
+            SlamEstimator(found, threads=options.threads, their_doubles=reads) if found else None
+        )
+    except ModelError as e:
+        raise AgentSpecError(f"agent {name}: {e}") from e
+
+
+def models(
+    path: str | None, options: SlamOptions, name: str
+) -> tuple[Policy, SlamEstimator | None, ControlAsking | None]:
+    """What a learned agent bids with, each model file opened once: the policy, the slam
+    estimator and the control asking (:func:`policy_and_slam`, :func:`control_asking`)."""
+    policy, slam = policy_and_slam(path, options, name)
+    return policy, slam, control_asking(options, slam, name)
+
+
+def policy_agent(
+    options: PolicyOptions,
+    policy: Policy,
+    slam: SlamEstimator | None,
+    convention: ControlAsking | None,
+    seed: int,
+    name: str,
+) -> PolicyAgent:
+    from bridgebot.engine.policy import PolicyAgent
+
+    return PolicyAgent(
+        policy,
+        card_player=card_player(options, seed),
+        seed=seed,
+        greedy=options.greedy,
+        temperature=options.temperature,
+        name=name,
+        slam=slam,
+        aces=convention,  # the keyword engine.policy and engine.search.agent still take
+        their_doubles=options.policy_doubles,
+        double_rate=config(options, DoubleRate),
+    )
+
+
+def asking_convention(options: SlamOptions, slam_dir: Path | None) -> str | None:
+    """The asking convention (``engine.control_ask.CONTROLS``) an agent with ``options`` plays
+    over the slam estimator in ``slam_dir`` (None: no slam layer): control asking with
+    ``controls=on`` or, unset, where the control estimator sits in ``slam_dir``; else None."""
+    from bridgebot.engine.control_ask import CONTROLS
+    from bridgebot.engine.control_estimator import controls_dir
+
+    if slam_dir is None or not options.slams:
+        return None
+    if options.controls is None:
+        return CONTROLS if controls_dir(slam_dir) is not None else None
+    return CONTROLS if options.controls else None
+
+
+def control_asking(
+    options: SlamOptions, slam: SlamEstimator | None, name: str = ""
+) -> ControlAsking | None:
+    """The control asking the agent plays (:func:`asking_convention`) over its slam estimator,
+    with its own control estimator; ``controls=on`` without that estimator is an error."""
+    if slam is None:
+        return None
+    slam_dir = slam.model.onnx_path.parent
+    if asking_convention(options, slam_dir) is None:
+        return None
+    from bridgebot.engine.control_asking import ControlAsking
+    from bridgebot.engine.control_estimator import ControlEstimator, controls_dir
+    from bridgebot.engine.modelcard import ModelError
+
+    found = controls_dir(slam_dir)
+    if found is None:
+        raise AgentSpecError(
+            f"agent {name}: controls=on needs the control estimator in {slam_dir}/controls "
+            "(bridgebot train slamnet --partner-controls)"
+        )
+    try:
+        # It reads the observation as the slam estimator it sits beside does.
+        estimator = ControlEstimator(
+            found, threads=options.threads, their_doubles=slam.their_doubles
+        )
+    except ModelError as e:
+        raise AgentSpecError(f"agent {name}: {e}") from e
+    return ControlAsking(slam, estimator, config(options, ControlRule))
+
+
+def search_agent(
+    options: SearchOptions,
+    policy: Policy,
+    slam: SlamEstimator | None,
+    convention: ControlAsking | None,
+    seed: int,
+    name: str,
+) -> SearchAgent:
+    """The search over ``policy``, with the slam layer and the convention around it."""
+    from bridgebot.engine.modelcard import ModelError
+    from bridgebot.engine.search import (
+        BorelSearch,
+        EstimatorOracle,
+        ObservationSampler,
+        ParticleSampler,
+        SearchAgent,
+        SolverOracle,
+        TrickOracle,
+        deal_uniform,
+    )
+
+    oracle: TrickOracle
+    if options.dd == "solver":
+        oracle = SolverOracle()
+    else:
+        from bridgebot.engine.ddestimate import DDEstimator
+
+        try:
+            oracle = EstimatorOracle(DDEstimator(options.ddnet, options.threads))
+        except ModelError as e:
+            raise AgentSpecError(f"agent {name}: {e}") from e
+    sampler: ParticleSampler | ObservationSampler = deal_uniform
+    if options.sampler == "belief":
+        from bridgebot.engine.belief import BeliefNet, BeliefSampler
+
+        try:
+            sampler = BeliefSampler(BeliefNet(options.belief, options.threads))
+        except ModelError as e:
+            raise AgentSpecError(f"agent {name}: {e}") from e
+    search = BorelSearch(policy, oracle, options.config(), sampler, opponent_models(options, name))
+    return SearchAgent(
+        search,
+        card_player(options, seed),
+        seed=seed,
+        name=name,
+        slam=slam,
+        aces=convention,  # the keyword engine.policy and engine.search.agent still take
+        their_doubles=options.policy_doubles,
+        double_rate=config(options, DoubleRate),
+    )
+
+
+def opponent_models(options: SearchOptions, name: str) -> list[tuple[str, BatchPolicy | None]]:
+    """The opponent models named by ``opponents=a+b``: ``self`` (our policy, ``None``),
+    ``bfgnet`` (the shipped imitation of bfg) or a policy directory."""
+    from bridgebot.engine.modelcard import ModelError
+    from bridgebot.engine.policy import Policy
+
+    out: list[tuple[str, BatchPolicy | None]] = []
+    for model in options.opponents.split("+"):
+        model = model.strip()
+        if not model:
+            raise AgentSpecError(f"agent {name}: empty name in opponents={options.opponents!r}")
+        if model == "self":
+            out.append((model, None))
+            continue
+        where = shipped_model("bfgnet") if model == "bfgnet" else Path(model)
+        try:
+            out.append((model, Policy(where, threads=options.threads)))
+        except ModelError as e:
+            raise AgentSpecError(f"agent {name}: opponent model {model!r}: {e}") from e
+    return out
