@@ -189,3 +189,21 @@ def test_the_search_counts_too_and_then_searches_with_the_doubles_read_as_passes
     assert (agent.base.doubles.rate.calls, agent.base.doubles.rate.doubles) == (10, 5)
     assert agent.ignores_their_doubles
 
+
+def test_the_searchs_layers_read_the_doubles_as_its_policy_does() -> None:
+    """Where the search ignores the opponents' doubles (it searches ``blind``), the slam layer's
+    and the convention's fallbacks read the policy's logits as the blind policy reads them, as
+    the policy agent's layers do (issue 42: the search copy of the pipeline fed them logits that
+    still read the doubles)."""
+    from bridgebot.engine.features import legal_mask, without_their_doubles
+    from bridgebot.engine.search import SearchAgent
+
+    agent = make_agent("search,play=baseline,particles=16,rollouts=4,policy_doubles=ignore")
+    assert isinstance(agent, SearchAgent)
+    v = view(random_deal(7, 1), DOUBLED)
+    x = encode(v)[None, :]
+    mask = legal_mask(v.dealer, v.auction)[None, :]
+    proposal = agent.base.propose([v], x, mask, np.array([0]))
+    policy = agent.search.policy
+    assert np.array_equal(proposal.logits, policy.logits(without_their_doubles(x)))
+    assert not np.array_equal(proposal.logits, policy.logits(x))
