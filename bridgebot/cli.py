@@ -13,7 +13,8 @@ factory (:func:`make_agent`, an :class:`engine.agent.AgentFactory`) in ``args.ma
 the seat client, matches and tournaments build agents without importing what they are made of;
 the trainers find the double-dummy match they evaluate a network by in ``args.dd_match``
 (:func:`dd_match_imps`), so ``models`` never imports the tournament, and the shipped policy the
-trainers default to in ``args.shipped_policy`` (``bridgebot/shipped.py``).
+trainers default to in ``args.shipped_policy`` and the penalty-double model the league's
+opponents double by in ``args.penalty_doubles`` (both found by ``bridgebot/shipped.py``).
 
 A user's mistake is one line on stderr and exit status 2, never a traceback: a command raises
 :class:`UserError` (or reports and returns non-zero itself), and :func:`main` also turns the
@@ -34,7 +35,7 @@ from typing import TYPE_CHECKING, NoReturn
 from bridgebot.core.errors import UserError
 from bridgebot.core.logs import add_log_format_argument, configure_logging, set_log_format
 from bridgebot.options import add_shared_options, modernize
-from bridgebot.shipped import DEFAULT_MODEL_DIR
+from bridgebot.shipped import DEFAULT_MODEL_DIR, PENALTY_DOUBLES
 
 if TYPE_CHECKING:
     from bridgebot.engine.agent import Agent
@@ -122,7 +123,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     add_log_format_argument(parser)
     parser.set_defaults(
-        make_agent=make_agent, dd_match=dd_match_imps, shipped_policy=str(DEFAULT_MODEL_DIR)
+        make_agent=make_agent,
+        dd_match=dd_match_imps,
+        shipped_policy=str(DEFAULT_MODEL_DIR),
+        penalty_doubles=str(PENALTY_DOUBLES),
     )
     sub = parser.add_subparsers(
         dest="command", metavar="COMMAND", required=True, parser_class=_Parser

@@ -25,3 +25,8 @@ def shipped_model(name: str) -> Path:
 
 #: The shipped policy (agent ``default``), the directory most commands default to.
 DEFAULT_MODEL_DIR = shipped_model("default")
+
+#: The shipped penalty-double model (``engine.doubles.DoublesModel``, the layer of every
+#: ``doubles=on`` agent and of the league's doubling opponents), package data of
+#: ``bridgebot.engine`` beside the code that reads it, found here and handed down.
+PENALTY_DOUBLES = Path(str(files("bridgebot.engine") / "penalty_doubles.json"))

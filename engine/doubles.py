@@ -10,8 +10,9 @@ Everything is estimated from what the seat may know: the 480-element observation
 ``engine.features`` (own hand, the auction as who-bid-what, vulnerability). From it
 :func:`observable_features` derives a few bridge quantities (own HCP and quick tricks, trump
 holding, how much partner and each side have bid, the contract); a linear model
-(``penalty_doubles.json`` beside this file, fitted by ``bridgebot train doubles`` on training
-deals with their DD tables) predicts the tricks our side takes in defence, with a normal spread
+(:class:`DoublesModel`, fitted by ``bridgebot train doubles`` on training deals with their DD
+tables; the shipped one is ``penalty_doubles.json``, which ``bridgebot/shipped.py`` finds and the
+composition root hands down: this module never looks for a file itself) predicts the tricks our side takes in defence, with a normal spread
 around it; the expected gain sums, over the trick counts, the score difference between the
 doubled and the undoubled contract (``laws.scoring.score_array``).
 
@@ -57,9 +58,6 @@ from pydantic import (
 
 FloatArray = npt.NDArray[np.float32]
 IntArray = npt.NDArray[np.int64]
-
-#: The fitted model shipped with the engine.
-DEFAULT_MODEL = Path(__file__).resolve().parent / "penalty_doubles.json"
 
 #: Names of the columns of :func:`observable_features`, in order (stored with the weights).
 FEATURE_NAMES: tuple[str, ...] = (
@@ -142,7 +140,7 @@ class DoublesModel(BaseModel):
         return [round(w, 6) for w in weights]
 
     @classmethod
-    def load(cls, path: str | Path = DEFAULT_MODEL) -> DoublesModel:
+    def load(cls, path: str | Path) -> DoublesModel:
         """Read a model file; every failure is a :class:`DoublesModelError` naming file and field."""
         p = Path(path)
         try:
@@ -159,16 +157,6 @@ class DoublesModel(BaseModel):
     def save(self, path: str | Path) -> None:
         """Write the model file atomically (a crash leaves the old file or the new one)."""
         write_text_file(path, self.model_dump_json(indent=1) + "\n")
-
-
-_MODEL: DoublesModel | None = None
-
-
-def default_model() -> DoublesModel:
-    global _MODEL
-    if _MODEL is None:
-        _MODEL = DoublesModel.load()
-    return _MODEL
 
 
 @dataclass(frozen=True)
@@ -314,10 +302,10 @@ def expected_gain(
 
 
 def penalty_doubles(
-    x: FloatArray, mask: npt.NDArray[np.bool_], model: DoublesModel | None = None
+    x: FloatArray, mask: npt.NDArray[np.bool_], model: DoublesModel
 ) -> npt.NDArray[np.bool_]:
     """Rows (observations ``x``[B, 480], legal masks [B, 38]) where the layer would double."""
-    m = model or default_model()
+    m = model
     x = np.asarray(x, dtype=np.float32).reshape(-1, 480)
     legal = np.asarray(mask, dtype=np.bool_).reshape(-1, 38)[:, 1]
     out = np.zeros(len(x), dtype=np.bool_)
@@ -332,7 +320,7 @@ def apply_doubles(
     calls: npt.NDArray[np.integer],
     x: FloatArray,
     mask: npt.NDArray[np.bool_],
-    model: DoublesModel | None = None,
+    model: DoublesModel,
 ) -> IntArray:
     """``calls`` (ALL_CALLS indices) with passes turned into doubles where the layer doubles."""
     c = np.asarray(calls, dtype=np.int64).copy()
@@ -345,12 +333,13 @@ def apply_doubles(
 
 class DoublingAgent(Agent):
     """Any agent with the penalty-double layer on top (the spec option ``doubles=on``); closing
-    it closes the agent inside. Wrap a :class:`BatchBidder` in :class:`BatchDoublingAgent`."""
+    it closes the agent inside. Wrap a :class:`BatchBidder` in :class:`BatchDoublingAgent`.
+    ``model`` is the layer's (the shipped one: ``bridgebot.shipped.PENALTY_DOUBLES``)."""
 
-    def __init__(self, inner: Agent, name: str, model: DoublesModel | None = None) -> None:
+    def __init__(self, inner: Agent, name: str, model: DoublesModel) -> None:
         self.inner = inner
         self.name = name
-        self.model = model or default_model()
+        self.model = model
         self.doubles = 0
 
     def reset(self, board: int) -> None:
@@ -389,7 +378,7 @@ class BatchDoublingAgent(DoublingAgent, BatchBidder):
 
     inner: BatchBidder
 
-    def __init__(self, inner: BatchBidder, name: str, model: DoublesModel | None = None) -> None:
+    def __init__(self, inner: BatchBidder, name: str, model: DoublesModel) -> None:
         super().__init__(inner, name, model)
 
     def bid_batch(self, views: Sequence[BiddingView]) -> list[Bid]:

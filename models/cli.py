@@ -136,9 +136,11 @@ def _train(args: argparse.Namespace, command: str) -> dict[str, object]:
     if args.mode == "exploit":
         cfg = config_from_args(LeagueConfig, args, init=args.target)
         return exploit(args.target, cfg, command, progress)
-    return train_league(
-        config_from_args(LeagueConfig, args), command, progress, make_agent=args.make_agent
-    )
+    from bridgebot.engine.doubles import DoublesModel
+
+    doubles = DoublesModel.load(args.penalty_doubles)  # the composition root's (shipped.py)
+    cfg = config_from_args(LeagueConfig, args)
+    return train_league(cfg, command, progress, make_agent=args.make_agent, doubles=doubles)
 
 
 def _failed(mode: str, error: Exception) -> int:

@@ -57,7 +57,7 @@ import torch
 from bridgebot.core.errors import UserError
 from bridgebot.core.logs import progress_bar
 from bridgebot.engine.agent import AgentFactory, AgentSpecError
-from bridgebot.engine.doubles import apply_doubles, standing_contract
+from bridgebot.engine.doubles import DoublesModel, apply_doubles, standing_contract
 from bridgebot.engine.features import HAND, auction_from_observation
 from bridgebot.engine.tendencies import DoubleRate, policy_input
 from bridgebot.laws.boards import dealer_vul_arrays
@@ -143,8 +143,9 @@ def learner_chooser(
     return net_chooser(net, device, False, gen, rec, floor)
 
 
-def bfg_chooser(doubles: bool = False) -> Chooser:
-    """bfg as a chooser (one Python call per row), optionally with the penalty-double layer."""
+def bfg_chooser(doubles: DoublesModel | None = None) -> Chooser:
+    """bfg as a chooser (one Python call per row), with the penalty-double layer of the model
+    ``doubles`` where one is given."""
     from bridgebot.engine.bfg import BfgBidder
 
     bidder = BfgBidder()
@@ -155,7 +156,7 @@ def bfg_chooser(doubles: bool = False) -> Chooser:
         for i in range(len(rows)):
             cards = [names[j] for j in np.flatnonzero(x[i, HAND:] > 0)]
             calls[i] = bidder.call(cards, auction_from_observation(x[i]))
-        return apply_doubles(calls, x, mask) if doubles else calls
+        return apply_doubles(calls, x, mask, doubles) if doubles is not None else calls
 
     return choose
 
@@ -188,8 +189,10 @@ def opponent_chooser(
     dd2: npt.NDArray[np.uint8] | None = None,
     ignore_their_doubles: bool = False,
     layers: Layers | None = None,
+    layer_model: DoublesModel | None = None,
 ) -> Chooser:
-    """A greedy frozen network, optionally with the penalty-double layer or the DD oracle.
+    """A greedy frozen network, optionally with the penalty-double layer (``doubles="layer"``,
+    the model ``layer_model``) or the DD oracle (``doubles="oracle"``).
 
     ``owners2``/``dd2`` are the deals of the batch as ``run_auctions`` rows see them (both tables),
     needed by the oracle only. With ``ignore_their_doubles`` the network reads the auction as if
@@ -198,6 +201,8 @@ def opponent_chooser(
     the slam layer and the asking convention play on top of the network
     (:mod:`models.convention`), before the doubles.
     """
+    if doubles == "layer" and layer_model is None:
+        raise ValueError("the penalty-double layer needs its model (layer_model)")
     base = net_chooser(net, device, True)
 
     def plain(rows: IntArray, x: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_]) -> IntArray:
@@ -212,7 +217,8 @@ def opponent_chooser(
     def choose(rows: IntArray, x: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_]) -> IntArray:
         calls = inner(rows, x, mask)
         if doubles == "layer":
-            return apply_doubles(calls, x, mask)
+            assert layer_model is not None  # checked above
+            return apply_doubles(calls, x, mask, layer_model)
         if doubles == "oracle":
             assert owners2 is not None and dd2 is not None
             return oracle_doubles(calls, rows, x, mask, owners2, dd2)
@@ -403,16 +409,25 @@ def train_league(
     command: str = "",
     progress: bool = True,
     make_agent: AgentFactory | None = None,
+    doubles: DoublesModel | None = None,
 ) -> dict[str, object]:
     """Run (or resume) the league; see the module docstring for what ``OUT`` holds.
 
     ``command`` is recorded as the run's command line; ``progress`` shows a bar on a terminal;
-    ``make_agent`` builds the agent of ``cfg.convention`` (needed only with it). Each generation
+    ``make_agent`` builds the agent of ``cfg.convention`` (needed only with it); ``doubles`` is
+    the penalty-double layer's model of the opponents that double (``selfx``, ``initx``, ``bfgx``)
+    and of the evaluation against the starting model with it (the command line hands down the
+    shipped one, ``bridgebot.shipped.PENALTY_DOUBLES``; needed). Each generation
     is an exploit phase (:meth:`LeagueRun.exploit_phase`), then a learn phase and the
     generation's end (:meth:`LeagueRun.learn_phase`); ``OUT/ckpt.pt`` records where it is, so a
     rerun goes on from there.
     """
-    run = LeagueRun.open(cfg, command, progress, make_agent)
+    if doubles is None:
+        raise LeagueError(
+            "the league needs the penalty-double model (doubles=; the command line hands down "
+            "the shipped one)"
+        )
+    run = LeagueRun.open(cfg, command, progress, make_agent, doubles)
     while run.st["gen"] < cfg.gens:
         g = int(run.st["gen"])
         if run.out_of_time():
@@ -509,6 +524,7 @@ class LeagueRun:
     learner: Trainee
     bar: Any
     meta: dict[str, Any]
+    doubles: DoublesModel
 
     @classmethod
     def open(
@@ -517,6 +533,7 @@ class LeagueRun:
         command: str,
         progress: bool,
         make_agent: AgentFactory | None,
+        doubles: DoublesModel,
     ) -> LeagueRun:
         """Set up: the deals, the starting model, the layers, and the state of ``OUT/ckpt.pt``
         where it exists (a resumed run), else a fresh one."""
@@ -559,7 +576,7 @@ class LeagueRun:
                 "init": cfg.init, "config": cfg.model_dump(mode="json")}  # fmt: skip
         return cls(
             cfg, device, mix, field, out, data, init, layers, listeners, st, start, learner, bar,
-            meta,
+            meta, doubles,
         )  # fmt: skip
 
     @property
@@ -638,7 +655,7 @@ class LeagueRun:
             [self.net_of(s) for s in st["snapshots"]],
             [self.net_of(s) for s in st["exploiters"]],
             frozen(self.init),
-            (bfg_chooser(), bfg_chooser(doubles=True))
+            (bfg_chooser(), bfg_chooser(doubles=self.doubles))
             if self.mix.get("bfg") or self.mix.get("bfgx")
             else None,
         )
@@ -688,13 +705,17 @@ class LeagueRun:
         snapshot and the exploiter drawn from their pools by ``rng``, the field's card per deal
         from (seed, generation, iteration)."""
         cfg, device, ours, layers = self.cfg, self.device, self.ours, self.layers
+        model = self.doubles
         o2, d2 = np.concatenate([o, o]), np.concatenate([d, d])
         me = frozen(self.learner.net)
         table: list[tuple[str, Chooser]] = [
             ("self", opponent_chooser(me, device, layers=ours)),
-            ("selfx", opponent_chooser(me, device, "layer", layers=ours)),
+            ("selfx", opponent_chooser(me, device, "layer", layers=ours, layer_model=model)),
             ("init", opponent_chooser(pools.init, device, layers=layers)),
-            ("initx", opponent_chooser(pools.init, device, "layer", layers=layers)),
+            (
+                "initx",
+                opponent_chooser(pools.init, device, "layer", layers=layers, layer_model=model),
+            ),
             ("oracle", opponent_chooser(me, device, "oracle", o2, d2, layers=ours)),
         ]
         if pools.bfgs is not None:
@@ -722,7 +743,9 @@ class LeagueRun:
         owners, dd, val = data.owners, data.dd, data.val
         res: dict[str, dict[str, float]] = {
             "vs_init": evaluate_pair(snap, pools.init, owners, dd, val, device, "none", *both),
-            "vs_initx": evaluate_pair(snap, pools.init, owners, dd, val, device, "layer", *both),
+            "vs_initx": evaluate_pair(
+                snap, pools.init, owners, dd, val, device, "layer", *both, self.doubles
+            ),
         }
         if pools.exploiters:
             res["vs_last_exploiter"] = evaluate_pair(
@@ -837,14 +860,16 @@ def evaluate_pair(
     b_doubles: str = "none",
     a_layers: Layers | None = None,
     b_layers: Layers | None = None,
+    layer_model: DoublesModel | None = None,
 ) -> dict[str, float]:
-    """Greedy ``a`` against greedy ``b`` (optionally with the penalty-double layer) on fixed
-    deals; each with the slam layer and asking convention where its ``layers`` are set."""
+    """Greedy ``a`` against greedy ``b`` (optionally with the penalty-double layer of
+    ``layer_model``) on fixed deals; each with the slam layer and asking convention where its
+    ``layers`` are set."""
     dealer, vul = dealer_vul_arrays(idx + 1)
     imps, auctions, _ = duplicate_imps(
         owners[idx], dd[idx], dealer, vul,
         opponent_chooser(a, device, layers=a_layers),
-        opponent_chooser(b, device, b_doubles, layers=b_layers),
+        opponent_chooser(b, device, b_doubles, layers=b_layers, layer_model=layer_model),
     )  # fmt: skip
     res = imp_summary(imps)
     res.update(

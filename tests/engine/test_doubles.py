@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from bridgebot.engine.agent import Agent, BatchBidder, BiddingView, PlayView
 from bridgebot.engine.doubles import (
-    DEFAULT_MODEL,
     FEATURE_NAMES,
     DoublesModel,
     DoublesModelError,
@@ -24,6 +23,10 @@ from bridgebot.laws.calls import PASS, auction_over, is_double, is_pass, legal_c
 from endplay.types import Bid, Card, Deal, Player, Vul
 
 from bridgebot.agents import AgentSpecError, make_agent
+from bridgebot.shipped import PENALTY_DOUBLES
+
+#: The shipped model, as the composition root hands it down.
+MODEL = DoublesModel.load(PENALTY_DOUBLES)
 
 DEAL = Deal("N:AKQJ.AKQ.AK2.A32 5432.5432.543.54 T98.T98.T98.KQJT 76.J76.QJ76.9876")
 
@@ -72,18 +75,18 @@ def test_doubles_a_hopeless_grand_slam_and_not_a_sound_partscore() -> None:
     v = view("7NT", dealer=Player.west)
     assert v.seat is Player.north
     x, m = obs(v)
-    assert penalty_doubles(x, m)[0]
+    assert penalty_doubles(x, m, MODEL)[0]
     # South opened 1C after two passes; West, 4 HCP and a silent partner, passes.
     w = view("P P 1C", dealer=Player.north)
     assert w.seat is Player.west
     x, m = obs(w)
-    assert not penalty_doubles(x, m)[0]
+    assert not penalty_doubles(x, m, MODEL)[0]
 
 
 def test_never_doubles_where_a_double_is_illegal() -> None:
     x, m = obs(view("1NT"))  # East may double, but take the mask away
     m[0, 1] = False
-    assert not penalty_doubles(x, m)[0]
+    assert not penalty_doubles(x, m, MODEL)[0]
 
 
 class Passer(Agent):
@@ -126,7 +129,7 @@ def test_agent_batch_path_equals_call_by_call() -> None:
 
 
 def test_wrapper_turns_only_passes_into_doubles() -> None:
-    agent = DoublingAgent(Passer(), "passer,doubles=on")
+    agent = DoublingAgent(Passer(), "passer,doubles=on", MODEL)
     assert not isinstance(agent, BatchBidder)  # batching only over a batch bidder
     assert is_double(agent.bid(view("7NT", dealer=Player.west)))
     assert is_pass(agent.bid(view("P P 1C")))
@@ -149,12 +152,26 @@ def test_model_file_with_other_features_is_refused(tmp_path: Path) -> None:
         DoublesModel.load(p)
 
 
+def test_the_shipped_model_is_found_by_the_composition_root_from_any_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bridgebot/shipped.py finds the file (engine.doubles finds none by itself: a model is
+    handed to the layer), and a doubles=on agent built from another directory doubles by it."""
+    import bridgebot.engine.doubles as module
+
+    assert not hasattr(module, "DEFAULT_MODEL") and not hasattr(module, "default_model")
+    monkeypatch.chdir(tmp_path)
+    assert PENALTY_DOUBLES.is_absolute() and PENALTY_DOUBLES.is_file()
+    with make_agent("bfg,doubles=on") as agent:
+        assert isinstance(agent, DoublingAgent) and agent.model == MODEL
+
+
 def test_the_shipped_model_reads_and_writes_back_byte_for_byte(tmp_path: Path) -> None:
-    good = DoublesModel.load()
+    good = DoublesModel.load(PENALTY_DOUBLES)
     assert good.meta is not None and good.meta.training.kind == "doubles"
     assert set(good.meta.metrics) == {"calibration", "wall_s"}
     good.save(tmp_path / "copy.json")
-    assert (tmp_path / "copy.json").read_bytes() == DEFAULT_MODEL.read_bytes()
+    assert (tmp_path / "copy.json").read_bytes() == PENALTY_DOUBLES.read_bytes()
     assert DoublesModel.load(tmp_path / "copy.json") == good
 
 
@@ -172,7 +189,7 @@ def test_the_shipped_model_reads_and_writes_back_byte_for_byte(tmp_path: Path) -
 def test_a_malformed_model_file_names_the_file_and_field(
     change: dict[str, object], field: str, tmp_path: Path
 ) -> None:
-    blob = json.loads(DEFAULT_MODEL.read_text()) | change
+    blob = json.loads(PENALTY_DOUBLES.read_text()) | change
     p = tmp_path / "m.json"
     p.write_text(json.dumps(blob))
     with pytest.raises(DoublesModelError, match=rf"^{p}: .*field {re.escape(field)}: "):

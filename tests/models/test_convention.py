@@ -19,6 +19,7 @@ from bridgebot.models.league import load_policy
 from bridgebot.models.selfplay import Recorder
 
 from bridgebot.agents import make_agent
+from tests.models.test_league import DOUBLES
 
 pytestmark = pytest.mark.train
 
@@ -169,10 +170,12 @@ def test_the_league_trains_with_the_convention(tmp_path: Path) -> None:
         out=str(tmp_path / "run"), gens=1, learner_iters=1, exploiter_iters=1, deals_per_iter=16,
         eval_deals=32, minibatch=64, mix="self=1",
     )  # fmt: skip
-    assert train_league(cfg, make_agent=make_agent)["gens_done"] == 1
+    assert train_league(cfg, make_agent=make_agent, doubles=DOUBLES)["gens_done"] == 1
     for spec, says in (("nosuch", "unknown agent 'nosuch'"), ("bfg", "agent 'bfg' has neither")):
         with pytest.raises(LeagueError, match=f"--convention: {says}"):
-            train_league(cfg.model_copy(update={"convention": spec}), make_agent=make_agent)
+            train_league(
+                cfg.model_copy(update={"convention": spec}), make_agent=make_agent, doubles=DOUBLES
+            )
 
 
 def test_the_estimators_trained_in_the_loop_start_as_the_agents_and_export(tmp_path: Path) -> None:
@@ -206,7 +209,7 @@ def test_the_estimators_trained_in_the_loop_start_as_the_agents_and_export(tmp_p
         estimators_lr=1e-3, out=str(tmp_path / "run"), gens=1, learner_iters=2, exploiter_iters=1,
         deals_per_iter=64, eval_deals=32, minibatch=64, mix="self=1,init=1",
     )  # fmt: skip
-    train_league(cfg, make_agent=make_agent)
+    train_league(cfg, make_agent=make_agent, doubles=DOUBLES)
     run = tmp_path / "run"
     log = [json.loads(line) for line in (run / "log.jsonl").read_text().splitlines()]
     heard = [e["estimators"] for e in log if e["phase"] == "learn"]
@@ -229,7 +232,9 @@ def test_the_estimators_trained_in_the_loop_start_as_the_agents_and_export(tmp_p
         trained.layers.convention.controls.chances(x, steps)[0],
         atol=1e-4,
     )
-    again = train_league(cfg.model_copy(update={"gens": 2}), make_agent=make_agent)
+    again = train_league(cfg.model_copy(update={"gens": 2}), make_agent=make_agent, doubles=DOUBLES)
     assert again["gens_done"] == 2 and (run / "gen1_slam" / "slam.onnx").exists()
     with pytest.raises(LeagueError, match="--estimators-lr needs --convention"):
-        train_league(cfg.model_copy(update={"convention": None}), make_agent=make_agent)
+        train_league(
+            cfg.model_copy(update={"convention": None}), make_agent=make_agent, doubles=DOUBLES
+        )

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from bridgebot.engine.doubles import DoublesModel
 from bridgebot.engine.policy import Policy
 from bridgebot.laws.calls import ALL_CALLS, final_contract
 from bridgebot.laws.scoring import dd_tricks, ns_score
@@ -31,8 +32,13 @@ from bridgebot.models.onnx_mlp import policy_from_onnx
 from bridgebot.models.selfplay import Recorder, duplicate_imps
 from endplay.types import Penalty, Player, Vul
 
+from bridgebot.shipped import PENALTY_DOUBLES
 from tests.engine.test_epbot import epbot  # noqa: F401 (the fixture)
 from tests.models.test_train import _solved, small_dd
+
+#: The penalty-double model the league's doubling opponents play, handed down as the command
+#: line hands it (bridgebot/shipped.py finds it).
+DOUBLES = DoublesModel.load(PENALTY_DOUBLES)
 
 pytestmark = pytest.mark.train
 
@@ -147,11 +153,13 @@ def test_league_runs_checkpoints_and_resumes(
         init="models/default", dd=(dd,), out=str(tmp_path / "run"), learner_iters=2,
         exploiter_iters=1, deals_per_iter=16, eval_deals=32, minibatch=64,
     )  # fmt: skip
-    first = train_league(LeagueConfig(gens=1, **base))  # type: ignore[arg-type]
+    with pytest.raises(LeagueError, match="needs the penalty-double model"):
+        train_league(LeagueConfig(gens=1, **base))  # type: ignore[arg-type]
+    first = train_league(LeagueConfig(gens=1, **base), doubles=DOUBLES)  # type: ignore[arg-type]
     assert first["gens_done"] == 1
     run = tmp_path / "run"
     assert (run / "gen0.pt").exists() and (run / "exploiter0.pt").exists()
-    again = train_league(LeagueConfig(gens=2, **base))  # type: ignore[arg-type]
+    again = train_league(LeagueConfig(gens=2, **base), doubles=DOUBLES)  # type: ignore[arg-type]
     assert again["gens_done"] == 2 and (run / "gen1.pt").exists()
     log = [json.loads(line) for line in (run / "log.jsonl").read_text().splitlines()]
     learn = [e for e in log if e["phase"] == "learn"]
@@ -267,7 +275,7 @@ def test_the_slam_curriculum_draws_its_shares_and_prices_the_slams(tmp_path: Pat
     deals = learner_deals(np.random.default_rng(1), cfg, train_idx, slam_idx, strong_idx)
     assert len(deals) == 64 and (deals >= 2100).sum() == 16
     assert np.isin(deals[48:], strong_idx).all()
-    train_league(cfg)
+    train_league(cfg, doubles=DOUBLES)
     log = [json.loads(line) for line in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
     learn = [e for e in log if e["phase"] == "learn"]
     assert all({"chances", "bid", "made", "shortfall"} <= set(e["slams"]) for e in learn)
@@ -375,3 +383,22 @@ def test_a_league_with_the_field_resumes_after_a_kill(epbot: Path, tmp_path: Pat
     assert meta["opponents"] == ["self", "field", "epbot:BBA-Sayc", "epbot:Acol", "epbot:WJ"]
     assert meta["config"]["field"] == ["BBA-Sayc", "Acol", "WJ"]
     assert torch.load(run / "gen0.pt", weights_only=False)["meta"]["opponents"] == meta["opponents"]
+
+
+def test_the_command_line_hands_the_league_the_shipped_penalty_double_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``bridgebot train league`` from any directory: the composition root finds the doubling
+    opponents' model (bridgebot/shipped.py) and hands it down; the library finds none itself."""
+    from bridgebot.cli import main
+    from bridgebot.shipped import DEFAULT_MODEL_DIR
+
+    dd = str(small_dd(tmp_path / "dd.npz", 2100))
+    monkeypatch.chdir(tmp_path)
+    argv = ["train", "league", "--init", str(DEFAULT_MODEL_DIR), "--deals", dd, "--out", "run",
+            "--gens", "1", "--learner-iters", "1", "--exploiter-iters", "1", "--deals-per-iter",
+            "16", "--eval-deals", "32", "--minibatch", "64", "--mix", "selfx=1", "--quiet"]  # fmt: skip
+    assert main(argv) == 0
+    log = [json.loads(line) for line in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
+    learn = next(e for e in log if e["phase"] == "learn")
+    assert set(learn["imps_by_opponent"]) == {"selfx"}
