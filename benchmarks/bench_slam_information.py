@@ -53,7 +53,8 @@ from bridgebot.engine.policy import Policy
 from bridgebot.engine.search import slam_zone
 from bridgebot.engine.slams import SlamEstimator, estimator_dir, slam_probs
 from bridgebot.models.data import DataError
-from bridgebot.models.slamnet import fit, self_play_calls, slam_rich
+from bridgebot.models.slamnet_data import self_play_calls, slam_rich
+from bridgebot.models.slamnet_fit import fit
 
 from bridgebot.options import benchmark_args, deal_file
 from bridgebot.shipped import shipped_model
@@ -85,7 +86,7 @@ def states(
     weights: npt.NDArray[np.float64] | None = None,
     estimator: SlamEstimator | None = None,
 ) -> dict[str, Any]:
-    """Every call of the policy's self-play auctions (``models.slamnet.self_play_calls``, as the
+    """Every call of the policy's self-play auctions (``models.slamnet_data.self_play_calls``, as the
     estimator is trained, ``auctions`` per deal): observation, trick classes, partner's facts,
     whether it is a decision point of the slam layer, and its deal's weight (default 1). The
     ``estimate`` facts need the slam ``estimator`` (zeros without it)."""

@@ -19,6 +19,10 @@ of a slam. Two things give it more to learn from without bending those odds:
 The layer's thresholds are then chosen on validation deals (:func:`threshold_sweep`): the team
 match of the policy with the layer against bfg, DD-scored, for each candidate threshold; the
 export records the choice and the sweep in the card.
+
+The modules, by job: the data (:mod:`models.slamnet_data`), the network and its fit
+(:mod:`models.slamnet_fit`), the thresholds (:mod:`models.slamnet_thresholds`); this one is the
+run (:func:`train_slamnet`: data, fit, thresholds, export) and the command line.
 """
 
 from __future__ import annotations
@@ -26,19 +30,24 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-from bridgebot.core.stats import mean_stderr
-from bridgebot.engine.control_ask import control_step, controls
+from bridgebot.engine.control_ask import control_step
 from bridgebot.engine.features import FEATURE_VERSION, N_FEATURES
 from bridgebot.engine.policy import Policy
-from bridgebot.engine.slams import N_OUTPUTS, Thresholds, slam_calls, trick_classes
-from bridgebot.models.data import Chooser, observe, run_auctions
-from bridgebot.models.slam import slam_counts
+from bridgebot.engine.slams import Thresholds
+from bridgebot.models.slamnet_data import self_play_states, slam_rich
+from bridgebot.models.slamnet_fit import fit, torch_logits
+from bridgebot.models.slamnet_thresholds import (
+    choose_thresholds,
+    parse_grid,
+    sweep_row,
+    threshold_sweep,
+)
 
 if TYPE_CHECKING:
     from bridgebot.models.config import SlamNetConfig
@@ -46,332 +55,6 @@ if TYPE_CHECKING:
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
-
-
-def policy_chooser(
-    policy: Policy,
-    slam: Any = None,
-    thresholds: Thresholds | None = None,
-) -> Chooser:
-    """The ONNX policy, greedy, as a chooser of :func:`models.data.run_auctions`; with ``slam``
-    (a callable features -> slam logits) and ``thresholds``, the slam layer on top."""
-
-    def choose(rows: IntArray, x: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_]) -> IntArray:
-        logits = policy.logits(x)
-        calls = policy.choose(x, mask, logits=logits)
-        if slam is None:
-            return calls
-        out: IntArray = slam_calls(x, mask, logits, calls, slam(x), thresholds or Thresholds())
-        return out
-
-    return choose
-
-
-class SelfPlayCall(NamedTuple):
-    """The calls at one position of a batch of the policy's self-play auctions."""
-
-    owners: npt.NDArray[np.uint8]
-    """[n, 52] the deals of the auctions still running at ``pos``."""
-    dealer: IntArray
-    auctions: IntArray
-    """[n, MAX_CALLS] the finished auctions (-1 padded)."""
-    pos: int
-    seat: IntArray
-    """The absolute seat calling at ``pos``."""
-    x: npt.NDArray[np.float32]
-    """The caller's observation before its call."""
-    classes: npt.NDArray[np.int8]
-    """[n, 5] per strain: 0 (11 or fewer), 1 (12) or 2 (13) tricks DD for our would-be declarer."""
-    deal: IntArray
-    """[n] the index of each auction's deal in the deals given."""
-
-
-def self_play_calls(
-    policy: Policy,
-    owners: npt.NDArray[np.uint8],
-    dd: npt.NDArray[np.uint8],
-    rng: np.random.Generator,
-    batch: int = 4096,
-    auctions: int = 1,
-) -> Iterator[SelfPlayCall]:
-    """Every call of the policy's greedy self-play auctions on the deals, one position of one
-    batch at a time. Each deal is bid ``auctions`` times: the first from a dealer and
-    vulnerability drawn at random, each later one from the next dealer round the table, with a
-    vulnerability of its own."""
-    for start in range(0, len(owners), batch):
-        o, d = owners[start : start + batch], dd[start : start + batch]
-        b = len(o)
-        first = rng.integers(0, 4, size=b)
-        vul = rng.integers(0, 4, size=b)
-        for k in range(auctions):
-            dealer = (first + k) % 4
-            if k:
-                vul = rng.integers(0, 4, size=b)
-            calls = run_auctions(
-                o, dealer, vul, np.zeros((b, 4), np.int64), [policy_chooser(policy)]
-            )
-            length = (calls >= 0).sum(axis=1)
-            for pos in range(int(length.max())):
-                rows = np.flatnonzero(length > pos)
-                x, _ = observe(
-                    o[rows], dealer[rows], vul[rows], calls[rows], np.full(len(rows), pos)
-                )
-                seat = (dealer[rows] + pos) % 4
-                classes = trick_classes(x, seat, d[rows])
-                yield SelfPlayCall(
-                    o[rows], dealer[rows], calls[rows], pos, seat, x, classes, start + rows
-                )
-
-
-class States(NamedTuple):
-    """The estimator's examples: one per call of the policy's self-play auctions."""
-
-    x: npt.NDArray[np.uint8]
-    """[N, 480] the caller's observation before its call."""
-    y: npt.NDArray[np.int8]
-    """[N, 5] the trick classes of :attr:`SelfPlayCall.classes`."""
-    deal: IntArray
-    """[N] the index of the example's deal in the deals given."""
-    partner_controls: IntArray
-    """[N] the caller's partner's controls (ace 2, king 1: :func:`engine.control_ask.controls`)."""
-
-
-def self_play_states(
-    policy: Policy,
-    owners: npt.NDArray[np.uint8],
-    dd: npt.NDArray[np.uint8],
-    rng: np.random.Generator,
-    batch: int = 4096,
-    auctions: int = 1,
-) -> States:
-    """The examples of every call of the policy's self-play auctions on the deals
-    (:func:`self_play_calls`)."""
-    xs, ys, deals, partner = [], [], [], []
-    for call in self_play_calls(policy, owners, dd, rng, batch, auctions):
-        xs.append(call.x.astype(np.uint8))
-        ys.append(call.classes)
-        deals.append(call.deal)
-        partner.append(controls(call.owners == ((call.seat + 2) % 4)[:, None]))
-    return States(
-        np.concatenate(xs), np.concatenate(ys), np.concatenate(deals), np.concatenate(partner)
-    )
-
-
-def deal_kinds(owners: npt.NDArray[np.uint8], dd: npt.NDArray[np.uint8]) -> IntArray:
-    """Each deal's kind, 0-3: 2 if it passes the slam filter (:func:`models.dealfilter.slam_deals`,
-    judged from the cards), plus 1 if some side takes 12+ tricks in some strain double dummy."""
-    from bridgebot.models.dealfilter import slam_deals
-
-    made = np.asarray(dd).reshape(len(dd), -1).max(axis=1) >= 12
-    kinds: IntArray = 2 * slam_deals(owners).astype(np.int64) + made.astype(np.int64)
-    return kinds
-
-
-def kind_shares(uniform: IntArray, extra: IntArray) -> FloatArray:
-    """[4] the weight of a deal of each kind (:func:`deal_kinds`) when the added slam-rich deals
-    of kinds ``extra`` join the uniform deals of kinds ``uniform``: n_u / (n_u + n_x), n_u and
-    n_x that kind's uniform and added deals, so each kind weighs in all what its uniform deals
-    did (1 for a kind nothing is added to). A ValueError where an added kind has no uniform deal,
-    whose share would then be unknown."""
-    n_u = np.bincount(uniform, minlength=4)
-    n_x = np.bincount(extra, minlength=4)
-    missing = [k for k in range(4) if n_x[k] and not n_u[k]]
-    if missing:
-        raise ValueError(
-            f"--slam-deals: the uniform deals hold no deal of kind {missing[0]} (filter passed: "
-            f"{bool(missing[0] & 2)}, slam made: {bool(missing[0] & 1)}), so the added deals "
-            "of that kind cannot be weighted; add uniform deals (--deals)"
-        )
-    shares: FloatArray = np.where(n_x > 0, n_u / np.maximum(n_u + n_x, 1), 1.0)
-    return shares
-
-
-class SlamRich(NamedTuple):
-    """Slam-rich deals to add to uniform ones, and the weight of every deal of both."""
-
-    owners: npt.NDArray[np.uint8]
-    dd: npt.NDArray[np.uint8]
-    uniform_weights: FloatArray
-    """[n_u] each uniform deal's weight."""
-    weights: FloatArray
-    """[n_x] each added deal's weight."""
-    shares: FloatArray
-    """[4] the weight of a deal of each kind (:func:`kind_shares`)."""
-
-
-def slam_rich(
-    owners: npt.NDArray[np.uint8], dd: npt.NDArray[np.uint8], paths: Sequence[str]
-) -> SlamRich:
-    """The deals of the slam-rich files ``paths`` and the weights that let them join the uniform
-    deals ``owners``, ``dd`` (:func:`kind_shares`; its ValueError where a kind cannot be
-    weighted, :func:`models.data.load_dd`'s DataError for a file that is not a DD file)."""
-    from bridgebot.models.data import load_dd
-
-    sets = [load_dd(path) for path in paths]
-    so = np.concatenate([s.owners for s in sets])
-    sd = np.concatenate([s.dd for s in sets])
-    kinds_u, kinds_s = deal_kinds(owners, dd), deal_kinds(so, sd)
-    shares = kind_shares(kinds_u, kinds_s)
-    return SlamRich(so, sd, shares[kinds_u], shares[kinds_s], shares)
-
-
-def slam_net(hidden: Sequence[int] = (256, 256), inputs: int = N_FEATURES) -> nn.Sequential:
-    """MLP: 480 features (or ``inputs``) -> 5 strains x 3 trick classes (logits), ReLU between
-    layers."""
-    from bridgebot.models.ddnet import build_net
-
-    net: nn.Sequential = build_net(tuple(hidden), inputs, N_OUTPUTS)
-    return net
-
-
-def fit(
-    x: npt.NDArray[np.uint8],
-    y: npt.NDArray[np.int8],
-    hidden: Sequence[int],
-    epochs: int,
-    lr: float,
-    seed: int,
-    minibatch: int = 1024,
-    progress: Any = None,
-    weights: npt.NDArray[np.floating[Any]] | None = None,
-) -> nn.Sequential:
-    """Cross-entropy over the five strains' classes, Adam, ``epochs`` passes; each example
-    weighted by ``weights`` (default: all equal)."""
-    import torch
-    from torch import nn
-
-    torch.manual_seed(seed)
-    rng = np.random.default_rng(seed)
-    net = slam_net(hidden, x.shape[1])
-    opt = torch.optim.Adam(net.parameters(), lr=lr)
-    steps = epochs * (len(x) // minibatch)
-    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, max(steps, 1))
-    net.train()
-    for epoch in range(epochs):
-        order = rng.permutation(len(x))
-        total, t0 = 0.0, time.perf_counter()
-        for i in range(len(x) // minibatch):
-            idx = order[i * minibatch : (i + 1) * minibatch]
-            xb = torch.from_numpy(x[idx].astype(np.float32))
-            yb = torch.from_numpy(y[idx].astype(np.int64))
-            logits = net(xb).reshape(-1, 5, 3)
-            each = nn.functional.cross_entropy(
-                logits.reshape(-1, 3), yb.reshape(-1), reduction="none"
-            ).reshape(-1, 5)
-            if weights is None:
-                loss = each.mean()
-            else:
-                wb = torch.from_numpy(weights[idx].astype(np.float32))
-                loss = (each.mean(dim=1) * wb).sum() / wb.sum()
-            opt.zero_grad()
-            loss.backward()  # type: ignore[no-untyped-call]
-            opt.step()
-            sched.step()
-            total += float(loss.detach())
-        if progress is not None:
-            progress(epoch, total / max(len(x) // minibatch, 1), time.perf_counter() - t0)
-    net.eval()
-    return net
-
-
-def torch_logits(net: nn.Module) -> Any:
-    """features -> logits, numpy in and out (for choosers before export)."""
-    import torch
-
-    def run(x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-        with torch.no_grad():
-            out: npt.NDArray[np.float32] = net(torch.from_numpy(x.astype(np.float32))).numpy()
-        return out
-
-    return run
-
-
-def match_with_layer(
-    policy: Policy,
-    slam: Any,
-    thresholds: Thresholds | None,
-    opponent: Chooser,
-    owners: npt.NDArray[np.uint8],
-    dd: npt.NDArray[np.uint8],
-) -> dict[str, Any]:
-    """The DD team match of the policy (with the layer when ``slam`` is given) against
-    ``opponent`` on the deals (board k's dealer and vulnerability from the 16-board cycle): IMPs
-    per board with its standard error, and the slam counts of :func:`models.slam.slam_counts`."""
-    from bridgebot.laws.boards import dealer_vul_arrays
-    from bridgebot.models.selfplay import duplicate_imps, imp_summary  # torch: the train extra
-
-    n = len(owners)
-    dealer, vul = dealer_vul_arrays(np.arange(1, n + 1))
-    imps, auctions, _ = duplicate_imps(
-        owners, dd, dealer, vul, policy_chooser(policy, slam, thresholds), opponent
-    )
-    summary = imp_summary(imps)
-    return {
-        "imps": summary["imps_per_board"],
-        "se": summary["stderr"],
-        **slam_counts(auctions, dealer, dd),
-        "imps_per_board": imps.astype(np.float64).tolist(),
-    }
-
-
-def threshold_sweep(
-    policy: Policy,
-    slam: Any,
-    opponent: Chooser,
-    owners: npt.NDArray[np.uint8],
-    dd: npt.NDArray[np.uint8],
-    grid: Sequence[Thresholds],
-) -> list[dict[str, Any]]:
-    """:func:`match_with_layer` for each thresholds of ``grid``, and the plain policy first."""
-    rows = [{"thresholds": None, **match_with_layer(policy, None, None, opponent, owners, dd)}]
-    for t in grid:
-        rows.append({"thresholds": t, **match_with_layer(policy, slam, t, opponent, owners, dd)})
-    return rows
-
-
-# -- the run: data, fit, thresholds, export ------------------------------------------------------
-
-
-def parse_grid(text: str) -> list[Thresholds]:
-    """``"small,grand,keep;..."`` -> thresholds; a malformed entry is a ``ValueError`` naming it."""
-    out = []
-    for part in text.split(";"):
-        try:
-            small, grand, keep = (float(v) for v in part.split(","))
-        except ValueError:
-            raise ValueError(f"--grid: {part!r} is not 'small,grand,keep'") from None
-        out.append(Thresholds(small, grand, keep))
-    return out
-
-
-def choose_thresholds(
-    sweep: list[dict[str, Any]], min_making: float
-) -> tuple[Thresholds | None, str]:
-    """The grid point that bids a slam on the most slam chances, among those whose slams make at
-    least ``min_making`` of the time double dummy and that lose nothing to the plain policy
-    beyond two paired standard errors; ``None`` (no layer) when none qualifies. Also says why."""
-    base = np.asarray(sweep[0]["imps_per_board"])
-    best: tuple[float, float, Thresholds] | None = None
-    for row in sweep[1:]:
-        gain, se = mean_stderr((np.asarray(row["imps_per_board"]) - base).tolist())
-        making = row["made"] / row["bid"] if row["bid"] else 0.0
-        if making < min_making or gain < -2 * se:
-            continue
-        key = (row["bid_on_chance"], gain, row["thresholds"])
-        if best is None or key[:2] > best[:2]:
-            best = key
-    if best is None:
-        return None, f"no threshold made {min_making:.0%} of its slams without losing IMPs"
-    return best[2], f"most slams bid on chance with at least {min_making:.0%} making"
-
-
-def _sweep_row(row: dict[str, Any]) -> dict[str, Any]:
-    """A sweep row for the card: the thresholds and the figures, not the per-board IMPs."""
-    from dataclasses import asdict
-
-    t = row["thresholds"]
-    keys = ("imps", "se", "chances", "bid_on_chance", "bid", "made", "grand_chances", "grands_bid")
-    return {"thresholds": None if t is None else asdict(t), **{k: row[k] for k in keys}}
 
 
 def train_slamnet(cfg: SlamNetConfig, command: str, progress: bool = True) -> dict[str, Any]:
@@ -446,7 +129,7 @@ def train_slamnet(cfg: SlamNetConfig, command: str, progress: bool = True) -> di
     metrics["validation"] = {
         "deals": cfg.val,
         "opponent": "bfg",
-        "sweep": [_sweep_row(r) for r in sweep],
+        "sweep": [sweep_row(r) for r in sweep],
         "chosen_because": why,
     }
     # No threshold qualified: the layer is written but never acts (thresholds above 1).

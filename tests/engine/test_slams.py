@@ -142,14 +142,14 @@ def test_estimator_dir_is_found_only_with_its_onnx(tmp_path: Path) -> None:
 def test_the_policy_agent_serves_a_trained_estimator_and_refuses_a_broken_one(
     tmp_path: Path,
 ) -> None:
-    from bridgebot.models import slamnet
+    from bridgebot.models import slamnet_fit
 
     model = tmp_path / "model"
     shutil.copytree(DEFAULT_MODEL_DIR, model, ignore=shutil.ignore_patterns("__*", SLAM_DIR))
     x = np.zeros((64, 480), dtype=np.uint8)
     x[:, 428:441] = 1
     y = np.zeros((64, 5), dtype=np.int8)
-    net = slamnet.fit(x, y, (8,), 1, 1e-3, 0, minibatch=32)
+    net = slamnet_fit.fit(x, y, (8,), 1, 1e-3, 0, minibatch=32)
     from bridgebot.engine.modelcard import Training
     from bridgebot.models.ddnet import write_mlp
 

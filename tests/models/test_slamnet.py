@@ -14,7 +14,7 @@ from bridgebot.engine.policy import Policy
 from bridgebot.engine.slams import SLAM_DIR, Thresholds
 from bridgebot.laws.calls import FIRST_BID
 from bridgebot.laws.deals import random_owners_batch
-from bridgebot.models import slamnet
+from bridgebot.models import slamnet_data, slamnet_thresholds
 from bridgebot.models.data import observe
 
 from bridgebot.agents import make_agent
@@ -32,7 +32,7 @@ def deals(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 def test_examples_label_the_tricks_of_each_strains_would_be_declarer() -> None:
     owners, dd = deals(40, 3)
     policy = Policy(DEFAULT_MODEL_DIR)
-    x, y, *_ = slamnet.self_play_states(policy, owners, dd, np.random.default_rng(0), batch=16)
+    x, y, *_ = slamnet_data.self_play_states(policy, owners, dd, np.random.default_rng(0), batch=16)
     assert x.shape[1] == 480 and y.shape == (len(x), 5) and len(x) >= 40 * 4
     assert set(np.unique(y)) <= {0, 1, 2}
     # Replay the same auctions and check every label by hand.
@@ -44,7 +44,7 @@ def test_examples_label_the_tricks_of_each_strains_would_be_declarer() -> None:
         from bridgebot.models.data import run_auctions
 
         auctions = run_auctions(o, dealer, vul, np.zeros((len(o), 4), np.int64),
-                                [slamnet.policy_chooser(policy)])  # fmt: skip
+                                [slamnet_data.policy_chooser(policy)])  # fmt: skip
         for b in range(len(o)):
             calls = [int(c) for c in auctions[b] if c >= 0]
             for pos in range(len(calls)):
@@ -68,8 +68,8 @@ def test_examples_label_the_tricks_of_each_strains_would_be_declarer() -> None:
 def test_each_deal_is_bid_from_the_next_dealer_in_turn() -> None:
     owners, dd = deals(24, 4)
     policy = Policy(DEFAULT_MODEL_DIR)
-    one = slamnet.self_play_states(policy, owners, dd, np.random.default_rng(1), batch=24)
-    three = slamnet.self_play_states(
+    one = slamnet_data.self_play_states(policy, owners, dd, np.random.default_rng(1), batch=24)
+    three = slamnet_data.self_play_states(
         policy, owners, dd, np.random.default_rng(1), batch=24, auctions=3
     )
     # In a batch, the first auction of each deal is the one a single auction gives.
@@ -85,7 +85,7 @@ def test_each_deal_is_bid_from_the_next_dealer_in_turn() -> None:
     # Each deal is dealt from three different dealers: the first call's seat differs.
     firsts = {}
     rng = np.random.default_rng(1)
-    for call in slamnet.self_play_calls(policy, owners, dd, rng, batch=8, auctions=3):
+    for call in slamnet_data.self_play_calls(policy, owners, dd, rng, batch=8, auctions=3):
         if call.pos == 0:
             for deal, seat in zip(call.deal, call.seat, strict=True):
                 firsts.setdefault(int(deal), []).append(int(seat))
@@ -95,15 +95,15 @@ def test_each_deal_is_bid_from_the_next_dealer_in_turn() -> None:
 def test_kind_shares_keep_each_kinds_uniform_share() -> None:
     uniform = np.array([0] * 60 + [1] * 10 + [2] * 20 + [3] * 10)
     extra = np.array([3] * 30 + [2] * 5)
-    shares = slamnet.kind_shares(uniform, extra)
+    shares = slamnet_data.kind_shares(uniform, extra)
     w_u, w_x = shares[uniform], shares[extra]
     for kind, n in ((0, 60), (1, 10), (2, 20), (3, 10)):
         total = w_u[uniform == kind].sum() + w_x[extra == kind].sum()
         assert total == pytest.approx(n)
     assert w_x[0] == pytest.approx(10 / 40) and w_u[uniform == 0][0] == 1.0
-    assert slamnet.kind_shares(uniform, extra) == pytest.approx([1.0, 1.0, 20 / 25, 10 / 40])
+    assert slamnet_data.kind_shares(uniform, extra) == pytest.approx([1.0, 1.0, 20 / 25, 10 / 40])
     with pytest.raises(ValueError, match="no deal of kind 3"):
-        slamnet.kind_shares(np.array([0, 1, 2]), np.array([3]))
+        slamnet_data.kind_shares(np.array([0, 1, 2]), np.array([3]))
 
 
 def test_deal_kinds_read_the_filter_and_the_table() -> None:
@@ -113,7 +113,7 @@ def test_deal_kinds_read_the_filter_and_the_table() -> None:
     dd = np.minimum(dd, 12)
     dd[:200] = np.minimum(dd[:200], 11)  # no slam made on the first half
     dd[200:, 2, 4] = 12  # South makes 6NT on the second
-    kinds = slamnet.deal_kinds(owners, dd)
+    kinds = slamnet_data.deal_kinds(owners, dd)
     assert ((kinds & 1) == (np.arange(400) >= 200)).all()
     assert ((kinds >> 1) == slam_deals(owners)).all() and (kinds >> 1).any()
 
@@ -131,19 +131,19 @@ def test_the_choice_takes_the_most_slams_that_make_often_enough_and_cost_nothing
         sweep_row(b, [0.2] * 50, 30, 24, 25),  # 80%
         sweep_row(c, [0.3] * 50, 20, 18, 18),  # 90%, fewer slams
     ]
-    assert slamnet.choose_thresholds(sweep, 0.7)[0] == b
-    assert slamnet.choose_thresholds(sweep, 0.5)[0] == a
+    assert slamnet_thresholds.choose_thresholds(sweep, 0.7)[0] == b
+    assert slamnet_thresholds.choose_thresholds(sweep, 0.5)[0] == a
     # A threshold that loses IMPs beyond two standard errors is never chosen.
     losing = [*sweep[:2], sweep_row(b, [-1.0] * 25 + [-0.5] * 25, 30, 24, 25), sweep[3]]
-    assert slamnet.choose_thresholds(losing, 0.7)[0] == c
-    chosen, why = slamnet.choose_thresholds(sweep[:2], 0.7)
+    assert slamnet_thresholds.choose_thresholds(losing, 0.7)[0] == c
+    chosen, why = slamnet_thresholds.choose_thresholds(sweep[:2], 0.7)
     assert chosen is None and "70%" in why
 
 
 def test_grid_errors_name_the_entry() -> None:
-    assert slamnet.parse_grid("0.5,0.6,0.3;0.7,0.8,0.5")[1] == Thresholds(0.7, 0.8, 0.5)
+    assert slamnet_thresholds.parse_grid("0.5,0.6,0.3;0.7,0.8,0.5")[1] == Thresholds(0.7, 0.8, 0.5)
     with pytest.raises(ValueError, match=r"'0\.5,0\.6'"):
-        slamnet.parse_grid("0.5,0.6")
+        slamnet_thresholds.parse_grid("0.5,0.6")
 
 
 def card_of(model: Path) -> dict:
@@ -205,7 +205,7 @@ def test_a_slam_rich_file_joins_the_training_deals_with_its_kinds_weights(tmp_pa
     done = subprocess.run(args, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "and 20 slam-rich deals" in done.stdout
-    n_u = int((slamnet.deal_kinds(o[:100], d[:100]) == 3).sum())
+    n_u = int((slamnet_data.deal_kinds(o[:100], d[:100]) == 3).sum())
     card = card_of(model)
     assert card["metrics"]["slam_dd_weights_by_kind"][3] == pytest.approx(n_u / (n_u + 20), 1e-4)
     assert any(r["name"] == str(rich) for r in card["training"]["data"])
@@ -219,7 +219,7 @@ def test_a_slam_rich_file_joins_the_training_deals_with_its_kinds_weights(tmp_pa
 
 def test_each_example_carries_its_partners_controls() -> None:
     owners, dd = deals(40, 9)
-    states = slamnet.self_play_states(
+    states = slamnet_data.self_play_states(
         Policy(DEFAULT_MODEL_DIR), owners, dd, np.random.default_rng(3)
     )
     assert states.partner_controls.shape == states.deal.shape
