@@ -201,7 +201,13 @@ class TeachRun:
         vul = np.concatenate(self.vuls) if self.vuls else np.zeros(0, np.uint8)
         self.meta = self.meta.model_copy(update={"count": n})
         owners = np.concatenate(self.owners) if self.owners else np.zeros((0, 52), np.uint8)
-        deals = TeachSet(owners=owners, dealer=dealer, vul=vul, auctions=auctions, path=str(path))
+        deals = TeachSet(
+            owners=owners,
+            dealer=dealer.astype(np.int64),
+            vul=vul.astype(np.int64),
+            auctions=auctions,
+            path=str(path),
+        )
         arrays: dict[str, Any] = dict(
             **deals.arrays(),
             deal_index=index.astype(np.int64),
