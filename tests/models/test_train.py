@@ -30,7 +30,7 @@ from bridgebot.models.selfplay import duplicate_imps, train_selfplay
 from endplay.dds import calc_all_tables
 from endplay.types import Deal, Player, Vul
 
-from bridgebot.agents import make_agent
+from bridgebot.cli import dd_match_imps
 
 pytestmark = pytest.mark.train
 
@@ -247,10 +247,10 @@ def test_selfplay_runs_checkpoints_and_resumes(
         minibatch=256,
         threads=1,
     )
-    train_selfplay(SelfPlayConfig(**common, iters=2), make_agent=make_agent)  # type: ignore[arg-type]
+    train_selfplay(SelfPlayConfig(**common, iters=2), dd_match=dd_match_imps)  # type: ignore[arg-type]
     _, state = load_checkpoint(str(tmp_path / "sp" / "ckpt.pt"))
     assert state["iter"] == 2
-    metrics = train_selfplay(SelfPlayConfig(**common, iters=3), make_agent=make_agent)  # type: ignore[arg-type]
+    metrics = train_selfplay(SelfPlayConfig(**common, iters=3), dd_match=dd_match_imps)  # type: ignore[arg-type]
     assert metrics["iters"] == 3 and metrics["games"] == 3 * 2 * 64
     log = [json.loads(s) for s in (tmp_path / "sp" / "log.jsonl").read_text().splitlines()]
     assert [e["iter"] for e in log] == [1, 2, 3]
@@ -266,8 +266,6 @@ def test_selfplay_evaluates_through_the_match_runner_it_is_handed(tmp_path: Path
     bfg is refused on entry."""
     from bridgebot.models.net import NetConfig, PolicyNet
     from bridgebot.models.selfplay import evaluate_against_agent
-
-    from bridgebot.cli import dd_match_imps
 
     owners, dd = _solved()
     seen: list[tuple[str, str, int, bool]] = []
