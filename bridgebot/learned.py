@@ -72,7 +72,7 @@ def policy_agent(
         temperature=options.temperature,
         name=name,
         slam=slam,
-        aces=convention,  # the keyword engine.policy and engine.search.agent still take
+        convention=convention,
         their_doubles=options.policy_doubles,
         double_rate=config(options, DoubleRate),
     )
@@ -168,7 +168,7 @@ def search_agent(
         seed=seed,
         name=name,
         slam=slam,
-        aces=convention,  # the keyword engine.policy and engine.search.agent still take
+        convention=convention,
         their_doubles=options.policy_doubles,
         double_rate=config(options, DoubleRate),
     )

@@ -26,8 +26,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
-from bridgebot.engine import aces
+from bridgebot.engine import control_ask
 from bridgebot.engine.agent import BiddingView
+from bridgebot.engine.control_ask import CONTROLS
 from bridgebot.engine.features import encode_arrays, legal_masks_arrays
 from bridgebot.engine.parts import CallReader, Logits, parts_of
 from bridgebot.laws.boards import side_vulnerable
@@ -87,7 +88,7 @@ class Explanation:
     notrump_shape: float | None = None
     """Share of the sample with a notrump shape (:func:`notrump_shaped`; None but for NT bids)."""
     convention: str | None = None
-    """The meaning the asking convention gives the call (:func:`engine.aces.meaning`): it is
+    """The meaning the asking convention gives the call (:func:`engine.control_ask.meaning`): it is
     that meaning, whatever hands the sample holds."""
 
     @property
@@ -258,7 +259,7 @@ def describe_lengths(lengths: npt.NDArray[np.int64], bid_suit: int | None) -> li
 
 def _by_convention(e: Explanation, calls: Sequence[int], scheme: str) -> Explanation:
     """``e``, or the meaning the asking convention ``scheme`` gives its call."""
-    text = aces.meaning(calls[: e.index], calls[e.index], scheme)
+    text = control_ask.meaning(calls[: e.index], calls[e.index]) if scheme == CONTROLS else None
     return e if text is None else replace(e, convention=text, artificial=True)
 
 
@@ -289,8 +290,8 @@ class Explainer:
     ) -> None:
         self.policy = policy
         self.conventions = conventions
-        """The asking convention the bot plays (:mod:`engine.aces`: ``"aces"``, the agents'
-        ``aces=on``, or ``"controls"``, control asking), else None: its calls are then
+        """The asking convention the bot plays (:mod:`engine.control_ask`: ``"controls"``, control
+        asking), else None: its calls are then
         explained by it, not by sampling."""
         self.seed = seed
         self.target = target

@@ -78,7 +78,7 @@ L = TypeVar("L")
 
 def layer_of(parts: Parts, kind: type[L]) -> L | None:
     """The first of ``parts``' layers that is a ``kind`` (``engine.slams.SlamLayer``,
-    ``engine.aces.ConventionLayer``), None where none is."""
+    ``engine.control_asking.ConventionLayer``), None where none is."""
     return next((x for x in parts.layers if isinstance(x, kind)), None)
 
 

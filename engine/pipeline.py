@@ -10,12 +10,12 @@ layers run, in one order::
       |                              (the reading of their doubles, engine.tendencies)
       |  2. layer.forced(...)        a layer's own call where the auction dictates one: the
       |                              asking convention's answer, the asker's decision, the pass
-      |                              after it (engine.aces); the base is not asked
+      |                              after it (engine.control_asking); the base is not asked
       |  3. base.propose(...)        the policy's call (engine.policy.PolicyBase), the search's
       |                              (engine.search.agent.SearchBase), the learner's in training,
       |                              with the policy logits the layers read
       |  4. layer.apply(step)        in order: the slam layer (engine.slams.SlamLayer), then the
-      |                              convention's ask and vetoes (engine.aces.ConventionLayer)
+      |                              convention's ask and vetoes (engine.control_asking.ConventionLayer)
       v
     one Decision per view: the call, the base's proposal, and which layers changed it
 

@@ -29,7 +29,7 @@ from bridgebot.engine.tendencies import DoubleRate, Reading, TheirDoubles, polic
 from endplay.types import Bid, Card
 
 if TYPE_CHECKING:
-    from bridgebot.engine.aces import Convention
+    from bridgebot.engine.control_asking import Convention
     from bridgebot.engine.slams import SlamEstimator
 
 #: Feature layouts this build can compute. A model trained on any other is refused.
@@ -150,7 +150,7 @@ class PolicyBase:
 
 
 def convention_name(convention: Convention | None) -> str | None:
-    """The asking convention's name (``aces``, ``controls``), None for none."""
+    """The asking convention's name (``controls``), None for none."""
     return None if convention is None else convention.scheme
 
 
@@ -158,7 +158,7 @@ def layers_of(slam: SlamEstimator | None, convention: Convention | None) -> list
     """The layers an agent plays around its base, in the pipeline's order: the slam layer, then
     the asking convention (each where the agent has it: the convention reads its own slam
     estimator, so it plays with ``slams=off`` too, as the policy agent always let it)."""
-    from bridgebot.engine.aces import ConventionLayer
+    from bridgebot.engine.control_asking import ConventionLayer
     from bridgebot.engine.slams import SlamLayer
 
     out: list[Layer] = []
@@ -175,8 +175,8 @@ class PolicyAgent(BatchBidder):
 
     Greedy by default (deterministic, the setting of every reported figure); ``greedy=False``
     samples with ``temperature``. With ``slam`` (the model directory's slam estimator), the slam
-    layer of :mod:`engine.slams` decides the calls where slams are decided, and ``aces`` (the
-    asking convention, :mod:`engine.aces`) plays on top of it. ``their_doubles`` and
+    layer of :mod:`engine.slams` decides the calls where slams are decided, and ``convention``
+    (control asking, :mod:`engine.control_asking`) plays on top of it. ``their_doubles`` and
     ``double_rate``: see :class:`PolicyBase`. A batch counts all its views before it decides
     any, so every view of a batch is read the same way and one ONNX run still serves it.
     """
@@ -190,16 +190,16 @@ class PolicyAgent(BatchBidder):
         temperature: float = 1.0,
         name: str = "policy",
         slam: SlamEstimator | None = None,
-        aces: Convention | None = None,
+        convention: Convention | None = None,
         their_doubles: Reading = "read",
         double_rate: DoubleRate | None = None,
     ) -> None:
         self.base = PolicyBase(policy, seed, greedy, temperature, their_doubles, double_rate)
         self.slam = slam
         """The slam layer's estimator (:mod:`engine.slams`), when the model directory has one."""
-        self.aces = aces
-        """The asking convention on top of it (:mod:`engine.aces`: ace or control asking)."""
-        self.bidder = LayeredBidder(self.base, layers_of(slam, aces))
+        self.convention = convention
+        """The asking convention on top of it (:mod:`engine.control_asking`)."""
+        self.bidder = LayeredBidder(self.base, layers_of(slam, convention))
         self.card_player: CardPlayer = card_player or BaselinePlayer()
         self.name = name
 
@@ -226,7 +226,7 @@ class PolicyAgent(BatchBidder):
 
     def parts(self) -> Parts:
         """Its policy, its layers and the convention they play (:mod:`engine.parts`)."""
-        return Parts(self.policy, self.bidder.layers, convention_name(self.aces))
+        return Parts(self.policy, self.bidder.layers, convention_name(self.convention))
 
     def decide(self, views: Sequence[BiddingView]) -> list[Decision]:
         """The calls with how each was decided (:class:`engine.pipeline.Decision`)."""

@@ -1,6 +1,6 @@
 """The convention in the loop: the learner's pair plays the slam layer and control asking in training.
 
-The shipped agent is the policy with two layers on top (:mod:`engine.slams`, :mod:`engine.aces`):
+The shipped agent is the policy with two layers on top (:mod:`engine.slams`, :mod:`engine.control_asking`):
 where a call leaves our side at game, the slam layer may bid the slam or the seat asks partner's
 controls with 4NT, partner answers, the asker decides. League training used to see the policy
 alone, so the auctions it learned never met the ask: what the policy tells partner below game
@@ -8,7 +8,7 @@ was trained for a pair that stops in game. With ``--convention SPEC`` the learne
 agent ``SPEC`` builds (``default``: the shipped layers), with the learner's network as its policy:
 
 - where the convention dictates the call (an answer, the asker's decision, partner's pass after
-  it: :func:`engine.aces.role`), that call is made and nothing is recorded;
+  it: :func:`engine.control_ask.role`), that call is made and nothing is recorded;
 - elsewhere the learner samples its call and the layers see it as they see the shipped
   policy's: the slam layer may turn it into a slam, the convention into the ask, or veto a slam
   or 4NT of its own. A call the layers changed is made but not recorded: PPO's ratio is taken on
@@ -43,16 +43,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import torch
-from bridgebot.engine.aces import (
-    CONTROLS_DIR,
-    ControlAsking,
-    ControlEstimator,
-    Convention,
-    ConventionLayer,
-    control_step,
-    controls,
-)
 from bridgebot.engine.agent import AgentFactory, BiddingView
+from bridgebot.engine.control_ask import control_step, controls
+from bridgebot.engine.control_asking import ControlAsking, Convention, ConventionLayer
+from bridgebot.engine.control_estimator import CONTROLS_DIR, ControlEstimator
 from bridgebot.engine.features import (
     VUL_THEM,
     VUL_US,

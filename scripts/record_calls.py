@@ -204,7 +204,7 @@ def instrumented(tracer: Tracer) -> Iterator[None]:
             yield
         return
     import numpy as np
-    from bridgebot.engine import aces
+    from bridgebot.engine import control_ask
     from bridgebot.engine.pipeline import Subset
     from bridgebot.engine.search.agent import WhereDoubled
     from bridgebot.laws.calls import bid_index, doubled_against_caller
@@ -216,7 +216,7 @@ def instrumented(tracer: Tracer) -> Iterator[None]:
         for view, d in zip(views, out, strict=True):
             if d.forced_by is not None:
                 calls = [bid_index(c) for c in view.auction]
-                what = aces.role(calls, d.forced_by)
+                what = control_ask.role(calls)
                 tracer.note("answer" if what == "answer" else "decide", view.board)
             for stage in d.changed_by:
                 tracer.note("slam" if stage == "slam" else "ask", view.board)

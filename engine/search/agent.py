@@ -17,7 +17,7 @@ from bridgebot.laws.calls import bid_index, doubled_against_caller
 from endplay.types import Bid, Card
 
 if TYPE_CHECKING:
-    from bridgebot.engine.aces import Convention
+    from bridgebot.engine.control_asking import Convention
     from bridgebot.engine.policy import PolicyAgent
     from bridgebot.engine.slams import SlamEstimator
 
@@ -105,7 +105,7 @@ class SearchAgent(Agent):
     card player.
 
     ``decisions`` holds the searches of the current board (emptied by ``reset``), for logs and
-    benchmarks; ``last`` is the latest. With ``slam`` (the policy's slam estimator) and ``aces``
+    benchmarks; ``last`` is the latest. With ``slam`` (the policy's slam estimator) and ``convention``
     (the asking convention), the layers have the last word on the searched call, as they have on
     the policy's in :class:`engine.policy.PolicyAgent` (``stats["slam_layer"]`` marks a change);
     a call the convention forces is not searched.
@@ -118,7 +118,7 @@ class SearchAgent(Agent):
         seed: int = 0,
         name: str = "search",
         slam: SlamEstimator | None = None,
-        aces: Convention | None = None,
+        convention: Convention | None = None,
         their_doubles: Reading = "read",
         double_rate: DoubleRate | None = None,
     ) -> None:
@@ -127,8 +127,8 @@ class SearchAgent(Agent):
         self.name = name
         self.base = SearchBase(search, seed, their_doubles, double_rate)
         self.slam = slam
-        self.aces = aces
-        self.bidder = LayeredBidder(self.base, layers_of(slam, aces))
+        self.convention = convention
+        self.bidder = LayeredBidder(self.base, layers_of(slam, convention))
         self.card_player = card_player
         self.last: SearchResult | None = None
         self.decisions: list[SearchResult] = []
@@ -141,7 +141,7 @@ class SearchAgent(Agent):
         """Its policy, its layers and the convention they play (:mod:`engine.parts`)."""
         from bridgebot.engine.policy import convention_name
 
-        return Parts(self.search.policy, self.bidder.layers, convention_name(self.aces))
+        return Parts(self.search.policy, self.bidder.layers, convention_name(self.convention))
 
     @property
     def ignores_their_doubles(self) -> bool:

@@ -303,7 +303,8 @@ class BorelSearch:
         t0 = time.perf_counter()
         seat = view.seat.value
         draws = [
-            np.unique(resample(w, cfg.slam_stage_particles, rng), return_counts=True) for w in weights
+            np.unique(resample(w, cfg.slam_stage_particles, rng), return_counts=True)
+            for w in weights
         ]
         everyone = np.unique(np.concatenate([u for u, _ in draws]))
         mass = np.zeros(particles.shape[0], dtype=np.float64)
@@ -314,7 +315,9 @@ class BorelSearch:
         chance12, chance13 = share @ p12, share @ p13  # per strain
         stats["slam_chance"] = float(chance12.max())
         high = int(history.max()) if history.size else 0
-        deciding = any(beyond_game(c) for c in cands) or stats["slam_chance"] >= cfg.slam_stage_chance
+        deciding = (
+            any(beyond_game(c) for c in cands) or stats["slam_chance"] >= cfg.slam_stage_chance
+        )
         if not deciding:
             stats["slam_s"] = time.perf_counter() - t0
             return None

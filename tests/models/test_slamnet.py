@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bridgebot.engine.parts import parts_of
 from bridgebot.engine.policy import Policy
 from bridgebot.engine.slams import SLAM_DIR, Thresholds
 from bridgebot.laws.calls import FIRST_BID
@@ -231,7 +232,6 @@ def test_each_example_carries_its_partners_controls() -> None:
 
 
 def test_the_control_estimator_is_written_beside_the_slam_layer(tmp_path: Path) -> None:
-    from bridgebot.engine.control_asking import ControlAsking
     from bridgebot.engine.control_estimator import CONTROLS_DIR, CONTROLS_OUTPUT_VERSION
 
     big = tmp_path / "big.npz"
@@ -242,7 +242,7 @@ def test_the_control_estimator_is_written_beside_the_slam_layer(tmp_path: Path) 
     with pytest.raises(Exception, match="partner-controls"):
         make_agent(f"default:{model},controls=on")
     with make_agent(f"default:{model}") as agent:
-        assert agent.agent.aces is None  # type: ignore[attr-defined]  # unset: off without it
+        assert parts_of(agent).convention is None  # unset: off without it
     args = [sys.executable, "-m", "bridgebot", "train", "slamnet", "--policy", str(model),
             "--deals", str(big), "--epochs", "1", "--hidden", "8", "--auctions", "1"]  # fmt: skip
     # Without --partner-controls the thresholds need validation deals.
@@ -258,4 +258,4 @@ def test_the_control_estimator_is_written_beside_the_slam_layer(tmp_path: Path) 
     # The slam layer itself is untouched, and the shipped agents now play control asking.
     assert card_of(model) == json.loads((DEFAULT_MODEL_DIR / SLAM_DIR / "model.json").read_text())
     with make_agent(f"default:{model}") as agent:
-        assert isinstance(agent.agent.aces, ControlAsking)  # type: ignore[attr-defined]
+        assert parts_of(agent).convention == "controls"
