@@ -29,6 +29,21 @@ ROOT = HERE.parent
 #: script -> (arguments, a pattern its output must hold). ``{dd}`` is a small DD deal file of
 #: :data:`DEALS` deals, ``{tmp}`` a scratch directory of the script's own.
 SMOKE: dict[str, tuple[list[str], str]] = {
+    "bench_agent_cost": (
+        [
+            "--base",
+            "HEAD",
+            "--rounds",
+            "1",
+            "--boards",
+            "1",
+            "--search-calls",
+            "1",
+            "--work",
+            "{tmp}",
+        ],
+        r"medians of 1 rounds",
+    ),
     "bench_bidding_strength": (
         ["--imitation", "models/bfgnet", "--deals", "{dd}", "--boards", "4", "--them", "random"],
         r"IMPs",

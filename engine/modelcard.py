@@ -32,7 +32,16 @@ from typing import Any, Literal
 
 from bridgebot.core.errors import UserError, validation_fault
 from bridgebot.core.files import write_text_file
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    field_validator,
+    model_serializer,
+)
 
 #: The card's file name inside a model directory.
 CARD_FILE = "model.json"
@@ -89,6 +98,16 @@ class Training(_Record):
         default=(),
         description="league: every opponent kind of the mix, and each EPBot card as epbot:CARD",
     )
+
+    @model_serializer(mode="wrap")
+    def _omit_empty_lists(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """``teachers`` and ``opponents`` are written only where a run had them, so a record
+        made before they existed reads and writes back byte for byte."""
+        data: dict[str, Any] = handler(self)
+        for key in ("teachers", "opponents"):
+            if not data.get(key):
+                data.pop(key, None)
+        return data
 
     @field_validator("data", mode="before")
     @classmethod

@@ -301,7 +301,7 @@ def test_tournament_takes_boards_as_its_own_flag(capsys: pytest.CaptureFixture[s
         (["seat", "--port", "1", "--seat", "N", "--team", "t", "--retries", "0",
           "--agent-seed", "-1"], "bridgebot seat: --agent 'default': seed -1: a seed is 0 or more"),
         (["match", "--us", "default,seed=-1", "--boards", "1", "--out", "{tmp}/m"],
-         "bridgebot match: --us: agent default: option seed must be >= 0, not '-1'"),
+         "bridgebot match: --us: seed -1: a seed is 0 or more"),
     ],
     ids=["seat --agent-seed -1", "match --us default,seed=-1"],
 )  # fmt: skip

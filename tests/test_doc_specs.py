@@ -119,5 +119,5 @@ def test_a_removed_key_outside_its_section_and_a_renamed_key_are_found() -> None
     (removed,) = problems({"docs/evaluation.md": "### Elsewhere\n\n`default,aces=on`"})
     assert "option aces was removed" in removed
     (removed,) = problems({"README.md": section + "`default,aces=on`"})
-    (renamed,) = problems({"docs/x.md": "`search,slam=on,particles=64`"})
+    (renamed,) = problems({"docs/design.md": "`search,slam=on,particles=64`"})
     assert renamed.endswith("slam is slam_stage now"), renamed

@@ -146,7 +146,7 @@ def test_training_learns_and_the_export_matches_torch(tmp_path: Path) -> None:
 
 
 def test_several_files_train_on_all_but_the_last_file_s_held_out_deals(tmp_path: Path) -> None:
-    """``--data`` repeats: the files are read in order, and only the last file's last deals are
+    """``--deals`` repeats: the files are read in order, and only the last file's last deals are
     held out, as the league splits its files."""
     import argparse
 
@@ -168,7 +168,7 @@ def test_several_files_train_on_all_but_the_last_file_s_held_out_deals(tmp_path:
     assert DDNetConfig(data=str(first), out="m").data == (str(first),)
     parser = argparse.ArgumentParser()
     add_config_arguments(parser, DDNetConfig)
-    args = parser.parse_args(["--data", str(first), "--data", str(second), "--out", "m"])
+    args = parser.parse_args(["--deals", str(first), "--deals", str(second), "--out", "m"])
     assert config_from_args(DDNetConfig, args).data == (str(first), str(second))
     with pytest.raises(DataError):
         ddnet.load_split([], 4)
