@@ -6,8 +6,10 @@ that a change in the machine's load hits both, and prints the medians and the ra
 checkout over the baseline):
 
 - ``default``, one call at a time (the seat client's case) on the positions of ``--boards``
-  seeded boards bid against bfg: median and p90 seconds per call;
-- ``search`` (the same positions, the first ``--search-calls`` of them): median seconds per call;
+  seeded boards bid against bfg: median and p90 CPU seconds per call (the calling thread's
+  CPU time, which another process's load does not inflate as it does the wall clock);
+- ``search`` (the same positions, the first ``--search-calls`` of them): median CPU seconds per
+  call (its solver or estimator work runs in this thread);
 - memory: the resident set size a process grows by when it builds one ``default`` agent.
 
 The baseline is a git revision, checked out with ``git worktree`` under ``--work`` and imported
@@ -55,16 +57,16 @@ with make_agent("bfg") as bfg:
             auction.append((agent if seat.value % 2 == 0 else bfg).bid(v))
 times = []
 for v in views:
-    t = time.perf_counter()
+    t = time.thread_time()
     agent.bid(v)
-    times.append(time.perf_counter() - t)
+    times.append(time.thread_time() - t)
 search = make_agent("search,play=baseline")
 stimes = []
 for v in views[:search_calls]:
     search.reset(v.board)
-    t = time.perf_counter()
+    t = time.thread_time()
     search.bid(v)
-    stimes.append(time.perf_counter() - t)
+    stimes.append(time.thread_time() - t)
 print(json.dumps({
     "calls": len(times),
     "default_median_s": float(np.median(times)),

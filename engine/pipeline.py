@@ -26,7 +26,7 @@ mix of boards may share a batch. The base implements :class:`Base`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol, overload, runtime_checkable
 
@@ -42,7 +42,7 @@ IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Proposal:
     """What a base proposes for a batch: ``calls`` [B] (ALL_CALLS indices) and the policy
     ``logits`` [B, 38] the layers read (their fallbacks are the policy's best other calls)."""
@@ -51,7 +51,7 @@ class Proposal:
     logits: FloatArray
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Step:
     """What a layer's :meth:`Layer.apply` sees: the free rows of a batch (their views,
     observations ``x`` [B, 480], legal ``mask`` [B, 38] and the base's ``logits``) and the calls
@@ -73,9 +73,10 @@ class Layer(Protocol):
     def forced(
         self, views: Sequence[BiddingView], auctions: Sequence[Sequence[int]]
     ) -> list[Bid | None]:
-        """Per view, the call the layer dictates, else None; ``auctions`` are the views'
-        auctions as ALL_CALLS indices (a layer reads them first and builds nothing it does not
-        need: in training the views are built on first use)."""
+        """Per view, the call the layer dictates, else None, or an empty list where it dictates
+        none (a layer that never forces, cheaply); ``auctions`` are the views' auctions as
+        ALL_CALLS indices (a layer reads them first and builds nothing it does not need: in
+        training the views are built on first use)."""
         ...
 
     def apply(self, step: Step) -> IntArray:
@@ -105,7 +106,7 @@ class Base(Protocol):
         ...
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Decision:
     """How one call was decided: ``call``; ``forced_by`` the layer that dictated it (the base was
     not asked), else None; ``proposed`` the base's call; ``changed_by`` the layers that changed
@@ -141,7 +142,13 @@ class LazyViews(Sequence[BiddingView]):
     def __getitem__(self, i: int | slice) -> BiddingView | Sequence[BiddingView]:
         if isinstance(i, slice):
             return Subset(self, range(len(self))[i])
-        return self.view(range(len(self))[i])
+        n = len(self)
+        if not -n <= i < n:
+            raise IndexError(i)
+        return self.view(i + n if i < 0 else i)
+
+    def __iter__(self) -> Iterator[BiddingView]:
+        return (self.view(i) for i in range(len(self)))
 
 
 class Subset(LazyViews):
@@ -189,12 +196,23 @@ class LayeredBidder:
             for i, call in enumerate(layer.forced(views, auctions)):
                 if call is not None and forced[i] is None:
                     forced[i], forced_by[i] = call, layer.name
-        free = np.array([i for i in range(n) if forced[i] is None], dtype=np.int64)
-        by_row: dict[int, Decision] = {
-            i: Decision(c, forced_by[i]) for i, c in enumerate(forced) if c is not None
-        }
-        if free.size:
-            fviews = Subset(views, free.tolist())
+        if not any(forced):
+            decisions: list[Decision | None] = [None] * n
+            rows = list(range(n))
+        else:
+            rows = [i for i in range(n) if forced[i] is None]
+            decisions = [
+                None if c is None else Decision(c, forced_by[i]) for i, c in enumerate(forced)
+            ]
+        if rows:
+            free = np.array(rows, dtype=np.int64)
+            fviews: Sequence[BiddingView] = (
+                views
+                if len(rows) == n
+                else Subset(views, rows)
+                if isinstance(views, LazyViews)
+                else [views[i] for i in rows]
+            )
             fx = np.stack([encode(v) for v in fviews]) if x is None else x[free]
             fm = (
                 np.stack([legal_mask(v.dealer, v.auction) for v in fviews])
@@ -202,29 +220,30 @@ class LayeredBidder:
                 else mask[free]
             )
             proposal = self.base.propose(fviews, fx, fm, free)
-            calls = np.asarray(proposal.calls, dtype=np.int64)
-            changed: list[list[str]] = [[] for _ in fviews]
+            first = np.asarray(proposal.calls, dtype=np.int64)
+            calls = first
+            changed: dict[int, list[str]] = {}
             for layer in self.layers:
-                after = np.asarray(
-                    layer.apply(Step(fviews, fx, fm, proposal.logits, calls)), dtype=np.int64
-                )
-                for r in np.flatnonzero(after != calls).tolist():
-                    changed[r].append(layer.name)
+                after = layer.apply(Step(fviews, fx, fm, proposal.logits, calls))
+                moved = after != calls
+                if moved.any():
+                    for r in np.flatnonzero(moved).tolist():
+                        changed.setdefault(r, []).append(layer.name)
                 calls = after
-            for r, i in enumerate(free.tolist()):
-                by_row[i] = Decision(
+            for r, i in enumerate(rows):
+                decisions[i] = Decision(
                     ALL_CALLS[int(calls[r])],
-                    proposed=ALL_CALLS[int(proposal.calls[r])],
-                    changed_by=tuple(changed[r]),
+                    proposed=ALL_CALLS[int(first[r])],
+                    changed_by=tuple(changed.get(r, ())),
                 )
-        decisions = [by_row[i] for i in range(n)]
-        for view, d in zip(views, decisions, strict=True) if self.check else ():
+        out = [d for d in decisions if d is not None]
+        for view, d in zip(views, out, strict=True) if self.check else ():
             if not any(same_call(d.call, c) for c in view.legal):
                 raise ValueError(
                     f"board {view.board}: the view's legal calls disagree with laws.calls "
                     f"about {d.call} (view built wrongly?)"
                 )
-        return decisions
+        return out
 
     def bid_batch(self, views: Sequence[BiddingView]) -> list[Bid]:
         """The calls of :meth:`decide`."""

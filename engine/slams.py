@@ -239,7 +239,7 @@ class SlamLayer:
     def forced(
         self, views: Sequence[BiddingView], auctions: Sequence[Sequence[int]]
     ) -> list[Bid | None]:
-        return [None] * len(auctions)
+        return []
 
     def apply(self, step: Step) -> IntArray:
         x, mask, out = step.x, step.mask, np.asarray(step.calls, dtype=np.int64).copy()

@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 from bridgebot.engine.agent import Agent, BatchBidder, BiddingView, CardPlayer, PlayView
 from bridgebot.engine.parts import Parts
-from bridgebot.engine.pipeline import Base, FloatArray, LayeredBidder, Proposal, Subset
+from bridgebot.engine.pipeline import Base, FloatArray, LayeredBidder, Proposal
 from bridgebot.engine.search.borel import BorelSearch
 from bridgebot.engine.search.config import SearchResult
 from bridgebot.engine.tendencies import DoubleRate, Reading, TheirDoubles, WithoutTheirDoubles
@@ -190,16 +190,25 @@ class WhereDoubled:
         self.plain = plain
         self.doubled = doubled
         self.searched = 0
+        self._seen: tuple[Sequence[BiddingView], tuple[list[int], list[int]]] | None = None
 
-    @staticmethod
-    def _split(views: Sequence[BiddingView]) -> tuple[list[int], list[int]]:
-        hit = [doubled_against_caller(v.auction) for v in views]
-        return [i for i, h in enumerate(hit) if not h], [i for i, h in enumerate(hit) if h]
+    def _split(self, views: Sequence[BiddingView]) -> tuple[list[int], list[int]]:
+        """(plain rows, doubled rows) of ``views``; :meth:`propose` reuses the split :meth:`see`
+        made of the same batch."""
+        if self._seen is not None and self._seen[0] is views:
+            return self._seen[1]
+        plain: list[int] = []
+        doubled: list[int] = []
+        for i, v in enumerate(views):
+            (doubled if doubled_against_caller(v.auction) else plain).append(i)
+        self._seen = (views, (plain, doubled))
+        return plain, doubled
 
     def see(self, views: Sequence[BiddingView]) -> None:
         plain, doubled = self._split(views)
-        self.plain.see(Subset(views, plain))
-        self.doubled.see(Subset(views, doubled))
+        self.plain.see(views if len(plain) == len(views) else [views[i] for i in plain])
+        if doubled:
+            self.doubled.see([views[i] for i in doubled])
 
     def propose(
         self,
@@ -208,13 +217,16 @@ class WhereDoubled:
         mask: npt.NDArray[np.bool_],
         rows: npt.NDArray[np.int64],
     ) -> Proposal:
+        plain, doubled = self._split(views)
+        if not doubled:
+            return self.plain.propose(views, x, mask, rows)
         calls = np.zeros(len(views), dtype=np.int64)
         logits = np.zeros((len(views), mask.shape[1]), dtype=np.float32)
-        for base, idx in zip((self.plain, self.doubled), self._split(views), strict=True):
+        for base, idx in ((self.plain, plain), (self.doubled, doubled)):
             if idx:
-                got = base.propose(Subset(views, idx), x[idx], mask[idx], rows[idx])
+                got = base.propose([views[i] for i in idx], x[idx], mask[idx], rows[idx])
                 calls[idx], logits[idx] = got.calls, got.logits
-        self.searched += len(self._split(views)[1])
+        self.searched += len(doubled)
         return Proposal(calls, logits)
 
     def reset(self, board: int) -> None:
