@@ -21,7 +21,7 @@ choice ever sees them (``benchmarks/report_field.py`` reads them, once per model
 Finished rows go to ``--journal`` (one JSON line each, keyed by deal file, range, agents' seed
 and the sha256 of each side's policy file), so a rerun of the same command resumes.
 
-    BRIDGEBOT_EPBOT=/work/shared/epbot python benchmarks/bench_field.py --candidate default \\
+    BRIDGEBOT_EPBOT=/path/to/epbot python benchmarks/bench_field.py --candidate default \\
         --deals data/val_9001.npz --workers 2 --journal out/field.jsonl --json out/field.json
     python benchmarks/bench_field.py --candidate policy:data/runs/field1/onnx --baseline default \\
         --deals data/val_9001.npz --workers 2 --journal out/field.jsonl

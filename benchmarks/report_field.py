@@ -23,7 +23,7 @@ sha256, the seed, every row and every bar), so that every read of a test set goe
 the script says how often this policy's deals were read before. Rows are journaled
 (``--journal``, default next to the deals) so that a killed read resumes with the same command.
 
-    BRIDGEBOT_EPBOT=/work/shared/epbot python benchmarks/report_field.py --all --workers 2
+    BRIDGEBOT_EPBOT=/path/to/epbot python benchmarks/report_field.py --all --workers 2
 """
 
 from __future__ import annotations
