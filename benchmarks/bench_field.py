@@ -18,8 +18,9 @@ baseline's: the rule for shipping.
 The report cards (``REPORT_CARDS``: WBridge5-Sayc, WBridge5-21GF) are refused in any spec: no
 choice ever sees them (``benchmarks/report_field.py`` reads them, once per model).
 
-Finished rows go to ``--journal`` (one JSON line each, keyed by deal file, range, agents' seed
-and the sha256 of each side's policy file), so a rerun of the same command resumes.
+Finished rows go to ``--journal`` (one JSON line each, keyed by the sha256 of the deal file, the
+range, the agents' seed and the sha256 of each side's policy file), so a rerun resumes, from any
+folder, and a row never counts for other deals or another model.
 
     BRIDGEBOT_EPBOT=/path/to/epbot python benchmarks/bench_field.py --candidate default \\
         --deals data/val_9001.npz --workers 2 --journal out/field.jsonl --json out/field.json
@@ -134,9 +135,15 @@ def play_rows(
     journal: Path | None = None,
 ) -> dict[tuple[str, str], dict[str, Any]]:
     """Every (candidate, opponent) row on ``deals`` (rows [first, first + len) of ``deals_path``),
-    taken from ``journal`` where a row with the same key is there, else played (all candidates
+    taken from ``journal`` where a row with the same key (the deal file's sha256, the range, the
+    seed, both policies' sha256) is there, else played (all candidates
     against one opponent at a time, over ``workers`` processes) and appended to it."""
-    key = {"deals": str(deals_path), "first": first, "boards": len(deals), "seed": seed}
+    key = {
+        "deals_sha256": sha256_of(deals_path),
+        "first": first,
+        "boards": len(deals),
+        "seed": seed,
+    }
     prints = {spec: fingerprint(spec) for spec in {*candidates, *opponents}}
     done = {
         pair: r
@@ -153,6 +160,7 @@ def play_rows(
             if r is None:
                 wall = (time.perf_counter() - t0) / len(todo)
                 r = {**figure_row(us, them, played[(us, them)], deals, wall), **key}
+                r["deals"] = str(deals_path)
                 r["policies"] = [prints[us], prints[them]]
                 append_journal(journal, r)
             out[(us, them)] = r

@@ -148,3 +148,20 @@ def test_the_report_makes_its_deals_reads_logs_and_resumes(
     again = capsys.readouterr().out
     assert "this policy's deals were read 1 time(s) before" in again
     assert len(log.read_text().splitlines()) == 2
+
+
+def test_a_journaled_row_counts_for_its_deals_and_its_model_only(
+    scripts: tuple[ModuleType, ModuleType], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bench, _ = scripts
+    journal, deals = tmp_path / "j.jsonl", bench.load_deals(DEALS, 0, None)
+    pair = ("policy:models/default", "bfg")
+    first = bench.play_rows(*[[p] for p in pair], DEALS, 0, deals, journal=journal)
+    monkeypatch.setattr(bench, "run_rows", no_play)
+    copy = tmp_path / "elsewhere.npz"  # the same deals under another name: resumed
+    copy.write_bytes(DEALS.read_bytes())
+    assert bench.play_rows([pair[0]], [pair[1]], copy, 0, deals, journal=journal) == first
+    row = json.loads(journal.read_text())
+    journal.write_text(json.dumps({**row, "policies": ["another model", None]}) + "\n")
+    with pytest.raises(AssertionError, match="played again"):  # another model's row: played
+        bench.play_rows([pair[0]], [pair[1]], DEALS, 0, deals, journal=journal)
