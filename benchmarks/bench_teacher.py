@@ -34,6 +34,7 @@ from bridgebot.laws.calls import ALL_CALLS, legal_calls
 from bridgebot.laws.cards import owners_pbn as pbn
 from bridgebot.laws.deals import random_owners
 from bridgebot.models.teach import teach_chunk
+from bridgebot.models.teach_epbot import BFG
 
 from bridgebot.options import benchmark_args
 
@@ -59,7 +60,7 @@ def main() -> int:
 
     t = time.perf_counter()
     cpu = time.process_time()
-    chunk = teach_chunk((99, 0, args.boards, None))
+    chunk = teach_chunk((99, 0, args.boards, None, (BFG,)))
     wall, cpu = time.perf_counter() - t, time.process_time() - cpu
     print(
         f"teacher: {args.boards / wall:.1f} deals/s wall, {args.boards / cpu:.1f} deals/s per CPU"
