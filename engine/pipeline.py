@@ -117,13 +117,6 @@ class Decision:
     proposed: Bid | None = None
     changed_by: tuple[str, ...] = ()
 
-    @property
-    def by(self) -> str:
-        """Who had the last word: a layer's name, or ``base``."""
-        if self.forced_by is not None:
-            return self.forced_by
-        return self.changed_by[-1] if self.changed_by else "base"
-
 
 class LazyViews(Sequence[BiddingView]):
     """Views made on first use (:meth:`view`), so a layer that reads a few rows of a batch
@@ -196,14 +189,10 @@ class LayeredBidder:
             for i, call in enumerate(layer.forced(views, auctions)):
                 if call is not None and forced[i] is None:
                     forced[i], forced_by[i] = call, layer.name
-        if not any(forced):
-            decisions: list[Decision | None] = [None] * n
-            rows = list(range(n))
-        else:
-            rows = [i for i in range(n) if forced[i] is None]
-            decisions = [
-                None if c is None else Decision(c, forced_by[i]) for i, c in enumerate(forced)
-            ]
+        rows = [i for i, c in enumerate(forced) if c is None]
+        decisions: list[Decision | None] = [
+            None if c is None else Decision(c, forced_by[i]) for i, c in enumerate(forced)
+        ]
         if rows:
             free = np.array(rows, dtype=np.int64)
             fviews: Sequence[BiddingView] = (

@@ -10,6 +10,7 @@ import numpy.typing as npt
 from bridgebot.engine.agent import Agent, BatchBidder, BiddingView, CardPlayer, PlayView
 from bridgebot.engine.parts import Parts
 from bridgebot.engine.pipeline import Base, FloatArray, LayeredBidder, Proposal
+from bridgebot.engine.policy import PolicyAgent, convention_name, layers_of
 from bridgebot.engine.search.borel import BorelSearch
 from bridgebot.engine.search.config import SearchResult
 from bridgebot.engine.tendencies import DoubleRate, Reading, TheirDoubles, WithoutTheirDoubles
@@ -18,7 +19,6 @@ from endplay.types import Bid, Card
 
 if TYPE_CHECKING:
     from bridgebot.engine.control_asking import Convention
-    from bridgebot.engine.policy import PolicyAgent
     from bridgebot.engine.slams import SlamEstimator
 
 # -- the agent -------------------------------------------------------------------------------------
@@ -122,8 +122,6 @@ class SearchAgent(Agent):
         their_doubles: Reading = "read",
         double_rate: DoubleRate | None = None,
     ) -> None:
-        from bridgebot.engine.policy import layers_of
-
         self.name = name
         self.base = SearchBase(search, seed, their_doubles, double_rate)
         self.slam = slam
@@ -139,8 +137,6 @@ class SearchAgent(Agent):
 
     def parts(self) -> Parts:
         """Its policy, its layers and the convention they play (:mod:`engine.parts`)."""
-        from bridgebot.engine.policy import convention_name
-
         return Parts(self.search.policy, self.bidder.layers, convention_name(self.convention))
 
     @property
