@@ -176,7 +176,7 @@ class SearchOptions(SlamOptions, configs=((SearchConfig, ""),)):
     )
     opponents: str = Field(
         DEFAULT_OPPONENTS,
-        description="'+'-separated opponent models: self, bfgnet or a policy directory",
+        description="'+'-separated opponent models: self, bfgnet, epbotnet or a policy directory",
     )
 
     def config(self) -> SearchConfig:

@@ -14,7 +14,7 @@ from bridgebot.engine.agent import AgentSpecError
 from bridgebot.engine.control_ask import ControlRule
 from bridgebot.engine.search import BatchPolicy
 from bridgebot.engine.tendencies import DoubleRate
-from bridgebot.shipped import DEFAULT_MODEL_DIR, shipped_model
+from bridgebot.shipped import DEFAULT_MODEL_DIR, OPPONENT_NETS, shipped_model
 
 if TYPE_CHECKING:
     from bridgebot.engine.control_asking import ControlAsking
@@ -175,8 +175,11 @@ def search_agent(
 
 
 def opponent_models(options: SearchOptions, name: str) -> list[tuple[str, BatchPolicy | None]]:
-    """The opponent models named by ``opponents=a+b``: ``self`` (our policy, ``None``),
-    ``bfgnet`` (the shipped imitation of bfg) or a policy directory."""
+    """The opponent models named by ``opponents=a+b``: ``self`` (our policy, ``None``), a
+    shipped opponent net (``bridgebot.shipped.OPPONENT_NETS``: ``bfgnet``, the imitation of
+    bfg; ``epbotnet``, of EPBot's BEN-SAYC card) or a policy directory.
+
+    Raises :class:`AgentSpecError` on an empty name or a directory that holds no policy."""
     from bridgebot.engine.modelcard import ModelError
     from bridgebot.engine.policy import Policy
 
@@ -188,7 +191,7 @@ def opponent_models(options: SearchOptions, name: str) -> list[tuple[str, BatchP
         if model == "self":
             out.append((model, None))
             continue
-        where = shipped_model("bfgnet") if model == "bfgnet" else Path(model)
+        where = shipped_model(model) if model in OPPONENT_NETS else Path(model)
         try:
             out.append((model, Policy(where, threads=options.threads)))
         except ModelError as e:

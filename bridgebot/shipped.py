@@ -11,9 +11,14 @@ from __future__ import annotations
 from importlib.resources import files
 from pathlib import Path
 
-#: The shipped model directories: the bidding policy, the imitation of bfg that search uses as
-#: an opponent model, the double-dummy trick estimator and the belief net.
-SHIPPED = ("default", "bfgnet", "ddnet", "belief")
+#: The shipped model directories: the bidding policy, the imitations of bfg and of EPBot that
+#: search uses as opponent models, the double-dummy trick estimator and the belief net.
+SHIPPED = ("default", "bfgnet", "epbotnet", "ddnet", "belief")
+
+#: The shipped opponent models, by the name an ``opponents=`` option gives them: nets that
+#: imitate an outside bidder's auctions (bfg's; EPBot's with a training card), so that search
+#: never runs the bidder's own code.
+OPPONENT_NETS = ("bfgnet", "epbotnet")
 
 
 def shipped_model(name: str) -> Path:

@@ -69,6 +69,7 @@ def test_the_wheel_installs_one_namespace_and_every_shipped_model(tmp_path: Path
     for model in (
         "default/policy.onnx",
         "bfgnet/policy.onnx",
+        "epbotnet/policy.onnx",
         "ddnet/ddnet.onnx",
         "belief/belief.onnx",
         "default/slam/slam.onnx",

@@ -53,6 +53,7 @@ from hypothesis import strategies as st
 
 from bridgebot.agent_options import SearchOptions
 from bridgebot.agents import AgentSpec, AgentSpecError, make_agent
+from bridgebot.shipped import shipped_model
 from tests.policies import write_linear_policy
 
 SPADE_ACE = 0  # data-file card index of the spade ace
@@ -546,6 +547,10 @@ def test_search_agent_opponents_option(tmp_path: Path) -> None:
     assert [n for n, _ in agent.search.opponents] == ["self", str(tmp_path / "o")]  # type: ignore[attr-defined]
     shipped = make_agent(base, seed=3)  # the default opponent model is the shipped one
     assert [n for n, _ in shipped.search.opponents] == ["bfgnet", "self"]  # type: ignore[attr-defined]
+    # The shipped imitation of EPBot, by name: its file, never EPBot's library.
+    named = make_agent(f"{base},opponents=epbotnet+self", seed=3)
+    ((_, epbotnet), _) = named.search.opponents  # type: ignore[attr-defined]
+    assert epbotnet.model.onnx_path == shipped_model("epbotnet") / "policy.onnx"
     with pytest.raises(AgentSpecError, match="opponent model 'nowhere'"):
         make_agent(f"{base},opponents=nowhere")
     with pytest.raises(AgentSpecError, match="empty name"):
