@@ -87,7 +87,12 @@ def _export_arguments(parser: argparse.ArgumentParser) -> None:
         help="DD deal file whose deals give the parity states (ddgen)",
     )
     parser.add_argument("--states", type=int, default=512, help="parity batch size")
-    parser.add_argument("--tol", type=float, default=1e-4, help="max |onnx - torch| on logits, per unit of the largest |logit| (at least 1)")
+    parser.add_argument(
+        "--tol",
+        type=float,
+        default=1e-4,
+        help="max |onnx - torch| on logits, per unit of the largest |logit| (at least 1)",
+    )
     parser.add_argument(
         "--metrics", default=None, help="JSON file of extra metrics to record (benchmarks)"
     )
