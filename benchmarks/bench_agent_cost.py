@@ -27,10 +27,11 @@ import os
 import statistics
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+from namespace import namespace_tree  # noqa: E402  (scripts/namespace.py)
 
 #: The measurement, run in a fresh process for each side (it prints one JSON line).
 PROBE = r"""
@@ -79,7 +80,7 @@ print(json.dumps({
 
 def baseline_tree(rev: str, work: Path) -> Path:
     """A checkout of ``rev`` and a tree of links laying it out as the ``bridgebot`` namespace
-    (pyproject's package-dir mapping); returns the folder to put on ``PYTHONPATH``."""
+    (``scripts/namespace.py``); returns the folder to put on ``PYTHONPATH``."""
     checkout = work / f"base-{rev}"
     if not checkout.exists():
         subprocess.run(
@@ -87,22 +88,8 @@ def baseline_tree(rev: str, work: Path) -> Path:
             check=True,
             capture_output=True,
         )
-    mapping: dict[str, str] = tomllib.loads((checkout / "pyproject.toml").read_text())["tool"][
-        "setuptools"
-    ]["package-dir"]
     tree = work / f"tree-{rev}"
-    top = tree / "bridgebot"
-    top.mkdir(parents=True, exist_ok=True)
-    for entry in (checkout / mapping["bridgebot"]).iterdir():
-        link = top / entry.name
-        if entry.suffix in (".py", ".typed") and not link.exists():
-            link.symlink_to(entry)
-    for name, folder in mapping.items():
-        parts = name.split(".")
-        if len(parts) == 2:
-            link = top / parts[1]
-            if not link.exists():
-                link.symlink_to(checkout / folder)
+    namespace_tree(checkout, tree)
     return tree
 
 

@@ -24,7 +24,7 @@ from bridgebot.engine.control_ask import ControlRule
 from bridgebot.engine.knobs import knobs
 from bridgebot.engine.search import DEFAULT_OPPONENTS, SearchConfig
 from bridgebot.engine.tendencies import DoubleRate, Reading
-from bridgebot.shipped import shipped_model
+from bridgebot.shipped import OPPONENT_NETS, shipped_model
 
 C = TypeVar("C")
 
@@ -176,7 +176,9 @@ class SearchOptions(SlamOptions, configs=((SearchConfig, ""),)):
     )
     opponents: str = Field(
         DEFAULT_OPPONENTS,
-        description="'+'-separated opponent models: self, bfgnet, epbotnet or a policy directory",
+        description="'+'-separated opponent models: self, "
+        + ", ".join(OPPONENT_NETS)
+        + " or a policy directory",
     )
 
     def config(self) -> SearchConfig:

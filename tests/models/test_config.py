@@ -23,6 +23,7 @@ from bridgebot.models.data import DataError, load_dd, load_teach
 from bridgebot.models.provenance import data_record
 
 from bridgebot.cli import build_parser
+from bridgebot.shipped import SHIPPED
 
 REQUIRED = {
     "imitation": (ImitationConfig, ["--data", "t.npz", "--out", "r"]),
@@ -146,7 +147,7 @@ def test_a_dd_file_is_read_by_the_one_reader_of_the_format(tmp_path: Path) -> No
 
 def test_the_shipped_cards_name_their_data_by_command_or_say_unknown() -> None:
     root = Path(__file__).resolve().parents[2]
-    for name in ("default", "bfgnet", "epbotnet", "ddnet", "belief"):
+    for name in SHIPPED:
         card = ModelCard.read(root / "models" / name / CARD_FILE)
         assert "bridgebot train" in card.training.command
         for data in card.training.data:
