@@ -128,8 +128,9 @@ class SlamOptions(
         None,
         description="the control-asking convention (engine.control_ask: 4NT asks for controls, "
         "ace 2 king 1, answered in seven steps 5C-6D) on top of the slam layer; unset: on where "
-        "the model directory has its control estimator (slam/controls/; the shipped model "
-        "does); on: needs that estimator; off: never (a partner that does not play it)",
+        "the model directory has its control estimator (slam/controls/; the shipped model, a "
+        "policy alone, has none); on: needs that estimator; off: never (a partner that does "
+        "not play it)",
     )
     policy_doubles: Reading = Field(
         "auto",

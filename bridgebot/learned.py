@@ -96,8 +96,15 @@ def control_asking(
     options: SlamOptions, slam: SlamEstimator | None, name: str = ""
 ) -> ControlAsking | None:
     """The control asking the agent plays (:func:`asking_convention`) over its slam estimator,
-    with its own control estimator; ``controls=on`` without that estimator is an error."""
+    with its own control estimator; ``controls=on`` without that estimator (or without the slam
+    estimator it sits beside, in a model directory that has no ``slam/``) is an error."""
     if slam is None:
+        if options.controls and options.slams:
+            raise AgentSpecError(
+                f"agent {name}: controls=on needs the slam estimator and its control estimator "
+                "in the model directory's slam/ (this model has none: it bids slams by its "
+                "policy alone)"
+            )
         return None
     slam_dir = slam.model.onnx_path.parent
     if asking_convention(options, slam_dir) is None:

@@ -82,3 +82,18 @@ def raise_policy(directory: Path) -> Path:
     for card in range(13, 26):  # the hearts, in the data-file order (S, H, D, C)
         w[two_s, HAND + DATA_TO_OPENSPIEL[card]] = 10.0
     return write_linear_policy(directory, w, b, "raise")
+
+
+#: The shipped ``default`` before issue 43 (run 10's policy, with the slam estimator and the
+#: control estimator in its ``slam/``): the tests of the layers around a policy (the slam layer,
+#: control asking, their alerts and explanations) bid with it. Since issue 43 the shipped
+#: ``default`` is a policy alone, whose slam bidding is its own (the layers, fitted to this
+#: policy's auctions, cost it 0.3 IMPs/board against the field: docs/evaluation.md, run 19).
+LAYERED = Path(__file__).resolve().parent / "layered_default"
+
+
+def layered(spec: str) -> str:
+    """``spec`` (``default``, ``search``, with options) bidding with :data:`LAYERED`:
+    ``default,controls=on`` -> ``default:LAYERED,controls=on``."""
+    name, _, options = spec.partition(",")
+    return f"{name}:{LAYERED}" + (f",{options}" if options else "")

@@ -58,7 +58,7 @@ def test_the_field_table_runs_pairs_the_baseline_and_resumes(
 ) -> None:
     bench, _ = scripts
     journal, out = tmp_path / "field.jsonl", tmp_path / "field.json"
-    argv = ["--candidate", "default", "--baseline", "policy:models/default", "--deals", str(deals),
+    argv = ["--candidate", "default", "--baseline", "default:models/default", "--deals", str(deals),
             "--cards", CARDS, "--opponents", "bfg,doubles=on", "--workers", "2", "--chunk", "4",
             "--journal", str(journal)]  # fmt: skip
     assert bench.main([*argv, "--json", str(out)]) == 0
@@ -67,8 +67,8 @@ def test_the_field_table_runs_pairs_the_baseline_and_resumes(
     for row in (*field, "bfg,doubles=on"):
         assert text.count(f"  {row} ") == 2  # a row for each of the two
     assert "worst of 3 field rows:" in text and "mean of the 2 cards:" in text
-    assert "minus policy:models/default +0.00 ± 0.00" in text  # the same model: paired, exactly 0
-    assert "does not beat policy:models/default's" in text and "does not ship" in text
+    assert "minus default:models/default +0.00 ± 0.00" in text  # the same agent: exactly 0
+    assert "does not beat default:models/default's" in text and "does not ship" in text
     rows = [json.loads(line) for line in journal.read_text().splitlines()]
     assert len(rows) == 8 and all(r["boards"] == 8 and len(r["imps"]) == 8 for r in rows)
     by = {(r["candidate"], r["opponent"]): r for r in rows}

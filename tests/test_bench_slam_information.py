@@ -1,5 +1,5 @@
 """benchmarks/bench_slam_information.py: its ranking figures on rankings whose answers are known,
-and the partner facts it appends, on the shipped policy's own auctions."""
+and the partner facts it appends, on the layered model's own auctions (``tests.policies.LAYERED``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from bridgebot.engine.policy import Policy
 from bridgebot.laws.cards import deal_owners
 
-from bridgebot.shipped import shipped_model
+from tests.policies import LAYERED
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +42,7 @@ def test_partner_facts_are_partners_cards(bench: ModuleType) -> None:
     deal = "N:AKQJ.AKQ.AK2.AK2 T987.JT9.QJT.QJT 6543.8765.987.987 2.432.6543.86543"
     owners = deal_owners(deal)[None, :].repeat(2, axis=0)
     dd = np.zeros((2, 4, 5), dtype=np.uint8)
-    data = bench.states(Policy(shipped_model("default")), owners, dd, seed=3)
+    data = bench.states(Policy(LAYERED), owners, dd, seed=3)
     hcp = np.round(data["hcp"][:, 0] * 10).astype(int)
     controls = np.round(data["controls"][:, 0] * 6).astype(int)
     assert set(hcp) <= {33, 0, 7} and 33 in set(hcp)
@@ -57,15 +57,13 @@ def test_partner_s_estimate_is_the_estimator_on_partner_s_last_view(bench: Modul
     auction two calls earlier, partner's turn; before partner has called, zeros."""
     from bridgebot.engine.slams import SlamEstimator, estimator_dir, slam_probs
 
-    found = estimator_dir(shipped_model("default"))
+    found = estimator_dir(LAYERED)
     assert found is not None
     estimator = SlamEstimator(found)
     deal = "N:AKQJ.AKQ.AK2.AK2 T987.JT9.QJT.QJT 6543.8765.987.987 2.432.6543.86543"
     owners = deal_owners(deal)[None, :].repeat(3, axis=0)
     dd = np.zeros((3, 4, 5), dtype=np.uint8)
-    data = bench.states(
-        Policy(shipped_model("default")), owners, dd, seed=3, auctions=2, estimator=estimator
-    )
+    data = bench.states(Policy(LAYERED), owners, dd, seed=3, auctions=2, estimator=estimator)
     mine = slam_probs(estimator.logits(data["x"].astype(np.float32)))[0]
     # Calls come position by position over the three deals of each auction round: the row of
     # deal k at position p; partner's row is the same deal at position p - 2.

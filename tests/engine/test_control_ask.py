@@ -31,7 +31,7 @@ from endplay.types import Bid, Deal, Hand, Player, Vul
 
 from bridgebot.agents import AgentSpec, AgentSpecError, make_agent
 from bridgebot.cli import main
-from bridgebot.shipped import DEFAULT_MODEL_DIR
+from tests.policies import LAYERED, layered
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -163,7 +163,7 @@ def _auctions(spec: str) -> tuple[list[BoardDeal], list[tuple[Bid, ...]]]:
 
 
 def _estimate(deal: BoardDeal, auction: Sequence[Bid]) -> tuple[np.ndarray, np.ndarray]:
-    found = estimator_dir(DEFAULT_MODEL_DIR)
+    found = estimator_dir(LAYERED)
     assert found is not None
     seat = Player((deal.dealer.value + len(auction)) % 4)
     view = bidding_view(deal.dealer, deal.vul, deal.deal[seat], tuple(auction), deal.number)
@@ -174,7 +174,7 @@ def _estimate(deal: BoardDeal, auction: Sequence[Bid]) -> tuple[np.ndarray, np.n
 def _control_call(deal: BoardDeal, auction: Sequence[Bid]) -> int:
     """The asker's call after the answer that ends ``auction``, computed from the two shipped
     estimators directly."""
-    found = estimator_dir(DEFAULT_MODEL_DIR)
+    found = estimator_dir(LAYERED)
     assert found is not None
     before = auction[:-4]
     seat = Player((deal.dealer.value + len(auction)) % 4)
@@ -206,7 +206,7 @@ PLAYS = {
 )
 def test_the_shipped_pair_plays_the_convention_through(agent: str, convention: str) -> None:
     answer, decision, least = PLAYS[convention]
-    deals, auctions = _auctions(f"{agent},{convention}")
+    deals, auctions = _auctions(layered(f"{agent},{convention}"))
     asks = 0
     for deal, auction in zip(deals, auctions, strict=True):
         calls = [bid_index(c) for c in auction]
@@ -224,9 +224,9 @@ def test_the_shipped_pair_plays_the_convention_through(agent: str, convention: s
 
 
 def test_control_asking_is_on_by_default_and_can_be_turned_off() -> None:
-    _, auctions = _auctions("default")
-    assert auctions == _auctions("default,controls=on")[1]
-    assert auctions != _auctions("default,controls=off")[1]
+    _, auctions = _auctions(layered("default"))
+    assert auctions == _auctions(layered("default,controls=on"))[1]
+    assert auctions != _auctions(layered("default,controls=off"))[1]
 
 
 @pytest.mark.parametrize("double", [False, True])
@@ -235,7 +235,7 @@ def test_the_responder_answers_a_doubled_ask(double: bool) -> None:
     # call to its search; the answer is the convention's all the same.
     hand = Hand("AQJ32.K543.A63.4")  # two aces and a king: 5 controls
     auction = tuple(Bid(c) for c in ["1S", "Pass", "3S", "Pass", "4NT", "X" if double else "Pass"])
-    with make_agent("default", 1) as agent:
+    with make_agent(layered("default"), 1) as agent:
         agent.reset(1)
         call = agent.bid(bidding_view(Player.north, Vul.none, hand, auction, 1))
     assert call == Bid("5NT")
@@ -243,7 +243,7 @@ def test_the_responder_answers_a_doubled_ask(double: bool) -> None:
 
 
 def test_alerts_explain_the_convention_only_where_the_bot_plays_it() -> None:
-    policy = Policy(DEFAULT_MODEL_DIR)
+    policy = Policy(LAYERED)
     answered = [Bid(c) for c in ["1S", "Pass", "3S", "Pass", "4NT", "Pass"]]
     off = Explainer(policy, target=100, max_hands=1024)
     text = off.alert(Player.north, Vul.none, answered, Bid("5D"))
@@ -260,13 +260,14 @@ def _convention(agent: object) -> ControlAsking | None:
 
 def test_agent_asks_follows_the_option() -> None:
     for spec, expected in [
-        ("default", "controls"),  # the shipped model has the control estimator
-        ("default,controls=off", None),
-        ("default,controls=on", "controls"),
-        ("default,slams=off", None),  # it reads the slam estimator: none, no convention
-        ("default,doubles=on", "controls"),
-        ("search", "controls"),
-        ("policy:models/default/policy.onnx,controls=off", None),
+        (layered("default"), "controls"),  # the model has the control estimator
+        (layered("default,controls=off"), None),
+        (layered("default,controls=on"), "controls"),
+        (layered("default,slams=off"), None),  # it reads the slam estimator: none, no convention
+        (layered("default,doubles=on"), "controls"),
+        (layered("search"), "controls"),
+        (f"policy:{LAYERED}/policy.onnx,controls=off", None),
+        ("default", None),  # the shipped model is a policy alone: no slam estimator
         ("bfg", None),
     ]:
         with make_agent(spec) as agent:
@@ -280,7 +281,8 @@ def test_agent_asks_follows_the_option() -> None:
 def test_explain_command_reads_the_convention_of_its_agent(
     agent: str, plays: bool, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["explain", "1S P 3S P 4NT P 5H", "--agent", agent, "--hands", "1024"]) == 0
+    argv = ["explain", "1S P 3S P 4NT P 5H", "--agent", layered(agent), "--hands", "1024"]
+    assert main(argv) == 0
     lines = capsys.readouterr().out.splitlines()
     ask = "4NT: Control ask: asks for controls (ace 2, king 1) (artificial)"
     assert (lines[4] == ask) is plays, lines[4]
@@ -374,12 +376,21 @@ def test_removed_options_fail_naming_where_their_measurement_stays(spec: str, se
 
 
 def test_control_alerts_and_explain_name_the_steps(capsys: pytest.CaptureFixture[str]) -> None:
-    policy = Policy(DEFAULT_MODEL_DIR)
+    policy = Policy(LAYERED)
     auction = [Bid(c) for c in ["1S", "Pass", "3S", "Pass", "4NT", "Pass"]]
     on = Explainer(policy, target=100, max_hands=1024, conventions=A.CONTROLS)
     assert on.alert(Player.north, Vul.none, auction, Bid("5NT")) == "Control answer, 5 controls."
     assert (
-        main(["explain", "1S P 3S P 4NT P 6C", "--agent", "default,controls=on", "--hands", "1024"])
+        main(
+            [
+                "explain",
+                "1S P 3S P 4NT P 6C",
+                "--agent",
+                layered("default,controls=on"),
+                "--hands",
+                "1024",
+            ]
+        )
         == 0
     )
     lines = capsys.readouterr().out.splitlines()
@@ -391,10 +402,15 @@ def test_control_asking_without_its_estimator_is_refused(tmp_path: Path) -> None
     import shutil
 
     model = tmp_path / "model"
-    shutil.copytree(DEFAULT_MODEL_DIR, model)
+    shutil.copytree(LAYERED, model)
     shutil.rmtree(model / "slam" / CONTROLS_DIR)
     with pytest.raises(AgentSpecError, match="partner-controls"):
         make_agent(f"default:{model},controls=on")
+    # The shipped model is a policy alone: no slam estimator for the convention to sit beside.
+    with pytest.raises(AgentSpecError, match="controls=on needs the slam estimator"):
+        make_agent("default,controls=on")
+    with make_agent("default,controls=off") as agent:
+        assert parts_of(agent).convention is None
 
 
 def test_estimates_that_ignore_their_doubles_read_them_as_passes() -> None:
@@ -403,7 +419,7 @@ def test_estimates_that_ignore_their_doubles_read_them_as_passes() -> None:
     side doubled, what they give reading them. The agent option reaches both."""
     from bridgebot.engine.features import without_their_doubles
 
-    found = estimator_dir(DEFAULT_MODEL_DIR)
+    found = estimator_dir(LAYERED)
     assert found is not None
     dealer, hand = Player.north, Hand("AKQ2.KQ43.A63.A4")
     theirs = [Bid(c) for c in ("1S", "X", "2S", "X")]  # East and West double
@@ -426,7 +442,7 @@ def test_estimates_that_ignore_their_doubles_read_them_as_passes() -> None:
         ("search", False),
         ("default,their_doubles=read", True),
     ):
-        with make_agent(spec, 1) as agent:
+        with make_agent(layered(spec), 1) as agent:
             convention = _convention(agent)
             assert isinstance(convention, ControlAsking), spec
             assert convention.estimator.their_doubles is reads, spec

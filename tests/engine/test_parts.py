@@ -17,6 +17,7 @@ from bridgebot.engine.parts import layer_of, parts_of
 from bridgebot.engine.slams import SlamLayer
 
 from bridgebot.agents import make_agent
+from tests.policies import LAYERED, layered
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -36,14 +37,25 @@ def opened(spec: str, monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     return seen
 
 
-def test_default_opens_each_model_file_once(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    ("spec", "model"),
+    [("default", "models/default"), (layered("default"), "tests/layered_default")],
+)
+def test_default_opens_each_model_file_once(
+    spec: str, model: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """One stack: the search where doubled shares the policy agent's policy and estimators
-    (before: 9 sessions, the policy and both estimators twice)."""
-    got = opened("default", monkeypatch)
+    (before: 9 sessions, the policy and both estimators twice). The shipped model is a policy
+    alone; the layered one has the slam and control estimators."""
+    got = opened(spec, monkeypatch)
+    estimators = (
+        {f"{model}/slam/slam.onnx": 1, f"{model}/slam/controls/slam.onnx": 1}
+        if model != "models/default"
+        else {}
+    )
     assert got == {
-        "models/default/policy.onnx": 1,
-        "models/default/slam/slam.onnx": 1,
-        "models/default/slam/controls/slam.onnx": 1,
+        f"{model}/policy.onnx": 1,
+        **estimators,
         "models/ddnet/ddnet.onnx": 1,
         "models/belief/belief.onnx": 1,
         "models/bfgnet/policy.onnx": 1,
@@ -52,7 +64,13 @@ def test_default_opens_each_model_file_once(monkeypatch: pytest.MonkeyPatch) -> 
 
 @pytest.mark.parametrize(
     ("spec", "sessions"),
-    [("default,doubled=policy", 3), ("search", 6), ("default,slams=off,doubled=policy", 1)],
+    [
+        ("default,doubled=policy", 1),
+        ("search", 4),
+        (layered("default,doubled=policy"), 3),
+        (layered("search"), 6),
+        (layered("default,slams=off,doubled=policy"), 1),
+    ],
 )
 def test_other_agents_open_what_they_bid_with(
     spec: str, sessions: int, monkeypatch: pytest.MonkeyPatch
@@ -63,7 +81,10 @@ def test_other_agents_open_what_they_bid_with(
 
 @pytest.mark.parametrize(
     "spec",
-    ["default", "default,doubles=on", "default,play=baseline", "search", "policy:models/default"],
+    [
+        *map(layered, ["default", "default,doubles=on", "default,play=baseline", "search"]),
+        f"policy:{LAYERED}",
+    ],
 )
 def test_every_wrapper_forwards_the_parts(spec: str) -> None:
     with make_agent(spec) as agent:
@@ -74,6 +95,16 @@ def test_every_wrapper_forwards_the_parts(spec: str) -> None:
         conv = layer_of(parts, ConventionLayer)
         assert conv is not None and isinstance(conv.convention, ControlAsking)
         assert parts.convention == "controls"
+        assert isinstance(reader_of(agent), PolicyReader)
+
+
+@pytest.mark.parametrize(
+    "spec", ["default", "default,doubles=on", "search", "policy:models/default"]
+)
+def test_the_shipped_policy_alone_has_no_layers(spec: str) -> None:
+    with make_agent(spec) as agent:
+        parts = parts_of(agent)
+        assert parts.policy is not None and parts.layers == () and parts.convention is None
         assert isinstance(reader_of(agent), PolicyReader)
 
 

@@ -3,8 +3,9 @@ it (``scripts/record_calls.py``, issue 42) is bid again and compared call for ca
 
 The record holds every call of ``default``, ``default,doubles=on``, ``default,controls=off`` and
 ``search`` against ``bfg,doubles=on`` on 2,000 boards of a seeded deal stream, with the commit it
-was made on and the sha256 of the model it used; the suite replays 64 boards of ``default`` and 8
-of ``search`` (both rooms), the model directory passed explicitly.
+was made on and the sha256 of the model it used (the shipped model then, kept with its layers as
+``tests/layered_default`` since issue 43 shipped a policy alone); the suite replays 64 boards of
+``default`` and 8 of ``search`` (both rooms), the model directory passed explicitly.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from bridgebot.tournament.ddmatch import bid_room, seated_agents
 from bridgebot.tournament.seatings import seatings
 
 from bridgebot.agents import make_agent
-from bridgebot.shipped import shipped_model
+from tests.policies import LAYERED
 
 RECORD = Path(__file__).parent / "data" / "pipeline_record.json.gz"
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,14 +40,14 @@ def record() -> dict[str, Any]:
 
 
 def model_dir() -> Path:
-    """The model the record was made with: the shipped one, as long as its files are the same."""
-    model = shipped_model("default")
-    if model_digest(model) != record()["model_sha256"]:
+    """The model the record was made with: the shipped ``default`` of issue 42, kept with its
+    layers for the tests (``tests.policies.LAYERED``), as long as its files are the same."""
+    if model_digest(LAYERED) != record()["model_sha256"]:
         pytest.fail(
-            f"the shipped model is not the one {RECORD.name} was recorded with: re-record it "
-            "with scripts/record_calls.py, or keep that model for this test"
+            f"{LAYERED} is not the model {RECORD.name} was recorded with: re-record it "
+            "with scripts/record_calls.py --model, or keep that model for this test"
         )
-    return model
+    return LAYERED
 
 
 def replay(spec: str, boards: int) -> list[dict[str, Any]]:

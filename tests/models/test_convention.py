@@ -20,6 +20,7 @@ from bridgebot.models.selfplay import Recorder
 
 from bridgebot.agents import make_agent
 from tests.models.test_league import DOUBLES
+from tests.policies import LAYERED, layered
 
 pytestmark = pytest.mark.train
 
@@ -41,8 +42,8 @@ def bid() -> dict[str, object]:
     strong deals; the auctions, the recorder and what the chooser was asked."""
     owners = strong_deals(160)
     b = len(owners)
-    layers = Layers.of_agent(make_agent, "default")
-    net = load_policy("models/default").eval()
+    layers = Layers.of_agent(make_agent, layered("default"))
+    net = load_policy(str(LAYERED)).eval()
     rec = Recorder()
     seen: list[tuple[np.ndarray, np.ndarray]] = []
     inner = convention_chooser(
@@ -82,7 +83,7 @@ def test_the_pair_asks_and_its_forced_calls_are_the_shipped_agents(bid: dict[str
 
     owners, auctions = bid["owners"], bid["auctions"]
     assert isinstance(owners, np.ndarray) and isinstance(auctions, np.ndarray)
-    agent = make_agent("default")
+    agent = make_agent(layered("default"))
     asks = 0
     for b, row in enumerate(auctions):
         calls = [int(c) for c in row if c >= 0]
@@ -133,14 +134,14 @@ def test_the_layered_greedy_network_bids_what_the_shipped_agent_bids() -> None:
 
     owners = strong_deals(48, seed=8)
     b = len(owners)
-    layers = Layers.of_agent(make_agent, "default")
-    us = opponent_chooser(load_policy("models/default").eval(), torch.device("cpu"), layers=layers)
+    layers = Layers.of_agent(make_agent, layered("default"))
+    us = opponent_chooser(load_policy(str(LAYERED)).eval(), torch.device("cpu"), layers=layers)
     who = np.tile(np.array([0, 1, 0, 1]), (b, 1))
     auctions = run_auctions(
         owners, np.zeros(b, np.int64), np.zeros(b, np.int64), who,
         [us, lambda rows, x, mask: np.zeros(len(rows), np.int64)],
     )  # fmt: skip
-    agent = make_agent("default")
+    agent = make_agent(layered("default"))
     asks = 0
     for i in range(b):
         deal = Deal(owners_pbn(owners[i]))
@@ -166,7 +167,7 @@ def test_the_league_trains_with_the_convention(tmp_path: Path) -> None:
     from tests.models.test_train import small_dd
 
     cfg = LeagueConfig(
-        init="models/default", dd=(str(small_dd(tmp_path / "dd.npz", 2100)),), convention="default",
+        init=str(LAYERED), dd=(str(small_dd(tmp_path / "dd.npz", 2100)),), convention=layered("default"),
         out=str(tmp_path / "run"), gens=1, learner_iters=1, exploiter_iters=1, deals_per_iter=16,
         eval_deals=32, minibatch=64, mix="self=1",
     )  # fmt: skip
@@ -188,7 +189,7 @@ def test_the_estimators_trained_in_the_loop_start_as_the_agents_and_export(tmp_p
 
     from tests.models.test_train import small_dd
 
-    layers = Layers.of_agent(make_agent, "default")
+    layers = Layers.of_agent(make_agent, layered("default"))
     assert layers.slam is not None and isinstance(layers.convention, ControlAsking)
     x = np.random.default_rng(3).integers(0, 2, (64, 480)).astype(np.float32)
     twins = Listeners(layers, 1e-3)
@@ -205,7 +206,7 @@ def test_the_estimators_trained_in_the_loop_start_as_the_agents_and_export(tmp_p
         assert np.allclose(a, b, atol=1e-4)
 
     cfg = LeagueConfig(
-        init="models/default", dd=(str(small_dd(tmp_path / "dd.npz", 2100)),), convention="default",
+        init=str(LAYERED), dd=(str(small_dd(tmp_path / "dd.npz", 2100)),), convention=layered("default"),
         estimators_lr=1e-3, out=str(tmp_path / "run"), gens=1, learner_iters=2, exploiter_iters=1,
         deals_per_iter=64, eval_deals=32, minibatch=64, mix="self=1,init=1",
     )  # fmt: skip

@@ -19,7 +19,7 @@ from bridgebot.models import slamnet_data, slamnet_thresholds
 from bridgebot.models.data import observe
 
 from bridgebot.agents import make_agent
-from bridgebot.shipped import DEFAULT_MODEL_DIR
+from tests.policies import LAYERED
 
 pytestmark = pytest.mark.train
 
@@ -32,7 +32,7 @@ def deals(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 def test_examples_label_the_tricks_of_each_strains_would_be_declarer() -> None:
     owners, dd = deals(40, 3)
-    policy = Policy(DEFAULT_MODEL_DIR)
+    policy = Policy(LAYERED)
     x, y, *_ = slamnet_data.self_play_states(policy, owners, dd, np.random.default_rng(0), batch=16)
     assert x.shape[1] == 480 and y.shape == (len(x), 5) and len(x) >= 40 * 4
     assert set(np.unique(y)) <= {0, 1, 2}
@@ -68,7 +68,7 @@ def test_examples_label_the_tricks_of_each_strains_would_be_declarer() -> None:
 
 def test_each_deal_is_bid_from_the_next_dealer_in_turn() -> None:
     owners, dd = deals(24, 4)
-    policy = Policy(DEFAULT_MODEL_DIR)
+    policy = Policy(LAYERED)
     one = slamnet_data.self_play_states(policy, owners, dd, np.random.default_rng(1), batch=24)
     three = slamnet_data.self_play_states(
         policy, owners, dd, np.random.default_rng(1), batch=24, auctions=3
@@ -156,7 +156,7 @@ def test_the_command_writes_an_estimator_the_agent_serves(tmp_path: Path) -> Non
     val = tmp_path / "val.npz"
     np.savez(val, owners=owners, dd=dd)
     model = tmp_path / "model"
-    shutil.copytree(DEFAULT_MODEL_DIR, model, ignore=shutil.ignore_patterns("__*", SLAM_DIR))
+    shutil.copytree(LAYERED, model, ignore=shutil.ignore_patterns("__*", SLAM_DIR))
     # The league's split keeps the last file's last 3,000 deals: give it enough deals.
     big = tmp_path / "big.npz"
     o2, d2 = deals(3100, 6)
@@ -199,7 +199,7 @@ def test_a_slam_rich_file_joins_the_training_deals_with_its_kinds_weights(tmp_pa
     val = tmp_path / "val.npz"
     np.savez(val, owners=o[:40], dd=d[:40])
     model = tmp_path / "model"
-    shutil.copytree(DEFAULT_MODEL_DIR, model, ignore=shutil.ignore_patterns("__*", SLAM_DIR))
+    shutil.copytree(LAYERED, model, ignore=shutil.ignore_patterns("__*", SLAM_DIR))
     args = [sys.executable, "-m", "bridgebot", "train", "slamnet", "--policy", str(model),
             "--deals", str(big), "--slam-deals", str(rich), "--val-deals", str(val), "--epochs", "1",
             "--hidden", "8", "--auctions", "1", "--grid", "0.5,0.6,0.3"]  # fmt: skip
@@ -220,9 +220,7 @@ def test_a_slam_rich_file_joins_the_training_deals_with_its_kinds_weights(tmp_pa
 
 def test_each_example_carries_its_partners_controls() -> None:
     owners, dd = deals(40, 9)
-    states = slamnet_data.self_play_states(
-        Policy(DEFAULT_MODEL_DIR), owners, dd, np.random.default_rng(3)
-    )
+    states = slamnet_data.self_play_states(Policy(LAYERED), owners, dd, np.random.default_rng(3))
     assert states.partner_controls.shape == states.deal.shape
     # The first four calls of every auction are the four seats: their partners are the four
     # hands once each, whose controls (ace 2, king 1) make 12.
@@ -238,7 +236,7 @@ def test_the_control_estimator_is_written_beside_the_slam_layer(tmp_path: Path) 
     o, d = deals(3100, 6)
     np.savez(big, owners=o, dd=d)
     model = tmp_path / "model"
-    shutil.copytree(DEFAULT_MODEL_DIR, model, ignore=shutil.ignore_patterns("__*", CONTROLS_DIR))
+    shutil.copytree(LAYERED, model, ignore=shutil.ignore_patterns("__*", CONTROLS_DIR))
     with pytest.raises(Exception, match="partner-controls"):
         make_agent(f"default:{model},controls=on")
     with make_agent(f"default:{model}") as agent:
@@ -256,6 +254,6 @@ def test_the_control_estimator_is_written_beside_the_slam_layer(tmp_path: Path) 
     assert card["output_version"] == CONTROLS_OUTPUT_VERSION and card["input"]["shape"][1] == 481
     assert card["training"]["config"]["partner_controls"] is True
     # The slam layer itself is untouched, and the shipped agents now play control asking.
-    assert card_of(model) == json.loads((DEFAULT_MODEL_DIR / SLAM_DIR / "model.json").read_text())
+    assert card_of(model) == json.loads((LAYERED / SLAM_DIR / "model.json").read_text())
     with make_agent(f"default:{model}") as agent:
         assert parts_of(agent).convention == "controls"

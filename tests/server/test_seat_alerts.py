@@ -29,7 +29,7 @@ from bridgebot.server.tm import TableManager
 from endplay.types import Bid, Deal, Player, Vul
 
 from bridgebot.agents import make_agent
-from tests.policies import raise_policy
+from tests.policies import layered, raise_policy
 
 RAISE_DEAL = "N:KQ92.Q.KQT62.AKT A63.A64.A9753.54 T84.KJ985.J4.Q73 J75.T732.8.J9862"
 NATURAL_DEAL = "N:AQ54.Q3.9632.AQ6 T87.A8.AQT4.9754 KJ93.JT95.K7.JT8 62.K7642.J85.K32"
@@ -218,14 +218,15 @@ def _long_scripts(deal: str, auction: list[tuple[str, str, str | None]]) -> dict
 
 
 async def test_a_wrapped_agent_alerts_its_control_answer_over_tcp(tmp_path: Path) -> None:
-    """``default,doubles=on`` plays control asking inside the penalty-double wrapper: its seat's
+    """``default,doubles=on`` over a model with its control estimator (``tests.policies.LAYERED``:
+    the shipped one is a policy alone) plays control asking inside the penalty-double wrapper: its seat's
     alerter reads the convention through the wrapper, so partner's 4NT is answered with the
     alert 'Control answer, 3 controls.' (before: the alerter found no policy and the answer went
     out bare)."""
     from bridgebot.server.seat_cli import _alerter
 
-    spec = "default,doubles=on,play=baseline"
-    first, first_alert = _south("default", ASK_DEAL, "1S")
+    spec = layered("default,doubles=on,play=baseline")
+    first, first_alert = _south(layered("default"), ASK_DEAL, "1S")
     agent = make_agent(spec, seed=0)
     calls = [Bid("1S"), Bid("Pass"), Bid(first), Bid("Pass"), Bid("4NT"), Bid("Pass")]
     view = bidding_view(Player.north, Vul.none, Deal(ASK_DEAL)[Player.south], calls, 1)

@@ -1,5 +1,5 @@
-"""The match report reads our calls as our seat alerts them: the shipped agent's 4NT is its
-control ask and the answer a control answer, as ``bridgebot explain`` and the seat's alert say
+"""The match report reads our calls as our seat alerts them: the layered agent's 4NT (the
+shipped model of issue 42, ``tests.policies.LAYERED``) is its control ask and the answer a control answer, as ``bridgebot explain`` and the seat's alert say
 (issue 42: the report built its explainer without the convention and read the 4NT as a natural
 bid, "4NT: 21-21 HCP, 5+ spades, 5+ clubs ...")."""
 
@@ -16,6 +16,7 @@ from bridgebot.tournament.html_report import explain_boards
 from bridgebot.tournament.records import BoardResult
 
 from bridgebot.agents import make_agent
+from tests.policies import layered
 
 RECORD = Path(__file__).resolve().parents[1] / "engine" / "data" / "pipeline_record.json.gz"
 
@@ -29,7 +30,7 @@ def a_board_with_our_control_ask() -> tuple[BoardResult, str]:
     number = entry["changed"]["answer"][0]
     (deal,) = generate(record["seed"], 1, first=number)
     (played,) = [b for b in entry["boards"] if b["board"] == number]
-    us, them = "default", record["opponent"]
+    us, them = layered("default"), record["opponent"]
     rooms = []
     for room, seats in (("open", (us, them, us, them)), ("closed", (them, us, them, us))):
         rooms.append(
@@ -51,7 +52,7 @@ def a_board_with_our_control_ask() -> tuple[BoardResult, str]:
 
 def test_the_report_reads_our_control_ask_as_the_seat_alerts_it() -> None:
     board, room = a_board_with_our_control_ask()
-    texts = explain_boards(make_agent, "default", [board])[(board.board, room)]
+    texts = explain_boards(make_agent, layered("default"), [board])[(board.board, room)]
     auction = next(r.auction for r in board.rooms if r.room == room)
     ask = auction.index("4NT")
     assert texts[ask] is not None and texts[ask].startswith("4NT: Control ask"), texts[ask]
