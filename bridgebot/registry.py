@@ -70,7 +70,7 @@ def _default(options: DefaultOptions, path: str | None, seed: int, name: str) ->
     """The policy; with ``doubled=search``, the search where the opponents doubled our contract
     (:class:`engine.search.SearchWhereDoubled`; the search's own settings for those positions,
     ``doubled_p_min`` and ``doubled_punish``)."""
-    from bridgebot.engine.search import SearchWhereDoubled
+    from bridgebot.engine.search import DOUBLED_OPPONENTS, SearchWhereDoubled
 
     models = learned.models(path, options, name)
     agent = learned.policy_agent(options, *models, seed, name)
@@ -80,7 +80,12 @@ def _default(options: DefaultOptions, path: str | None, seed: int, name: str) ->
     # and it shares the policy agent's models (one stack: each model file opened once).
     slam_fields = set(SlamOptions.model_fields) - set(CardPlayOptions.model_fields)
     search = SearchOptions.model_validate(
-        {"threads": options.threads, "play": "baseline", **options.model_dump(include=slam_fields)}
+        {
+            "threads": options.threads,
+            "play": "baseline",
+            "opponents": DOUBLED_OPPONENTS,
+            **options.model_dump(include=slam_fields),
+        }
     )
     return SearchWhereDoubled(agent, learned.search_agent(search, *models, seed, name), name=name)
 

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 from bridgebot.engine.search.agent import (
     DEFAULT_OPPONENTS,
+    DOUBLED_OPPONENTS,
     SearchAgent,
     SearchWhereDoubled,
 )
@@ -96,6 +97,7 @@ from bridgebot.engine.search.rollouts import (
 
 __all__ = [
     "DEFAULT_OPPONENTS",
+    "DOUBLED_OPPONENTS",
     "GAME_LEVEL",
     "NEG_INF",
     "N_TRICKS",

@@ -546,7 +546,7 @@ def test_search_agent_opponents_option(tmp_path: Path) -> None:
     agent = make_agent(f"{base},opponents=self+{tmp_path / 'o'}", seed=3)
     assert [n for n, _ in agent.search.opponents] == ["self", str(tmp_path / "o")]  # type: ignore[attr-defined]
     shipped = make_agent(base, seed=3)  # the default opponent model is the shipped one
-    assert [n for n, _ in shipped.search.opponents] == ["bfgnet", "self"]  # type: ignore[attr-defined]
+    assert [n for n, _ in shipped.search.opponents] == ["epbotnet", "self"]  # type: ignore[attr-defined]
     # The shipped imitation of EPBot, by name: its file, never EPBot's library.
     named = make_agent(f"{base},opponents=epbotnet+self", seed=3)
     ((_, epbotnet), _) = named.search.opponents  # type: ignore[attr-defined]
