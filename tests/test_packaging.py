@@ -72,8 +72,6 @@ def test_the_wheel_installs_one_namespace_and_every_shipped_model(tmp_path: Path
         "epbotnet/policy.onnx",
         "ddnet/ddnet.onnx",
         "belief/belief.onnx",
-        "default/slam/slam.onnx",
-        "default/slam/controls/slam.onnx",
     ):
         assert f"bridgebot/models/{model}" in names
         assert f"bridgebot/models/{model.rsplit('/', 1)[0]}/model.json" in names

@@ -64,10 +64,15 @@ def replay(spec: str, boards: int) -> list[dict[str, Any]]:
     ]
 
 
+#: The record's agents as they were when it was made: the search's default opponent models were
+#: ``bfgnet+self`` until issue 43 made them ``epbotnet+self``.
+AS_RECORDED = {"default": "default", "search": "search,opponents=bfgnet+self"}
+
+
 @pytest.mark.parametrize(("spec", "boards"), [("default", 64), ("search", 8)])
 def test_the_pipeline_bids_what_the_record_says(spec: str, boards: int) -> None:
     expected = record()["agents"][spec]["boards"][:boards]
-    got = replay(spec, boards)
+    got = replay(AS_RECORDED[spec], boards)
     differ = [(e["board"], e, g) for e, g in zip(expected, got, strict=True) if e != g]
     assert not differ, f"{len(differ)} boards bid otherwise than recorded, first: {differ[0]}"
 
