@@ -13,7 +13,8 @@ read as its new name, with one line on stderr that names it.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -73,6 +74,10 @@ class AgentSpec:
     def __str__(self) -> str:
         s = self.name + (f":{self.path}" if self.path else "")
         return s + "".join(f",{k}={v}" for k, v in self.written.items())
+
+    def with_path(self, path: str | Path) -> AgentSpec:
+        """This spec bidding with the model at ``path`` (``default,x=1`` -> ``default:PATH,x=1``)."""
+        return replace(self, path=str(path))
 
     def without(self, key: str) -> AgentSpec:
         """This spec less option ``key``."""

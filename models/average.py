@@ -17,9 +17,9 @@ way down (the league records its ``--init`` as a path). torch is imported inside
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -46,13 +46,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, help="the averaged checkpoint to write (.pt)")
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
+@cache  # the sources of one average share their init: read once
 def record_of(path: str | Path) -> dict[str, Any] | None:
     """The training record of a model on disk: a model directory's ``model.json`` ``training``,
-    or a checkpoint's ``meta``; None where ``path`` is neither (or cannot be read)."""
+    or a checkpoint's ``meta``; None where ``path`` is neither (or cannot be read). Cached: the
+    caller copies what it changes (:func:`resolved`)."""
     p = Path(path)
     try:
         if p.is_dir() and (p / "model.json").is_file():
@@ -100,17 +98,14 @@ def _gathered(records: Sequence[dict[str, Any]], key: str) -> list[Any]:
 def _distinct(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """The sources' records once each: the generations of one run differ only in ``gen`` (and
     their ``eval``, left out), so they are kept once with the list of their ``gens``."""
-    out: list[dict[str, Any]] = []
-    keys: list[str] = []
+    by_body: dict[str, dict[str, Any]] = {}
     for r in records:
         body = {k: v for k, v in r.items() if k not in ("gen", "eval")}
         key = json.dumps(body, sort_keys=True, default=str)
-        if key not in keys:
-            keys.append(key)
-            out.append({**body, "gens": []})
+        entry = by_body.setdefault(key, {**body, "gens": []})
         if "gen" in r:
-            out[keys.index(key)]["gens"].append(r["gen"])
-    return out
+            entry["gens"].append(r["gen"])
+    return list(by_body.values())
 
 
 def average(paths: Sequence[str], out: str, command: str = "") -> dict[str, Any]:
@@ -122,6 +117,7 @@ def average(paths: Sequence[str], out: str, command: str = "") -> dict[str, Any]
     import torch
     from bridgebot.models.data import DataError
     from bridgebot.models.net import PolicyNet, load_checkpoint, save_checkpoint
+    from bridgebot.models.provenance import file_sha256
 
     if len(paths) < 2:
         raise DataError(f"--checkpoint: give two or more to average (got {len(paths)})")
@@ -157,7 +153,7 @@ def average(paths: Sequence[str], out: str, command: str = "") -> dict[str, Any]
         "data": data,
         "config": {
             "checkpoints": list(paths),
-            "sha256": [_sha256(Path(p)) for p in paths],
+            "sha256": [file_sha256(Path(p)) for p in paths],
             "sources": _distinct(records),
         },
         # The last source is the run the average continues from; its record is the init.

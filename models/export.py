@@ -3,9 +3,9 @@
 The exported graph is the policy head only (features [batch, 480] -> logits [batch, 38]); the
 runtime (``engine.policy``) masks illegal calls itself. Before anything is written in place, the
 ONNX model is run by onnxruntime on a batch of real bidding states (auctions bid by the network on
-deals from a DD file) and compared with torch; a disagreement above ``tol`` per unit of the largest logit (at least 1)
-aborts the export, so
-a model directory on disk always holds a model that computes what was trained.
+deals from a DD file) and compared with torch; a disagreement above ``tol`` per unit of the
+largest logit (at least 1) aborts the export, so a model directory on disk always holds a model
+that computes what was trained.
 """
 
 from __future__ import annotations

@@ -36,7 +36,8 @@ def git_commit() -> str:
         return "unknown"
 
 
-def _sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
+    """The sha256 of a file, in hex, read in blocks."""
     digest = hashlib.sha256()
     with path.open("rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -84,7 +85,9 @@ def data_record(path: str | Path) -> DataSet:
         if command
         else "the file does not say how it was made: its generating command is unknown" + foreign
     )
-    return DataSet(name=str(path), deals=deals, regenerate=command, sha256=_sha256(p), note=note)
+    return DataSet(
+        name=str(path), deals=deals, regenerate=command, sha256=file_sha256(p), note=note
+    )
 
 
 def data_records(paths: Iterable[str | Path]) -> tuple[DataSet, ...]:

@@ -46,7 +46,7 @@ from bridgebot.laws.notation import auction_texts
 from bridgebot.tournament.ddmatch import bid_room, seated_agents
 from bridgebot.tournament.seatings import seatings
 
-from bridgebot.agents import make_agent
+from bridgebot.agents import AgentSpec, make_agent
 from bridgebot.shipped import DEFAULT_MODEL_DIR
 
 OPPONENT = "bfg,doubles=on"
@@ -66,8 +66,7 @@ def model_digest(directory: Path) -> dict[str, str]:
 
 def spec_with_model(spec: str, model: Path) -> str:
     """``spec`` with the model directory written into it (``default:DIR,...``)."""
-    name, _, options = spec.partition(",")
-    return f"{name}:{model}" + (f",{options}" if options else "")
+    return str(AgentSpec.parse(spec).with_path(model))
 
 
 class Tracer:

@@ -19,6 +19,8 @@ from bridgebot.engine.modelcard import Export, ModelCard, Tensor, Training
 from bridgebot.laws.calls import FIRST_BID
 from onnx import TensorProto, helper, numpy_helper
 
+from bridgebot.agents import AgentSpec
+
 
 def write_gemm(
     directory: Path,
@@ -95,5 +97,4 @@ LAYERED = Path(__file__).resolve().parent / "layered_default"
 def layered(spec: str) -> str:
     """``spec`` (``default``, ``search``, with options) bidding with :data:`LAYERED`:
     ``default,controls=on`` -> ``default:LAYERED,controls=on``."""
-    name, _, options = spec.partition(",")
-    return f"{name}:{LAYERED}" + (f",{options}" if options else "")
+    return str(AgentSpec.parse(spec).with_path(LAYERED))
