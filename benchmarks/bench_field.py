@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import hashlib
 import json
 import sys
 import time
@@ -44,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling scripts
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
 from bench_crosstable import append_journal, figures, read_journal
-from bench_slam import _paired, row_figures, run_rows
+from bench_slam import _paired, fingerprint, row_figures, run_rows, sha256_of
 from bridgebot.core.errors import UserError
 from bridgebot.core.stats import mean_stderr
 from bridgebot.engine.agent import AgentSpecError
@@ -53,11 +52,8 @@ from bridgebot.laws.board_sets import BoardSetError, load_npz
 from bridgebot.laws.boards import BoardDeal
 
 from bridgebot.agents import AgentSpec, make_agent
-from bridgebot.shipped import DEFAULT_MODEL_DIR
 
 BFG = "bfg"
-#: The agents whose spec names a model directory (the shipped one where it names none).
-MODEL_KINDS = ("default", "search", "policy")
 
 
 def card_spec(card: str) -> str:
@@ -67,29 +63,6 @@ def card_spec(card: str) -> str:
 
 #: The field: EPBot with every training card, then bfg.
 FIELD = (*(card_spec(c) for c in TRAINING_CARDS), BFG)
-
-
-def policy_file(spec: str) -> Path | None:
-    """The policy file a spec bids with (``default``, ``search``: the shipped one unless a path is
-    given; ``policy:DIR``: ``DIR/policy.onnx``; a path to a ``.onnx``: that file); None for an agent
-    without one (bfg, epbot, random)."""
-    parsed = AgentSpec.parse(spec)
-    if parsed.name not in MODEL_KINDS:
-        return None
-    where = Path(parsed.path) if parsed.path else DEFAULT_MODEL_DIR
-    return where if where.suffix == ".onnx" else where / "policy.onnx"
-
-
-def sha256_of(path: Path) -> str:
-    """The sha256 of a file, in hex."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def fingerprint(spec: str) -> str | None:
-    """The sha256 of ``spec``'s policy file (None without one): a journaled row counts only for
-    the model that played it."""
-    path = policy_file(spec)
-    return sha256_of(path) if path is not None and path.is_file() else None
 
 
 def refuse_report_cards(specs: Sequence[str], what: str) -> None:

@@ -28,9 +28,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling scripts
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
 
 import argparse
+import functools
 import json
 import math
 import statistics
@@ -124,6 +126,20 @@ def match(
     return out
 
 
+@functools.cache
+def _policy_sha(spec: str) -> str | None:
+    from bench_slam import fingerprint
+
+    return fingerprint(spec)
+
+
+def _chunk_key(us: str, them: str, data: str, first: int, n: int, offset: int, seed: int) -> str:
+    """A journaled chunk's key: the match, the deal file, its boards, the seed and the sha256 of
+    each side's policy file, so a chunk played by another model under the same spec text (the
+    shipped ``default`` before a new one shipped) is played again, never reused."""
+    return json.dumps([us, them, data, first, n, offset, seed, _policy_sha(us), _policy_sha(them)])
+
+
 def journaled_match(
     us: str,
     them: str,
@@ -137,8 +153,9 @@ def journaled_match(
 ) -> dict[str, Any]:
     """:func:`match` in chunks of ``chunk`` boards, each journaled (one JSON line) when done.
 
-    A rerun with the same journal skips the chunks already there (the key is the match, the
-    deal file, its boards and the seed), so a run of hours survives an interruption.
+    A rerun with the same journal skips the chunks already there (the key, :func:`_chunk_key`:
+    the match, the deal file, its boards, the seed and both sides' policy files' sha256), so a
+    run of hours survives an interruption.
     """
     done: dict[str, dict[str, Any]] = {}
     if journal.is_file():
@@ -152,7 +169,7 @@ def journaled_match(
     for s in range(0, boards, chunk):
         job: dict[str, Any] = {"us": us, "them": them, "data": data, "first": first + s,
                "n": min(chunk, boards - s), "offset": s, "seed": seed}  # fmt: skip
-        job["key"] = json.dumps([us, them, data, job["first"], job["n"], s, seed])
+        job["key"] = _chunk_key(us, them, data, job["first"], job["n"], s, seed)
         if job["key"] not in done:
             jobs.append(job)
     if jobs:
@@ -166,7 +183,7 @@ def journaled_match(
                 out.flush()
                 done[job["key"]] = rec
     keys = [
-        json.dumps([us, them, data, first + s, min(chunk, boards - s), s, seed])
+        _chunk_key(us, them, data, first + s, min(chunk, boards - s), s, seed)
         for s in range(0, boards, chunk)
     ]
     parts = [done[k] for k in keys]

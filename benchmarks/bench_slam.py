@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import json
 import math
 import sys
@@ -69,7 +70,8 @@ from bridgebot.tournament.slams import (
 )
 from endplay.types import Bid, Card, ContractBid, Player
 
-from bridgebot.agents import make_agent
+from bridgebot.agents import AgentSpec, make_agent
+from bridgebot.shipped import DEFAULT_MODEL_DIR
 
 YARDSTICK = "yardstick"
 DEFAULT_OPPONENTS = "bfg;bfg,doubles=on"
@@ -140,6 +142,52 @@ class Yardstick(Agent):
         raise NotImplementedError("the slam yardstick bids only (double-dummy matches)")
 
 
+#: The agents whose spec names a model directory (the shipped one where it names none).
+MODEL_KINDS = ("default", "search", "policy")
+
+
+def policy_file(spec: str) -> Path | None:
+    """The policy file a spec bids with (``default``, ``search``: the shipped one unless a path is
+    given; ``policy:DIR``: ``DIR/policy.onnx``; a path to a ``.onnx``: that file); None for an agent
+    without one (bfg, epbot, random, the yardstick)."""
+    if spec == YARDSTICK:
+        return None
+    parsed = AgentSpec.parse(spec)
+    if parsed.name not in MODEL_KINDS:
+        return None
+    where = Path(parsed.path) if parsed.path else DEFAULT_MODEL_DIR
+    return where if where.suffix == ".onnx" else where / "policy.onnx"
+
+
+def sha256_of(path: Path) -> str:
+    """The sha256 of a file, in hex."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def fingerprint(spec: str) -> str | None:
+    """The sha256 of ``spec``'s policy file (None without one): a journaled row counts only for
+    the model that played it."""
+    path = policy_file(spec)
+    return sha256_of(path) if path is not None and path.is_file() else None
+
+
+class PolicyChangedError(RuntimeError):
+    """A policy file changed while a benchmark chunk read it: its rows would mix two models."""
+
+
+def check_policies(job: Mapping[str, Any], when: str) -> None:
+    """Raise :class:`PolicyChangedError` where ``job``'s ``policies`` (the sha256 of each side's
+    policy file when the run started, :func:`fingerprint`) no longer match the files on disk."""
+    for spec, want in zip((job["us"], job["them"]), job.get("policies") or (), strict=False):
+        got = fingerprint(spec)
+        if want is not None and got != want:
+            raise PolicyChangedError(
+                f"{spec}: its policy file {policy_file(spec)} changed {when} boards "
+                f"[{job['offset']}, +{job['n']}) (sha256 {str(got)[:12]}, the run started with "
+                f"{want[:12]}): nothing may change a model directory while a benchmark reads it"
+            )
+
+
 def _chunk(job: dict[str, Any]) -> list[dict[str, Any]]:
     """Worker: boards [first, first + n) of the deal file, ``us`` against ``them``; the boards'
     results as JSON. Board k of the set is board k whichever chunk plays it (dealer,
@@ -152,6 +200,7 @@ def _chunk(job: dict[str, Any]) -> list[dict[str, Any]]:
         for d in load_npz(Path(job["deals"]), boards=job["n"], first=job["first"])
     ]
     by_board = {d.number: d for d in deals}
+    check_policies(job, "before")
 
     def factory(spec: str, seed: int = 0) -> Agent:
         return Yardstick(by_board) if spec == YARDSTICK else make_agent(spec, seed)
@@ -162,6 +211,7 @@ def _chunk(job: dict[str, Any]) -> list[dict[str, Any]]:
         seated_agents(factory, job["us"], job["them"], seatings("team"), job["seed"]) as agents,
     ):
         results = play_dd_boards(deals, "team", job["us"], job["them"], agents)
+    check_policies(job, "while it played")
     return [b.model_dump(mode="json") for b in results]
 
 
@@ -325,10 +375,15 @@ def run_rows(
     seed: int,
     chunk: int,
 ) -> dict[tuple[str, str], list[BoardResult]]:
-    """Every (us, them) match over the boards, in chunks spread over ``workers`` processes."""
+    """Every (us, them) match over the boards, in chunks spread over ``workers`` processes.
+
+    Each chunk checks, before and after it plays, that both sides' policy files are the ones
+    the run started with (:func:`check_policies`); raises :class:`PolicyChangedError` if not."""
+    prints = {spec: fingerprint(spec) for pair in pairs for spec in pair}
     jobs = [
         {"us": us, "them": them, "deals": str(deals_path), "first": first + s,
-         "n": min(chunk, boards - s), "offset": s, "seed": seed}
+         "n": min(chunk, boards - s), "offset": s, "seed": seed,
+         "policies": [prints[us], prints[them]]}
         for us, them in pairs
         for s in range(0, boards, chunk)
     ]  # fmt: skip

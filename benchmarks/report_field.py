@@ -49,10 +49,8 @@ from bench_field import (
     mean_of_rows,
     play_rows,
     pm,
-    policy_file,
-    sha256_of,
 )
-from bench_slam import HEADER, show_row
+from bench_slam import HEADER, policy_file, sha256_of, show_row
 from bridgebot.core.errors import UserError
 from bridgebot.engine.agent import AgentSpecError
 from bridgebot.engine.epbot_cards import REPORT_CARDS

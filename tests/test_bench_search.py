@@ -48,3 +48,33 @@ def test_more_held_out_deals_than_the_file_has_is_one_line() -> None:
         f"{DEALS} has 3 deals: --held-out 4 (the last N deals) must be at most that, "
         "and --boards 2 at most --held-out"
     ]
+
+
+def test_a_journaled_chunk_counts_only_for_the_model_that_played_it(tmp_path: Path) -> None:
+    """The journal keys each chunk by both sides' policy sha256 as well as their spec text: the
+    same spec over another model (a new ``default`` shipped into the same directory) plays the
+    chunk again instead of reusing the old model's IMPs."""
+    import hashlib
+    import shutil
+
+    model = tmp_path / "model"
+    shutil.copytree(ROOT / "models" / "default", model)
+    journal = tmp_path / "j.jsonl"
+    args = (
+        "--boards", "2", "--held-out", "3", "--workers", "1", "--chunk", "2",
+        "--opponents", "random", "--spec", f"search:{model},particles=16,rollouts=4",
+        "--baseline", f"default:{model}", "--journal", str(journal),
+    )  # fmt: skip
+    assert _run(*args).returncode == 0
+    first = [json.loads(line)["key"] for line in journal.read_text().splitlines()]
+    assert _run(*args).returncode == 0  # the same model: every chunk is reused
+    assert [json.loads(line)["key"] for line in journal.read_text().splitlines()] == first
+    shutil.rmtree(model)
+    shutil.copytree(ROOT / "tests" / "layered_default", model)  # another policy, same path
+    run = _run(*args)
+    assert run.returncode == 0, run.stderr
+    keys = [json.loads(json.loads(line)["key"]) for line in journal.read_text().splitlines()]
+    assert len(keys) == 2 * len(first)  # both sides played again
+    sha = hashlib.sha256((model / "policy.onnx").read_bytes()).hexdigest()
+    assert all(k[7] == sha for k in keys[len(first) :])
+    assert all(k[7] != sha for k in keys[: len(first)])

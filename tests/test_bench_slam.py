@@ -176,3 +176,24 @@ def test_the_lowest_row_is_each_figures_own_minimum(bench: ModuleType) -> None:
         "  default, its lowest of 3 rows: +0.12 IMPs/board (old); slam on chance 20% (ex); "
         "making 68% (old)"
     )
+
+
+def test_a_chunk_refuses_a_policy_file_changed_since_the_run_started(
+    bench: ModuleType, tmp_path: Path
+) -> None:
+    """Each chunk checks both sides' policy files against the sha256 the run started with: a
+    model directory changed mid-run (a ``git stash`` over ``models/``) stops the run in one line
+    instead of mixing two models' boards into one row."""
+    import shutil
+
+    model = tmp_path / "model"
+    shutil.copytree(ROOT / "models" / "default", model)
+    spec = f"default:{model}"
+    job = {
+        "us": spec, "them": "bfg", "deals": str(DEALS), "first": 0, "n": 1, "offset": 0,
+        "seed": 1, "policies": [bench.fingerprint(spec), None],
+    }  # fmt: skip
+    assert len(bench._chunk(job)) == 1  # unchanged: it plays
+    shutil.copy(ROOT / "tests" / "layered_default" / "policy.onnx", model / "policy.onnx")
+    with pytest.raises(bench.PolicyChangedError, match=r"changed before boards \[0, \+1\)"):
+        bench._chunk(job)
