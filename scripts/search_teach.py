@@ -1,0 +1,168 @@
+"""Search-labelled auctions for distilling the search into the policy (expert iteration).
+
+The search agent (``--spec``, default ``search``) bids one side of each board against an EPBot
+training card, in both rooms of a team match (the search North-South in the open room, East-West
+in the closed one), so every auction holds the search's calls for one side and the card's for the
+other. The output is a teacher file (``docs/data.md``: owners, dealer, vul, auctions) plus
+``our_side`` [N] (0: North-South bid by the search, 1: East-West) and ``card`` [N] (index into
+the file's ``cards``), and for every call the search searched ``soft_row``, ``soft_pos`` (the
+auction and the call's position in it) and ``soft_target`` [M, 38] (the policy's prior, with the
+searched candidates' share of it divided as the search's posterior: the improved policy of
+Lockhart et al.'s search); ``scripts/distill_train.py`` trains on them.
+
+Chunks of ``--chunk`` boards are saved as they finish (the file is rewritten atomically); rerunning
+the same command continues after the last saved chunk. The report cards (WBridge5-Sayc,
+WBridge5-21GF) are refused: they stay out of every training run.
+
+    BRIDGEBOT_EPBOT=/path/to/epbot nice -n 10 python scripts/search_teach.py \\
+        --deals data/dd_2026.npz --first 10000 --boards 4000 --out data/distill/st_a.npz
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
+
+import argparse
+import json
+import os
+import shlex
+import time
+
+import numpy as np
+
+#: The cards the search meets: EPBot's training cards (every card but the two report rows).
+CARDS = (
+    "Acol,BBA-21GF,BBA-Sayc,BEN-21GF,BEN-SAYC,BEN-UCBC,BlueChip-Sayc,LIA-21GF,Meadowlark,"
+    "Meckwell,Micro_Bridge_13.4,QPlus-21GF,Robo-Sayc,Shark-Sayc,WJ,default"
+)
+REPORT_CARDS = {"WBridge5-Sayc", "WBridge5-21GF"}
+
+
+def _load(path: Path) -> dict[str, np.ndarray]:
+    if not path.is_file():
+        return {}
+    with np.load(path, allow_pickle=False) as z:
+        return {k: z[k] for k in z.files}
+
+
+def _save(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    tmp = path.with_suffix(".tmp.npz")
+    np.savez_compressed(tmp, **arrays)  # type: ignore[arg-type]
+    os.replace(tmp, path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from bridgebot.laws.board_sets import load_npz
+    from bridgebot.laws.boards import cycle_board
+    from bridgebot.laws.calls import bid_index
+    from bridgebot.laws.cards import deal_owners
+    from bridgebot.tournament.ddmatch import bid_room, seated_agents
+    from bridgebot.tournament.seatings import US, seatings
+
+    from bridgebot.agents import make_agent
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--deals", required=True, help="a DD .npz of training deals")
+    ap.add_argument("--first", type=int, default=0, help="first row of --deals to use")
+    ap.add_argument("--boards", type=int, required=True, help="boards to bid (two auctions each)")
+    ap.add_argument("--cards", default=CARDS, help="EPBot training cards, comma-separated")
+    ap.add_argument("--spec", default="search", help="the searching agent (default: search)")
+    ap.add_argument("--chunk", type=int, default=10, help="boards per saved chunk (one card each)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", required=True, type=Path)
+    args = ap.parse_args(argv)
+    cards = [c.strip() for c in args.cards.split(",") if c.strip()]
+    bad = sorted(set(cards) & REPORT_CARDS)
+    if bad:
+        ap.error(f"--cards: {', '.join(bad)} are report cards, never used in training")
+    have = _load(args.out)
+    done = int(have["boards_done"]) if have else 0
+    meta = {
+        "kind": "search_teach",
+        "command": shlex.join([sys.executable, *sys.argv]),
+        "deals": str(args.deals),
+        "first": args.first,
+        "spec": args.spec,
+        "cards": cards,
+        "seed": args.seed,
+    }
+    if have and json.loads(str(have["meta"]))["spec"] != args.spec:
+        ap.error(f"{args.out}: made with another --spec; use a new --out")
+    rows: dict[str, list[np.ndarray]] = {
+        k: ([have[k]] if have else []) for k in ("owners", "dealer", "vul", "our_side", "card")
+    }
+    auctions: list[list[int]] = (
+        [] if not have else [[c for c in a if c >= 0] for a in have["auctions"]]
+    )
+    # The searched calls' targets: the prior with the candidates' mass shared by the posterior.
+    soft: dict[str, list[np.ndarray]] = {
+        k: ([have[f"soft_{k}"]] if have and f"soft_{k}" in have else [])
+        for k in ("row", "pos", "target")
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    for start in range(done, args.boards, args.chunk):
+        n = min(args.chunk, args.boards - start)
+        ci = (start // args.chunk) % len(cards)
+        deals = [
+            cycle_board(args.first + start + k + 1, d.deal, d.dd)
+            for k, d in enumerate(load_npz(Path(args.deals), boards=n, first=args.first + start))
+        ]
+        with seated_agents(
+            make_agent, args.spec, f"epbot:{cards[ci]}", seatings("team"), args.seed + start
+        ) as agents:
+            for seating in seatings("team"):
+                room = agents[seating.room]
+                for deal in deals:  # one at a time: a search agent keeps one board's searches
+                    (auction,) = bid_room([deal], room, seating.room)
+                    side = 0 if seating.teams[0] == US else 1
+                    row = len(auctions)
+                    rows["owners"].append(deal_owners(deal.deal)[None, :].astype(np.uint8))
+                    rows["dealer"].append(np.array([deal.dealer.value], np.uint8))
+                    rows["vul"].append(np.array([deal.vul.value], np.uint8))
+                    rows["our_side"].append(np.array([side], np.uint8))
+                    rows["card"].append(np.array([ci], np.uint8))
+                    auctions.append([bid_index(c) for c in auction])
+                    for seat in (side, side + 2):
+                        where = [
+                            p for p in range(len(auction)) if (deal.dealer.value + p) % 4 == seat
+                        ]
+                        made = getattr(room[seat], "decisions", None)
+                        if made is None or len(made) != len(where):
+                            continue  # not a search agent, or a call it did not search
+                        for p, d in zip(where, made, strict=True):
+                            if d.searched:
+                                target = d.prior.astype(np.float64).copy()
+                                held = float(target[d.candidates].sum())
+                                target[d.candidates] = held * d.posterior[d.candidates]
+                                soft["row"].append(np.array([row], np.int32))
+                                soft["pos"].append(np.array([p], np.int16))
+                                soft["target"].append(target[None, :].astype(np.float16))
+        width = max(len(a) for a in auctions)
+        padded = np.full((len(auctions), width), -1, np.int8)
+        for i, a in enumerate(auctions):
+            padded[i, : len(a)] = a
+        out = {k: np.concatenate(v) for k, v in rows.items()}
+        if soft["row"]:
+            out.update({f"soft_{k}": np.concatenate(v) for k, v in soft.items()})
+        out.update(
+            auctions=padded,
+            boards_done=np.array(start + n),
+            cards=np.array(cards),
+            meta=np.array(json.dumps(meta)),
+        )
+        _save(args.out, out)
+        rate = (start + n - done) / (time.perf_counter() - t0)
+        print(
+            f"search_teach: {start + n}/{args.boards} boards ({rate * 3600:.0f}/h)",
+            file=sys.stderr,
+            flush=True,
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,101 @@
+"""scripts/search_teach.py and scripts/distill_train.py (distilling the search into the policy):
+the search bids one side against a real EPBot card on the committed ddgen deals, a rerun extends
+the file without touching what is there, the report cards are refused, and the fine-tune writes a
+checkpoint that ``bridgebot export`` turns into a model whose card names the search as teacher."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.engine.test_epbot import epbot  # noqa: F401 (the fixture)
+
+ROOT = Path(__file__).resolve().parents[1]
+DEALS = ROOT / "tests" / "datafiles" / "ddgen-v1.npz"
+SPEC = "search,particles=16,rollouts=4"
+
+
+def _script(name: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / name), *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
+
+
+def test_the_report_cards_are_refused(tmp_path: Path) -> None:
+    run = _script(
+        "search_teach.py", "--deals", str(DEALS), "--boards", "1",
+        "--cards", "Acol,WBridge5-Sayc", "--out", str(tmp_path / "st.npz"),
+    )  # fmt: skip
+    assert run.returncode == 2
+    assert "WBridge5-Sayc are report cards, never used in training" in run.stderr
+    assert not (tmp_path / "st.npz").exists()
+
+
+def test_search_labels_resume_and_distil_into_an_exportable_model(
+    epbot: Path,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("torch")  # the train extra
+    from bridgebot.models.net import NetConfig, PolicyNet, save_checkpoint
+
+    init = tmp_path / "init.pt"
+    save_checkpoint(str(init), PolicyNet(NetConfig(hidden=32, layers=2)), {"meta": {"kind": "t"}})
+    out = tmp_path / "st.npz"
+    common = ("--deals", str(DEALS), "--spec", SPEC, "--chunk", "1", "--cards", "Acol,WJ")
+    first = _script("search_teach.py", *common, "--boards", "1", "--out", str(out))
+    assert first.returncode == 0, first.stderr
+    with np.load(out) as z:
+        before = {k: z[k] for k in z.files}
+    assert int(before["boards_done"]) == 1 and before["owners"].shape == (2, 52)
+    assert sorted(before["our_side"].tolist()) == [0, 1]  # the search North-South, then East-West
+    again = _script("search_teach.py", *common, "--boards", "3", "--out", str(out))
+    assert again.returncode == 0, again.stderr
+    with np.load(out) as z:
+        after = {k: z[k] for k in z.files}
+    assert int(after["boards_done"]) == 3 and after["owners"].shape == (6, 52)
+    assert (after["owners"][:2] == before["owners"]).all()
+    width = before["auctions"].shape[1]
+    assert (after["auctions"][:2, :width] == before["auctions"]).all()
+    assert after["card"].tolist() == [0, 0, 1, 1, 0, 0]  # chunk k meets card k mod 2
+    assert json.loads(str(after["meta"]))["spec"] == SPEC
+    # Every searched call of the search's side has a target: a distribution over the 38 calls
+    # whose best call, where the search's safety rules did not keep the policy's, is the call made.
+    rows, pos, target = after["soft_row"], after["soft_pos"], after["soft_target"].astype(float)
+    assert len(rows) > 0 and np.allclose(target.sum(axis=1), 1.0, atol=1e-2)
+    seats = (after["dealer"][rows] + pos) % 4
+    assert ((seats % 2) == after["our_side"][rows]).all()
+
+    ckpt = tmp_path / "distilled.pt"
+    train = _script(
+        "distill_train.py", "--init", str(init),
+        "--data", str(out), "--out", str(ckpt), "--epochs", "1", "--holdout", "0.3",
+    )  # fmt: skip
+    assert train.returncode == 0, train.stderr
+    report = json.loads(train.stderr.splitlines()[0])
+    assert report["decisions"] == report["training"] + report["held_out"] > 0
+    assert 0 < report["soft_targets"] <= len(rows)
+    soft = _script(
+        "distill_train.py", "--init", str(init), "--data", str(out), "--target", "soft",
+        "--out", str(tmp_path / "soft.pt"), "--epochs", "1", "--holdout", "0.3",
+    )  # fmt: skip
+    assert soft.returncode == 0, soft.stderr
+    assert (tmp_path / "soft.pt").is_file()
+    model = tmp_path / "model"
+    export = subprocess.run(
+        [sys.executable, "-m", "bridgebot", "export", "--checkpoint", str(ckpt),
+         "--deals", str(DEALS), "--out", str(model)],
+        capture_output=True, text=True, timeout=600, cwd=ROOT,
+    )  # fmt: skip
+    assert export.returncode == 0, export.stderr
+    card = json.loads((model / "model.json").read_text())["training"]
+    assert card["kind"] == "distill" and card["teachers"] == [SPEC]
+    assert card["opponents"] == ["epbot:Acol", "epbot:WJ"]
