@@ -80,7 +80,7 @@ def resolved(record: dict[str, Any], depth: int = 0) -> dict[str, Any]:
     return out
 
 
-def _gathered(records: Sequence[dict[str, Any]], key: str) -> list[Any]:
+def gathered(records: Sequence[dict[str, Any]], key: str) -> list[Any]:
     """Every distinct value of list field ``key`` across ``records`` and their ``init`` chains,
     in first-seen order."""
     seen: list[Any] = []
@@ -158,8 +158,8 @@ def average(paths: Sequence[str], out: str, command: str = "") -> dict[str, Any]
         },
         # The last source is the run the average continues from; its record is the init.
         "init": {k: v for k, v in records[-1].items() if k != "eval"} or None,
-        "teachers": _gathered(records, "teachers"),
-        "opponents": _gathered(records, "opponents"),
+        "teachers": gathered(records, "teachers"),
+        "opponents": gathered(records, "opponents"),
     }
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     save_checkpoint(out, merged, {"meta": meta_out})

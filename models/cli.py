@@ -45,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     if parser.prog.split()[-1] == "export":
         _export_arguments(parser)
         return
-    from bridgebot.models import average, belief, ddnet, doubles_fit, slamnet
+    from bridgebot.models import average, belief, ddnet, distill, doubles_fit, slamnet
     from bridgebot.models.config import (
         LEARNER_ONLY,
         ImitationConfig,
@@ -71,7 +71,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             p.add_argument("--target", required=True, help="policy to beat: model dir or .pt")
         add_config_arguments(p, config, skip)
         p.add_argument("--quiet", action="store_true", help="no progress bar")
-    for module in (ddnet, belief, doubles_fit, slamnet, average):
+    for module in (ddnet, belief, doubles_fit, slamnet, average, distill):
         name = module.__name__.rsplit(".", 1)[-1].removesuffix("_fit")
         module.add_arguments(_mode(sub, name, module.HELP, module.EXAMPLES))
 
@@ -173,11 +173,11 @@ def run(args: argparse.Namespace) -> int:
             return 1
         return 0
     try:
-        if args.mode in ("ddnet", "belief", "doubles", "slamnet", "average"):
-            from bridgebot.models import average, belief, ddnet, doubles_fit, slamnet
+        if args.mode in ("ddnet", "belief", "doubles", "slamnet", "average", "distill"):
+            from bridgebot.models import average, belief, ddnet, distill, doubles_fit, slamnet
 
             module = {"ddnet": ddnet, "belief": belief, "doubles": doubles_fit,
-                      "slamnet": slamnet, "average": average}[args.mode]  # fmt: skip
+                      "slamnet": slamnet, "average": average, "distill": distill}[args.mode]  # fmt: skip
             return int(module.run(args, command))
         from bridgebot.models.league import LeagueError  # the trainers below need torch
 

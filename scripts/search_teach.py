@@ -8,7 +8,7 @@ other. The output is a teacher file (``docs/data.md``: owners, dealer, vul, auct
 the file's ``cards``), and for every call the search searched ``soft_row``, ``soft_pos`` (the
 auction and the call's position in it) and ``soft_target`` [M, 38] (the policy's prior, with the
 searched candidates' share of it divided as the search's posterior: the improved policy of
-Lockhart et al.'s search); ``scripts/distill_train.py`` trains on them.
+Lockhart et al.'s search); ``bridgebot train distill`` (:mod:`models.distill`) trains on them.
 
 Chunks of ``--chunk`` boards are saved as they finish (the file is rewritten atomically); rerunning
 the same command continues after the last saved chunk. The report cards (WBridge5-Sayc,
@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     done = int(have["boards_done"]) if have else 0
     meta = {
         "kind": "search_teach",
-        "command": shlex.join([sys.executable, *sys.argv]),
+        "command": shlex.join(["python", *sys.argv]),  # as run from a checkout
         "deals": str(args.deals),
         "first": args.first,
         "spec": args.spec,

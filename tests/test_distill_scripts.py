@@ -1,4 +1,4 @@
-"""scripts/search_teach.py and scripts/distill_train.py (distilling the search into the policy):
+"""scripts/search_teach.py and ``bridgebot train distill`` (distilling the search into the policy):
 the search bids one side against a real EPBot card on the committed ddgen deals, a rerun extends
 the file without touching what is there, the report cards are refused, and the fine-tune writes a
 checkpoint that ``bridgebot export`` turns into a model whose card names the search as teacher."""
@@ -28,6 +28,32 @@ def _script(name: str, *args: str) -> subprocess.CompletedProcess[str]:
         timeout=600,
         cwd=ROOT,
     )
+
+
+def _distill(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bridgebot", "train", "distill", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
+
+
+def test_distill_refuses_a_file_that_is_not_search_labels(tmp_path: Path) -> None:
+    pytest.importorskip("torch")  # the train extra
+    from bridgebot.models.net import NetConfig, PolicyNet, save_checkpoint
+
+    init = tmp_path / "init.pt"
+    save_checkpoint(str(init), PolicyNet(NetConfig(hidden=32, layers=2)), {"meta": {"kind": "t"}})
+    run = _distill("--init", str(init), "--data", str(DEALS), "--out", str(tmp_path / "x.pt"))
+    assert run.returncode == 2
+    assert run.stderr.strip().splitlines() == [
+        f"bridgebot train distill: {DEALS}: not a file of scripts/search_teach.py (no our_side)"
+    ]
+    missing = _distill("--init", str(init), "--data", "nope.npz", "--out", str(tmp_path / "x.pt"))
+    assert missing.returncode == 2 and "nope.npz: no such file" in missing.stderr
+    assert not (tmp_path / "x.pt").exists()
 
 
 def test_the_report_cards_are_refused(tmp_path: Path) -> None:
@@ -75,16 +101,17 @@ def test_search_labels_resume_and_distil_into_an_exportable_model(
     assert ((seats % 2) == after["our_side"][rows]).all()
 
     ckpt = tmp_path / "distilled.pt"
-    train = _script(
-        "distill_train.py", "--init", str(init),
+    train = _distill(
+        "--init", str(init),
         "--data", str(out), "--out", str(ckpt), "--epochs", "1", "--holdout", "0.3",
     )  # fmt: skip
     assert train.returncode == 0, train.stderr
-    report = json.loads(train.stderr.splitlines()[0])
+    report = json.loads(train.stdout)  # the summary: what was learnt from, held-out figures
+    assert report["kind"] == "distill" and report["out"] == str(ckpt)
     assert report["decisions"] == report["training"] + report["held_out"] > 0
     assert 0 < report["soft_targets"] <= len(rows)
-    soft = _script(
-        "distill_train.py", "--init", str(init), "--data", str(out), "--target", "soft",
+    soft = _distill(
+        "--init", str(init), "--data", str(out), "--target", "soft",
         "--out", str(tmp_path / "soft.pt"), "--epochs", "1", "--holdout", "0.3",
     )  # fmt: skip
     assert soft.returncode == 0, soft.stderr
