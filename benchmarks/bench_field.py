@@ -43,13 +43,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling scripts
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
 from bench_crosstable import append_journal, figures, read_journal
-from bench_slam import _paired, fingerprint, row_figures, run_rows, sha256_of
+from bench_slam import _paired, fingerprint, row_figures, run_rows
 from bridgebot.core.errors import UserError
 from bridgebot.core.stats import mean_stderr
 from bridgebot.engine.agent import AgentSpecError
 from bridgebot.engine.epbot_cards import TRAINING_CARDS, training_cards
 from bridgebot.laws.board_sets import BoardSetError, load_npz
 from bridgebot.laws.boards import BoardDeal
+from bridgebot.models.provenance import file_sha256
 
 from bridgebot.agents import AgentSpec, make_agent
 
@@ -112,7 +113,7 @@ def play_rows(
     seed, both policies' sha256) is there, else played (all candidates
     against one opponent at a time, over ``workers`` processes) and appended to it."""
     key = {
-        "deals_sha256": sha256_of(deals_path),
+        "deals_sha256": file_sha256(deals_path),
         "first": first,
         "boards": len(deals),
         "seed": seed,

@@ -42,6 +42,7 @@ from multiprocessing import get_context
 from typing import Any
 
 import numpy as np
+from bench_slam import fingerprint
 from bridgebot.core.stats import mean_stderr
 
 from bridgebot.options import benchmark_args, deal_file
@@ -126,11 +127,8 @@ def match(
     return out
 
 
-@functools.cache
-def _policy_sha(spec: str) -> str | None:
-    from bench_slam import fingerprint
-
-    return fingerprint(spec)
+#: Each spec's policy sha256, read once per run (:func:`bench_slam.fingerprint`).
+_policy_sha = functools.cache(fingerprint)
 
 
 def _chunk_key(us: str, them: str, data: str, first: int, n: int, offset: int, seed: int) -> str:

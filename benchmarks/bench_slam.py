@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import hashlib
 import json
 import math
 import sys
@@ -58,6 +57,7 @@ from bridgebot.laws.board_sets import BoardSetError, load_npz
 from bridgebot.laws.boards import BoardDeal, cycle_board, side_vulnerable
 from bridgebot.laws.calls import PASS, auction_over, bid_rank, final_contract
 from bridgebot.laws.scoring import STRAIN_ORDER, score_array
+from bridgebot.models.provenance import file_sha256
 from bridgebot.tournament.records import BoardResult
 from bridgebot.tournament.seatings import THEM, US
 from bridgebot.tournament.slams import (
@@ -159,16 +159,11 @@ def policy_file(spec: str) -> Path | None:
     return where if where.suffix == ".onnx" else where / "policy.onnx"
 
 
-def sha256_of(path: Path) -> str:
-    """The sha256 of a file, in hex."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def fingerprint(spec: str) -> str | None:
     """The sha256 of ``spec``'s policy file (None without one): a journaled row counts only for
     the model that played it."""
     path = policy_file(spec)
-    return sha256_of(path) if path is not None and path.is_file() else None
+    return file_sha256(path) if path is not None and path.is_file() else None
 
 
 class PolicyChangedError(RuntimeError):

@@ -50,11 +50,12 @@ from bench_field import (
     play_rows,
     pm,
 )
-from bench_slam import HEADER, policy_file, sha256_of, show_row
+from bench_slam import HEADER, policy_file, show_row
 from bridgebot.core.errors import UserError
 from bridgebot.engine.agent import AgentSpecError
 from bridgebot.engine.epbot_cards import REPORT_CARDS
 from bridgebot.laws.board_sets import BoardSetError, load_npz
+from bridgebot.models.provenance import file_sha256
 
 #: The report rows: EPBot with each report card, assuming WBridge5-Sayc for its opponents.
 REPORT = tuple(card_spec(c) for c in REPORT_CARDS)
@@ -65,7 +66,7 @@ WBRIDGE5_MIN, CARDS_MEAN_MIN, BFG_MIN, ONE_ROOM_MIN = 0.5, 0.4, 1.0, 0.0
 
 def deal_seed(policy: Path) -> int:
     """The report's ``ddgen`` seed: the first eight hex digits of the policy file's sha256."""
-    return int(sha256_of(policy)[:8], 16)
+    return int(file_sha256(policy)[:8], 16)
 
 
 def ddgen_command(seed: int, boards: int, out: Path) -> list[str]:
@@ -180,7 +181,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise UserError(f"{args.candidate} has no policy file: give --policy FILE")
         if not policy.is_file():
             raise UserError(f"{policy}: no such policy file")
-        sha = sha256_of(policy)
+        sha = file_sha256(policy)
         seed = deal_seed(policy)
         deals_path = args.deals_dir / f"field_{seed}.npz"
         command = ddgen_command(seed, args.boards, deals_path)

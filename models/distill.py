@@ -93,10 +93,6 @@ def distill(args: argparse.Namespace, command: str) -> dict[str, Any]:
     for path in (args.init, *args.data):
         if not Path(path).is_file():
             raise FileNotFoundError(f"{path}: no such file")
-    for path in args.data:
-        with np.load(path, allow_pickle=False) as z:
-            if "our_side" not in z.files or "meta" not in z.files:
-                raise DataError(f"{path}: not a file of scripts/search_teach.py (no our_side)")
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
 
@@ -109,6 +105,8 @@ def distill(args: argparse.Namespace, command: str) -> dict[str, Any]:
     sizes: list[int] = []
     for path in args.data:
         with np.load(path, allow_pickle=False) as z:
+            if "our_side" not in z.files or "meta" not in z.files:
+                raise DataError(f"{path}: not a file of scripts/search_teach.py (no our_side)")
             owners, dealer, vul = (
                 z["owners"],
                 z["dealer"].astype(np.int64),
@@ -116,7 +114,7 @@ def distill(args: argparse.Namespace, command: str) -> dict[str, Any]:
             )
             auctions, side = z["auctions"].astype(np.int64), z["our_side"].astype(np.int64)
             metas.append(json.loads(str(z["meta"])))
-            sizes.append(len(z["owners"]))
+            sizes.append(len(owners))
             searched = (
                 (z["soft_row"].astype(np.int64), z["soft_pos"].astype(np.int64), z["soft_target"])
                 if "soft_row" in z.files
@@ -211,7 +209,8 @@ def distill(args: argparse.Namespace, command: str) -> dict[str, Any]:
                 g["lr"] = args.lr * 0.5 * (1 + math.cos(math.pi * step / total))
             logp = F.log_softmax(masked_logits(net(x[idx]), m[idx]), dim=1)
             rp = ref_logp[idx]
-            kl = (rp.exp() * (rp - logp)).sum(dim=1).mean()
+            kl_rows = (rp.exp() * (rp - logp)).sum(dim=1)
+            kl = kl_rows.mean()
             if args.target == "hard":
                 ce = F.nll_loss(logp, y[idx])
                 loss = ce + args.beta * kl
@@ -222,9 +221,7 @@ def distill(args: argparse.Namespace, command: str) -> dict[str, Any]:
             else:  # both: the search's target where it has one, else its call and the anchor
                 with_soft = has_soft[idx]
                 soft_ce = -(torch.nan_to_num(soft[idx]) * logp.clamp_min(-1e4)).sum(dim=1)
-                hard = F.nll_loss(logp, y[idx], reduction="none") + args.beta * (
-                    rp.exp() * (rp - logp)
-                ).sum(dim=1)
+                hard = F.nll_loss(logp, y[idx], reduction="none") + args.beta * kl_rows
                 ce = torch.where(with_soft, soft_ce, hard).mean()
                 loss = ce
             opt.zero_grad()

@@ -27,7 +27,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script 
 
 import argparse
 import json
-import os
 import shlex
 import time
 
@@ -48,13 +47,8 @@ def _load(path: Path) -> dict[str, np.ndarray]:
         return {k: z[k] for k in z.files}
 
 
-def _save(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    tmp = path.with_suffix(".tmp.npz")
-    np.savez_compressed(tmp, **arrays)  # type: ignore[arg-type]
-    os.replace(tmp, path)
-
-
 def main(argv: list[str] | None = None) -> int:
+    from bridgebot.core.files import replace_file
     from bridgebot.laws.board_sets import load_npz
     from bridgebot.laws.boards import cycle_board
     from bridgebot.laws.calls import bid_index
@@ -103,14 +97,22 @@ def main(argv: list[str] | None = None) -> int:
         for k in ("row", "pos", "target")
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    # The boards still to bid, read once; board k of the file keeps its place in the cycle.
+    pending = (
+        [
+            cycle_board(args.first + done + k + 1, d.deal, d.dd)
+            for k, d in enumerate(
+                load_npz(Path(args.deals), boards=args.boards - done, first=args.first + done)
+            )
+        ]
+        if done < args.boards
+        else []
+    )
     t0 = time.perf_counter()
     for start in range(done, args.boards, args.chunk):
         n = min(args.chunk, args.boards - start)
         ci = (start // args.chunk) % len(cards)
-        deals = [
-            cycle_board(args.first + start + k + 1, d.deal, d.dd)
-            for k, d in enumerate(load_npz(Path(args.deals), boards=n, first=args.first + start))
-        ]
+        deals = pending[start - done : start - done + n]
         with seated_agents(
             make_agent, args.spec, f"epbot:{cards[ci]}", seatings("team"), args.seed + start
         ) as agents:
@@ -154,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
             cards=np.array(cards),
             meta=np.array(json.dumps(meta)),
         )
-        _save(args.out, out)
+        replace_file(args.out, lambda tmp, arrays=out: np.savez_compressed(tmp, **arrays))
         rate = (start + n - done) / (time.perf_counter() - t0)
         print(
             f"search_teach: {start + n}/{args.boards} boards ({rate * 3600:.0f}/h)",
