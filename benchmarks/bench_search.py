@@ -42,7 +42,7 @@ from multiprocessing import get_context
 from typing import Any
 
 import numpy as np
-from bench_slam import fingerprint
+from bench_slam import check_policies, fingerprint
 from bridgebot.core.stats import mean_stderr
 
 from bridgebot.options import benchmark_args, deal_file
@@ -52,7 +52,10 @@ DATA = "data/dd.npz"  # a DD file made by `bridgebot ddgen` (docs/data.md)
 
 
 def _chunk_match(job: dict[str, Any]) -> dict[str, Any]:
-    """Play boards [first, first + n) of the held-out set; return IMPs and decision timings."""
+    """Play boards [first, first + n) of the held-out set; return IMPs and decision timings.
+
+    Raises :class:`bench_slam.PolicyChangedError` where ``job["policies"]`` (each side's policy
+    sha256 when the run started) no longer matches the files, before or after the boards."""
     from bridgebot.engine.search import SearchAgent, SearchResult
     from bridgebot.laws.board_sets import load_npz
     from bridgebot.laws.boards import cycle_board
@@ -67,6 +70,7 @@ def _chunk_match(job: dict[str, Any]) -> dict[str, Any]:
         cycle_board(d.number + job["offset"], d.deal, d.dd)
         for d in load_npz(Path(job["data"]), boards=job["n"], first=job["first"])
     ]
+    check_policies(job, "before")
     start = time.perf_counter()
     results, made, board_changed = [], [], []
     with seated_agents(make_agent, job["us"], job["them"], seatings("team"), job["seed"]) as agents:
@@ -76,6 +80,7 @@ def _chunk_match(job: dict[str, Any]) -> dict[str, Any]:
             board = [d for a in searchers for d in a.decisions]
             made += board
             board_changed.append(sum(int(d.searched and d.changed) for d in board))
+    check_policies(job, "after")
     done: list[SearchResult] = [d for d in made if d.searched]
     seconds = [d.seconds for d in done]
     searched, changed = len(done), sum(board_changed)
@@ -97,7 +102,7 @@ def match(
     per = math.ceil(boards / workers)
     jobs = [
         {"us": us, "them": them, "data": data, "first": first + s, "n": min(per, boards - s),
-         "offset": s, "seed": seed}
+         "offset": s, "seed": seed, "policies": [_policy_sha(us), _policy_sha(them)]}
         for s in range(0, boards, per)
     ]  # fmt: skip
     if workers == 1:
@@ -166,7 +171,8 @@ def journaled_match(
     jobs = []
     for s in range(0, boards, chunk):
         job: dict[str, Any] = {"us": us, "them": them, "data": data, "first": first + s,
-               "n": min(chunk, boards - s), "offset": s, "seed": seed}  # fmt: skip
+               "n": min(chunk, boards - s), "offset": s, "seed": seed,
+               "policies": [_policy_sha(us), _policy_sha(them)]}  # fmt: skip
         job["key"] = _chunk_key(us, them, data, job["first"], job["n"], s, seed)
         if job["key"] not in done:
             jobs.append(job)

@@ -78,3 +78,30 @@ def test_a_journaled_chunk_counts_only_for_the_model_that_played_it(tmp_path: Pa
     sha = hashlib.sha256((model / "policy.onnx").read_bytes()).hexdigest()
     assert all(k[7] == sha for k in keys[len(first) :])
     assert all(k[7] != sha for k in keys[: len(first)])
+
+
+def test_a_chunk_refuses_a_policy_file_changed_since_the_run_started(tmp_path: Path) -> None:
+    """Each chunk of the search's matches checks both sides' policy files against the sha256 the
+    run started with (as bench_slam's chunks do): a model directory changed mid-run stops it in
+    one line instead of mixing two models' boards into one row."""
+    import shutil
+
+    import pytest
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import bench_search
+        import bench_slam
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    model = tmp_path / "model"
+    shutil.copytree(ROOT / "models" / "default", model)
+    spec = f"default:{model}"
+    job = {
+        "us": spec, "them": "random", "data": str(DEALS), "first": 0, "n": 1, "offset": 0,
+        "seed": 1, "policies": [bench_slam.fingerprint(spec), None],
+    }  # fmt: skip
+    assert len(bench_search._chunk_match(job)["imps"]) == 1  # unchanged: it plays
+    shutil.copy(ROOT / "tests" / "layered_default" / "policy.onnx", model / "policy.onnx")
+    with pytest.raises(bench_slam.PolicyChangedError, match=r"changed before boards \[0, \+1\)"):
+        bench_search._chunk_match(job)
