@@ -8,7 +8,9 @@ KL(start || net), the starting policy frozen as an anchor so that the calls the 
 changed stay where they were. ``soft`` trains on the search's improved policy (its prior with
 the searched candidates' share divided as its posterior) where it searched; ``both`` on that
 where there is one and the hard loss elsewhere (run 21 in docs/evaluation.md: hard labels gained
-+0.08 IMPs/board on every field row, soft ones half that).
++0.08 IMPs/board on every field row, soft ones half that). ``--changed-weight W`` counts the hard
+loss W times on the calls the search changed (its call is not the starting policy's best), the
+few (4%) that carry what the search adds.
 
 A tenth of the auctions (``--holdout``) is held out: the log says how often the net's best call
 is the search's there, overall and on the calls the search changed, next to the starting
@@ -39,7 +41,10 @@ EXAMPLES = """examples:
 """
 
 #: The options recorded in the result's ``config``.
-OPTIONS = ("init", "out", "epochs", "lr", "batch", "beta", "holdout", "target", "seed", "threads")
+OPTIONS = (
+    "init", "out", "epochs", "lr", "batch", "beta", "holdout", "target", "changed_weight", "seed",
+    "threads",
+)  # fmt: skip
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -64,8 +69,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "policy where it searched, the starting policy elsewhere; both: the improved policy where "
         "there is one, the hard loss elsewhere",
     )
+    parser.add_argument(
+        "--changed-weight",
+        type=_positive,
+        default=1.0,
+        help="weight of the hard loss on the calls where the search's call is not the starting "
+        "policy's best (1: every call alike)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="held-out split and order (0)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (1)")
+
+
+def _positive(text: str) -> float:
+    """argparse type: a float above zero."""
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be above 0, not {text}")
+    return value
 
 
 def _as_run(command: str) -> str:
@@ -211,8 +231,12 @@ def distill(args: argparse.Namespace, command: str) -> dict[str, Any]:
             rp = ref_logp[idx]
             kl_rows = (rp.exp() * (rp - logp)).sum(dim=1)
             kl = kl_rows.mean()
-            if args.target == "hard":
+            if args.target == "hard" and args.changed_weight == 1.0:
                 ce = F.nll_loss(logp, y[idx])
+                loss = ce + args.beta * kl
+            elif args.target == "hard":  # the search's changes count changed_weight times
+                w = 1.0 + (args.changed_weight - 1.0) * changed[idx].float()
+                ce = (F.nll_loss(logp, y[idx], reduction="none") * w).sum() / w.sum()
                 loss = ce + args.beta * kl
             elif args.target == "soft":  # the search's target where it has one, else the start
                 target = torch.where(has_soft[idx, None], soft[idx], rp.exp())

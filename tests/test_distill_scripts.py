@@ -70,8 +70,8 @@ def test_search_labels_resume_and_distil_into_an_exportable_model(
     epbot: Path,  # noqa: F811
     tmp_path: Path,
 ) -> None:
-    pytest.importorskip("torch")  # the train extra
-    from bridgebot.models.net import NetConfig, PolicyNet, save_checkpoint
+    torch = pytest.importorskip("torch")  # the train extra
+    from bridgebot.models.net import NetConfig, PolicyNet, load_checkpoint, save_checkpoint
 
     init = tmp_path / "init.pt"
     save_checkpoint(str(init), PolicyNet(NetConfig(hidden=32, layers=2)), {"meta": {"kind": "t"}})
@@ -116,6 +116,19 @@ def test_search_labels_resume_and_distil_into_an_exportable_model(
     )  # fmt: skip
     assert soft.returncode == 0, soft.stderr
     assert (tmp_path / "soft.pt").is_file()
+    # The search's changes counted five times: another net, and the card says so. (Small
+    # batches: Adam's first step is the gradient's sign, the same for any weight.)
+    nets = {}
+    for w in ("1", "5"):
+        run = _distill(
+            "--init", str(init), "--data", str(out), "--changed-weight", w, "--batch", "4",
+            "--out", str(tmp_path / f"w{w}.pt"), "--epochs", "2", "--holdout", "0.3",
+        )  # fmt: skip
+        assert run.returncode == 0, run.stderr
+        nets[w] = load_checkpoint(str(tmp_path / f"w{w}.pt"))
+    assert nets["5"][1]["meta"]["config"]["changed_weight"] == 5.0
+    plain, weighted = (nets[w][0].state_dict().values() for w in ("1", "5"))
+    assert not all(torch.equal(a, b) for a, b in zip(plain, weighted, strict=True))
     model = tmp_path / "model"
     export = subprocess.run(
         [sys.executable, "-m", "bridgebot", "export", "--checkpoint", str(ckpt),
