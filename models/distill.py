@@ -81,7 +81,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _positive(text: str) -> float:
-    """argparse type: a float above zero."""
+    """argparse type: a float above zero (models imports nothing from the command-line layer,
+    so not :mod:`bridgebot.options`)."""
     value = float(text)
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be above 0, not {text}")
@@ -186,6 +187,11 @@ def distill(args: argparse.Namespace, command: str) -> dict[str, Any]:
             ]
         )
     changed = ref_logp.argmax(dim=1) != y
+    # --changed-weight: each call's weight in the hard loss (None: every call alike, the plain
+    # mean, so a command without the option trains the same bytes as before it existed).
+    weight = (
+        None if args.changed_weight == 1.0 else 1.0 + (args.changed_weight - 1.0) * changed.float()
+    )
 
     def acc(idx: np.ndarray) -> float:
         net.eval()
@@ -231,12 +237,12 @@ def distill(args: argparse.Namespace, command: str) -> dict[str, Any]:
             rp = ref_logp[idx]
             kl_rows = (rp.exp() * (rp - logp)).sum(dim=1)
             kl = kl_rows.mean()
-            if args.target == "hard" and args.changed_weight == 1.0:
-                ce = F.nll_loss(logp, y[idx])
-                loss = ce + args.beta * kl
-            elif args.target == "hard":  # the search's changes count changed_weight times
-                w = 1.0 + (args.changed_weight - 1.0) * changed[idx].float()
-                ce = (F.nll_loss(logp, y[idx], reduction="none") * w).sum() / w.sum()
+            if args.target == "hard":
+                if weight is None:
+                    ce = F.nll_loss(logp, y[idx])
+                else:
+                    w = weight[idx]
+                    ce = (F.nll_loss(logp, y[idx], reduction="none") * w).sum() / w.sum()
                 loss = ce + args.beta * kl
             elif args.target == "soft":  # the search's target where it has one, else the start
                 target = torch.where(has_soft[idx, None], soft[idx], rp.exp())

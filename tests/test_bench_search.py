@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 DEALS = ROOT / "tests" / "datafiles" / "ddgen-v1.npz"
 SCRIPT = ROOT / "benchmarks" / "bench_search.py"
@@ -85,8 +87,6 @@ def test_a_chunk_refuses_a_policy_file_changed_since_the_run_started(tmp_path: P
     run started with (as bench_slam's chunks do): a model directory changed mid-run stops it in
     one line instead of mixing two models' boards into one row."""
     import shutil
-
-    import pytest
 
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
