@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 from pathlib import Path
 
@@ -154,16 +155,35 @@ def test_the_shipped_cards_name_their_data_by_command_or_say_unknown() -> None:
             assert data.deals and (data.regenerate or "unknown" in data.note), (name, data)
     default = ModelCard.read(root / "models" / "default" / CARD_FILE)
     regenerate = {d.name: d.regenerate for d in default.training.data}
-    # The shipped default is distilled from the search's calls (run 21, round 2): each file names
-    # the command that bids it again; the 16 bid on the lent machine are one command each.
-    assert {k: v for k, v in regenerate.items() if "dev_" not in k} == {
-        "data/distill/r2_a.npz": "python scripts/search_teach.py --spec search --deals "
-        "data/dd_2026b.npz --first 14000 --boards 12000 --out data/distill/r2_a.npz",
-        "data/distill/r2_b.npz": "python scripts/search_teach.py --spec search --deals "
-        "data/dd_2026b.npz --first 26000 --boards 12000 --seed 2 --out data/distill/r2_b.npz",
+    # The shipped default is distilled from the search's calls (run 21, round 3): each file names
+    # the command that bids it again, run to its --boards (nothing cut back).
+    teach = "python scripts/search_teach.py --spec search --deals "
+    assert regenerate == {
+        "data/distill/r3_a.npz": teach
+        + "data/dd_2026b.npz --first 34000 --boards 8000 --seed 3 --out data/distill/r3_a.npz",
+        "data/distill/r3_b.npz": teach
+        + "data/dd_2026b.npz --first 22720 --boards 3280 --seed 4 --out data/distill/r3_b.npz",
+        "data/distill/r3_c.npz": teach
+        + "data/dd_2026.npz --first 10000 --boards 7530 --seed 5 --out data/distill/r3_c.npz",
+        "data/distill/r3_d.npz": teach
+        + "data/dd_2026b.npz --first 0 --boards 4500 --seed 6 --out data/distill/r3_d.npz",
+        "data/distill/r3_e.npz": teach
+        + "data/dd_2026.npz --first 17530 --boards 3240 --seed 7 --out data/distill/r3_e.npz",
+        "data/distill/r3_f.npz": teach
+        + "data/dd_2026b.npz --first 4500 --boards 4000 --seed 8 --out data/distill/r3_f.npz",
+        "data/distill/r3_g.npz": teach
+        + "data/dd_2026.npz --first 20770 --boards 2000 --seed 9 --out data/distill/r3_g.npz",
     }
-    dev = {k: v for k, v in regenerate.items() if "dev_" in k}
-    assert len(dev) == 16
-    for name, command in dev.items():
-        assert command.startswith("python scripts/search_teach.py --spec search --deals ")
-        assert command.endswith(f"--out {name}")
+    # Two auctions a board, and no two files of the round bid the same training rows.
+    used: dict[str, list[tuple[int, int]]] = {}
+    for data in default.training.data:
+        words = data.regenerate.split()
+        first, boards = (
+            int(words[words.index("--first") + 1]),
+            int(words[words.index("--boards") + 1]),
+        )
+        assert data.deals == 2 * boards, data
+        used.setdefault(words[words.index("--deals") + 1], []).append((first, first + boards))
+    for spans in used.values():
+        spans.sort()
+        assert all(a[1] <= b[0] for a, b in itertools.pairwise(spans)), spans
