@@ -101,7 +101,7 @@ def test_conform_seat_prints_listening_at_once_and_passes_our_seat(tmp_path: Pat
             "--boards",
             "2",
             "--answer-timeout",
-            "10",
+            "30",  # the seat below is a new Python process: slow on a loaded machine
             "--transcript",
             str(tmp_path / "seat.txt"),
         ],
