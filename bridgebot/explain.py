@@ -9,7 +9,7 @@ import sys
 import types
 from typing import Any
 
-from bridgebot.options import seed_number
+from bridgebot.core.argtypes import seed_number
 
 HELP = "explain each call of an auction as our policy means it (HCP range, suit lengths)"
 EXAMPLES = """\

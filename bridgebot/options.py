@@ -42,6 +42,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from bridgebot.core.argtypes import positive_int, seed_number
 from bridgebot.core.errors import UserError
 from bridgebot.core.logs import FORMATS, LEVELS
 
@@ -167,30 +168,6 @@ def deal_file(path: str | Path) -> Path:
             f"`bridgebot ddgen --seed N --boards M --out {where}` (docs/data.md)"
         )
     return where
-
-
-def _whole_number(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-
-
-def positive_int(text: str) -> int:
-    """argparse type: an integer of at least 1."""
-    value = _whole_number(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def seed_number(text: str) -> int:
-    """argparse type of every ``--seed``: a whole number of at least 0 (numpy's generators take
-    no negative seed; issue 44 found it a traceback in five commands)."""
-    value = _whole_number(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"a seed is 0 or more, got {value}")
-    return value
 
 
 def seconds_or_forever(text: str) -> float | None:

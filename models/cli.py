@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bridgebot.core.argtypes import positive_int
 from pydantic import JsonValue, TypeAdapter, ValidationError
 
 HELP = {
@@ -86,7 +87,7 @@ def _export_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="DD deal file whose deals give the parity states (ddgen)",
     )
-    parser.add_argument("--states", type=int, default=512, help="parity batch size")
+    parser.add_argument("--states", type=positive_int, default=512, help="parity batch size")
     parser.add_argument(
         "--tol",
         type=float,

@@ -16,13 +16,13 @@ the result equals one uninterrupted run.
 from __future__ import annotations
 
 import argparse
-import os
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.core.argtypes import add_workers, positive_int
 from bridgebot.core.errors import UserError
 from bridgebot.core.files import replace_file
 from bridgebot.engine.dds import dd_tables, one_solver_thread
@@ -136,11 +136,13 @@ SHARED_OPTIONS = {"boards": None, "seed": 0}
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, required=True, help="the .npz to write or continue")
+    add_workers(parser)
     parser.add_argument(
-        "--workers", type=int, default=os.cpu_count() or 1, help="worker processes (default: CPUs)"
+        "--batch", type=positive_int, default=32, help="deals per solver call (default 32)"
     )
-    parser.add_argument("--batch", type=int, default=32, help="deals per solver call (default 32)")
-    parser.add_argument("--checkpoint", type=int, default=2_000, help="save every N new deals")
+    parser.add_argument(
+        "--checkpoint", type=positive_int, default=2_000, help="save every N new deals"
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument(
         "--filter",

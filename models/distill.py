@@ -31,6 +31,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from bridgebot.core.argtypes import (
+    nonnegative_float,
+    positive_float,
+    positive_int,
+    seed_number,
+    share,
+)
 
 HELP = "fine-tune a policy on the search's calls (expert iteration; scripts/search_teach.py data)"
 EXAMPLES = """examples:
@@ -54,12 +61,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a file of scripts/search_teach.py; repeat for several",
     )  # fmt: skip
     parser.add_argument("--out", required=True, help="the checkpoint to write (.pt)")
-    parser.add_argument("--epochs", type=float, default=4.0, help="passes over the data (4)")
-    parser.add_argument("--lr", type=float, default=1e-4, help="Adam's rate, cosine-decayed (1e-4)")
-    parser.add_argument("--batch", type=int, default=512, help="calls per step (512)")
-    parser.add_argument("--beta", type=float, default=1.0, help="weight of KL(start || net) (1)")
     parser.add_argument(
-        "--holdout", type=float, default=0.1, help="share of auctions held out (0.1)"
+        "--epochs", type=positive_float, default=4.0, help="passes over the data (4)"
+    )
+    parser.add_argument(
+        "--lr", type=positive_float, default=1e-4, help="Adam's rate, cosine-decayed (1e-4)"
+    )
+    parser.add_argument("--batch", type=positive_int, default=512, help="calls per step (512)")
+    parser.add_argument(
+        "--beta", type=nonnegative_float, default=1.0, help="weight of KL(start || net) (1)"
+    )
+    parser.add_argument(
+        "--holdout", type=share, default=0.1, help="share of auctions held out (0.1)"
     )
     parser.add_argument(
         "--target",
@@ -71,22 +84,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--changed-weight",
-        type=_positive,
+        type=positive_float,
         default=1.0,
         help="weight of the hard loss on the calls where the search's call is not the starting "
         "policy's best (1: every call alike)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="held-out split and order (0)")
-    parser.add_argument("--threads", type=int, default=1, help="torch threads (1)")
-
-
-def _positive(text: str) -> float:
-    """argparse type: a float above zero (models imports nothing from the command-line layer,
-    so not :mod:`bridgebot.options`)."""
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be above 0, not {text}")
-    return value
+    parser.add_argument("--seed", type=seed_number, default=0, help="held-out split and order (0)")
+    parser.add_argument("--threads", type=positive_int, default=1, help="torch threads (1)")
 
 
 def _as_run(command: str) -> str:

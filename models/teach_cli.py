@@ -4,10 +4,11 @@ imitation learning."""
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
+
+from bridgebot.core.argtypes import add_workers, positive_int
 
 HELP = (
     "generate teacher auctions: bfg (or EPBot cards) bid all four seats on random deals or a "
@@ -36,10 +37,10 @@ SHARED_OPTIONS = {"deals": True, "boards": None, "seed": 0}
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, required=True, help="the .npz to write or extend")
+    add_workers(parser)
     parser.add_argument(
-        "--workers", type=int, default=os.cpu_count() or 1, help="worker processes (default: CPUs)"
+        "--checkpoint", type=positive_int, default=10_000, help="save every N new deals"
     )
-    parser.add_argument("--checkpoint", type=int, default=10_000, help="save every N new deals")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument(
         "--teacher",

@@ -45,6 +45,50 @@ def test_train_without_the_train_extra_names_the_extra(tmp_path: Path) -> None:
         assert "needs the 'train' extra" in line and "pip install -e '.[train]'" in line
 
 
+_DISTILL = ["train", "distill", "--init", "i.pt", "--data", "d.npz", "--out", "o.pt"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "flag", "expected"),
+    [
+        ([*_DISTILL, "--seed", "-1"], "--seed", "a seed is 0 or more, got -1"),
+        ([*_DISTILL, "--batch", "0"], "--batch", "must be at least 1, got 0"),
+        ([*_DISTILL, "--threads", "0"], "--threads", "must be at least 1, got 0"),
+        ([*_DISTILL, "--epochs", "0"], "--epochs", "must be above 0, got 0"),
+        ([*_DISTILL, "--lr", "nan"], "--lr", "must be a finite number, got nan"),
+        ([*_DISTILL, "--beta", "-1"], "--beta", "must be at least 0, got -1"),
+        ([*_DISTILL, "--holdout", "1"], "--holdout", "must be at least 0 and below 1, got 1"),
+        ([*_DISTILL, "--changed-weight", "0"], "--changed-weight", "must be above 0, got 0"),
+        ([*_DISTILL, "--batch", "x"], "--batch", "'x' is not a whole number"),
+        (
+            ["export", "--checkpoint", "c.pt", "--out", "m", "--deals", "d.npz", "--states", "0"],
+            "--states",
+            "must be at least 1, got 0",
+        ),
+        (
+            ["ddgen", "--boards", "1", "--out", "d.npz", "--checkpoint", "0"],
+            "--checkpoint",
+            "must be at least 1, got 0",
+        ),
+        (
+            ["teach", "--boards", "1", "--out", "t.npz", "--workers", "0"],
+            "--workers",
+            "must be at least 1, got 0",
+        ),
+    ],
+    ids=lambda v: v if isinstance(v, str) and v.startswith("--") else "",
+)
+def test_the_trainers_numbers_are_checked_before_anything_runs(
+    argv: list[str], flag: str, expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A negative seed, a batch of 0, a share of 1 were numpy's, torch's or a division's
+    traceback in ``train distill`` and ``export``: each is one line naming the flag, exit 2,
+    before any file is read (the files named here do not exist)."""
+    assert _exit(argv) == 2
+    line = _one_line(capsys.readouterr().err)
+    assert f"{flag}: {expected}" in line, line
+
+
 @pytest.mark.parametrize(
     ("argv", "expected"),
     [

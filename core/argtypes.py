@@ -1,0 +1,86 @@
+"""argparse types for numbers, shared by every command line, ``models``' trainers included.
+
+Each takes the flag's text and returns the number, or raises :class:`argparse.ArgumentTypeError`
+with one line saying what is wanted, which argparse prints as ``--flag: ...`` and exits 2: a
+negative seed, a batch of 0 or a share above 1 is the user's mistake, never a traceback from
+numpy or torch (issue 44). They live here, under everything, because ``models`` may not import the
+command-line layer (``bridgebot.options`` uses them too). :func:`add_workers` is the one flag
+two trainers (``ddgen``, ``teach``) spell alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+
+
+def whole_number(text: str) -> int:
+    """Any integer; raises ArgumentTypeError for other text."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def positive_int(text: str) -> int:
+    """An integer of at least 1 (boards, a batch, workers, threads)."""
+    value = whole_number(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def seed_number(text: str) -> int:
+    """The type of every ``--seed``: a whole number of at least 0 (numpy's generators take no
+    negative seed; issue 44 found it a traceback in five commands)."""
+    value = whole_number(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a seed is 0 or more, got {value}")
+    return value
+
+
+def _number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """A finite number above 0 (a learning rate, epochs, a weight)."""
+    return _above(text, 0.0, strict=True)
+
+
+def nonnegative_float(text: str) -> float:
+    """A finite number of at least 0 (a weight that may be switched off)."""
+    return _above(text, 0.0, strict=False)
+
+
+def _above(text: str, low: float, *, strict: bool) -> float:
+    value = _number(text)
+    if value < low or (strict and value == low):
+        wanted = "above" if strict else "at least"
+        raise argparse.ArgumentTypeError(f"must be {wanted} {low:g}, got {text}")
+    return value
+
+
+def add_workers(parser: argparse.ArgumentParser) -> None:
+    """``--workers N``: processes, at least 1, by default one per CPU."""
+    parser.add_argument(
+        "--workers",
+        type=positive_int,
+        default=os.cpu_count() or 1,
+        help="worker processes (default: CPUs)",
+    )
+
+
+def share(text: str) -> float:
+    """A share of a whole, at least 0 and below 1 (what is held out: all of it leaves nothing)."""
+    value = _number(text)
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 0 and below 1, got {text}")
+    return value
