@@ -40,7 +40,8 @@ def seed_number(text: str) -> int:
     return value
 
 
-def _number(text: str) -> float:
+def finite_number(text: str) -> float:
+    """Any finite number; raises ArgumentTypeError for other text, nan and infinities."""
     try:
         value = float(text)
     except ValueError:
@@ -61,7 +62,7 @@ def nonnegative_float(text: str) -> float:
 
 
 def _above(text: str, low: float, *, strict: bool) -> float:
-    value = _number(text)
+    value = finite_number(text)
     if value < low or (strict and value == low):
         wanted = "above" if strict else "at least"
         raise argparse.ArgumentTypeError(f"must be {wanted} {low:g}, got {text}")
@@ -80,7 +81,7 @@ def add_workers(parser: argparse.ArgumentParser) -> None:
 
 def share(text: str) -> float:
     """A share of a whole, at least 0 and below 1 (what is held out: all of it leaves nothing)."""
-    value = _number(text)
+    value = finite_number(text)
     if not 0 <= value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 0 and below 1, got {text}")
     return value

@@ -18,6 +18,8 @@ import types
 from collections.abc import Collection, Mapping
 from typing import Any, ClassVar, Literal, TypeVar, Union, get_args, get_origin
 
+import annotated_types
+from bridgebot.core.argtypes import finite_number, whole_number
 from bridgebot.engine.epbot_cards import TRAINING_CARDS, names_report_card, training_cards
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -52,14 +54,16 @@ class ImitationConfig(TrainerConfig):
 
     data: str = Field(description="teacher file from 'bridgebot teach' (.npz)")
     out: str = Field(description="run directory (ckpt.pt, log.jsonl, policy.pt); resumes from it")
-    epochs: float = Field(default=4.0, description="passes over the training decisions")
-    batch: int = Field(default=512, description="decisions per step")
-    lr: float = Field(default=1e-3, description="peak learning rate (cosine decay)")
-    hidden: int = Field(default=512, description="width of the trunk's layers")
-    layers: int = Field(default=3, description="layers of the trunk")
+    epochs: float = Field(default=4.0, gt=0, description="passes over the training decisions")
+    batch: int = Field(default=512, ge=1, description="decisions per step")
+    lr: float = Field(default=1e-3, gt=0, description="peak learning rate (cosine decay)")
+    hidden: int = Field(default=512, ge=1, description="width of the trunk's layers")
+    layers: int = Field(default=3, ge=1, description="layers of the trunk")
     holdout: int = Field(default=5000, description="last N deals: accuracy only, never trained on")
-    seed: int = Field(default=1, description="seed of the weights and the minibatch order")
-    threads: int = Field(default=1, description="torch threads (1 is fastest on a busy machine)")
+    seed: int = Field(default=1, ge=0, description="seed of the weights and the minibatch order")
+    threads: int = Field(
+        default=1, ge=1, description="torch threads (1 is fastest on a busy machine)"
+    )
     save_every: int = Field(default=1000, description="steps between checkpoints")
     max_minutes: float = Field(default=0.0, description="stop (resumably) after this; 0: no limit")
 
@@ -73,11 +77,13 @@ class SelfPlayConfig(TrainerConfig):
         description="DD deal file, e.g. from 'bridgebot ddgen'; its last 2,000 deals are held out"
     )
     out: str = Field(description="run directory (ckpt.pt, log.jsonl, policy.pt); resumes from it")
-    deals_per_iter: int = Field(default=1024, description="deals bid at both tables per iteration")
-    iters: int = Field(default=300, description="PPO iterations")
-    lr: float = Field(default=3e-5, description="learning rate")
-    ppo_epochs: int = Field(default=2, description="passes over an iteration's decisions")
-    minibatch: int = Field(default=2048, description="decisions per PPO step")
+    deals_per_iter: int = Field(
+        default=1024, ge=1, description="deals bid at both tables per iteration"
+    )
+    iters: int = Field(default=300, ge=1, description="PPO iterations")
+    lr: float = Field(default=3e-5, gt=0, description="learning rate")
+    ppo_epochs: int = Field(default=2, ge=1, description="passes over an iteration's decisions")
+    minibatch: int = Field(default=2048, ge=1, description="decisions per PPO step")
     clip: float = Field(default=0.2, description="PPO ratio clip")
     entropy: float = Field(default=0.003, description="entropy bonus weight")
     value_coef: float = Field(default=0.5, description="value loss weight")
@@ -88,8 +94,10 @@ class SelfPlayConfig(TrainerConfig):
     eval_bfg_deals: int = Field(default=200, description="validation deals of those matches")
     eval_deals: int = Field(default=1000, description="validation deals just before the held-out")
     max_minutes: float = Field(default=0.0, description="stop (resumably) after this; 0: no limit")
-    seed: int = Field(default=1, description="seed of the deals, dealers and samples")
-    threads: int = Field(default=1, description="torch threads (1 is fastest on a busy machine)")
+    seed: int = Field(default=1, ge=0, description="seed of the deals, dealers and samples")
+    threads: int = Field(
+        default=1, ge=1, description="torch threads (1 is fastest on a busy machine)"
+    )
 
 
 class LeagueConfig(TrainerConfig):
@@ -106,14 +114,16 @@ class LeagueConfig(TrainerConfig):
         "are held out"
     )
     out: str = Field(description="run directory (resumes from OUT/ckpt.pt)")
-    gens: int = Field(default=6, description="generations")
-    learner_iters: int = Field(default=200, description="learner iterations per generation")
+    gens: int = Field(default=6, ge=1, description="generations")
+    learner_iters: int = Field(default=200, ge=1, description="learner iterations per generation")
     exploiter_iters: int = Field(default=100, description="exploiter budget (iterations)")
-    deals_per_iter: int = Field(default=1024, description="deals bid at both tables per iteration")
-    lr: float = Field(default=1e-4, description="learner learning rate")
-    exploiter_lr: float = Field(default=2e-4, description="exploiter learning rate")
-    ppo_epochs: int = Field(default=2, description="passes over an iteration's decisions")
-    minibatch: int = Field(default=2048, description="decisions per PPO step")
+    deals_per_iter: int = Field(
+        default=1024, ge=1, description="deals bid at both tables per iteration"
+    )
+    lr: float = Field(default=1e-4, gt=0, description="learner learning rate")
+    exploiter_lr: float = Field(default=2e-4, gt=0, description="exploiter learning rate")
+    ppo_epochs: int = Field(default=2, ge=1, description="passes over an iteration's decisions")
+    minibatch: int = Field(default=2048, ge=1, description="decisions per PPO step")
     clip: float = Field(default=0.2, description="PPO ratio clip")
     entropy: float = Field(default=0.003, description="entropy bonus weight")
     value_coef: float = Field(default=0.5, description="value loss weight")
@@ -137,8 +147,8 @@ class LeagueConfig(TrainerConfig):
     eval_deals: int = Field(default=1000, description="validation deals just before the held-out")
     save_minutes: float = Field(default=3.0, description="minutes between checkpoints")
     max_minutes: float = Field(default=0.0, description="stop (resumably) after this; 0: no limit")
-    seed: int = Field(default=1, description="seed of the deals and samples")
-    threads: int = Field(default=1, description="torch threads")
+    seed: int = Field(default=1, ge=0, description="seed of the deals and samples")
+    threads: int = Field(default=1, ge=1, description="torch threads")
     slam_dd: tuple[str, ...] = Field(
         default=(),
         description="slam-rich DD deal file for the learner's curriculum (training only, never "
@@ -217,12 +227,14 @@ class DDNetConfig(TrainerConfig):
         "in order and the last file's last 2,000 deals are held out"
     )
     out: str = Field(description="model directory to write (ddnet.onnx and model.json)")
-    epochs: int = Field(default=8, description="passes over the training rows")
-    batch: int = Field(default=1024, description="rows per step")
-    lr: float = Field(default=2e-3, description="peak learning rate (one-cycle schedule)")
+    epochs: int = Field(default=8, ge=1, description="passes over the training rows")
+    batch: int = Field(default=1024, ge=1, description="rows per step")
+    lr: float = Field(default=2e-3, gt=0, description="peak learning rate (one-cycle schedule)")
     hidden: tuple[int, ...] = Field(default=(256, 256, 128), description="hidden layer widths")
-    seed: int = Field(default=0, description="seed of the weights, the order and the shuffles")
-    threads: int = Field(default=2, description="torch threads")
+    seed: int = Field(
+        default=0, ge=0, description="seed of the weights, the order and the shuffles"
+    )
+    threads: int = Field(default=2, ge=1, description="torch threads")
     max_deals: int | None = Field(default=None, description="train on at most N deals")
 
     @field_validator("data", mode="before")
@@ -248,12 +260,12 @@ class BeliefConfig(TrainerConfig):
         description="'+'-separated policy directories that also bid against the policy, each "
         "on an equal share of the deals (e.g. models/bfgnet); only the policy's calls are examples",
     )
-    epochs: int = Field(default=4, description="passes over the training decisions")
-    batch: int = Field(default=1024, description="decisions per step")
-    lr: float = Field(default=2e-3, description="peak learning rate (one-cycle schedule)")
+    epochs: int = Field(default=4, ge=1, description="passes over the training decisions")
+    batch: int = Field(default=1024, ge=1, description="decisions per step")
+    lr: float = Field(default=2e-3, gt=0, description="peak learning rate (one-cycle schedule)")
     hidden: tuple[int, ...] = Field(default=(256, 256, 256), description="hidden layer widths")
-    seed: int = Field(default=0, description="seed of the weights and the order")
-    threads: int = Field(default=1, description="torch and onnxruntime threads")
+    seed: int = Field(default=0, ge=0, description="seed of the weights and the order")
+    threads: int = Field(default=1, ge=1, description="torch and onnxruntime threads")
     max_deals: int | None = Field(default=None, description="train on at most N deals")
 
 
@@ -277,9 +289,9 @@ class SlamNetConfig(TrainerConfig):
         "--seed 9001'); never a test set; needed but with --partner-controls",
     )
     out: str = Field(default="", description="model directory to write (empty: the policy's slam/)")
-    epochs: int = Field(default=3, description="passes over the training decisions")
-    batch: int = Field(default=1024, description="decisions per step")
-    lr: float = Field(default=1e-3, description="peak learning rate (cosine schedule)")
+    epochs: int = Field(default=3, ge=1, description="passes over the training decisions")
+    batch: int = Field(default=1024, ge=1, description="decisions per step")
+    lr: float = Field(default=1e-3, gt=0, description="peak learning rate (cosine schedule)")
     hidden: tuple[int, ...] = Field(default=(256, 256), description="hidden layer widths")
     grid: str = Field(
         default="0.5,0.6,0.3;0.55,0.65,0.35;0.6,0.7,0.4;0.65,0.75,0.45;0.7,0.8,0.5",
@@ -292,8 +304,8 @@ class SlamNetConfig(TrainerConfig):
         description="least share of the slams bid that make DD on --val-deals for a threshold to be "
         "chosen",
     )
-    seed: int = Field(default=0, description="seed of the dealers, weights and order")
-    threads: int = Field(default=1, description="torch threads")
+    seed: int = Field(default=0, ge=0, description="seed of the dealers, weights and order")
+    threads: int = Field(default=1, ge=1, description="torch threads")
     max_deals: int | None = Field(default=None, description="train on at most N deals")
     auctions: int = Field(
         default=4,
@@ -325,7 +337,9 @@ class DoublesConfig(TrainerConfig):
     SHIPPED_POLICY: ClassVar[tuple[str, ...]] = ("model",)
     model: str = Field(description="policy that bids the auctions")
     out: str = Field(description="model file to write (.json)")
-    seed: int = Field(default=1, description="seed of the dealers, vulnerabilities and samples")
+    seed: int = Field(
+        default=1, ge=0, description="seed of the dealers, vulnerabilities and samples"
+    )
 
 
 def _int_tuple(text: str) -> tuple[int, ...]:
@@ -367,7 +381,7 @@ def add_config_arguments(
         elif get_origin(annotation) is Literal:
             kwargs["choices"] = get_args(annotation)
         else:
-            kwargs["type"] = annotation
+            kwargs["type"] = _bounded(annotation, field.metadata)
         if name in config.SHIPPED_POLICY:
             kwargs["default"] = None
             kwargs["help"] += " (default: the shipped policy, agent 'default')"
@@ -382,6 +396,27 @@ def add_config_arguments(
         if name in config.FLAGS:  # the vocabulary's: a deal file, or a number of boards
             kwargs.setdefault("metavar", "N" if flag == "--boards" else "FILE")
         parser.add_argument(flag, **kwargs)
+
+
+def _bounded(annotation: Any, metadata: Collection[object]) -> Any:
+    """The argparse type of a field: a number checked against the field's ``ge``/``gt`` bounds
+    as the option is parsed, so that ``--seed -1`` or ``--batch 0`` is one line naming the option
+    (exit 2), not a traceback from numpy or torch; other annotations as they are."""
+    if annotation not in (int, float):
+        return annotation
+    number = whole_number if annotation is int else finite_number
+
+    def parse(text: str) -> int | float:
+        value = number(text)
+        for bound in metadata:
+            if isinstance(bound, annotated_types.Ge) and not value >= bound.ge:  # type: ignore[operator]
+                raise argparse.ArgumentTypeError(f"must be at least {bound.ge}, got {text}")
+            if isinstance(bound, annotated_types.Gt) and not value > bound.gt:  # type: ignore[operator]
+                raise argparse.ArgumentTypeError(f"must be above {bound.gt}, got {text}")
+        return value
+
+    parse.__name__ = annotation.__name__  # argparse names the type in its own messages
+    return parse
 
 
 def config_from_args(config: type[C], args: argparse.Namespace, **values: object) -> C:

@@ -75,6 +75,42 @@ _DISTILL = ["train", "distill", "--init", "i.pt", "--data", "d.npz", "--out", "o
             "--workers",
             "must be at least 1, got 0",
         ),
+        (
+            ["train", "imitation", "--data", "t.npz", "--out", "r", "--seed", "-1"],
+            "--seed",
+            "must be at least 0, got -1",
+        ),
+        (
+            ["train", "belief", "--deals", "d.npz", "--out", "r", "--seed", "-1"],
+            "--seed",
+            "must be at least 0, got -1",
+        ),
+        (
+            ["train", "league", "--init", "m", "--deals", "d.npz", "--out", "r", "--lr", "0"],
+            "--lr",
+            "must be above 0, got 0",
+        ),
+        (
+            [
+                "train",
+                "selfplay",
+                "--init",
+                "m",
+                "--deals",
+                "d.npz",
+                "--out",
+                "r",
+                "--minibatch",
+                "0",
+            ],
+            "--minibatch",
+            "must be at least 1, got 0",
+        ),
+        (
+            ["train", "imitation", "--data", "t.npz", "--out", "r", "--batch", "1.5"],
+            "--batch",
+            "'1.5' is not a whole number",
+        ),
     ],
     ids=lambda v: v if isinstance(v, str) and v.startswith("--") else "",
 )
