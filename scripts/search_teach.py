@@ -48,6 +48,7 @@ def _load(path: Path) -> dict[str, np.ndarray]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from bridgebot.core.argtypes import positive_int, seed_number
     from bridgebot.core.files import replace_file
     from bridgebot.laws.board_sets import load_npz
     from bridgebot.laws.boards import cycle_board
@@ -61,11 +62,15 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--deals", required=True, help="a DD .npz of training deals")
     ap.add_argument("--first", type=int, default=0, help="first row of --deals to use")
-    ap.add_argument("--boards", type=int, required=True, help="boards to bid (two auctions each)")
+    ap.add_argument(
+        "--boards", type=positive_int, required=True, help="boards to bid (two auctions each)"
+    )
     ap.add_argument("--cards", default=CARDS, help="EPBot training cards, comma-separated")
     ap.add_argument("--spec", default="search", help="the searching agent (default: search)")
-    ap.add_argument("--chunk", type=int, default=10, help="boards per saved chunk (one card each)")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--chunk", type=positive_int, default=10, help="boards per saved chunk (one card each)"
+    )
+    ap.add_argument("--seed", type=seed_number, default=0)
     ap.add_argument("--out", required=True, type=Path)
     args = ap.parse_args(argv)
     cards = [c.strip() for c in args.cards.split(",") if c.strip()]
