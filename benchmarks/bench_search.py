@@ -242,8 +242,8 @@ def cross_table(args: argparse.Namespace, search: str, policy: str, first: int) 
         }  # fmt: skip
         rows.append(row)
         print(
-            f"vs {them:40s} {base} {row['policy']:+.3f} +- {row['policy_se']:.3f}, search "
-            f"{row['search']:+.3f} +- {row['search_se']:.3f}; search minus {base} "
+            f"vs {them:40s} {base} {row['policy']:+.3f} +- {row['policy_se']:.3f}, {search} "
+            f"{row['search']:+.3f} +- {row['search_se']:.3f}; {search} minus {base} "
             f"{row['gain']:+.3f} +- {row['gain_se']:.3f} IMPs/board (paired, {row['boards']} "
             f"boards); searched {row['searched']} calls, {row['changed']} changed; median "
             f"{row['median_s']:.3f} s, p95 {row['p95_s']:.3f} s per searched call",

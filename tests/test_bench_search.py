@@ -33,7 +33,7 @@ def test_the_cross_table_compares_search_with_the_baseline_asked(tmp_path: Path)
         "--baseline", "default", "--journal", str(tmp_path / "j.jsonl"), "--out", str(out),
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
-    assert "search minus default" in run.stdout
+    assert "search,particles=16,rollouts=4 minus default" in run.stdout  # each side by its spec
     summary = json.loads(out.read_text())
     assert summary["baseline"] == "default" and summary["rows"][0]["boards"] == 2
     journal = [json.loads(line) for line in (tmp_path / "j.jsonl").read_text().splitlines()]
