@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 import math
 import os
+from collections.abc import Callable
+from typing import Any
 
 
 def whole_number(text: str) -> int:
@@ -21,14 +23,6 @@ def whole_number(text: str) -> int:
         return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-
-
-def positive_int(text: str) -> int:
-    """An integer of at least 1 (boards, a batch, workers, threads)."""
-    value = whole_number(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def seed_number(text: str) -> int:
@@ -51,22 +45,34 @@ def finite_number(text: str) -> float:
     return value
 
 
-def positive_float(text: str) -> float:
-    """A finite number above 0 (a learning rate, epochs, a weight)."""
-    return _above(text, 0.0, strict=True)
+def bounded(
+    number: Callable[[str], Any],
+    *,
+    ge: float | None = None,
+    gt: float | None = None,
+    name: str = "",
+) -> Callable[[str], Any]:
+    """``number`` (:func:`whole_number` or :func:`finite_number`) checked against a lower bound:
+    at least ``ge``, above ``gt``; the type's name for argparse is ``name`` (else the number's)."""
+
+    def parse(text: str) -> Any:
+        value = number(text)
+        if ge is not None and not value >= ge:
+            raise argparse.ArgumentTypeError(f"must be at least {ge:g}, got {text}")
+        if gt is not None and not value > gt:
+            raise argparse.ArgumentTypeError(f"must be above {gt:g}, got {text}")
+        return value
+
+    parse.__name__ = name or number.__name__  # argparse names the type in its own messages
+    return parse
 
 
-def nonnegative_float(text: str) -> float:
-    """A finite number of at least 0 (a weight that may be switched off)."""
-    return _above(text, 0.0, strict=False)
-
-
-def _above(text: str, low: float, *, strict: bool) -> float:
-    value = finite_number(text)
-    if value < low or (strict and value == low):
-        wanted = "above" if strict else "at least"
-        raise argparse.ArgumentTypeError(f"must be {wanted} {low:g}, got {text}")
-    return value
+#: An integer of at least 1 (boards, a batch, workers, threads).
+positive_int = bounded(whole_number, ge=1, name="positive_int")
+#: A finite number above 0 (a learning rate, epochs, a weight).
+positive_float = bounded(finite_number, gt=0, name="positive_float")
+#: A finite number of at least 0 (a weight that may be switched off).
+nonnegative_float = bounded(finite_number, ge=0, name="nonnegative_float")
 
 
 def add_workers(parser: argparse.ArgumentParser) -> None:

@@ -19,7 +19,7 @@ from collections.abc import Collection, Mapping
 from typing import Any, ClassVar, Literal, TypeVar, Union, get_args, get_origin
 
 import annotated_types
-from bridgebot.core.argtypes import finite_number, whole_number
+from bridgebot.core.argtypes import bounded, finite_number, whole_number
 from bridgebot.engine.epbot_cards import TRAINING_CARDS, names_report_card, training_cards
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -404,19 +404,10 @@ def _bounded(annotation: Any, metadata: Collection[object]) -> Any:
     (exit 2), not a traceback from numpy or torch; other annotations as they are."""
     if annotation not in (int, float):
         return annotation
+    ge = next((m.ge for m in metadata if isinstance(m, annotated_types.Ge)), None)
+    gt = next((m.gt for m in metadata if isinstance(m, annotated_types.Gt)), None)
     number = whole_number if annotation is int else finite_number
-
-    def parse(text: str) -> int | float:
-        value = number(text)
-        for bound in metadata:
-            if isinstance(bound, annotated_types.Ge) and not value >= bound.ge:  # type: ignore[operator]
-                raise argparse.ArgumentTypeError(f"must be at least {bound.ge}, got {text}")
-            if isinstance(bound, annotated_types.Gt) and not value > bound.gt:  # type: ignore[operator]
-                raise argparse.ArgumentTypeError(f"must be above {bound.gt}, got {text}")
-        return value
-
-    parse.__name__ = annotation.__name__  # argparse names the type in its own messages
-    return parse
+    return bounded(number, ge=ge, gt=gt, name=annotation.__name__)  # type: ignore[arg-type]
 
 
 def config_from_args(config: type[C], args: argparse.Namespace, **values: object) -> C:

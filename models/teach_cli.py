@@ -59,8 +59,6 @@ def run(args: argparse.Namespace) -> int:
 
     if args.boards is None and args.deals is None:
         raise UserError("give --boards N (or --deals FILE to bid every board of a file)")
-    if args.workers < 1:
-        raise UserError("--workers must be at least 1")
     teachers = teacher_specs(args.teacher or ())
     t0 = time.monotonic()
     teach = generate(
