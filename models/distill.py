@@ -55,7 +55,12 @@ OPTIONS = (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--init", required=True, help="the policy checkpoint (.pt) to start from")
+    parser.add_argument(
+        "--init",
+        required=True,
+        help="the policy to start from: a checkpoint (.pt) or an exported model directory "
+        "(its policy.onnx; its model.json's training record becomes the init's)",
+    )
     parser.add_argument(
         "--data", action="append", required=True, metavar="NPZ",
         help="a file of scripts/search_teach.py; repeat for several",
@@ -100,6 +105,20 @@ def _as_run(command: str) -> str:
     return f"python {rest}" if head.endswith(("python", "python3")) else command
 
 
+def _load_init(path: str) -> tuple[Any, object]:
+    """The starting network and its training record: a checkpoint's ``meta``, or an exported
+    model directory's ``policy.onnx`` with its ``model.json`` ``training`` record (the value head
+    is not exported and comes back zero; distillation trains the policy head only)."""
+    from bridgebot.models.average import record_of
+    from bridgebot.models.net import load_checkpoint
+    from bridgebot.models.onnx_mlp import policy_from_onnx
+
+    if Path(path).is_dir():
+        return policy_from_onnx(path), record_of(path)
+    net, blob = load_checkpoint(path)
+    return net, blob.get("meta")
+
+
 def distill(args: argparse.Namespace, command: str) -> dict[str, Any]:
     """Fine-tune ``args.init`` on the search's calls in ``args.data`` and write ``args.out``;
     returns the summary (decisions, held-out agreement). Progress goes to stderr, a JSON line
@@ -112,11 +131,14 @@ def distill(args: argparse.Namespace, command: str) -> dict[str, Any]:
     from bridgebot.engine.modelcard import DataSet
     from bridgebot.models.average import gathered, resolved
     from bridgebot.models.data import DataError, observe
-    from bridgebot.models.net import load_checkpoint, masked_logits, save_checkpoint
+    from bridgebot.models.net import masked_logits, save_checkpoint
     from bridgebot.models.provenance import file_sha256
 
+    init_dir = Path(args.init).is_dir()
+    if init_dir and not (Path(args.init) / "policy.onnx").is_file():
+        raise FileNotFoundError(f"{args.init}: a directory without policy.onnx (not a model)")
     for path in (args.init, *args.data):
-        if not Path(path).is_file():
+        if not Path(path).exists():
             raise FileNotFoundError(f"{path}: no such file")
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -180,8 +202,8 @@ def distill(args: argparse.Namespace, command: str) -> dict[str, Any]:
     held = np.isin(group, held_groups)
     tr, ho = np.flatnonzero(~held), np.flatnonzero(held)
 
-    net, blob = load_checkpoint(args.init)
-    ref, _ = load_checkpoint(args.init)
+    net, init_meta = _load_init(args.init)
+    ref, _ = _load_init(args.init)
     ref.eval()
     with torch.no_grad():
         ref_logp = torch.cat(
@@ -277,7 +299,6 @@ def distill(args: argparse.Namespace, command: str) -> dict[str, Any]:
             file=sys.stderr,
             flush=True,
         )
-    init_meta = blob.get("meta")
     init_rec = resolved(init_meta) if isinstance(init_meta, dict) else {}
     cards = sorted({c for md in metas for c in md["cards"]})
     meta = {

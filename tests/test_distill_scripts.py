@@ -132,6 +132,26 @@ def test_search_labels_resume_and_distil_into_an_exportable_model(
     assert nets["5"][1]["meta"]["config"]["changed_weight"] == 5.0
     plain, weighted = (nets[w][0].state_dict().values() for w in ("1", "5"))
     assert not all(torch.equal(a, b) for a, b in zip(plain, weighted, strict=True))
+    # An exported model directory starts a fine-tune as well (its ONNX read back, its card's
+    # training record the init's): the shipped default, whose checkpoint is not in the repository.
+    shipped = json.loads((ROOT / "models" / "default" / "model.json").read_text())["training"]
+    from_dir = _distill(
+        "--init", "models/default", "--data", str(out), "--out", str(tmp_path / "dir.pt"),
+        "--epochs", "1", "--holdout", "0.3",
+    )  # fmt: skip
+    assert from_dir.returncode == 0, from_dir.stderr
+    assert json.loads(from_dir.stdout)["init_agreement_held_out"] > 0.5  # a trained start
+    meta = load_checkpoint(str(tmp_path / "dir.pt"))[1]["meta"]
+    assert meta["init"]["path"] == "models/default"
+    assert meta["init"]["command"] == shipped["command"]
+    assert set(shipped["opponents"]) <= set(meta["opponents"])
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    refused = _distill("--init", str(empty), "--data", str(out), "--out", str(tmp_path / "e.pt"))
+    assert refused.returncode == 2
+    assert refused.stderr.strip().splitlines() == [
+        f"bridgebot train distill: {empty}: a directory without policy.onnx (not a model)"
+    ]
     model = tmp_path / "model"
     export = subprocess.run(
         [sys.executable, "-m", "bridgebot", "export", "--checkpoint", str(ckpt),
