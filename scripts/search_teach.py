@@ -11,7 +11,9 @@ searched candidates' share of it divided as the search's posterior: the improved
 Lockhart et al.'s search); ``bridgebot train distill`` (:mod:`models.distill`) trains on them.
 
 Chunks of ``--chunk`` boards are saved as they finish (the file is rewritten atomically); rerunning
-the same command continues after the last saved chunk. The report cards (WBridge5-Sayc,
+the same command continues after the last saved chunk. Rerunning it with a smaller ``--boards`` (a
+multiple of ``--chunk``) cuts the file back to that many boards and records that command: the
+same file the smaller command makes, so a run stopped short is named by a command that remakes it. The report cards (WBridge5-Sayc,
 WBridge5-21GF) are refused: they stay out of every training run.
 
     BRIDGEBOT_EPBOT=/path/to/epbot nice -n 10 python scripts/search_teach.py \\
@@ -45,6 +47,23 @@ def _load(path: Path) -> dict[str, np.ndarray]:
         return {}
     with np.load(path, allow_pickle=False) as z:
         return {k: z[k] for k in z.files}
+
+
+def _first_boards(have: dict[str, np.ndarray], boards: int) -> dict[str, np.ndarray]:
+    """The arrays of a label file cut to its first ``boards`` boards (two auctions a board, in
+    the order they were bid; the searched calls of those auctions)."""
+    n = 2 * boards
+    out = dict(have)
+    for k in ("owners", "dealer", "vul", "our_side", "card"):
+        out[k] = have[k][:n]
+    width = int((have["auctions"][:n] >= 0).sum(axis=1).max())  # padded as the file would be
+    out["auctions"] = have["auctions"][:n, :width]
+    if "soft_row" in have:
+        keep = have["soft_row"] < n
+        for k in ("soft_row", "soft_pos", "soft_target"):
+            out[k] = have[k][keep]
+    out["boards_done"] = np.array(boards)
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -102,6 +121,20 @@ def main(argv: list[str] | None = None) -> int:
         for k in ("row", "pos", "target")
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    if have and done >= args.boards:
+        if args.boards % args.chunk:
+            ap.error(
+                f"{args.out} holds {done} boards; it is cut back only to a whole number of "
+                f"chunks (--boards a multiple of --chunk {args.chunk})"
+            )
+        # Cut back to the first --boards (chunk k's boards and seed depend on k alone, so this
+        # is the file the smaller command makes) and record this command: the label run that a
+        # session's end stopped short is then named by a command that remakes it.
+        out = _first_boards(have, args.boards)
+        out["meta"] = np.array(json.dumps(meta))
+        replace_file(args.out, lambda tmp: np.savez_compressed(tmp, **out))
+        print(f"search_teach: {args.out} holds {args.boards} boards", file=sys.stderr)
+        return 0
     # The boards still to bid, read once; board k of the file keeps its place in the cycle.
     pending = (
         [
