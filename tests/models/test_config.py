@@ -155,24 +155,14 @@ def test_the_shipped_cards_name_their_data_by_command_or_say_unknown() -> None:
             assert data.deals and (data.regenerate or "unknown" in data.note), (name, data)
     default = ModelCard.read(root / "models" / "default" / CARD_FILE)
     regenerate = {d.name: d.regenerate for d in default.training.data}
-    # The shipped default is distilled from the search's calls (run 21, round 3): each file names
-    # the command that bids it again, run to its --boards (nothing cut back).
+    # The shipped default is distilled from the search's calls (run 21, round 4): each file names
+    # the command that bids it again (r4_b cut back to the boards it held: the same file).
     teach = "python scripts/search_teach.py --spec search --deals "
     assert regenerate == {
-        "data/distill/r3_a.npz": teach
-        + "data/dd_2026b.npz --first 34000 --boards 8000 --seed 3 --out data/distill/r3_a.npz",
-        "data/distill/r3_b.npz": teach
-        + "data/dd_2026b.npz --first 22720 --boards 3280 --seed 4 --out data/distill/r3_b.npz",
-        "data/distill/r3_c.npz": teach
-        + "data/dd_2026.npz --first 10000 --boards 7530 --seed 5 --out data/distill/r3_c.npz",
-        "data/distill/r3_d.npz": teach
-        + "data/dd_2026b.npz --first 0 --boards 4500 --seed 6 --out data/distill/r3_d.npz",
-        "data/distill/r3_e.npz": teach
-        + "data/dd_2026.npz --first 17530 --boards 3240 --seed 7 --out data/distill/r3_e.npz",
-        "data/distill/r3_f.npz": teach
-        + "data/dd_2026b.npz --first 4500 --boards 4000 --seed 8 --out data/distill/r3_f.npz",
-        "data/distill/r3_g.npz": teach
-        + "data/dd_2026.npz --first 20770 --boards 2000 --seed 9 --out data/distill/r3_g.npz",
+        "data/distill/r4_a.npz": teach
+        + "data/dd_2026b.npz --first 8500 --boards 5500 --seed 10 --out data/distill/r4_a.npz",
+        "data/distill/r4_b.npz": teach
+        + "data/dd_2026.npz --first 22770 --boards 5740 --seed 11 --out data/distill/r4_b.npz",
     }
     # Two auctions a board, and no two files of the round bid the same training rows.
     used: dict[str, list[tuple[int, int]]] = {}
