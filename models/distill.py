@@ -23,6 +23,7 @@ imported inside the functions (the ``train`` extra).
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import math
 import sys
@@ -134,8 +135,7 @@ def distill(args: argparse.Namespace, command: str) -> dict[str, Any]:
     from bridgebot.models.net import masked_logits, save_checkpoint
     from bridgebot.models.provenance import file_sha256
 
-    init_dir = Path(args.init).is_dir()
-    if init_dir and not (Path(args.init) / "policy.onnx").is_file():
+    if Path(args.init).is_dir() and not (Path(args.init) / "policy.onnx").is_file():
         raise FileNotFoundError(f"{args.init}: a directory without policy.onnx (not a model)")
     for path in (args.init, *args.data):
         if not Path(path).exists():
@@ -203,8 +203,7 @@ def distill(args: argparse.Namespace, command: str) -> dict[str, Any]:
     tr, ho = np.flatnonzero(~held), np.flatnonzero(held)
 
     net, init_meta = _load_init(args.init)
-    ref, _ = _load_init(args.init)
-    ref.eval()
+    ref = copy.deepcopy(net).eval()  # the start, frozen: read once, not loaded twice
     with torch.no_grad():
         ref_logp = torch.cat(
             [

@@ -13,8 +13,9 @@ Lockhart et al.'s search); ``bridgebot train distill`` (:mod:`models.distill`) t
 Chunks of ``--chunk`` boards are saved as they finish (the file is rewritten atomically); rerunning
 the same command continues after the last saved chunk. Rerunning it with a smaller ``--boards`` (a
 multiple of ``--chunk``) cuts the file back to that many boards and records that command: the
-same file the smaller command makes, so a run stopped short is named by a command that remakes it. The report cards (WBridge5-Sayc,
-WBridge5-21GF) are refused: they stay out of every training run.
+same file the smaller command makes, so a run stopped short is named by a command that remakes
+it. The report cards (WBridge5-Sayc, WBridge5-21GF) are refused: they stay out of every training
+run.
 
     BRIDGEBOT_EPBOT=/path/to/epbot nice -n 10 python scripts/search_teach.py \\
         --deals data/dd_2026.npz --first 10000 --boards 4000 --out data/distill/st_a.npz
@@ -109,18 +110,6 @@ def main(argv: list[str] | None = None) -> int:
     }
     if have and json.loads(str(have["meta"]))["spec"] != args.spec:
         ap.error(f"{args.out}: made with another --spec; use a new --out")
-    rows: dict[str, list[np.ndarray]] = {
-        k: ([have[k]] if have else []) for k in ("owners", "dealer", "vul", "our_side", "card")
-    }
-    auctions: list[list[int]] = (
-        [] if not have else [[c for c in a if c >= 0] for a in have["auctions"]]
-    )
-    # The searched calls' targets: the prior with the candidates' mass shared by the posterior.
-    soft: dict[str, list[np.ndarray]] = {
-        k: ([have[f"soft_{k}"]] if have and f"soft_{k}" in have else [])
-        for k in ("row", "pos", "target")
-    }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
     if have and done >= args.boards:
         if args.boards % args.chunk:
             ap.error(
@@ -135,6 +124,18 @@ def main(argv: list[str] | None = None) -> int:
         replace_file(args.out, lambda tmp: np.savez_compressed(tmp, **out))
         print(f"search_teach: {args.out} holds {args.boards} boards", file=sys.stderr)
         return 0
+    rows: dict[str, list[np.ndarray]] = {
+        k: ([have[k]] if have else []) for k in ("owners", "dealer", "vul", "our_side", "card")
+    }
+    auctions: list[list[int]] = (
+        [] if not have else [[c for c in a if c >= 0] for a in have["auctions"]]
+    )
+    # The searched calls' targets: the prior with the candidates' mass shared by the posterior.
+    soft: dict[str, list[np.ndarray]] = {
+        k: ([have[f"soft_{k}"]] if have and f"soft_{k}" in have else [])
+        for k in ("row", "pos", "target")
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     # The boards still to bid, read once; board k of the file keeps its place in the cycle.
     pending = (
         [

@@ -94,8 +94,6 @@ def test_search_labels_resume_and_distil_into_an_exportable_model(
     assert (after["auctions"][:2, :width] == before["auctions"]).all()
     assert after["card"].tolist() == [0, 0, 1, 1, 0, 0]  # chunk k meets card k mod 2
     assert json.loads(str(after["meta"]))["spec"] == SPEC
-    # Every searched call of the search's side has a target: a distribution over the 38 calls
-    # whose best call, where the search's safety rules did not keep the policy's, is the call made.
     # A smaller --boards cuts the file back: the same arrays as the one-board run, and the
     # command that makes them recorded (one not at a whole chunk is refused in one line).
     cut = tmp_path / "cut.npz"
@@ -113,6 +111,8 @@ def test_search_labels_resume_and_distil_into_an_exportable_model(
         assert np.array_equal(shorter[k], before[k]), k
     recorded = json.loads(str(shorter["meta"]))["command"]
     assert recorded == json.loads(str(before["meta"]))["command"].replace(str(out), str(cut))
+    # Every searched call of the search's side has a target: a distribution over the 38 calls
+    # whose best call, where the search's safety rules did not keep the policy's, is the call made.
     rows, pos, target = after["soft_row"], after["soft_pos"], after["soft_target"].astype(float)
     assert len(rows) > 0 and np.allclose(target.sum(axis=1), 1.0, atol=1e-2)
     seats = (after["dealer"][rows] + pos) % 4
