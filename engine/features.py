@@ -156,6 +156,7 @@ def encode_arrays(
     vul_us: npt.NDArray[np.bool_],
     vul_them: npt.NDArray[np.bool_],
     auctions: npt.NDArray[np.integer],
+    tiles: int = 1,
 ) -> FloatArray:
     """Batch version of :func:`encode` (float32[B, 480]).
 
@@ -164,7 +165,26 @@ def encode_arrays(
     ``vul_us`` / ``vul_them``: bool[B]; ``auctions``: int[B, L] of :data:`ALL_CALLS` indices from
     the dealer's call on, padded with -1 at the end. Bids strictly increase, so the bid a double
     or redouble refers to is the running maximum of the bids so far.
+
+    ``tiles`` > 1: the other arguments describe ``M`` positions once and ``hands`` holds
+    ``tiles * M`` rows (row ``t * M + j`` a hand at position ``j``); the result is, bit for bit,
+    the encoding of the positions repeated ``tiles`` times, with the auction blocks encoded ``M``
+    times instead of ``tiles * M`` (the particle filter's case: thousands of hands, a few
+    positions). Raises ``ValueError`` for arrays of the wrong shape.
     """
+    if tiles > 1:
+        m = np.asarray(auctions).shape[0]
+        h = np.asarray(hands)
+        if h.shape != (tiles * m, 52):
+            raise ValueError(
+                f"encode_arrays: hands must have shape ({tiles} * {m}, 52), got {h.shape}"
+            )
+        base = encode_arrays(
+            np.zeros((m, 52), np.uint8), seat_rel_dealer, vul_us, vul_them, auctions
+        )
+        out = np.tile(base, (tiles, 1))
+        out[:, HAND + DATA_TO_OPENSPIEL] = h != 0
+        return out
     a = _check_batch(auctions, "encode_arrays")
     h = np.asarray(hands)
     batch, length = a.shape

@@ -98,11 +98,12 @@ def auction_log_likelihood(
     seats = np.array([(dealer + i) % 4 for i in positions], dtype=np.int64)
     # Rows are particle-major: row = particle * m + j.
     hands = (owners[:, None, :] == seats[None, :, None]).astype(np.uint8).reshape(p * m, 52)
-    rel = np.tile(np.array(positions, dtype=np.int64) % 4, p)
-    vus, vth = vul_flags(np.full(p * m, vul), np.tile(seats, p))
-    auctions = np.tile(prefixes, (p, 1))
-    feats = encode_arrays(hands, rel, vus, vth, auctions)
-    masks = legal_masks_arrays(auctions)
+    rel = np.array(positions, dtype=np.int64) % 4
+    vus, vth = vul_flags(np.full(m, vul), seats)
+    # The auction blocks and legal masks depend on the position alone: made once per position
+    # and tiled over the particles (the same rows, bit for bit, as encoding every row).
+    feats = encode_arrays(hands, rel, vus, vth, prefixes, tiles=p)
+    masks = np.tile(legal_masks_arrays(prefixes), (p, 1))
     probs = masked_softmax(policy.logits(feats), masks)
     observed = np.tile(history[positions], p)
     chosen = probs[np.arange(p * m), observed].astype(np.float64)

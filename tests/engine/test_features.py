@@ -198,6 +198,29 @@ def test_batch_encoder_equals_scalar_encoder() -> None:
     assert (got[:, 428:].sum(axis=1) == 13).all()
 
 
+def test_tiled_encoder_is_the_batch_encoder_bit_for_bit() -> None:
+    """The particle filter's encoder (positions once, hands per particle) makes encode_arrays'
+    rows of the tiled inputs exactly, every position's hand differing per particle."""
+    rng = np.random.default_rng(12)
+    m, particles = 9, 7
+    calls = pad(random_auctions(rng, m), 30)
+    seats = rng.integers(0, 4, size=m)
+    vul_us, vul_them = vul_flags(rng.integers(0, 4, size=m), seats)
+    hands = np.stack([hand_to_array(random_hand(rng)) for _ in range(particles * m)])
+    got = encode_arrays(hands, seats, vul_us, vul_them, calls, tiles=particles)
+    expected = encode_arrays(
+        hands,
+        np.tile(seats, particles),
+        np.tile(vul_us, particles),
+        np.tile(vul_them, particles),
+        np.tile(calls, (particles, 1)),
+    )
+    assert got.dtype == np.float32 and got.shape == (particles * m, 480)
+    np.testing.assert_array_equal(got, expected)
+    with pytest.raises(ValueError, match=r"hands must have shape \(7 \* 9, 52\)"):
+        encode_arrays(hands[:-1], seats, vul_us, vul_them, calls, tiles=particles)
+
+
 def test_batch_masks_equal_rules() -> None:
     rng = np.random.default_rng(11)
     auctions = random_auctions(rng, 400)
