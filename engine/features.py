@@ -78,6 +78,33 @@ DATA_TO_OPENSPIEL: npt.NDArray[np.int64] = np.array(
     [(12 - r) * 4 + (3 - s) for s in range(4) for r in range(13)], dtype=np.int64
 )
 
+
+def check_tiles(
+    base: npt.NDArray[np.floating], hands: npt.NDArray[np.integer], who: str
+) -> tuple[FloatArray, npt.NDArray[np.integer]]:
+    """``base`` as float32 [M, 480] and ``hands`` as [T, M, 52]; raises ``ValueError`` (naming
+    ``who``) for other shapes."""
+    b = np.asarray(base, dtype=np.float32)
+    h = np.asarray(hands)
+    if b.ndim != 2 or b.shape[1] != N_FEATURES or h.ndim != 3 or h.shape[1:] != (len(b), 52):
+        raise ValueError(
+            f"{who}: base [M, {N_FEATURES}] and hands [T, M, 52] expected, "
+            f"got {b.shape} and {h.shape}"
+        )
+    return b, h
+
+
+def tile_hands(base: npt.NDArray[np.floating], hands: npt.NDArray[np.integer]) -> FloatArray:
+    """Observations float32 [T * M, 480]: the ``M`` positions' observations ``base`` [M, 480]
+    with their hand blocks replaced by ``hands`` [T, M, 52] (0/1, data-file order), row
+    ``t * M + j`` hand ``t, j`` at position ``j``. Raises ``ValueError`` for mismatched shapes."""
+    b, h = check_tiles(base, hands, "tile_hands")
+    out = np.tile(b, (h.shape[0], 1))
+    out[:, HAND : HAND + 52] = 0.0
+    out[:, HAND + DATA_TO_OPENSPIEL] = h.reshape(-1, 52) != 0
+    return out
+
+
 FloatArray = npt.NDArray[np.float32]
 BoolArray = npt.NDArray[np.bool_]
 

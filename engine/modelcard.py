@@ -235,18 +235,37 @@ def load_model(path: str | Path, expected: Expected) -> ModelFiles:
     return ModelFiles(onnx_path, card_path, card)
 
 
-def cpu_session(onnx_path: Path, threads: int = 1) -> Any:
-    """An onnxruntime session of ``onnx_path`` on the CPU with ``threads`` intra-op threads (one
-    inter-op thread, warnings off); a file onnxruntime cannot load is a :class:`ModelError`."""
+def cpu_session_bytes(graph: bytes, threads: int = 1) -> Any:
+    """An onnxruntime session, as :func:`cpu_session` makes, of a graph held in memory (a graph
+    derived from a model file, :func:`engine.policy.hand_split_graph`)."""
+    import onnxruntime as ort
+
+    return ort.InferenceSession(
+        graph, sess_options=_session_options(threads), providers=["CPUExecutionProvider"]
+    )
+
+
+def _session_options(threads: int) -> Any:
+    """``threads`` intra-op threads, one inter-op thread, warnings off."""
     import onnxruntime as ort
 
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = max(1, threads)
     opts.inter_op_num_threads = 1
     opts.log_severity_level = 3
+    return opts
+
+
+def cpu_session(onnx_path: Path, threads: int = 1) -> Any:
+    """An onnxruntime session of ``onnx_path`` on the CPU with ``threads`` intra-op threads (one
+    inter-op thread, warnings off); a file onnxruntime cannot load is a :class:`ModelError`."""
+    import onnxruntime as ort
+
     try:
         return ort.InferenceSession(
-            str(onnx_path), sess_options=opts, providers=["CPUExecutionProvider"]
+            str(onnx_path),
+            sess_options=_session_options(threads),
+            providers=["CPUExecutionProvider"],
         )
     except Exception as e:  # onnxruntime raises its own exception types
         raise ModelError(f"{onnx_path}: onnxruntime cannot load it ({e})") from e

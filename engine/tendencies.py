@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
-from bridgebot.engine.features import N_BIDS, decode_bids, without_their_doubles
+from bridgebot.engine.features import N_BIDS, decode_bids, tile_hands, without_their_doubles
 from bridgebot.engine.knobs import knob
 from bridgebot.laws.calls import is_double
 from endplay.types import Bid
@@ -124,6 +124,18 @@ class WithoutTheirDoubles:
 
     def logits(self, features: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
         out: npt.NDArray[np.float32] = self.policy.logits(without_their_doubles(features))
+        return out
+
+    def tiled_logits(
+        self, base: npt.NDArray[np.float32], hands: npt.NDArray[np.integer]
+    ) -> npt.NDArray[np.float32]:
+        """As :meth:`engine.policy.Policy.tiled_logits`, read without the opponents' doubles
+        (auction bits: the positions' observations carry them); the full observations through
+        :meth:`logits` where the policy has no such method."""
+        inner = getattr(self.policy, "tiled_logits", None)
+        if inner is None:
+            return self.logits(tile_hands(base, hands))
+        out: npt.NDArray[np.float32] = inner(without_their_doubles(base), hands)
         return out
 
 

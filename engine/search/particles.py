@@ -101,10 +101,16 @@ def auction_log_likelihood(
     rel = np.array(positions, dtype=np.int64) % 4
     vus, vth = vul_flags(np.full(m, vul), seats)
     # The auction blocks and legal masks depend on the position alone: made once per position
-    # and tiled over the particles (the same rows, bit for bit, as encoding every row).
-    feats = encode_arrays(hands, rel, vus, vth, prefixes, tiles=p)
+    # and tiled over the particles (the same rows, bit for bit, as encoding every row); a policy
+    # with ``tiled_logits`` also computes its first layer's auction part once per position.
     masks = np.tile(legal_masks_arrays(prefixes), (p, 1))
-    probs = masked_softmax(policy.logits(feats), masks)
+    tiled = getattr(policy, "tiled_logits", None)
+    if tiled is not None:
+        base = encode_arrays(np.zeros((m, 52), np.uint8), rel, vus, vth, prefixes)
+        logits = tiled(base, hands.reshape(p, m, 52))
+    else:
+        logits = policy.logits(encode_arrays(hands, rel, vus, vth, prefixes, tiles=p))
+    probs = masked_softmax(logits, masks)
     observed = np.tile(history[positions], p)
     chosen = probs[np.arange(p * m), observed].astype(np.float64)
     if noise > 0:

@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 
 import endplay.parsers.pbn as pbn
+import numpy as np
 import pytest
 from bridgebot.engine.agent import BiddingView
 from bridgebot.engine.modelcard import ModelError, load_model
@@ -177,3 +178,78 @@ async def test_default_agent_bids_through_a_real_table_manager(
     for board, record in zip(boards, records, strict=True):
         offline = bid_out(default_agent, board.deal, board.dealer, board.vul, board.number)
         assert [str(c) for c in record.auction] == [str(c) for c in offline]
+
+
+# -- many hands at a few positions (the particle filter's policy calls) ----------------------------
+
+
+def _positions(seed: int, m: int, particles: int) -> tuple[np.ndarray, np.ndarray]:
+    """Real observations of ``m`` random positions (hand blocks zero) and ``particles`` hands at
+    each, [particles, m, 52] in the data-file order."""
+    from bridgebot.engine.features import encode_arrays, vul_flags
+
+    from tests.engine.test_features import pad, random_auctions
+
+    rng = np.random.default_rng(seed)
+    calls = pad(random_auctions(rng, m), 30)
+    seats = rng.integers(0, 4, size=m)
+    vul_us, vul_them = vul_flags(rng.integers(0, 4, size=m), seats)
+    base = encode_arrays(np.zeros((m, 52), np.uint8), seats, vul_us, vul_them, calls)
+    hands = np.zeros((particles, m, 52), np.uint8)
+    for t in range(particles):
+        for j in range(m):
+            hands[t, j, rng.choice(52, 13, replace=False)] = 1
+    return base, hands
+
+
+@pytest.mark.parametrize("name", ["default", "epbotnet", "bfgnet"])
+def test_tiled_logits_are_the_policys_logits(name: str) -> None:
+    """The hand-split graph is the policy's function: the shipped policies' logits for many
+    hands at a few positions agree with the plain graph's on the full observations to float
+    rounding, with the same best call on every row."""
+    from bridgebot.engine.features import tile_hands
+
+    from bridgebot.shipped import shipped_model
+
+    policy = Policy(shipped_model(name))
+    base, hands = _positions(3, 9, 300)
+    got = policy.tiled_logits(base, hands)
+    assert policy._split is not False, "the shipped graph is a plain Gemm/Relu stack"
+    want = policy.logits(tile_hands(base, hands))
+    assert got.shape == want.shape == (300 * 9, 38)
+    assert np.abs(got - want).max() <= 1e-5 * max(1.0, float(np.abs(want).max()))
+    np.testing.assert_array_equal(got.argmax(axis=1), want.argmax(axis=1))
+    # Row t * M + j is hand t at position j: one position's hands moved about move its rows.
+    swapped = hands.copy()
+    swapped[[0, 1], 4] = hands[[1, 0], 4]
+    again = policy.tiled_logits(base, swapped)
+    np.testing.assert_allclose(again[4], got[9 + 4], rtol=0, atol=1e-4)
+    np.testing.assert_allclose(again[9 + 4], got[4], rtol=0, atol=1e-4)
+    # The positions' own hand blocks are not read.
+    noisy = base.copy()
+    noisy[:, 428:] = 1.0
+    np.testing.assert_array_equal(policy.tiled_logits(noisy, hands), got)
+
+
+def test_tiled_logits_fall_back_to_the_plain_graph_and_check_shapes() -> None:
+    """Without the split (a graph it cannot rewrite), the plain graph runs on the full
+    observations, bit for bit; wrong shapes raise a ValueError that names them; the search's
+    reading without the opponents' doubles reads the positions so."""
+    from bridgebot.engine.features import tile_hands, without_their_doubles
+    from bridgebot.engine.tendencies import WithoutTheirDoubles
+
+    policy = Policy(DEFAULT_MODEL_DIR)
+    base, hands = _positions(4, 6, 50)
+    policy._split = False
+    np.testing.assert_array_equal(
+        policy.tiled_logits(base, hands), policy.logits(tile_hands(base, hands))
+    )
+    with pytest.raises(ValueError, match=r"hands \[T, M, 52\] expected, got \(6, 480\) and"):
+        policy.tiled_logits(base, hands[:, :5])
+    blind = WithoutTheirDoubles(Policy(DEFAULT_MODEL_DIR))
+    np.testing.assert_allclose(
+        blind.tiled_logits(base, hands),
+        policy.logits(without_their_doubles(tile_hands(base, hands))),
+        rtol=0,
+        atol=1e-4,
+    )
