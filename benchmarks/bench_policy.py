@@ -1,8 +1,10 @@
-"""Policy latency through onnxruntime: batch 1 (the seat client's case) and batch 256 (evaluation).
+"""Policy latency through onnxruntime: batch 1 (the seat client's case), batch 256 (evaluation)
+and the particle filter's case (``--particles`` hands at each of 8 positions).
 
 States are real: positions met while the model itself bids deals of a DD file. Prints median and
 p99 per call, and ratios against baselines measured in the same run (per-state cost at batch 1;
-the bare session call under the full ``PolicyAgent.bid`` path).
+the bare session call under the full ``PolicyAgent.bid`` path; ``Policy.tiled_logits``, the
+first layer split into hand and auction parts, against the plain graph on the full observations).
 
     python benchmarks/bench_policy.py --model models/default --deals data/dd.npz
 """
@@ -22,6 +24,7 @@ from bridgebot.shipped import shipped_model
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 from bridgebot.engine.agent import BiddingView
+from bridgebot.engine.features import tile_hands
 from bridgebot.engine.policy import Policy, PolicyAgent
 from bridgebot.laws.boards import dealer_vul_arrays
 from bridgebot.laws.calls import ALL_CALLS, legal_calls
@@ -81,6 +84,9 @@ def main() -> None:
     )
     ap.add_argument("--reps", type=int, default=2000)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument(
+        "--particles", type=int, default=2048, help="hands per position, filter case (2048)"
+    )
     ap.add_argument("--json", default=None, help="also write the figures here")
     args = benchmark_args(ap, "bench_policy")
     deal_file(args.deals)
@@ -98,6 +104,15 @@ def main() -> None:
     agent = PolicyAgent(policy)
     vorder = rng.integers(0, len(views), size=(min(args.reps, 1000),))
     full = timings(lambda r: agent.bid(views[vorder[r]]), len(vorder))
+    # The particle filter's case: many hands at a few positions (8 real ones, hand blocks zero).
+    base = x[rng.integers(0, n, size=8)].copy()
+    hands = np.zeros((args.particles, 8, 52), np.uint8)
+    cards = rng.random((args.particles, 8, 52)).argsort(axis=2)[:, :, :13]
+    np.put_along_axis(hands, cards, 1, axis=2)
+    tiled_reps = max(min(args.reps // 100, 30), 3)
+    policy.tiled_logits(base, hands)  # warm-up: builds the split graph
+    split = timings(lambda r: policy.tiled_logits(base, hands), tiled_reps)
+    plain = timings(lambda r: policy.logits(tile_hands(base, hands)), tiled_reps)
     res = {
         "model": args.model,
         "threads": args.threads,
@@ -108,6 +123,11 @@ def main() -> None:
         "agent_bid_batch1": summary(full),
         "ratio_per_state_batch1_over_batch256": float(np.median(b1) / (np.median(b256) / 256)),
         "ratio_agent_bid_over_session": float(np.median(full) / np.median(b1)),
+        "filter_rows": int(args.particles * 8),
+        "filter_split_graph": policy._split is not False,
+        "filter_tiled_ms": float(np.median(split) * 1e3),
+        "filter_plain_ms": float(np.median(plain) * 1e3),
+        "ratio_filter_plain_over_tiled": float(np.median(plain) / np.median(split)),
     }
     print(f"policy latency ({args.model}, {args.threads} thread(s), {n} real states)")
     print(
@@ -128,6 +148,12 @@ def main() -> None:
         f"{res['ratio_per_state_batch1_over_batch256']:.1f}x"
     )
     print(f"  ratio: agent.bid / bare session call = {res['ratio_agent_bid_over_session']:.2f}x")
+    print(
+        f"  filter case ({res['filter_rows']} rows, 8 positions): tiled_logits median "
+        f"{res['filter_tiled_ms']:.1f} ms (split graph: {res['filter_split_graph']}), plain graph "
+        f"on the full observations {res['filter_plain_ms']:.1f} ms; "
+        f"ratio plain / tiled = {res['ratio_filter_plain_over_tiled']:.2f}x"
+    )
     if args.json:
         Path(args.json).write_text(json.dumps(res, indent=2) + "\n")
 
