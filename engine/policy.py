@@ -31,6 +31,7 @@ from bridgebot.engine.features import (
     tile_hands,
 )
 from bridgebot.engine.modelcard import Expected, cpu_session, cpu_session_bytes, load_model
+from bridgebot.engine.onnx_stack import gemm_relu_stack
 from bridgebot.engine.parts import Parts
 from bridgebot.engine.pipeline import Decision, Layer, LayeredBidder, Proposal
 from bridgebot.engine.tendencies import DoubleRate, Reading, TheirDoubles, policy_input
@@ -56,8 +57,8 @@ POLICY_MODEL = Expected(
 
 def hand_split_graph(onnx_path: Path) -> bytes | None:
     """The policy graph of ``onnx_path`` rewritten for many hands at a few positions, as ONNX
-    bytes, or None where it cannot be (the ``onnx`` package missing, or a graph that is not the
-    plain Gemm/Relu stack :mod:`models.onnx_mlp` writes).
+    bytes, or None for a graph that is not the plain Gemm/Relu stack every shipped network is
+    (:func:`engine.onnx_stack.gemm_relu_stack`).
 
     The first layer is split into its 52 hand columns and the rest: inputs ``base`` [M, 480]
     (the positions' observations with the hand block zero) and ``hands`` [T, M, 52] (0/1 in the
@@ -66,11 +67,9 @@ def hand_split_graph(onnx_path: Path) -> bytes | None:
     times instead of T * M: at the particle filter's 2,048 particles, 42% of the multiply-adds
     of a 3x256 policy. The same function as the policy's own graph; floats may differ in the
     last bits (the first layer's sum is taken in two parts)."""
-    try:
-        import onnx
-        from onnx import TensorProto, helper, numpy_helper
-    except ImportError:
-        return None
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
     model = onnx.load(str(onnx_path))
     g = model.graph
     inits = {t.name: numpy_helper.to_array(t) for t in g.initializer}
@@ -99,30 +98,23 @@ def hand_split_graph(onnx_path: Path) -> bytes | None:
         numpy_helper.from_array(w_hand.astype(np.float32), "w0_hand"),
         numpy_helper.from_array(np.array([-1, width], np.int64), "flat"),
     ]
-    single = len(gemms) == 1
     new_nodes = [
         helper.make_node("Gemm", ["base", "w0", "b0"], ["pre"], transB=1),
         helper.make_node("MatMul", ["hands", "w0_hand"], ["hh"]),
         helper.make_node("Add", ["hh", "pre"], ["h0_3d"]),
     ]
-    if single:  # one linear layer: its sum is the logits
+    if len(gemms) == 1:  # one linear layer: its sum is the logits
         new_nodes.append(helper.make_node("Reshape", ["h0_3d", "flat"], ["logits"]))
-    else:
+    else:  # the ReLU, then the other layers as the policy's own graph has them
+        tail_nodes, tail_inits = gemm_relu_stack(
+            [(inits[n.input[1]], inits[n.input[2]]) for n in gemms[1:]], "r0", "logits", first=1
+        )
         new_nodes += [
             helper.make_node("Relu", ["h0_3d"], ["r0_3d"]),
             helper.make_node("Reshape", ["r0_3d", "flat"], ["r0"]),
+            *tail_nodes,
         ]
-    current = "r0"
-    for i, n in enumerate(gemms[1:], start=1):
-        w, b = inits[n.input[1]], inits[n.input[2]]
-        new_inits += [numpy_helper.from_array(w, f"w{i}"), numpy_helper.from_array(b, f"b{i}")]
-        last = i == len(gemms) - 1
-        out = "logits" if last else f"h{i}"
-        new_nodes.append(helper.make_node("Gemm", [current, f"w{i}", f"b{i}"], [out], transB=1))
-        if not last:
-            new_nodes.append(helper.make_node("Relu", [out], [f"r{i}"]))
-            out = f"r{i}"
-        current = out
+        new_inits += tail_inits
     graph = helper.make_graph(
         new_nodes,
         "policy_hand_split",

@@ -18,6 +18,7 @@ import numpy.typing as npt
 import torch
 from bridgebot.engine.features import FEATURE_VERSION, N_CALLS, N_FEATURES
 from bridgebot.engine.modelcard import Export, ModelCard, Tensor, Training
+from bridgebot.engine.onnx_stack import gemm_relu_stack
 from bridgebot.models.net import NetConfig, PolicyNet
 
 #: The policy graph's tensor names (``engine.policy`` reads them from the model card).
@@ -37,21 +38,19 @@ def mlp_graph(
 ) -> Any:
     """``linears`` applied in order with a ReLU between each two, as a checked ``onnx.ModelProto``."""
     import onnx
-    from onnx import TensorProto, helper, numpy_helper
+    from onnx import TensorProto, helper
 
-    nodes, inits = [], []
-    current = input_name
-    for i, layer in enumerate(linears):
-        w = layer.weight.detach().cpu().numpy().astype(np.float32)
-        b = layer.bias.detach().cpu().numpy().astype(np.float32)
-        inits += [numpy_helper.from_array(w, f"w{i}"), numpy_helper.from_array(b, f"b{i}")]
-        last = i == len(linears) - 1
-        out = output_name if last else f"h{i}"
-        nodes.append(helper.make_node("Gemm", [current, f"w{i}", f"b{i}"], [out], transB=1))
-        if not last:
-            nodes.append(helper.make_node("Relu", [out], [f"r{i}"]))
-            out = f"r{i}"
-        current = out
+    nodes, inits = gemm_relu_stack(
+        [
+            (
+                layer.weight.detach().cpu().numpy().astype(np.float32),
+                layer.bias.detach().cpu().numpy().astype(np.float32),
+            )
+            for layer in linears
+        ],
+        input_name,
+        output_name,
+    )
     width_in, width_out = linears[0].in_features, linears[-1].out_features
     graph = helper.make_graph(
         nodes,
