@@ -10,7 +10,9 @@ the searched candidates' share divided as its posterior) where it searched; ``bo
 where there is one and the hard loss elsewhere (run 21 in docs/evaluation.md: hard labels gained
 +0.08 IMPs/board on every field row, soft ones half that). ``--changed-weight W`` counts the hard
 loss W times on the calls the search changed (its call is not the starting policy's best), the
-few (4%) that carry what the search adds.
+few (4%) that carry what the search adds. ``--grow 4x512`` first grows the starting network to
+that shape computing the same calls (:func:`models.net.grown`), so the fine-tune has room for
+the search's changes; the anchor stays the starting policy.
 
 A tenth of the auctions (``--holdout``) is held out: the log says how often the net's best call
 is the search's there, overall and on the calls the search changed, next to the starting
@@ -51,8 +53,25 @@ EXAMPLES = """examples:
 #: The options recorded in the result's ``config``.
 OPTIONS = (
     "init", "out", "epochs", "lr", "batch", "beta", "holdout", "target", "changed_weight", "seed",
-    "threads",
+    "threads", "grow",
 )  # fmt: skip
+
+#: The largest network ``--grow`` makes (issue 43: at most 4x512, a policy call under 1 ms).
+MAX_LAYERS, MAX_HIDDEN = 4, 512
+
+
+def network_shape(text: str) -> tuple[int, int]:
+    """The type of ``--grow``: ``LAYERSxHIDDEN`` (``4x512``) as ``(layers, hidden)``, each at
+    least 1 and at most 4 layers of 512; raises ArgumentTypeError with one line otherwise."""
+    layers, sep, hidden = text.lower().partition("x")
+    if not sep or not layers.isdigit() or not hidden.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not LAYERSxHIDDEN (for example 4x512)")
+    shape = (int(layers), int(hidden))
+    if not (1 <= shape[0] <= MAX_LAYERS and 1 <= shape[1] <= MAX_HIDDEN):
+        raise argparse.ArgumentTypeError(
+            f"{text}: at most {MAX_LAYERS}x{MAX_HIDDEN} (a policy call stays under 1 ms)"
+        )
+    return shape
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -95,6 +114,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="weight of the hard loss on the calls where the search's call is not the starting "
         "policy's best (1: every call alike)",
     )
+    parser.add_argument(
+        "--grow",
+        type=network_shape,
+        metavar="LAYERSxHIDDEN",
+        help="first grow the init to this shape (for example 4x512), computing the same calls: "
+        "the new units and layers start at zero and the identity (models.net.grown); "
+        "at most 4x512",
+    )
     parser.add_argument("--seed", type=seed_number, default=0, help="held-out split and order (0)")
     parser.add_argument("--threads", type=positive_int, default=1, help="torch threads (1)")
 
@@ -132,7 +159,7 @@ def distill(args: argparse.Namespace, command: str) -> dict[str, Any]:
     from bridgebot.engine.modelcard import DataSet
     from bridgebot.models.average import gathered, resolved
     from bridgebot.models.data import DataError, observe
-    from bridgebot.models.net import masked_logits, save_checkpoint
+    from bridgebot.models.net import grown, masked_logits, save_checkpoint
     from bridgebot.models.provenance import file_sha256
 
     if Path(args.init).is_dir() and not (Path(args.init) / "policy.onnx").is_file():
@@ -204,6 +231,9 @@ def distill(args: argparse.Namespace, command: str) -> dict[str, Any]:
 
     net, init_meta = _load_init(args.init)
     ref = copy.deepcopy(net).eval()  # the start, frozen: read once, not loaded twice
+    if getattr(args, "grow", None):  # the anchor stays the start; the net trained is grown
+        layers, hidden = args.grow
+        net = grown(net, hidden=hidden, layers=layers, seed=args.seed)
     with torch.no_grad():
         ref_logp = torch.cat(
             [
@@ -326,7 +356,10 @@ def distill(args: argparse.Namespace, command: str) -> dict[str, Any]:
             dict.fromkeys([*(f"epbot:{c}" for c in cards), *gathered([init_rec], "opponents")])
         ),
         "seed": args.seed,
-        "config": {k: getattr(args, k) for k in OPTIONS},
+        "config": {
+            **{k: getattr(args, k, None) for k in OPTIONS},
+            "grow": "x".join(map(str, args.grow)) if getattr(args, "grow", None) else None,
+        },
         "report": report,
     }
     save_checkpoint(args.out, net, {"meta": meta})

@@ -11,6 +11,7 @@ the policy logits alone.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -90,3 +91,51 @@ def append_jsonl(path: Path, entry: dict[str, Any]) -> None:
     """Append one JSON line (opened per entry, so a killed run leaves whole lines only)."""
     with path.open("a") as f:
         f.write(json.dumps(entry, default=str) + "\n")
+
+
+def grown(net: PolicyNet, hidden: int, layers: int, seed: int = 0) -> PolicyNet:
+    """``net`` grown to ``layers`` layers of ``hidden`` units, computing the same logits.
+
+    Function-preserving growth (Chen et al.'s Net2Net, without the copies): each layer's new
+    units get random incoming weights and zero outgoing weights, so they add nothing until
+    training moves them; each new layer starts as the identity after the last, which a ReLU
+    keeps exact because its input is already non-negative. The value head grows the same way.
+    Fine-tuning from the result starts where ``net`` stands, with room to learn new calls
+    without moving the ones it holds (run 23 in docs/evaluation.md).
+
+    Takes a network and the new shape, neither smaller than the old one; returns a new network
+    (``net`` is not changed). Raises ``ValueError`` for a smaller shape."""
+    c = net.config
+    if hidden < c.hidden or layers < c.layers:
+        raise ValueError(
+            f"grow {c.layers}x{c.hidden} to {layers}x{hidden}: a network only grows "
+            "(both numbers at least the current ones)"
+        )
+    shape = NetConfig(hidden=hidden, layers=layers, n_features=c.n_features, n_calls=c.n_calls)
+    out = PolicyNet(shape)
+    gen = torch.Generator().manual_seed(seed)
+    old = [m for m in net.trunk if isinstance(m, nn.Linear)]
+    new = [m for m in out.trunk if isinstance(m, nn.Linear)]
+    with torch.no_grad():
+        for i, layer in enumerate(new):
+            layer.weight.zero_()
+            layer.bias.zero_()
+            fan_in = layer.weight.shape[1]
+            if i < len(old):
+                w, b = old[i].weight, old[i].bias
+                h_out, h_in = w.shape
+                # The new units' incoming weights: small and random (a tenth of the default
+                # scale), reading only the old units and the features; their outgoing are zero.
+                scale = 0.1 / math.sqrt(fan_in)
+                layer.weight.uniform_(-scale, scale, generator=gen)
+                layer.weight[:h_out, :] = 0.0
+                layer.weight[:h_out, :h_in] = w
+                layer.bias[:h_out] = b  # the old units read the old units alone
+            else:  # a new layer: the identity on what the layer below gives
+                layer.weight.copy_(torch.eye(hidden))
+        h = old[-1].weight.shape[0]
+        for head, old_head in ((out.policy, net.policy), (out.value, net.value)):
+            head.weight.zero_()
+            head.weight[:, :h] = old_head.weight
+            head.bias.copy_(old_head.bias)
+    return out

@@ -53,6 +53,11 @@ def test_distill_refuses_a_file_that_is_not_search_labels(tmp_path: Path) -> Non
     ]
     missing = _distill("--init", str(init), "--data", "nope.npz", "--out", str(tmp_path / "x.pt"))
     assert missing.returncode == 2 and "nope.npz: no such file" in missing.stderr
+    for shape, says in (("5x512", "at most 4x512"), ("4x1024", "at most 4x512"),
+                        ("wide", "is not LAYERSxHIDDEN")):  # fmt: skip
+        big = _distill("--init", str(init), "--data", str(DEALS), "--grow", shape,
+                       "--out", str(tmp_path / "x.pt"))  # fmt: skip
+        assert big.returncode == 2 and says in big.stderr.strip().splitlines()[-1], big.stderr
     assert not (tmp_path / "x.pt").exists()
 
 
@@ -128,6 +133,16 @@ def test_search_labels_resume_and_distil_into_an_exportable_model(
     assert report["kind"] == "distill" and report["out"] == str(ckpt)
     assert report["decisions"] == report["training"] + report["held_out"] > 0
     assert 0 < report["soft_targets"] <= len(rows)
+    # Grown first (--grow): a larger net that starts with the same calls, and says so.
+    grow = _distill(
+        "--init", str(init), "--data", str(out), "--out", str(tmp_path / "grown.pt"),
+        "--epochs", "1", "--holdout", "0.3", "--grow", "3x48",
+    )  # fmt: skip
+    assert grow.returncode == 0, grow.stderr
+    assert json.loads(grow.stdout)["init_agreement_held_out"] == report["init_agreement_held_out"]
+    grown_net, grown_blob = load_checkpoint(str(tmp_path / "grown.pt"))
+    assert (grown_net.config.layers, grown_net.config.hidden) == (3, 48)
+    assert grown_blob["meta"]["config"]["grow"] == "3x48"
     soft = _distill(
         "--init", str(init), "--data", str(out), "--target", "soft",
         "--out", str(tmp_path / "soft.pt"), "--epochs", "1", "--holdout", "0.3",
