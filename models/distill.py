@@ -11,8 +11,8 @@ where there is one and the hard loss elsewhere (run 21 in docs/evaluation.md: ha
 +0.08 IMPs/board on every field row, soft ones half that). ``--changed-weight W`` counts the hard
 loss W times on the calls the search changed (its call is not the starting policy's best), the
 few (4%) that carry what the search adds. ``--grow 4x512`` first grows the starting network to
-that shape computing the same calls (:func:`models.net.grown`), so the fine-tune has room for
-the search's changes; the anchor stays the starting policy.
+that shape computing the same calls (:func:`models.net.grown`), so the fine-tune has more room
+(run 23: no gain at 4x512); the anchor stays the starting policy.
 
 A tenth of the auctions (``--holdout``) is held out: the log says how often the net's best call
 is the search's there, overall and on the calls the search changed, next to the starting

@@ -100,8 +100,8 @@ def grown(net: PolicyNet, hidden: int, layers: int, seed: int = 0) -> PolicyNet:
     units get random incoming weights and zero outgoing weights, so they add nothing until
     training moves them; each new layer starts as the identity after the last, which a ReLU
     keeps exact because its input is already non-negative. The value head grows the same way.
-    Fine-tuning from the result starts where ``net`` stands, with room to learn new calls
-    without moving the ones it holds (run 23 in docs/evaluation.md).
+    Fine-tuning from the result starts where ``net`` stands, with more room for what it learns
+    (run 23 in docs/evaluation.md: at 4x512 that did not gain over the same fine-tune at 3x256).
 
     Takes a network and the new shape, neither smaller than the old one; returns a new network
     (``net`` is not changed). Raises ``ValueError`` for a smaller shape."""
@@ -125,7 +125,8 @@ def grown(net: PolicyNet, hidden: int, layers: int, seed: int = 0) -> PolicyNet:
                 w, b = old[i].weight, old[i].bias
                 h_out, h_in = w.shape
                 # The new units' incoming weights: small and random (a tenth of the default
-                # scale), reading only the old units and the features; their outgoing are zero.
+                # scale), reading every unit below; their outgoing weights are zero (the next
+                # layer's columns for them, zeroed above, or the heads' below).
                 scale = 0.1 / math.sqrt(fan_in)
                 layer.weight.uniform_(-scale, scale, generator=gen)
                 layer.weight[:h_out, :] = 0.0
