@@ -231,7 +231,7 @@ def distill(args: argparse.Namespace, command: str) -> dict[str, Any]:
 
     net, init_meta = _load_init(args.init)
     ref = copy.deepcopy(net).eval()  # the start, frozen: read once, not loaded twice
-    if getattr(args, "grow", None):  # the anchor stays the start; the net trained is grown
+    if args.grow:  # the anchor stays the start; the net trained is grown
         layers, hidden = args.grow
         net = grown(net, hidden=hidden, layers=layers, seed=args.seed)
     with torch.no_grad():
@@ -357,8 +357,8 @@ def distill(args: argparse.Namespace, command: str) -> dict[str, Any]:
         ),
         "seed": args.seed,
         "config": {
-            **{k: getattr(args, k, None) for k in OPTIONS},
-            "grow": "x".join(map(str, args.grow)) if getattr(args, "grow", None) else None,
+            **{k: getattr(args, k) for k in OPTIONS},
+            "grow": "x".join(map(str, args.grow)) if args.grow else None,  # as the flag spells it
         },
         "report": report,
     }

@@ -118,16 +118,14 @@ def grown(net: PolicyNet, hidden: int, layers: int, seed: int = 0) -> PolicyNet:
     new = [m for m in out.trunk if isinstance(m, nn.Linear)]
     with torch.no_grad():
         for i, layer in enumerate(new):
-            layer.weight.zero_()
-            layer.bias.zero_()
-            fan_in = layer.weight.shape[1]
+            layer.bias.zero_()  # every weight is written below
             if i < len(old):
                 w, b = old[i].weight, old[i].bias
                 h_out, h_in = w.shape
                 # The new units' incoming weights: small and random (a tenth of the default
                 # scale), reading every unit below; their outgoing weights are zero (the next
                 # layer's columns for them, zeroed above, or the heads' below).
-                scale = 0.1 / math.sqrt(fan_in)
+                scale = 0.1 / math.sqrt(layer.weight.shape[1])
                 layer.weight.uniform_(-scale, scale, generator=gen)
                 layer.weight[:h_out, :] = 0.0
                 layer.weight[:h_out, :h_in] = w

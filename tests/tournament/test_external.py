@@ -99,8 +99,8 @@ def _outside_seats(out: _Lines, n: int) -> dict[str, subprocess.Popen[bytes]]:
 def _played(out_dir: Path, room: str) -> list[int]:
     """The boards a room's journal holds as finished (not aborted), in journal order."""
     path = out_dir / "rooms" / room / "journal.jsonl"
-    entries = path.read_text().splitlines() if path.exists() else []
-    return [json.loads(e)["board"] for e in entries if json.loads(e)["aborted"] is None]
+    entries = [json.loads(e) for e in path.read_text().splitlines()] if path.exists() else []
+    return [e["board"] for e in entries if e["aborted"] is None]
 
 
 def _stop(procs: list[subprocess.Popen[Any]]) -> None:
