@@ -2,7 +2,8 @@
 
 The search is the improvement operator and the policy its apprentice: ``scripts/search_teach.py``
 has the search (over the policy) bid one side of each board against EPBot's training cards and
-saves its calls; this fine-tunes the policy's checkpoint on them. Loss per call of the search's
+saves its calls (or, with its ``--follow``, the calls it would make at the positions another agent
+reaches: the file's ``labels``); this fine-tunes the policy's checkpoint on them. Loss per call of the search's
 side (``--target hard``, the default): cross-entropy on the search's call plus ``--beta`` times
 KL(start || net), the starting policy frozen as an anchor so that the calls the search never
 changed stay where they were. ``soft`` trains on the search's improved policy (its prior with
@@ -147,6 +148,59 @@ def _load_init(path: str) -> tuple[Any, object]:
     return net, blob.get("meta")
 
 
+def read_labels(path: Path) -> dict[str, Any]:
+    """The decisions of one ``scripts/search_teach.py`` file: a row per call of the search's side.
+
+    Returns ``features`` [D, 480] float32 and ``legal`` [D, 38] (the position as bid), ``calls``
+    [D] (the label: the search's call; with the script's ``--follow``, the call it was asked for,
+    from the file's ``labels``, while the auction went on with the follower's), ``soft`` [D, 38]
+    (the search's target, normalised, where it searched and its best call is the label; NaN
+    rows elsewhere), ``auction`` [D] (the row of the auction each call is in), ``auctions`` (the
+    file's number of auctions) and ``meta`` (the script's record).
+
+    Raises :class:`models.data.DataError` for a file that is not the script's."""
+    from bridgebot.models.data import DataError, observe
+
+    with np.load(path, allow_pickle=False) as z:
+        if "our_side" not in z.files or "meta" not in z.files:
+            raise DataError(f"{path}: not a file of scripts/search_teach.py (no our_side)")
+        owners, dealer, vul = z["owners"], z["dealer"].astype(np.int64), z["vul"].astype(np.int64)
+        auctions, side = z["auctions"].astype(np.int64), z["our_side"].astype(np.int64)
+        labels = z["labels"].astype(np.int64) if "labels" in z.files else auctions
+        meta = json.loads(str(z["meta"]))
+        searched = (
+            (z["soft_row"].astype(np.int64), z["soft_pos"].astype(np.int64), z["soft_target"])
+            if "soft_row" in z.files
+            else None
+        )
+    lengths = (auctions >= 0).sum(axis=1)
+    deal = np.repeat(np.arange(len(owners)), lengths)
+    pos = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    ours = ((dealer[deal] + pos) % 4) % 2 == side[deal]
+    deal, pos = deal[ours], pos[ours]
+    features, legal = observe(owners[deal], dealer[deal], vul[deal], auctions[deal], pos)
+    # The search's target where it searched and its posterior's best call is the call it made
+    # (its safety rules can keep the policy's call): NaN rows elsewhere.
+    soft = np.full((len(deal), 38), np.nan, np.float32)
+    if searched is not None:
+        where = {
+            (r, q): i for i, (r, q) in enumerate(zip(deal.tolist(), pos.tolist(), strict=True))
+        }
+        for r, q, target in zip(*searched, strict=True):
+            i = where.get((int(r), int(q)))
+            if i is not None and int(np.argmax(target)) == labels[r, q]:
+                soft[i] = target.astype(np.float32) / float(target.astype(np.float32).sum())
+    return {
+        "features": features.astype(np.float32),
+        "legal": legal,
+        "calls": labels[deal, pos],
+        "soft": soft,
+        "auction": deal,
+        "auctions": len(owners),
+        "meta": meta,
+    }
+
+
 def distill(args: argparse.Namespace, command: str) -> dict[str, Any]:
     """Fine-tune ``args.init`` on the search's calls in ``args.data`` and write ``args.out``;
     returns the summary (decisions, held-out agreement). Progress goes to stderr, a JSON line
@@ -158,7 +212,6 @@ def distill(args: argparse.Namespace, command: str) -> dict[str, Any]:
     import torch.nn.functional as F
     from bridgebot.engine.modelcard import DataSet
     from bridgebot.models.average import gathered, resolved
-    from bridgebot.models.data import DataError, observe
     from bridgebot.models.net import grown, masked_logits, save_checkpoint
     from bridgebot.models.provenance import file_sha256
 
@@ -178,44 +231,14 @@ def distill(args: argparse.Namespace, command: str) -> dict[str, Any]:
     metas: list[dict[str, Any]] = []
     sizes: list[int] = []
     for path in args.data:
-        with np.load(path, allow_pickle=False) as z:
-            if "our_side" not in z.files or "meta" not in z.files:
-                raise DataError(f"{path}: not a file of scripts/search_teach.py (no our_side)")
-            owners, dealer, vul = (
-                z["owners"],
-                z["dealer"].astype(np.int64),
-                z["vul"].astype(np.int64),
-            )
-            auctions, side = z["auctions"].astype(np.int64), z["our_side"].astype(np.int64)
-            metas.append(json.loads(str(z["meta"])))
-            sizes.append(len(owners))
-            searched = (
-                (z["soft_row"].astype(np.int64), z["soft_pos"].astype(np.int64), z["soft_target"])
-                if "soft_row" in z.files
-                else None
-            )
-        lengths = (auctions >= 0).sum(axis=1)
-        deal = np.repeat(np.arange(len(owners)), lengths)
-        pos = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-        ours = ((dealer[deal] + pos) % 4) % 2 == side[deal]
-        deal, pos = deal[ours], pos[ours]
-        features, legal = observe(owners[deal], dealer[deal], vul[deal], auctions[deal], pos)
-        xs.append(features.astype(np.float32))
-        ms.append(legal)
-        ys.append(auctions[deal, pos])
-        # The search's target where it searched and its posterior's best call is the call it
-        # made (its safety rules can keep the policy's call): NaN rows elsewhere.
-        t = np.full((len(deal), 38), np.nan, np.float32)
-        if searched is not None:
-            where = {
-                (r, q): i for i, (r, q) in enumerate(zip(deal.tolist(), pos.tolist(), strict=True))
-            }
-            for r, q, target in zip(*searched, strict=True):
-                i = where.get((int(r), int(q)))
-                if i is not None and int(np.argmax(target)) == auctions[r, q]:
-                    t[i] = target.astype(np.float32) / float(target.astype(np.float32).sum())
-        soft_targets.append(t)
-        groups.append(deal + 10**7 * len(groups))  # one id per auction, across files
+        d = read_labels(Path(path))
+        xs.append(d["features"])
+        ms.append(d["legal"])
+        ys.append(d["calls"])
+        soft_targets.append(d["soft"])
+        metas.append(d["meta"])
+        sizes.append(d["auctions"])
+        groups.append(d["auction"] + 10**7 * len(groups))  # one id per auction, across files
     x = torch.from_numpy(np.concatenate(xs))
     m = torch.from_numpy(np.concatenate(ms))
     y = torch.from_numpy(np.concatenate(ys))

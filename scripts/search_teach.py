@@ -10,6 +10,13 @@ auction and the call's position in it) and ``soft_target`` [M, 38] (the policy's
 searched candidates' share of it divided as the search's posterior: the improved policy of
 Lockhart et al.'s search); ``bridgebot train distill`` (:mod:`models.distill`) trains on them.
 
+With ``--follow SPEC`` the search is asked, not followed: ``SPEC`` (for example ``default``) bids
+the side's calls, so the auctions are the ones that agent reaches, and at each of the side's
+positions the search is asked for its call as well. The file then holds ``labels`` (the shape of
+``auctions``: the search's call at the side's positions, the auction's call elsewhere), which
+``train distill`` reads in place of the auctions' calls: the teacher's calls at the positions its
+student meets (DAgger's states, not the teacher's; run 24 in docs/evaluation.md).
+
 Chunks of ``--chunk`` boards are saved as they finish (the file is rewritten atomically); rerunning
 the same command continues after the last saved chunk. Rerunning it with a smaller ``--boards`` (a
 multiple of ``--chunk``) cuts the file back to that many boards and records that command: the
@@ -32,6 +39,8 @@ import argparse
 import json
 import shlex
 import time
+from contextlib import ExitStack
+from typing import Any
 
 import numpy as np
 
@@ -50,6 +59,23 @@ def _load(path: Path) -> dict[str, np.ndarray]:
         return {k: z[k] for k in z.files}
 
 
+def _padded(auctions: list[list[int]], width: int) -> np.ndarray:
+    """Auctions as call indices in rows of ``width``, padded with -1."""
+    out = np.full((len(auctions), width), -1, np.int8)
+    for i, a in enumerate(auctions):
+        out[i, : len(a)] = a
+    return out
+
+
+def _target(d: Any) -> np.ndarray:
+    """A searched call's target [38]: the prior with the candidates' mass shared by the
+    posterior (float16, as saved)."""
+    target = d.prior.astype(np.float64).copy()
+    held = float(target[d.candidates].sum())
+    target[d.candidates] = held * d.posterior[d.candidates]
+    return target.astype(np.float16)
+
+
 def _first_boards(have: dict[str, np.ndarray], boards: int) -> dict[str, np.ndarray]:
     """The arrays of a label file cut to its first ``boards`` boards (two auctions a board, in
     the order they were bid; the searched calls of those auctions)."""
@@ -59,12 +85,39 @@ def _first_boards(have: dict[str, np.ndarray], boards: int) -> dict[str, np.ndar
         out[k] = have[k][:n]
     width = int((have["auctions"][:n] >= 0).sum(axis=1).max())  # padded as the file would be
     out["auctions"] = have["auctions"][:n, :width]
+    if "labels" in have:
+        out["labels"] = have["labels"][:n, :width]
     if "soft_row" in have:
         keep = have["soft_row"] < n
         for k in ("soft_row", "soft_pos", "soft_target"):
             out[k] = have[k][keep]
     out["boards_done"] = np.array(boards)
     return out
+
+
+class Asked:
+    """One seat in ``--follow`` mode: ``follow`` makes the call, ``search`` is asked at the same
+    view. ``calls`` holds the search's call for each of the board's views, and ``searched`` its
+    :class:`engine.search.config.SearchResult` where it searched (None where a convention forced
+    the call, which is then not searched)."""
+
+    def __init__(self, search: Any, follow: Any) -> None:
+        self.search, self.follow = search, follow
+        self.name = follow.name
+        self.calls: list[Any] = []
+        self.searched: list[Any] = []
+
+    def reset(self, board: int) -> None:
+        self.search.reset(board)
+        self.follow.reset(board)
+        self.calls, self.searched = [], []
+
+    def bid(self, view: Any) -> Any:
+        before = len(self.search.decisions)
+        self.calls.append(self.search.bid(view))
+        made = self.search.decisions[before:]
+        self.searched.append(made[0] if made and made[0].searched else None)
+        return self.follow.bid(view)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -74,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     from bridgebot.laws.boards import cycle_board
     from bridgebot.laws.calls import bid_index
     from bridgebot.laws.cards import deal_owners
-    from bridgebot.tournament.ddmatch import bid_room, seated_agents
+    from bridgebot.tournament.ddmatch import agent_seed, bid_room, seated_agents
     from bridgebot.tournament.seatings import US, seatings
 
     from bridgebot.agents import make_agent
@@ -87,6 +140,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--cards", default=CARDS, help="EPBot training cards, comma-separated")
     ap.add_argument("--spec", default="search", help="the searching agent (default: search)")
+    ap.add_argument(
+        "--follow",
+        metavar="SPEC",
+        help="an agent that bids the side's calls while the search is only asked (its calls go "
+        "in the file's labels); default: the search bids them",
+    )
     ap.add_argument(
         "--chunk", type=positive_int, default=10, help="boards per saved chunk (one card each)"
     )
@@ -105,11 +164,14 @@ def main(argv: list[str] | None = None) -> int:
         "deals": str(args.deals),
         "first": args.first,
         "spec": args.spec,
+        **({"follow": args.follow} if args.follow else {}),
         "cards": cards,
         "seed": args.seed,
     }
-    if have and json.loads(str(have["meta"]))["spec"] != args.spec:
-        ap.error(f"{args.out}: made with another --spec; use a new --out")
+    if have:
+        made = json.loads(str(have["meta"]))
+        if (made["spec"], made.get("follow")) != (args.spec, args.follow):
+            ap.error(f"{args.out}: made with another --spec or --follow; use a new --out")
     if have and done >= args.boards:
         if args.boards % args.chunk:
             ap.error(
@@ -129,6 +191,10 @@ def main(argv: list[str] | None = None) -> int:
     }
     auctions: list[list[int]] = (
         [] if not have else [[c for c in a if c >= 0] for a in have["auctions"]]
+    )
+    # --follow: the search's calls at the side's positions, the auction's elsewhere.
+    labels: list[list[int]] = (
+        [[c for c in a if c >= 0] for a in have["labels"]] if have and "labels" in have else []
     )
     # The searched calls' targets: the prior with the candidates' mass shared by the posterior.
     soft: dict[str, list[np.ndarray]] = {
@@ -152,14 +218,33 @@ def main(argv: list[str] | None = None) -> int:
         n = min(args.chunk, args.boards - start)
         ci = (start // args.chunk) % len(cards)
         deals = pending[start - done : start - done + n]
-        with seated_agents(
-            make_agent, args.spec, f"epbot:{cards[ci]}", seatings("team"), args.seed + start
-        ) as agents:
+        with ExitStack() as stack:
+            agents = stack.enter_context(
+                seated_agents(
+                    make_agent, args.spec, f"epbot:{cards[ci]}", seatings("team"), args.seed + start
+                )
+            )
+            if args.follow:  # the same seats, the follower bidding and the search asked
+                for r, seating in enumerate(seatings("team")):
+                    room = agents[seating.room]
+                    agents[seating.room] = tuple(
+                        Asked(a, stack.enter_context(make_agent(args.follow, seed)))
+                        if team == US
+                        else a
+                        for a, team, seed in zip(
+                            room,
+                            seating.teams,
+                            (agent_seed(args.seed + start, r, s) for s in range(4)),
+                            strict=True,
+                        )
+                    )
             for seating in seatings("team"):
                 room = agents[seating.room]
                 for deal in deals:  # one at a time: a search agent keeps one board's searches
                     (auction,) = bid_room([deal], room, seating.room)
                     side = 0 if seating.teams[0] == US else 1
+                    if args.follow:
+                        label = [bid_index(c) for c in auction]
                     row = len(auctions)
                     rows["owners"].append(deal_owners(deal.deal)[None, :].astype(np.uint8))
                     rows["dealer"].append(np.array([deal.dealer.value], np.uint8))
@@ -171,26 +256,33 @@ def main(argv: list[str] | None = None) -> int:
                         where = [
                             p for p in range(len(auction)) if (deal.dealer.value + p) % 4 == seat
                         ]
+                        asked = room[seat]
+                        if isinstance(asked, Asked):
+                            for p, call, d in zip(where, asked.calls, asked.searched, strict=True):
+                                label[p] = bid_index(call)
+                                if d is not None:
+                                    soft["row"].append(np.array([row], np.int32))
+                                    soft["pos"].append(np.array([p], np.int16))
+                                    soft["target"].append(_target(d)[None, :])
+                            continue
                         made = getattr(room[seat], "decisions", None)
                         if made is None or len(made) != len(where):
                             continue  # not a search agent, or a call it did not search
                         for p, d in zip(where, made, strict=True):
                             if d.searched:
-                                target = d.prior.astype(np.float64).copy()
-                                held = float(target[d.candidates].sum())
-                                target[d.candidates] = held * d.posterior[d.candidates]
                                 soft["row"].append(np.array([row], np.int32))
                                 soft["pos"].append(np.array([p], np.int16))
-                                soft["target"].append(target[None, :].astype(np.float16))
+                                soft["target"].append(_target(d)[None, :])
+                    if args.follow:
+                        labels.append(label)
         width = max(len(a) for a in auctions)
-        padded = np.full((len(auctions), width), -1, np.int8)
-        for i, a in enumerate(auctions):
-            padded[i, : len(a)] = a
         out = {k: np.concatenate(v) for k, v in rows.items()}
         if soft["row"]:
             out.update({f"soft_{k}": np.concatenate(v) for k, v in soft.items()})
+        if args.follow:
+            out["labels"] = _padded(labels, width)
         out.update(
-            auctions=padded,
+            auctions=_padded(auctions, width),
             boards_done=np.array(start + n),
             cards=np.array(cards),
             meta=np.array(json.dumps(meta)),

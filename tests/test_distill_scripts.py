@@ -194,3 +194,57 @@ def test_search_labels_resume_and_distil_into_an_exportable_model(
     card = json.loads((model / "model.json").read_text())["training"]
     assert card["kind"] == "distill" and card["teachers"] == [SPEC]
     assert card["opponents"] == ["epbot:Acol", "epbot:WJ"]
+
+
+def test_the_search_asked_at_the_positions_its_follower_reaches(
+    epbot: Path,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """``--follow``: the auctions are the follower's own (the same as the follower's file
+    without a search), the labels differ from them only at the side's positions, the search
+    asked while following itself labels every call as bid, and ``train distill`` reads the
+    labels, not the auctions' calls."""
+    pytest.importorskip("torch")  # read_labels encodes with the train extra's code
+    from bridgebot.models.distill import read_labels
+
+    common = ("--deals", str(DEALS), "--chunk", "1", "--cards", "Acol", "--boards", "2")
+
+    def labels(name: str, *args: str) -> dict[str, np.ndarray]:
+        run = _script("search_teach.py", *common, *args, "--out", str(tmp_path / name))
+        assert run.returncode == 0, run.stderr
+        with np.load(tmp_path / name) as z:
+            return {k: z[k] for k in z.files}
+
+    plain = labels("plain.npz", "--spec", "default")
+    asked = labels("asked.npz", "--spec", SPEC, "--follow", "default")
+    assert np.array_equal(asked["auctions"], plain["auctions"]) and "labels" not in plain
+    assert json.loads(str(asked["meta"]))["follow"] == "default"
+    lab, auc = asked["labels"], asked["auctions"]
+    assert lab.shape == auc.shape and ((lab >= 0) == (auc >= 0)).all()
+    rows, pos = np.nonzero(lab != auc)
+    assert (((asked["dealer"][rows] + pos) % 4) % 2 == asked["our_side"][rows]).all()
+    seats = (asked["dealer"][asked["soft_row"]] + asked["soft_pos"]) % 4
+    assert len(seats) > 0 and ((seats % 2) == asked["our_side"][asked["soft_row"]]).all()
+    # The search following itself: the search's own auctions, each call its label.
+    itself = labels("itself.npz", "--spec", SPEC, "--follow", SPEC)
+    searched = labels("searched.npz", "--spec", SPEC)
+    assert np.array_equal(itself["labels"], itself["auctions"])
+    assert np.array_equal(itself["auctions"], searched["auctions"])
+    # The file's labels are what training reads: change one of the side's calls to another.
+    doctored = dict(asked)
+    r = int(np.flatnonzero(asked["our_side"] == 0)[0])
+    p = next(q for q in range(auc.shape[1]) if (asked["dealer"][r] + q) % 2 == 0)
+    doctored["labels"] = lab.copy()
+    doctored["labels"][r, p] = 37 if lab[r, p] != 37 else 0
+    np.savez(tmp_path / "doctored.npz", **doctored)
+    before, after = read_labels(tmp_path / "asked.npz"), read_labels(tmp_path / "doctored.npz")
+    i = int(np.flatnonzero(before["auction"] == r)[0])  # the auction's first call of the side
+    assert before["calls"][i] == lab[r, p] and after["calls"][i] == doctored["labels"][r, p]
+    assert np.array_equal(np.delete(before["calls"], i), np.delete(after["calls"], i))
+    assert np.array_equal(before["features"], after["features"])
+    # A rerun with another follower would mix two kinds of labels in one file: refused.
+    other = _script(
+        "search_teach.py", *common[:-1], "3", "--spec", SPEC, "--follow", SPEC,
+        "--out", str(tmp_path / "asked.npz"),
+    )  # fmt: skip
+    assert other.returncode == 2 and "another --spec or --follow" in other.stderr
