@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.core.workers import submit_whole
 from bridgebot.laws.cards import card_index, index_card, owners_pbn
 from endplay.types import Deal, Denom, Player, Vul
 
@@ -192,7 +193,8 @@ class DDSolver:
             return out, done
         pool = self._get_pool()
         futures: dict[Future[TrickArray], int] = {
-            pool.submit(solve_positions, list(positions[s : s + self.chunk])): s for s in starts
+            submit_whole(pool, solve_positions, list(positions[s : s + self.chunk])): s
+            for s in starts
         }
         pending = set(futures)
         while pending:

@@ -8,13 +8,13 @@ npz format, so a resumed or repeated match pays once.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 from bridgebot.core.files import replace_file
+from bridgebot.core.workers import spawn_pool
 from bridgebot.engine.dds import dd_tables
 from bridgebot.laws.boards import BoardDeal, DDTable
 from bridgebot.laws.cards import deal_owners, owners_pbn
@@ -50,8 +50,9 @@ def ensure_dd(
         else:
             # Spawned, not forked (a live page's thread may hold a lock at the fork), and ended
             # at once on any exception: SIGTERM or Ctrl-C of the driver alone stops the solving
-            # (a pool that finished its work first kept `docker stop` waiting; issue 44).
-            pool = multiprocessing.get_context("spawn").Pool(workers)
+            # (a pool that finished its work first kept `docker stop` waiting; issue 44), and
+            # started with both held, so no worker is cut off half-started (core/workers.py).
+            pool = spawn_pool(workers)
             try:
                 solved = pool.map(_solve_chunk, chunks)
                 pool.close()

@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 from bridgebot.core.errors import validation_fault
 from bridgebot.core.files import replace_file, write_text_file
+from bridgebot.core.workers import submit_whole
 from bridgebot.engine.agent import AgentFactory
 from bridgebot.laws.board_sets import load_boards
 from bridgebot.laws.boards import BoardDeal
@@ -354,7 +355,7 @@ def _run(
         while pending or running:
             for p in next_matches(pending, list(running.values()), cfg.workers, instances):
                 pending.remove(p)
-                running[pool.submit(play_match, matches[p], p.key)] = p
+                running[submit_whole(pool, play_match, matches[p], p.key)] = p
             ready, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in ready:
                 p = running.pop(future)

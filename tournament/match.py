@@ -12,11 +12,11 @@ small chunks so a batching agent still sees several boards at a time.
 from __future__ import annotations
 
 import asyncio
-import multiprocessing
 from collections.abc import Callable, Sequence
 
 from bridgebot.core.logs import progress_bar
 from bridgebot.core.stats import mean_stderr
+from bridgebot.core.workers import spawn_pool
 from bridgebot.laws.board_sets import load_boards
 from bridgebot.laws.boards import BoardDeal
 from bridgebot.tournament.config import (
@@ -171,10 +171,9 @@ def _play(
             for chunk in chunks(todo, cfg.chunk):
                 play_dd_boards(chunk, cfg.fmt, cfg.us, cfg.them, agents, on_board=finish)
         return
-    ctx = multiprocessing.get_context("spawn")
     tasks = [(cfg, c) for c in chunks(todo, cfg.chunk)]
     init = (cfg.make_agent, cfg.us, cfg.them, cfg.fmt, seed)
-    pool = ctx.Pool(cfg.workers, initializer=init_stream, initargs=init)
+    pool = spawn_pool(cfg.workers, initializer=init_stream, initargs=init)
     try:
         for boards in pool.imap_unordered(play_chunk, tasks):
             for board in boards:

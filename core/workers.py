@@ -1,0 +1,93 @@
+"""Worker pools that start whole: a Ctrl-C or SIGTERM that arrives while a pool starts its
+processes waits until every worker has been handed its start-up data.
+
+A spawned worker reads its start-up data from a pipe its parent writes after starting it. An
+interrupt of the parent between the two closed the pipe half-written, and the worker printed a
+traceback (``EOFError: Ran out of input``) on the parent's stderr beside "interrupted" (seen in
+CI's ``test_match_stops_on_sigterm``). Holding the two signals for the few
+milliseconds a pool takes to start makes the stop clean: the pool is ended, then the signal is
+delivered as if it had come a moment later.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
+from multiprocessing.pool import Pool
+from types import FrameType
+from typing import Any, ParamSpec, TypeVar
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+#: The signals that stop a command (bridgebot.cli turns SIGTERM into what SIGINT does).
+_STOPS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextmanager
+def stops_held(arrived: list[int]) -> Iterator[None]:
+    """Within the block, SIGINT and SIGTERM are recorded in ``arrived`` instead of handled; the
+    old handlers are back on leaving it. Off the main thread, where Python takes no handlers
+    (and a signal never runs), nothing is held.
+
+    Takes ``arrived``, a list the caller reads after the block (the signal numbers, in order).
+    Delivering them is the caller's: see :func:`spawn_pool`.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def record(signum: int, frame: FrameType | None) -> None:
+        arrived.append(signum)
+
+    previous = {s: signal.signal(s, record) for s in _STOPS}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, signal.SIG_DFL if handler is None else handler)
+
+
+def spawn_pool(
+    workers: int,
+    initializer: Callable[..., object] | None = None,
+    initargs: tuple[Any, ...] = (),
+) -> Pool:
+    """A ``multiprocessing.Pool`` of ``workers`` spawned (not forked) processes, started with
+    Ctrl-C and SIGTERM held (:func:`stops_held`).
+
+    Returns the started pool. Raises whatever the held signal's handler raises
+    (``KeyboardInterrupt`` for Ctrl-C, and for SIGTERM under ``bridgebot``'s handler) after the
+    pool has been terminated and joined, when one arrived while it started; whatever
+    ``Pool`` raises otherwise.
+    """
+    arrived: list[int] = []
+    with stops_held(arrived):
+        pool = multiprocessing.get_context("spawn").Pool(workers, initializer, initargs)
+    if arrived:
+        pool.terminate()
+        pool.join()
+        for signum in arrived:
+            signal.raise_signal(signum)
+    return pool
+
+
+def submit_whole(
+    pool: ProcessPoolExecutor, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs
+) -> Future[T]:
+    """``pool.submit(fn, *args, **kwargs)`` with Ctrl-C and SIGTERM held: a spawning executor
+    starts a worker inside ``submit`` when it has none idle, so each submit is a pool start.
+
+    Returns the future. Raises what the held signal's handler raises, after the submit; ending
+    the pool is then the caller's (its ``with`` block or its ``shutdown``).
+    """
+    arrived: list[int] = []
+    with stops_held(arrived):
+        future = pool.submit(fn, *args, **kwargs)
+    for signum in arrived:
+        signal.raise_signal(signum)
+    return future
