@@ -76,6 +76,28 @@ def spawn_pool(
     return pool
 
 
+def fork_pool(workers: int, initializer: Callable[[], object] | None = None) -> Pool:
+    """A ``multiprocessing.Pool`` of ``workers`` forked processes whose stops are the parent's:
+    each ignores SIGINT (Ctrl-C at a terminal reaches the whole process group; the parent ends
+    the pool) and takes SIGTERM's default action, then runs ``initializer``.
+
+    A forked worker inherits the parent's handlers, and ``bridgebot``'s SIGTERM handler raises
+    ``KeyboardInterrupt``: ``Pool.terminate`` (which leaving a ``with`` block calls) sends
+    SIGTERM, so every worker printed a traceback at the end of a run that went well (``bridgebot
+    ddgen``).
+
+    Returns the started pool; raises what ``Pool`` raises.
+    """
+    return multiprocessing.get_context("fork").Pool(workers, _forked, (initializer,))
+
+
+def _forked(initializer: Callable[[], object] | None) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if initializer is not None:
+        initializer()
+
+
 def submit_whole(
     pool: ProcessPoolExecutor, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs
 ) -> Future[T]:

@@ -331,9 +331,9 @@ def run_jobs(
     generated files independent of ``--workers``.
     """
     if workers > 1 and len(work) > 1:
-        import multiprocessing as mp
+        from bridgebot.core.workers import fork_pool
 
-        with mp.get_context("fork").Pool(workers, initializer=initializer) as pool:
+        with fork_pool(workers, initializer) as pool:
             yield from pool.imap(fn, work)
     else:
         for job in work:

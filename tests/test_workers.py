@@ -10,7 +10,7 @@ from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import popen_spawn_posix
 
 import pytest
-from bridgebot.core.workers import spawn_pool, stops_held, submit_whole
+from bridgebot.core.workers import fork_pool, spawn_pool, stops_held, submit_whole
 
 
 def test_stops_are_recorded_in_the_block_and_handled_after_it() -> None:
@@ -56,3 +56,24 @@ def test_a_pool_started_undisturbed_works() -> None:
         pool.close()
     finally:
         pool.join()
+
+
+def test_forked_workers_take_the_default_sigterm_whatever_the_parents_handler() -> None:
+    """``Pool.terminate`` sends SIGTERM; a worker forked under bridgebot's handler (which raises
+    ``KeyboardInterrupt``) printed a traceback and exited 1 at the end of a ddgen run. Ctrl-C is
+    the parent's to handle: the workers ignore it."""
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        pool = fork_pool(1)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    try:
+        handlers = pool.apply(_stop_handlers)
+        pool.close()
+    finally:
+        pool.join()
+    assert handlers == (signal.SIG_IGN, signal.SIG_DFL)
+
+
+def _stop_handlers() -> tuple[object, object]:
+    return signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
