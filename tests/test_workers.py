@@ -37,15 +37,20 @@ def test_a_ctrl_c_while_a_pool_starts_waits_for_the_pool(
         launched.append(self.pid)
 
     monkeypatch.setattr(popen_spawn_posix.Popen, "_launch", launch)
-    with pytest.raises(KeyboardInterrupt):
-        spawn_pool(2)
-    assert len(launched) == 2  # both workers were started whole, then ended
-    assert not [p for p in multiprocessing.active_children() if p.pid in launched]
-    # An executor starts a worker in submit: the same moment, held the same way.
-    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-    with pytest.raises(KeyboardInterrupt), pool:
-        submit_whole(pool, abs, -1)
-    assert len(launched) == 3
+    # Python's own Ctrl-C, whatever an earlier test in this process left as SIGINT's handler.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            spawn_pool(2)
+        assert len(launched) == 2  # both workers were started whole, then ended
+        assert not [p for p in multiprocessing.active_children() if p.pid in launched]
+        # An executor starts a worker in submit: the same moment, held the same way.
+        pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        with pytest.raises(KeyboardInterrupt), pool:
+            submit_whole(pool, abs, -1)
+        assert len(launched) == 3
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert "Traceback" not in capfd.readouterr().err
 
 
