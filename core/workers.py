@@ -29,16 +29,17 @@ _STOPS = (signal.SIGINT, signal.SIGTERM)
 
 
 @contextmanager
-def stops_held(arrived: list[int]) -> Iterator[None]:
-    """Within the block, SIGINT and SIGTERM are recorded in ``arrived`` instead of handled; the
-    old handlers are back on leaving it. Off the main thread, where Python takes no handlers
-    (and a signal never runs), nothing is held.
+def stops_held() -> Iterator[list[int]]:
+    """Within the block, SIGINT and SIGTERM are recorded instead of handled; the old handlers
+    are back on leaving it. Off the main thread, where Python takes no handlers (and a signal
+    never runs), nothing is held.
 
-    Takes ``arrived``, a list the caller reads after the block (the signal numbers, in order).
-    Delivering them is the caller's: see :func:`spawn_pool`.
+    Yields the list of the signal numbers that arrived, in order, for the caller to read after
+    the block; delivering them is the caller's (:func:`_deliver`).
     """
+    arrived: list[int] = []
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield arrived
         return
 
     def record(signum: int, frame: FrameType | None) -> None:
@@ -46,10 +47,16 @@ def stops_held(arrived: list[int]) -> Iterator[None]:
 
     previous = {s: signal.signal(s, record) for s in _STOPS}
     try:
-        yield
+        yield arrived
     finally:
         for s, handler in previous.items():
             signal.signal(s, signal.SIG_DFL if handler is None else handler)
+
+
+def _deliver(arrived: list[int]) -> None:
+    """Raise each held signal now, under the handler it would have met."""
+    for signum in arrived:
+        signal.raise_signal(signum)
 
 
 def spawn_pool(
@@ -65,14 +72,12 @@ def spawn_pool(
     pool has been terminated and joined, when one arrived while it started; whatever
     ``Pool`` raises otherwise.
     """
-    arrived: list[int] = []
-    with stops_held(arrived):
+    with stops_held() as arrived:
         pool = multiprocessing.get_context("spawn").Pool(workers, initializer, initargs)
     if arrived:
         pool.terminate()
         pool.join()
-        for signum in arrived:
-            signal.raise_signal(signum)
+        _deliver(arrived)
     return pool
 
 
@@ -107,9 +112,7 @@ def submit_whole(
     Returns the future. Raises what the held signal's handler raises, after the submit; ending
     the pool is then the caller's (its ``with`` block or its ``shutdown``).
     """
-    arrived: list[int] = []
-    with stops_held(arrived):
+    with stops_held() as arrived:
         future = pool.submit(fn, *args, **kwargs)
-    for signum in arrived:
-        signal.raise_signal(signum)
+    _deliver(arrived)
     return future

@@ -14,9 +14,8 @@ from bridgebot.core.workers import fork_pool, spawn_pool, stops_held, submit_who
 
 
 def test_stops_are_recorded_in_the_block_and_handled_after_it() -> None:
-    arrived: list[int] = []
     before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
-    with stops_held(arrived):
+    with stops_held() as arrived:
         signal.raise_signal(signal.SIGINT)
         signal.raise_signal(signal.SIGTERM)
     assert arrived == [signal.SIGINT, signal.SIGTERM]
