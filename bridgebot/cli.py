@@ -162,6 +162,7 @@ def _add_shared(parser: argparse.ArgumentParser, shared: dict[str, object]) -> N
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    typed = list(args_list)  # the command's words, for the records that name it
     restore = _sigterm_as_sigint()
     args_list, log_format = _take_log_format(args_list)
     # Import only the chosen subcommand's module; top-level --help imports them all.
@@ -174,6 +175,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args, unknown = parser.parse_known_args(args_list)
         if unknown:  # named by the command's own parser ("bridgebot ddgen: ..."), not the root's
             command_parser(parser, args).error(f"unrecognized arguments: {' '.join(unknown)}")
+        args.invocation = typed
         if log_format is not None:
             set_log_format(log_format)
         # Every command logs in the chosen format, at its --log-level.

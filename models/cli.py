@@ -156,7 +156,9 @@ def _failed(mode: str, error: Exception) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    command = "bridgebot " + shlex.join(sys.argv[1:]) if sys.argv[1:] else ""
+    # The words it was run with (bridgebot.cli.main's argv, not this process's: a test or a
+    # script may call main itself), recorded in the model card.
+    command = "bridgebot " + shlex.join(args.invocation) if args.invocation else ""
     from bridgebot.engine.modelcard import ModelError
     from bridgebot.models.data import DataError
 

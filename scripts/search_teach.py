@@ -151,7 +151,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--seed", type=seed_number, default=0)
     ap.add_argument("--out", required=True, type=Path)
-    args = ap.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    args = ap.parse_args(words)
     cards = [c.strip() for c in args.cards.split(",") if c.strip()]
     bad = sorted(set(cards) & REPORT_CARDS)
     if bad:
@@ -160,7 +161,8 @@ def main(argv: list[str] | None = None) -> int:
     done = int(have["boards_done"]) if have else 0
     meta = {
         "kind": "search_teach",
-        "command": shlex.join(["python", *sys.argv]),  # as run from a checkout
+        # As run from a checkout; argv, not this process's sys.argv (a test calls main itself).
+        "command": shlex.join(["python", "scripts/search_teach.py", *words]),
         "deals": str(args.deals),
         "first": args.first,
         "spec": args.spec,

@@ -6,14 +6,16 @@ checkpoint that ``bridgebot export`` turns into a model whose card names the sea
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from scripts import search_teach
 from tests.engine.test_epbot import epbot  # noqa: F401 (the fixture)
+from tests.in_process import bridgebot, run_main
 
 ROOT = Path(__file__).resolve().parents[1]
 DEALS = ROOT / "tests" / "datafiles" / "ddgen-v1.npz"
@@ -21,23 +23,14 @@ SPEC = "search,particles=16,rollouts=4"
 
 
 def _script(name: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / name), *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=ROOT,
-    )
+    """``scripts/NAME ARGS`` (search_teach.py), by its ``main``."""
+    assert name == "search_teach.py"
+    return run_main(search_teach.main, args)
 
 
 def _distill(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "bridgebot", "train", "distill", *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=ROOT,
-    )
+    """``bridgebot train distill ARGS``, by the CLI's own ``main``."""
+    return bridgebot("train", "distill", *args)
 
 
 def test_distill_refuses_a_file_that_is_not_search_labels(tmp_path: Path) -> None:
@@ -74,7 +67,9 @@ def test_the_report_cards_are_refused(tmp_path: Path) -> None:
 def test_search_labels_resume_and_distil_into_an_exportable_model(
     epbot: Path,  # noqa: F811
     tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.chdir(ROOT)  # the shipped model is named as users name it, models/default
     torch = pytest.importorskip("torch")  # the train extra
     from bridgebot.models.net import NetConfig, PolicyNet, load_checkpoint, save_checkpoint
 
@@ -99,6 +94,10 @@ def test_search_labels_resume_and_distil_into_an_exportable_model(
     assert (after["auctions"][:2, :width] == before["auctions"]).all()
     assert after["card"].tolist() == [0, 0, 1, 1, 0, 0]  # chunk k meets card k mod 2
     assert json.loads(str(after["meta"]))["spec"] == SPEC
+    # The file names the command that made it (its words, whoever called main).
+    assert json.loads(str(before["meta"]))["command"] == shlex.join(
+        ["python", "scripts/search_teach.py", *common, "--boards", "1", "--out", str(out)]
+    )
     # A smaller --boards cuts the file back: the same arrays as the one-board run, and the
     # command that makes them recorded (one not at a whole chunk is refused in one line).
     cut = tmp_path / "cut.npz"
@@ -131,6 +130,9 @@ def test_search_labels_resume_and_distil_into_an_exportable_model(
     assert train.returncode == 0, train.stderr
     report = json.loads(train.stdout)  # the summary: what was learnt from, held-out figures
     assert report["kind"] == "distill" and report["out"] == str(ckpt)
+    words = ["train", "distill", "--init", str(init), "--data", str(out), "--out", str(ckpt),
+             "--epochs", "1", "--holdout", "0.3"]  # fmt: skip
+    assert load_checkpoint(str(ckpt))[1]["meta"]["command"] == "bridgebot " + shlex.join(words)
     assert report["decisions"] == report["training"] + report["held_out"] > 0
     assert 0 < report["soft_targets"] <= len(rows)
     # Grown first (--grow): a larger net that starts with the same calls, and says so.
@@ -185,11 +187,9 @@ def test_search_labels_resume_and_distil_into_an_exportable_model(
         f"bridgebot train distill: {empty}: a directory without policy.onnx (not a model)"
     ]
     model = tmp_path / "model"
-    export = subprocess.run(
-        [sys.executable, "-m", "bridgebot", "export", "--checkpoint", str(ckpt),
-         "--deals", str(DEALS), "--out", str(model)],
-        capture_output=True, text=True, timeout=600, cwd=ROOT,
-    )  # fmt: skip
+    export = bridgebot(
+        "export", "--checkpoint", str(ckpt), "--deals", str(DEALS), "--out", str(model)
+    )
     assert export.returncode == 0, export.stderr
     card = json.loads((model / "model.json").read_text())["training"]
     assert card["kind"] == "distill" and card["teachers"] == [SPEC]

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +17,7 @@ from bridgebot.models import slamnet_data, slamnet_thresholds
 from bridgebot.models.data import observe
 
 from bridgebot.agents import make_agent
+from tests.in_process import bridgebot
 from tests.policies import LAYERED
 
 pytestmark = pytest.mark.train
@@ -161,11 +160,9 @@ def test_the_command_writes_an_estimator_the_agent_serves(tmp_path: Path) -> Non
     big = tmp_path / "big.npz"
     o2, d2 = deals(3100, 6)
     np.savez(big, owners=o2, dd=d2)
-    done = subprocess.run(
-        [sys.executable, "-m", "bridgebot", "train", "slamnet", "--policy", str(model),
-         "--deals", str(big), "--val-deals", str(val), "--epochs", "1", "--hidden", "16",
-         "--grid", "0.5,0.6,0.3;0.9,0.95,0.1"],
-        capture_output=True, text=True, timeout=300,
+    done = bridgebot(
+        "train", "slamnet", "--policy", str(model), "--deals", str(big), "--val-deals", str(val),
+        "--epochs", "1", "--hidden", "16", "--grid", "0.5,0.6,0.3;0.9,0.95,0.1",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "train slamnet: chosen:" in done.stdout and "decisions from 100 deals" in done.stdout
@@ -178,11 +175,8 @@ def test_the_command_writes_an_estimator_the_agent_serves(tmp_path: Path) -> Non
     assert set(card["notes"]["thresholds"]) == {"small", "grand", "keep", "low"}
     agent = make_agent(f"policy:{model}")
     assert agent.slam is not None  # type: ignore[attr-defined]
-    bad = subprocess.run(
-        [sys.executable, "-m", "bridgebot", "train", "slamnet", "--deals", str(big), "--val-deals",
-         str(val), "--grid", "0.5;x"],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    bad = bridgebot("train", "slamnet", "--deals", str(big), "--val-deals", str(val),
+                    "--grid", "0.5;x")  # fmt: skip
     assert bad.returncode == 2 and "--grid" in bad.stderr
 
 
@@ -200,10 +194,10 @@ def test_a_slam_rich_file_joins_the_training_deals_with_its_kinds_weights(tmp_pa
     np.savez(val, owners=o[:40], dd=d[:40])
     model = tmp_path / "model"
     shutil.copytree(LAYERED, model, ignore=shutil.ignore_patterns("__*", SLAM_DIR))
-    args = [sys.executable, "-m", "bridgebot", "train", "slamnet", "--policy", str(model),
+    args = ["train", "slamnet", "--policy", str(model),
             "--deals", str(big), "--slam-deals", str(rich), "--val-deals", str(val), "--epochs", "1",
             "--hidden", "8", "--auctions", "1", "--grid", "0.5,0.6,0.3"]  # fmt: skip
-    done = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    done = bridgebot(*args)
     assert done.returncode == 0, done.stderr
     assert "and 20 slam-rich deals" in done.stdout
     n_u = int((slamnet_data.deal_kinds(o[:100], d[:100]) == 3).sum())
@@ -214,7 +208,7 @@ def test_a_slam_rich_file_joins_the_training_deals_with_its_kinds_weights(tmp_pa
     flat = tmp_path / "flat.npz"
     np.savez(flat, owners=o, dd=np.minimum(d, 11))
     args[args.index(str(big))] = str(flat)
-    bad = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    bad = bridgebot(*args)
     assert bad.returncode == 2 and "no deal of kind 3" in bad.stderr
 
 
@@ -241,14 +235,12 @@ def test_the_control_estimator_is_written_beside_the_slam_layer(tmp_path: Path) 
         make_agent(f"default:{model},controls=on")
     with make_agent(f"default:{model}") as agent:
         assert parts_of(agent).convention is None  # unset: off without it
-    args = [sys.executable, "-m", "bridgebot", "train", "slamnet", "--policy", str(model),
+    args = ["train", "slamnet", "--policy", str(model),
             "--deals", str(big), "--epochs", "1", "--hidden", "8", "--auctions", "1"]  # fmt: skip
     # Without --partner-controls the thresholds need validation deals.
-    bad = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    bad = bridgebot(*args)
     assert bad.returncode == 2 and "--val-deals is needed" in bad.stderr
-    done = subprocess.run(
-        [*args, "--partner-controls"], capture_output=True, text=True, timeout=300
-    )
+    done = bridgebot(*args, "--partner-controls")
     assert done.returncode == 0, done.stderr
     card = json.loads((model / SLAM_DIR / CONTROLS_DIR / "model.json").read_text())
     assert card["output_version"] == CONTROLS_OUTPUT_VERSION and card["input"]["shape"][1] == 481
