@@ -42,6 +42,7 @@ from bridgebot.core.argtypes import (
     seed_number,
     share,
 )
+from bridgebot.laws.calls import FIRST_BID
 
 HELP = "fine-tune a policy on the search's calls (expert iteration; scripts/search_teach.py data)"
 EXAMPLES = """examples:
@@ -54,7 +55,7 @@ EXAMPLES = """examples:
 #: The options recorded in the result's ``config``.
 OPTIONS = (
     "init", "out", "epochs", "lr", "batch", "beta", "holdout", "target", "changed_weight", "seed",
-    "threads", "grow",
+    "threads", "grow", "close_bids",
 )  # fmt: skip
 
 #: The largest network ``--grow`` makes (issue 43: at most 4x512, a policy call under 1 ms).
@@ -114,6 +115,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=1.0,
         help="weight of the hard loss on the calls where the search's call is not the starting "
         "policy's best (1: every call alike)",
+    )
+    parser.add_argument(
+        "--close-bids",
+        type=share,
+        default=None,
+        metavar="P",
+        help="a change of the search from the start's best bid to another bid with the start's "
+        "prior at least P is not learnt (its label becomes the start's call): those close calls "
+        "cost the search IMPs (docs/evaluation.md, run 25); default: every change is learnt",
     )
     parser.add_argument(
         "--grow",
@@ -264,7 +274,13 @@ def distill(args: argparse.Namespace, command: str) -> dict[str, Any]:
                 for i in range(0, len(y), 8192)
             ]
         )
-    changed = ref_logp.argmax(dim=1) != y
+    best = ref_logp.argmax(dim=1)
+    close = torch.zeros_like(y, dtype=torch.bool)
+    if args.close_bids is not None:  # bid to bid, both likely under the start: keep the start's
+        prior_y = ref_logp.gather(1, y[:, None].long())[:, 0].exp()
+        close = (best != y) & (best >= FIRST_BID) & (y >= FIRST_BID) & (prior_y >= args.close_bids)
+        y = torch.where(close, best.to(y.dtype), y)
+    changed = best != y
     # --changed-weight: each call's weight in the hard loss (None: every call alike, the plain
     # mean, so a command without the option trains the same bytes as before it existed).
     weight = (
@@ -292,6 +308,7 @@ def distill(args: argparse.Namespace, command: str) -> dict[str, Any]:
         "training": len(tr),
         "held_out": len(ho),
         "search_changed_share": round(float(changed.float().mean()), 4),
+        "close_bid_changes_kept_as_the_start": int(close.sum()),
         "held_out_changed": int(changed[ho_t].sum()),
         "soft_targets": int(has_soft.sum()),
         "init_agreement_held_out": round(acc(ho), 4),

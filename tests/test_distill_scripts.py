@@ -135,6 +135,30 @@ def test_search_labels_resume_and_distil_into_an_exportable_model(
     assert load_checkpoint(str(ckpt))[1]["meta"]["command"] == "bridgebot " + shlex.join(words)
     assert report["decisions"] == report["training"] + report["held_out"] > 0
     assert 0 < report["soft_targets"] <= len(rows)
+    # --close-bids P: a change from the start's best bid to another bid of prior P or more is
+    # labelled with the start's call. At P = 0 every bid-to-bid change is (the tiny random start
+    # disagrees with the search at nearly every call); P = 0.5 keeps them all (a call that is not
+    # the best has less than half the prior).
+    close = _distill(
+        "--init", str(init), "--data", str(out), "--out", str(tmp_path / "close.pt"),
+        "--epochs", "1", "--holdout", "0.3", "--close-bids", "0",
+    )  # fmt: skip
+    assert close.returncode == 0, close.stderr
+    kept = json.loads(close.stdout)
+    assert report["close_bid_changes_kept_as_the_start"] == 0  # without the option
+    assert kept["close_bid_changes_kept_as_the_start"] > 0
+    assert kept["search_changed_share"] == pytest.approx(
+        report["search_changed_share"]
+        - kept["close_bid_changes_kept_as_the_start"] / kept["decisions"],
+        abs=2e-4,
+    )
+    assert load_checkpoint(str(tmp_path / "close.pt"))[1]["meta"]["config"]["close_bids"] == 0.0
+    everything = _distill(
+        "--init", str(init), "--data", str(out), "--out", str(tmp_path / "all.pt"),
+        "--epochs", "1", "--holdout", "0.3", "--close-bids", "0.5",
+    )  # fmt: skip
+    assert everything.returncode == 0, everything.stderr
+    assert json.loads(everything.stdout)["close_bid_changes_kept_as_the_start"] == 0
     # Grown first (--grow): a larger net that starts with the same calls, and says so.
     grow = _distill(
         "--init", str(init), "--data", str(out), "--out", str(tmp_path / "grown.pt"),

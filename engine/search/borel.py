@@ -270,7 +270,12 @@ class BorelSearch:
             if ok and len(picks) == 1:
                 choice = picks.pop()
                 j = cands.index(choice) if choice in cands else 0
-                if j and bool(np.all(d_mean[:, j] > cfg.min_gain + margin * d_se[:, j])):
+                close = min(choice, cands[0]) >= FIRST_BID and prior[choice] >= cfg.close_bids
+                if (
+                    j
+                    and not close
+                    and bool(np.all(d_mean[:, j] > cfg.min_gain + margin * d_se[:, j]))
+                ):
                     pick = choice
         return Verdict(pick, post, means_by, r_effs)
 

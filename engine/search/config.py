@@ -75,6 +75,12 @@ class SearchConfig:
     """Least gain a deviation must promise under every opponent model, in the unit of ``value``
     (points or IMPs), on top of the ``margin``: the models' errors do not shrink with more
     rollouts, so a standard error alone lets through deviations too small to trust."""
+    close_bids: float = knob(1.0, "least prior of a bid kept as a close call", ge=0.0, le=1.0)
+    """Where the policy's call is a bid and the search would take another bid whose prior is at
+    least ``close_bids``, the policy's bid stands (1: off, the search decides every call). On
+    validation the search's changes between two bids the policy both finds likely lose IMPs,
+    the higher bid most (docs/evaluation.md, run 25); its gain is in the calls the policy
+    thinks unlikely."""
     value: Literal["points", "imps"] = knob(
         "points",
         "rollout value: points, or IMPs over the policy's call",

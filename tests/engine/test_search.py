@@ -538,6 +538,27 @@ def test_a_deviation_must_win_under_every_opponent_model(tmp_path: Path) -> None
     assert call([("self", None)], replace(cfg, min_gain=1.0)) == SEVEN_NT
 
 
+def test_close_bids_keeps_the_policys_bid_against_a_likely_other_bid(tmp_path: Path) -> None:
+    """``close_bids``: a change from the policy's bid to another bid whose prior is at least the
+    knob is refused; a change from a pass, or to a bid of smaller prior, still goes through.
+    The verdict alone, on scores that favour the second candidate on every particle."""
+    six_nt = SEVEN_NT - 5
+    scored = [(np.array([[-100.0] * 16, [1000.0] * 16]), np.ones(16, dtype=np.int64))]
+
+    def pick(best: int, close_bids: float) -> int:
+        prior = np.zeros(N_CALLS, dtype=np.float32)
+        prior[best], prior[six_nt] = 0.6, 0.4
+        cfg = SearchConfig(r_min=1, close_bids=close_bids)
+        search = BorelSearch(pass_or_grand_policy(tmp_path / "p"), SolverOracle(), cfg)
+        return search.judge(prior, [best, six_nt], scored, np.random.default_rng(0)).pick
+
+    assert pick(SEVEN_NT, 1.0) == six_nt  # off (the default): the search decides
+    assert pick(SEVEN_NT, 0.5) == six_nt  # 6NT's prior 0.4 is under the knob
+    assert pick(SEVEN_NT, 0.3) == SEVEN_NT  # a close call between two bids: the policy's stands
+    assert pick(PASS, 0.3) == six_nt  # from a pass: not a close call between bids
+    assert SearchConfig().close_bids == 1.0
+
+
 def test_search_agent_opponents_option(tmp_path: Path) -> None:
     model = tmp_path / "p"
     pass_or_grand_policy(model)
