@@ -72,10 +72,13 @@ def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 
 def save_checkpoint(path: str, net: PolicyNet, extra: dict[str, object]) -> None:
-    """Write weights, shape and training state atomically (a killed run never leaves half a file)."""
+    """Write weights, shape and training state atomically (a killed run never leaves half a file),
+    making the folders ``path`` names: a run that trained for an hour does not fail at its last
+    step for a missing folder."""
     from bridgebot.core.files import replace_file
 
     state = {"config": net.config.to_dict(), "state": net.state_dict(), **extra}
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
     replace_file(path, lambda tmp: torch.save(state, tmp))
 
 
