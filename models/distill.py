@@ -42,7 +42,6 @@ from bridgebot.core.argtypes import (
     seed_number,
     share,
 )
-from bridgebot.laws.calls import FIRST_BID
 
 HELP = "fine-tune a policy on the search's calls (expert iteration; scripts/search_teach.py data)"
 EXAMPLES = """examples:
@@ -277,8 +276,12 @@ def distill(args: argparse.Namespace, command: str) -> dict[str, Any]:
     best = ref_logp.argmax(dim=1)
     close = torch.zeros_like(y, dtype=torch.bool)
     if args.close_bids is not None:  # bid to bid, both likely under the start: keep the start's
+        from bridgebot.engine.search.borel import close_bid_change  # the search's own rule
+
         prior_y = ref_logp.gather(1, y[:, None].long())[:, 0].exp()
-        close = (best != y) & (best >= FIRST_BID) & (y >= FIRST_BID) & (prior_y >= args.close_bids)
+        close = torch.from_numpy(
+            close_bid_change(best.numpy(), y.numpy(), prior_y.numpy(), args.close_bids)
+        )
         y = torch.where(close, best.to(y.dtype), y)
     changed = best != y
     # --changed-weight: each call's weight in the hard loss (None: every call alike, the plain

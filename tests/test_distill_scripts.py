@@ -22,9 +22,8 @@ DEALS = ROOT / "tests" / "datafiles" / "ddgen-v1.npz"
 SPEC = "search,particles=16,rollouts=4"
 
 
-def _script(name: str, *args: str) -> subprocess.CompletedProcess[str]:
-    """``scripts/NAME ARGS`` (search_teach.py), by its ``main``."""
-    assert name == "search_teach.py"
+def _teach(*args: str) -> subprocess.CompletedProcess[str]:
+    """``python scripts/search_teach.py ARGS``, by its ``main``."""
     return run_main(search_teach.main, args)
 
 
@@ -55,8 +54,7 @@ def test_distill_refuses_a_file_that_is_not_search_labels(tmp_path: Path) -> Non
 
 
 def test_the_report_cards_are_refused(tmp_path: Path) -> None:
-    run = _script(
-        "search_teach.py", "--deals", str(DEALS), "--boards", "1",
+    run = _teach("--deals", str(DEALS), "--boards", "1",
         "--cards", "Acol,WBridge5-Sayc", "--out", str(tmp_path / "st.npz"),
     )  # fmt: skip
     assert run.returncode == 2
@@ -78,13 +76,13 @@ def test_search_labels_resume_and_distil_into_an_exportable_model(
     save_checkpoint(str(init), PolicyNet(NetConfig(hidden=32, layers=2)), {"meta": {"kind": "t"}})
     out = tmp_path / "st.npz"
     common = ("--deals", str(DEALS), "--spec", SPEC, "--chunk", "1", "--cards", "Acol,WJ")
-    first = _script("search_teach.py", *common, "--boards", "1", "--out", str(out))
+    first = _teach(*common, "--boards", "1", "--out", str(out))
     assert first.returncode == 0, first.stderr
     with np.load(out) as z:
         before = {k: z[k] for k in z.files}
     assert int(before["boards_done"]) == 1 and before["owners"].shape == (2, 52)
     assert sorted(before["our_side"].tolist()) == [0, 1]  # the search North-South, then East-West
-    again = _script("search_teach.py", *common, "--boards", "3", "--out", str(out))
+    again = _teach(*common, "--boards", "3", "--out", str(out))
     assert again.returncode == 0, again.stderr
     with np.load(out) as z:
         after = {k: z[k] for k in z.files}
@@ -102,11 +100,9 @@ def test_search_labels_resume_and_distil_into_an_exportable_model(
     # command that makes them recorded (one not at a whole chunk is refused in one line).
     cut = tmp_path / "cut.npz"
     cut.write_bytes(out.read_bytes())
-    partial = _script(
-        "search_teach.py", *common, "--chunk", "2", "--boards", "1", "--out", str(cut)
-    )
+    partial = _teach(*common, "--chunk", "2", "--boards", "1", "--out", str(cut))
     assert partial.returncode == 2 and "a multiple of --chunk 2" in partial.stderr
-    back = _script("search_teach.py", *common, "--boards", "1", "--out", str(cut))
+    back = _teach(*common, "--boards", "1", "--out", str(cut))
     assert back.returncode == 0, back.stderr
     with np.load(cut) as z:
         shorter = {k: z[k] for k in z.files}
@@ -234,7 +230,7 @@ def test_the_search_asked_at_the_positions_its_follower_reaches(
     common = ("--deals", str(DEALS), "--chunk", "1", "--cards", "Acol", "--boards", "2")
 
     def labels(name: str, *args: str) -> dict[str, np.ndarray]:
-        run = _script("search_teach.py", *common, *args, "--out", str(tmp_path / name))
+        run = _teach(*common, *args, "--out", str(tmp_path / name))
         assert run.returncode == 0, run.stderr
         with np.load(tmp_path / name) as z:
             return {k: z[k] for k in z.files}
@@ -267,8 +263,7 @@ def test_the_search_asked_at_the_positions_its_follower_reaches(
     assert np.array_equal(np.delete(before["calls"], i), np.delete(after["calls"], i))
     assert np.array_equal(before["features"], after["features"])
     # A rerun with another follower would mix two kinds of labels in one file: refused.
-    other = _script(
-        "search_teach.py", *common[:-1], "3", "--spec", SPEC, "--follow", SPEC,
+    other = _teach(*common[:-1], "3", "--spec", SPEC, "--follow", SPEC,
         "--out", str(tmp_path / "asked.npz"),
     )  # fmt: skip
     assert other.returncode == 2 and "another --spec or --follow" in other.stderr

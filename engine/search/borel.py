@@ -56,6 +56,19 @@ def beyond_game(call: int) -> bool:
     return level > GAME_LEVEL[strain]
 
 
+def close_bid_change(
+    best: npt.ArrayLike, call: npt.ArrayLike, prior_of_call: npt.ArrayLike, least: float
+) -> npt.NDArray[np.bool_]:
+    """Whether moving from the policy's best call ``best`` to ``call`` (ALL_CALLS indices) is a
+    close call between two bids: both are bids and ``call``'s prior is at least ``least``
+    (``SearchConfig.close_bids``, ``train distill --close-bids``). Elementwise over scalars or
+    arrays of one shape; a bool array of that shape (0-d for scalars)."""
+    b, c = np.asarray(best), np.asarray(call)
+    return np.asarray(
+        (b != c) & (np.minimum(b, c) >= FIRST_BID) & (np.asarray(prior_of_call) >= least)
+    )
+
+
 def slam_zone(history: IntArray, seat: int, dealer: int, call: int) -> bool:
     """Whether ``seat``'s call (an ALL_CALLS index) after ``history`` leaves its own side in a
     contract at the three level or higher: a bid at that level, or a pass of partner's.
@@ -270,7 +283,7 @@ class BorelSearch:
             if ok and len(picks) == 1:
                 choice = picks.pop()
                 j = cands.index(choice) if choice in cands else 0
-                close = min(choice, cands[0]) >= FIRST_BID and prior[choice] >= cfg.close_bids
+                close = close_bid_change(cands[0], choice, prior[choice], cfg.close_bids)
                 if (
                     j
                     and not close
