@@ -52,6 +52,30 @@ CARDS = (
 REPORT_CARDS = {"WBridge5-Sayc", "WBridge5-21GF"}
 
 
+def _settings(spec: str) -> dict[str, Any]:
+    """Every option of the agent ``spec`` names, defaults included, as JSON values.
+    Raises :class:`AgentSpecError` for a spec that does not parse."""
+    from bridgebot.specs import AgentSpec
+
+    parsed = AgentSpec.parse(spec)
+    return {"path": parsed.path, **parsed.options.model_dump(mode="json")}
+
+
+def _changed_settings(made: dict[str, Any] | None, now: dict[str, Any]) -> str:
+    """The options whose value differs between a file's recorded ``settings`` and this run's,
+    as ``role.key: old -> new`` joined by commas; empty where they agree or the file, made
+    before settings were recorded, holds none."""
+    if made is None:
+        return ""
+    return ", ".join(
+        f"{role}.{key}: {made[role].get(key)!r} -> {value!r}"
+        for role, values in now.items()
+        if role in made
+        for key, value in values.items()
+        if made[role].get(key) != value
+    )
+
+
 def _load(path: Path) -> dict[str, np.ndarray]:
     if not path.is_file():
         return {}
@@ -123,6 +147,7 @@ class Asked:
 def main(argv: list[str] | None = None) -> int:
     from bridgebot.core.argtypes import positive_int, seed_number
     from bridgebot.core.files import replace_file
+    from bridgebot.engine.agent import AgentSpecError
     from bridgebot.laws.board_sets import load_npz
     from bridgebot.laws.boards import cycle_board
     from bridgebot.laws.calls import bid_index
@@ -157,6 +182,12 @@ def main(argv: list[str] | None = None) -> int:
     bad = sorted(set(cards) & REPORT_CARDS)
     if bad:
         ap.error(f"--cards: {', '.join(bad)} are report cards, never used in training")
+    try:
+        roles = [("spec", args.spec)] + ([("follow", args.follow)] if args.follow else [])
+        for _, spec in roles:
+            _settings(spec)
+    except AgentSpecError as e:
+        ap.error(str(e))
     have = _load(args.out)
     done = int(have["boards_done"]) if have else 0
     meta = {
@@ -167,6 +198,9 @@ def main(argv: list[str] | None = None) -> int:
         "first": args.first,
         "spec": args.spec,
         **({"follow": args.follow} if args.follow else {}),
+        # Every option of the agents as this code reads them, defaults included: a default that
+        # changes (search's close_bids in run 26) changes the teacher under the same spec text.
+        "settings": {role: _settings(spec) for role, spec in roles},
         "cards": cards,
         "seed": args.seed,
     }
@@ -174,6 +208,12 @@ def main(argv: list[str] | None = None) -> int:
         made = json.loads(str(have["meta"]))
         if (made["spec"], made.get("follow")) != (args.spec, args.follow):
             ap.error(f"{args.out}: made with another --spec or --follow; use a new --out")
+        changed = _changed_settings(made.get("settings"), meta["settings"])
+        if changed:
+            ap.error(
+                f"{args.out}: made with other agent settings ({changed}): its --spec means "
+                "another agent in this code; use a new --out, or write the settings in the spec"
+            )
     if have and done >= args.boards:
         if args.boards % args.chunk:
             ap.error(

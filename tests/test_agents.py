@@ -167,8 +167,8 @@ def test_default_searches_only_where_the_opponents_doubled_our_contract() -> Non
 
 
 def test_search_uses_its_doubled_settings_only_where_our_contract_is_doubled() -> None:
-    """``search`` searches a doubled position as ``p_min``/``punish`` set to its doubled
-    settings would (the same candidates and call, same seed); a plain position with its own."""
+    """``search`` searches a doubled position as ``p_min``/``punish``/``close_bids`` set to its
+    doubled settings would (the same candidates and call, same seed); a plain position with its own."""
     doubled = bidding_view(
         Player.north, Vul.none, DOUBLED_DEAL[Player.south], (Bid("1H"), Bid("X")), 1
     )
@@ -179,7 +179,8 @@ def test_search_uses_its_doubled_settings_only_where_our_contract_is_doubled() -
     with (
         make_agent("search,play=baseline", seed=5) as search,
         make_agent(
-            f"search,play=baseline,p_min={defaults.doubled_p_min},punish={defaults.doubled_punish}",
+            f"search,play=baseline,p_min={defaults.doubled_p_min},punish={defaults.doubled_punish},"
+            f"close_bids={defaults.doubled_close_bids}",
             seed=5,
         ) as floor,
         make_agent("search,play=baseline,doubled_p_min=0.03,doubled_punish=0", seed=5) as old,

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bridgebot.engine.search.config import SearchConfig
 
 from scripts import search_teach
 from tests.engine.test_epbot import epbot  # noqa: F401 (the fixture)
@@ -111,6 +112,16 @@ def test_search_labels_resume_and_distil_into_an_exportable_model(
         assert np.array_equal(shorter[k], before[k]), k
     recorded = json.loads(str(shorter["meta"]))["command"]
     assert recorded == json.loads(str(before["meta"]))["command"].replace(str(out), str(cut))
+    # The file records every setting of its agents, defaults included; a file whose spec meant
+    # another agent when it was made (a default since changed) is not resumed under that spec.
+    meta = json.loads(str(before["meta"]))
+    assert meta["settings"]["spec"]["close_bids"] == SearchConfig().close_bids
+    meta["settings"]["spec"]["close_bids"] = 1.0
+    old = tmp_path / "old.npz"
+    np.savez_compressed(old, **{**before, "meta": np.array(json.dumps(meta))})
+    refused = _teach(*common, "--boards", "2", "--out", str(old))
+    assert refused.returncode == 2
+    assert f"spec.close_bids: 1.0 -> {SearchConfig().close_bids!r}" in refused.stderr
     # Every searched call of the search's side has a target: a distribution over the 38 calls
     # whose best call, where the search's safety rules did not keep the policy's, is the call made.
     rows, pos, target = after["soft_row"], after["soft_pos"], after["soft_target"].astype(float)

@@ -552,11 +552,15 @@ def test_close_bids_keeps_the_policys_bid_against_a_likely_other_bid(tmp_path: P
         search = BorelSearch(pass_or_grand_policy(tmp_path / "p"), SolverOracle(), cfg)
         return search.judge(prior, [best, six_nt], scored, np.random.default_rng(0)).pick
 
-    assert pick(SEVEN_NT, 1.0) == six_nt  # off (the default): the search decides
+    assert pick(SEVEN_NT, 1.0) == six_nt  # off: the search decides
     assert pick(SEVEN_NT, 0.5) == six_nt  # 6NT's prior 0.4 is under the knob
     assert pick(SEVEN_NT, 0.3) == SEVEN_NT  # a close call between two bids: the policy's stands
     assert pick(PASS, 0.3) == six_nt  # from a pass: not a close call between bids
-    assert SearchConfig().close_bids == 1.0
+    # On by default at 0.2; off where the opponents doubled our contract (default's doubled
+    # stage, whose calls the knob leaves as they were).
+    assert SearchConfig().close_bids == 0.2
+    assert SearchConfig().where_doubled().close_bids == 1.0
+    assert SearchConfig(doubled_close_bids=0.3).where_doubled().close_bids == 0.3
 
 
 def test_search_agent_opponents_option(tmp_path: Path) -> None:
