@@ -42,7 +42,7 @@ from multiprocessing import get_context
 from typing import Any
 
 import numpy as np
-from bench_slam import check_policies, fingerprint
+from bench_slam import check_policies, fingerprint, settings_digest
 from bridgebot.core.stats import mean_stderr
 
 from bridgebot.options import benchmark_args, deal_file
@@ -134,13 +134,17 @@ def match(
 
 #: Each spec's policy sha256, read once per run (:func:`bench_slam.fingerprint`).
 _policy_sha = functools.cache(fingerprint)
+#: Each spec's settings digest (:func:`bench_slam.settings_digest`), once per run.
+_settings = functools.cache(settings_digest)
 
 
 def _chunk_key(us: str, them: str, data: str, first: int, n: int, offset: int, seed: int) -> str:
-    """A journaled chunk's key: the match, the deal file, its boards, the seed and the sha256 of
-    each side's policy file, so a chunk played by another model under the same spec text (the
-    shipped ``default`` before a new one shipped) is played again, never reused."""
-    return json.dumps([us, them, data, first, n, offset, seed, _policy_sha(us), _policy_sha(them)])
+    """A journaled chunk's key: the match, the deal file, its boards, the seed, the sha256 of
+    each side's policy file and the digest of each side's settings, so a chunk played by another
+    model under the same spec text (the shipped ``default`` before a new one shipped), or by
+    other defaults (``search`` before ``close_bids=0.2``), is played again, never reused."""
+    sides = [_policy_sha(us), _policy_sha(them), _settings(us), _settings(them)]
+    return json.dumps([us, them, data, first, n, offset, seed, *sides])
 
 
 def journaled_match(
@@ -157,8 +161,8 @@ def journaled_match(
     """:func:`match` in chunks of ``chunk`` boards, each journaled (one JSON line) when done.
 
     A rerun with the same journal skips the chunks already there (the key, :func:`_chunk_key`:
-    the match, the deal file, its boards, the seed and both sides' policy files' sha256), so a
-    run of hours survives an interruption.
+    the match, the deal file, its boards, the seed, both sides' policy files' sha256 and
+    settings), so a run of hours survives an interruption.
     """
     done: dict[str, dict[str, Any]] = {}
     if journal.is_file():

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import json
 import math
 import sys
@@ -164,6 +165,14 @@ def fingerprint(spec: str) -> str | None:
     the model that played it."""
     path = policy_file(spec)
     return file_sha256(path) if path is not None and path.is_file() else None
+
+
+def settings_digest(spec: str) -> str:
+    """The first 16 hex digits of the sha256 of ``spec``'s settings (every option as this code
+    reads it, defaults included: :meth:`AgentSpec.settings`): a journaled row of ``search`` made
+    before one of its defaults changed does not count for ``search`` after."""
+    text = json.dumps(AgentSpec.parse(spec).settings(), sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 class PolicyChangedError(RuntimeError):

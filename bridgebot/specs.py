@@ -75,6 +75,12 @@ class AgentSpec:
         s = self.name + (f":{self.path}" if self.path else "")
         return s + "".join(f",{k}={v}" for k, v in self.written.items())
 
+    def settings(self) -> dict[str, Any]:
+        """Every option of this spec as this code reads it, defaults included, with its model
+        path, as JSON values: two specs with the same text mean different agents where a
+        default changed between them, and their settings say so."""
+        return {"path": self.path, **self.options.model_dump(mode="json")}
+
     def with_path(self, path: str | Path) -> AgentSpec:
         """This spec bidding with the model at ``path`` (``default,x=1`` -> ``default:PATH,x=1``)."""
         return replace(self, path=str(path))

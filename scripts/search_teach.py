@@ -53,12 +53,11 @@ REPORT_CARDS = {"WBridge5-Sayc", "WBridge5-21GF"}
 
 
 def _settings(spec: str) -> dict[str, Any]:
-    """Every option of the agent ``spec`` names, defaults included, as JSON values.
-    Raises :class:`AgentSpecError` for a spec that does not parse."""
+    """Every option of the agent ``spec`` names (:meth:`AgentSpec.settings`). Raises
+    :class:`AgentSpecError` for a spec that does not parse."""
     from bridgebot.specs import AgentSpec
 
-    parsed = AgentSpec.parse(spec)
-    return {"path": parsed.path, **parsed.options.model_dump(mode="json")}
+    return AgentSpec.parse(spec).settings()
 
 
 def _changed_settings(made: dict[str, Any] | None, now: dict[str, Any]) -> str:

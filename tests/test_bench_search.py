@@ -105,3 +105,21 @@ def test_a_chunk_refuses_a_policy_file_changed_since_the_run_started(tmp_path: P
     shutil.copy(ROOT / "tests" / "layered_default" / "policy.onnx", model / "policy.onnx")
     with pytest.raises(bench_slam.PolicyChangedError, match=r"changed before boards \[0, \+1\)"):
         bench_search._chunk_match(job)
+
+
+def test_a_journaled_chunk_counts_only_for_the_settings_that_played_it() -> None:
+    """The key holds each side's settings digest (every option as the code reads it, defaults
+    included), so a chunk of ``search`` played before one of its defaults changed (``close_bids``
+    in run 26) is played again: the digest follows the settings, not the spec's text."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import bench_search
+        import bench_slam
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    digest = bench_slam.settings_digest
+    assert digest("search") == digest("search,close_bids=0.2")  # today's default, written out
+    assert digest("search") != digest("search,close_bids=1")  # the search before run 26
+    assert digest("default") != digest("default,doubles=on")
+    key = json.loads(bench_search._chunk_key("search", "random", str(DEALS), 0, 1, 0, 1))
+    assert key[-2:] == [digest("search"), digest("random")]
