@@ -65,8 +65,9 @@ def replay(spec: str, boards: int) -> list[dict[str, Any]]:
 
 
 #: The record's agents as they were when it was made: the search's default opponent models were
-#: ``bfgnet+self`` until issue 43 made them ``epbotnet+self``.
-AS_RECORDED = {"default": "default", "search": "search,opponents=bfgnet+self"}
+#: ``bfgnet+self`` until issue 43 made them ``epbotnet+self``, and it took every close change
+#: between two bids until run 26 made ``close_bids=0.2`` its default.
+AS_RECORDED = {"default": "default", "search": "search,opponents=bfgnet+self,close_bids=1"}
 
 
 @pytest.mark.parametrize(("spec", "boards"), [("default", 64), ("search", 8)])
