@@ -19,8 +19,9 @@ The report cards (``REPORT_CARDS``: WBridge5-Sayc, WBridge5-21GF) are refused in
 choice ever sees them (``benchmarks/report_field.py`` reads them, once per model).
 
 Finished rows go to ``--journal`` (one JSON line each, keyed by the sha256 of the deal file, the
-range, the agents' seed and the sha256 of each side's policy file), so a rerun resumes, from any
-folder, and a row never counts for other deals or another model.
+range, the agents' seed, the sha256 of each side's policy file and the digest of each side's
+settings), so a rerun resumes, from any folder, and a row never counts for other deals, another
+model or another default of the same spec.
 
     BRIDGEBOT_EPBOT=/path/to/epbot python benchmarks/bench_field.py --candidate default \\
         --deals data/val_9001.npz --workers 2 --journal out/field.jsonl --json out/field.json
@@ -43,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling scripts
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
 from bench_crosstable import append_journal, figures, read_journal
-from bench_slam import _paired, fingerprint, row_figures, run_rows
+from bench_slam import _paired, fingerprint, row_figures, run_rows, settings_digest
 from bridgebot.core.errors import UserError
 from bridgebot.core.stats import mean_stderr
 from bridgebot.engine.agent import AgentSpecError
@@ -110,7 +111,9 @@ def play_rows(
 ) -> dict[tuple[str, str], dict[str, Any]]:
     """Every (candidate, opponent) row on ``deals`` (rows [first, first + len) of ``deals_path``),
     taken from ``journal`` where a row with the same key (the deal file's sha256, the range, the
-    seed, both policies' sha256) is there, else played (all candidates
+    seed, both policies' sha256 and both sides' settings digests, :func:`bench_slam.settings_digest`:
+    a row made before a default changed, or before rows held digests, is played again) is there,
+    else played (all candidates
     against one opponent at a time, over ``workers`` processes) and appended to it."""
     key = {
         "deals_sha256": file_sha256(deals_path),
@@ -119,10 +122,12 @@ def play_rows(
         "seed": seed,
     }
     prints = {spec: fingerprint(spec) for spec in {*candidates, *opponents}}
+    digests = {spec: settings_digest(spec) for spec in {*candidates, *opponents}}
     done = {
         pair: r
         for pair, r in read_journal(journal, key).items()
         if r.get("policies") == [prints.get(pair[0]), prints.get(pair[1])]
+        and r.get("settings") == [digests.get(pair[0]), digests.get(pair[1])]
     }
     out: dict[tuple[str, str], dict[str, Any]] = {}
     for them in opponents:
@@ -136,6 +141,7 @@ def play_rows(
                 r = {**figure_row(us, them, played[(us, them)], deals, wall), **key}
                 r["deals"] = str(deals_path)
                 r["policies"] = [prints[us], prints[them]]
+                r["settings"] = [digests[us], digests[them]]
                 append_journal(journal, r)
             out[(us, them)] = r
     return out

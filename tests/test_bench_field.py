@@ -165,3 +165,23 @@ def test_a_journaled_row_counts_for_its_deals_and_its_model_only(
     journal.write_text(json.dumps({**row, "policies": ["another model", None]}) + "\n")
     with pytest.raises(AssertionError, match="played again"):  # another model's row: played
         bench.play_rows([pair[0]], [pair[1]], DEALS, 0, deals, journal=journal)
+
+
+def test_a_journaled_row_counts_for_the_settings_that_played_it(
+    scripts: tuple[ModuleType, ModuleType], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each row holds both sides' settings digests (every option as the code read it, defaults
+    included): a row whose digests differ (made before a default changed) or that holds none
+    (made before rows held them) is played again, not counted for today's agent."""
+    bench, _ = scripts
+    journal, deals = tmp_path / "j.jsonl", bench.load_deals(DEALS, 0, None)
+    pair = ("policy:models/default", "bfg")
+    bench.play_rows(*[[p] for p in pair], DEALS, 0, deals, journal=journal)
+    row = json.loads(journal.read_text())
+    assert row["settings"] == [bench.settings_digest(p) for p in pair]
+    monkeypatch.setattr(bench, "run_rows", no_play)
+    for stale in ({**row, "settings": ["another default", row["settings"][1]]},
+                  {k: v for k, v in row.items() if k != "settings"}):  # fmt: skip
+        journal.write_text(json.dumps(stale) + "\n")
+        with pytest.raises(AssertionError, match="played again"):
+            bench.play_rows([pair[0]], [pair[1]], DEALS, 0, deals, journal=journal)
