@@ -8,9 +8,9 @@ WORST row on a validation set, never by the bfg row alone.
 
 Rows are journaled in ``--journal`` (one JSON line per finished row, keyed by candidate, opponent,
 deal file and board range, and counted only for the same policy files and settings: each row
-holds both sides' policy sha256 and settings digest, ``bench_slam.fingerprint`` and
-``settings_digest``), so a rerun of the same command skips rows already done, and plays again a
-row of another model or another default under the same spec text.
+holds both sides' policy sha256 and settings digest, ``bench_slam.row_marks``), so a rerun of the
+same command skips rows already done, and plays again a row of another model or another default
+under the same spec text.
 
     python benchmarks/bench_crosstable.py --candidate default --deals data/val_9001.npz \\
         --opponents "bfg;bfg,doubles=on;policy:models/default;default,doubles=on" \\
@@ -32,7 +32,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling scripts
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
-from bench_slam import fingerprint, settings_digest
+from bench_slam import counted_rows, row_marks, side_marks
 from bridgebot.core.stats import mean_stderr
 from bridgebot.laws.board_sets import load_npz
 from bridgebot.tournament.ddmatch import run_dd_match
@@ -130,15 +130,8 @@ def main() -> None:
     key = {"deals": str(args.deals), "first": args.first, "boards": len(deals)}
     journal = Path(args.journal) if args.journal else None
     specs = {*args.candidate, *filter(None, (o.strip() for o in args.opponents.split(";")))}
-    sides = {spec: (fingerprint(spec), settings_digest(spec)) for spec in specs}
-
-    def same_sides(pair: tuple[str, str], r: Mapping[str, Any]) -> bool:
-        if not all(spec in sides for spec in pair):
-            return False  # a row of another command: not asked for
-        (p0, s0), (p1, s1) = (sides[spec] for spec in pair)
-        return r.get("policies") == [p0, p1] and r.get("settings") == [s0, s1]
-
-    done = {pair: r for pair, r in read_journal(journal, key).items() if same_sides(pair, r)}
+    marks = side_marks(specs)
+    done = counted_rows(read_journal(journal, key), marks)
     table: dict[str, list[dict[str, Any]]] = {}
     for cand in args.candidate:
         print(f"candidate {cand} on {args.deals} [{args.first}, +{len(deals)})")
@@ -147,8 +140,7 @@ def main() -> None:
             r = done.get((cand, opp))
             if r is None:
                 r = {**row(cand, opp, deals), **key}
-                r["policies"] = [sides[cand][0], sides[opp][0]]
-                r["settings"] = [sides[cand][1], sides[opp][1]]
+                r.update(row_marks(marks, cand, opp))
                 append_journal(journal, r)
             rows.append(r)
             print("  " + show(r), flush=True)

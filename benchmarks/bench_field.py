@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling scripts
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
 from bench_crosstable import append_journal, figures, read_journal
-from bench_slam import _paired, fingerprint, row_figures, run_rows, settings_digest
+from bench_slam import _paired, counted_rows, row_figures, row_marks, run_rows, side_marks
 from bridgebot.core.errors import UserError
 from bridgebot.core.stats import mean_stderr
 from bridgebot.engine.agent import AgentSpecError
@@ -111,24 +111,17 @@ def play_rows(
 ) -> dict[tuple[str, str], dict[str, Any]]:
     """Every (candidate, opponent) row on ``deals`` (rows [first, first + len) of ``deals_path``),
     taken from ``journal`` where a row with the same key (the deal file's sha256, the range, the
-    seed, both policies' sha256 and both sides' settings digests, :func:`bench_slam.settings_digest`:
-    a row made before a default changed, or before rows held digests, is played again) is there,
-    else played (all candidates
-    against one opponent at a time, over ``workers`` processes) and appended to it."""
+    seed, and :func:`bench_slam.row_marks`: both policies' sha256 and settings digests) is there,
+    else played (all candidates against one opponent at a time, over ``workers`` processes) and
+    appended to it."""
     key = {
         "deals_sha256": file_sha256(deals_path),
         "first": first,
         "boards": len(deals),
         "seed": seed,
     }
-    prints = {spec: fingerprint(spec) for spec in {*candidates, *opponents}}
-    digests = {spec: settings_digest(spec) for spec in {*candidates, *opponents}}
-    done = {
-        pair: r
-        for pair, r in read_journal(journal, key).items()
-        if r.get("policies") == [prints.get(pair[0]), prints.get(pair[1])]
-        and r.get("settings") == [digests.get(pair[0]), digests.get(pair[1])]
-    }
+    marks = side_marks({*candidates, *opponents})
+    done = counted_rows(read_journal(journal, key), marks)
     out: dict[tuple[str, str], dict[str, Any]] = {}
     for them in opponents:
         todo = [(us, them) for us in candidates if (us, them) not in done]
@@ -140,8 +133,7 @@ def play_rows(
                 wall = (time.perf_counter() - t0) / len(todo)
                 r = {**figure_row(us, them, played[(us, them)], deals, wall), **key}
                 r["deals"] = str(deals_path)
-                r["policies"] = [prints[us], prints[them]]
-                r["settings"] = [digests[us], digests[them]]
+                r.update(row_marks(marks, us, them))
                 append_journal(journal, r)
             out[(us, them)] = r
     return out

@@ -135,7 +135,7 @@ def match(
 #: Each spec's policy sha256, read once per run (:func:`bench_slam.fingerprint`).
 _policy_sha = functools.cache(fingerprint)
 #: Each spec's settings digest (:func:`bench_slam.settings_digest`), once per run.
-_settings = functools.cache(settings_digest)
+_digest = functools.cache(settings_digest)
 
 
 def _chunk_key(us: str, them: str, data: str, first: int, n: int, offset: int, seed: int) -> str:
@@ -143,7 +143,7 @@ def _chunk_key(us: str, them: str, data: str, first: int, n: int, offset: int, s
     each side's policy file and the digest of each side's settings, so a chunk played by another
     model under the same spec text (the shipped ``default`` before a new one shipped), or by
     other defaults (``search`` before ``close_bids=0.2``), is played again, never reused."""
-    sides = [_policy_sha(us), _policy_sha(them), _settings(us), _settings(them)]
+    sides = [_policy_sha(us), _policy_sha(them), _digest(us), _digest(them)]
     return json.dumps([us, them, data, first, n, offset, seed, *sides])
 
 

@@ -44,7 +44,7 @@ import json
 import math
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
@@ -173,6 +173,38 @@ def settings_digest(spec: str) -> str:
     before one of its defaults changed does not count for ``search`` after."""
     text = json.dumps(AgentSpec.parse(spec).settings(), sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def side_marks(specs: Iterable[str]) -> dict[str, tuple[str | None, str]]:
+    """Per spec, its policy sha256 (:func:`fingerprint`) and settings digest
+    (:func:`settings_digest`), read once for a run's journal."""
+    return {spec: (fingerprint(spec), settings_digest(spec)) for spec in specs}
+
+
+def row_marks(
+    marks: Mapping[str, tuple[str | None, str]], us: str, them: str
+) -> dict[str, list[str | None]]:
+    """What a journaled row of ``us`` against ``them`` counts for, as its ``policies`` and
+    ``settings`` fields: a row whose fields differ (another model, another default, or a row made
+    before it held them) is played again."""
+    return {
+        "policies": [marks[us][0], marks[them][0]],
+        "settings": [marks[us][1], marks[them][1]],
+    }
+
+
+def counted_rows(
+    rows: Mapping[tuple[str, str], dict[str, Any]], marks: Mapping[str, tuple[str | None, str]]
+) -> dict[tuple[str, str], dict[str, Any]]:
+    """The journaled ``rows`` (by (us, them)) that count for this run: both sides among
+    ``marks`` (:func:`side_marks`) and the row's :func:`row_marks` fields theirs."""
+    return {
+        (us, them): r
+        for (us, them), r in rows.items()
+        if us in marks
+        and them in marks
+        and all(r.get(k) == v for k, v in row_marks(marks, us, them).items())
+    }
 
 
 class PolicyChangedError(RuntimeError):

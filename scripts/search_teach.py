@@ -181,10 +181,9 @@ def main(argv: list[str] | None = None) -> int:
     bad = sorted(set(cards) & REPORT_CARDS)
     if bad:
         ap.error(f"--cards: {', '.join(bad)} are report cards, never used in training")
+    roles = [("spec", args.spec)] + ([("follow", args.follow)] if args.follow else [])
     try:
-        roles = [("spec", args.spec)] + ([("follow", args.follow)] if args.follow else [])
-        for _, spec in roles:
-            _settings(spec)
+        settings = {role: _settings(spec) for role, spec in roles}
     except AgentSpecError as e:
         ap.error(str(e))
     have = _load(args.out)
@@ -199,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         **({"follow": args.follow} if args.follow else {}),
         # Every option of the agents as this code reads them, defaults included: a default that
         # changes (search's close_bids in run 26) changes the teacher under the same spec text.
-        "settings": {role: _settings(spec) for role, spec in roles},
+        "settings": settings,
         "cards": cards,
         "seed": args.seed,
     }

@@ -168,7 +168,8 @@ def test_default_searches_only_where_the_opponents_doubled_our_contract() -> Non
 
 def test_search_uses_its_doubled_settings_only_where_our_contract_is_doubled() -> None:
     """``search`` searches a doubled position as ``p_min``/``punish``/``close_bids`` set to its
-    doubled settings would (the same candidates and call, same seed); a plain position with its own."""
+    doubled settings would (the same candidates and call, same seed); a plain position with its
+    own."""
     doubled = bidding_view(
         Player.north, Vul.none, DOUBLED_DEAL[Player.south], (Bid("1H"), Bid("X")), 1
     )
