@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import hashlib
 import json
 import math
 import sys
@@ -58,7 +57,6 @@ from bridgebot.laws.board_sets import BoardSetError, load_npz
 from bridgebot.laws.boards import BoardDeal, cycle_board, side_vulnerable
 from bridgebot.laws.calls import PASS, auction_over, bid_rank, final_contract
 from bridgebot.laws.scoring import STRAIN_ORDER, score_array
-from bridgebot.models.provenance import file_sha256
 from bridgebot.tournament.records import BoardResult
 from bridgebot.tournament.seatings import THEM, US
 from bridgebot.tournament.slams import (
@@ -71,8 +69,8 @@ from bridgebot.tournament.slams import (
 )
 from endplay.types import Bid, Card, ContractBid, Player
 
-from bridgebot.agents import AgentSpec, make_agent
-from bridgebot.shipped import DEFAULT_MODEL_DIR
+from bridgebot import marks
+from bridgebot.agents import make_agent
 
 YARDSTICK = "yardstick"
 DEFAULT_OPPONENTS = "bfg;bfg,doubles=on"
@@ -143,36 +141,22 @@ class Yardstick(Agent):
         raise NotImplementedError("the slam yardstick bids only (double-dummy matches)")
 
 
-#: The agents whose spec names a model directory (the shipped one where it names none).
-MODEL_KINDS = ("default", "search", "policy")
-
-
 def policy_file(spec: str) -> Path | None:
-    """The policy file a spec bids with (``default``, ``search``: the shipped one unless a path is
-    given; ``policy:DIR``: ``DIR/policy.onnx``; a path to a ``.onnx``: that file); None for an agent
-    without one (bfg, epbot, random, the yardstick)."""
-    if spec == YARDSTICK:
-        return None
-    parsed = AgentSpec.parse(spec)
-    if parsed.name not in MODEL_KINDS:
-        return None
-    where = Path(parsed.path) if parsed.path else DEFAULT_MODEL_DIR
-    return where if where.suffix == ".onnx" else where / "policy.onnx"
+    """The policy file a spec bids with (:func:`bridgebot.marks.policy_file`); None for the
+    yardstick, which has none."""
+    return None if spec == YARDSTICK else marks.policy_file(spec)
 
 
 def fingerprint(spec: str) -> str | None:
-    """The sha256 of ``spec``'s policy file (None without one): a journaled row counts only for
-    the model that played it."""
-    path = policy_file(spec)
-    return file_sha256(path) if path is not None and path.is_file() else None
+    """The sha256 of ``spec``'s policy file (None without one: :func:`bridgebot.marks.fingerprint`):
+    a journaled row counts only for the model that played it."""
+    return None if spec == YARDSTICK else marks.fingerprint(spec)
 
 
 def settings_digest(spec: str) -> str:
-    """The first 16 hex digits of the sha256 of ``spec``'s settings (every option as this code
-    reads it, defaults included: :meth:`AgentSpec.settings`): a journaled row of ``search`` made
-    before one of its defaults changed does not count for ``search`` after."""
-    text = json.dumps(AgentSpec.parse(spec).settings(), sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    """:func:`bridgebot.marks.settings_digest`: a journaled row of ``search`` made before one of
+    its defaults changed does not count for ``search`` after."""
+    return marks.settings_digest(spec)
 
 
 def side_marks(specs: Iterable[str]) -> dict[str, tuple[str | None, str]]:

@@ -40,6 +40,7 @@ from bridgebot.shipped import DEFAULT_MODEL_DIR, PENALTY_DOUBLES
 if TYPE_CHECKING:
     from bridgebot.engine.agent import Agent
     from bridgebot.laws.boards import BoardDeal
+    from bridgebot.tournament.records import AgentMarks
 
 
 #: The distribution that installs the command (pyproject.toml's project name).
@@ -80,6 +81,14 @@ def dd_match_imps(us: str, them: str, deals: Sequence[BoardDeal]) -> list[int]:
     from bridgebot.tournament.ddmatch import run_dd_match
 
     return run_dd_match(us, them, deals, make_agent=make_agent).imps
+
+
+def agent_marks(spec: str) -> AgentMarks:
+    """:func:`bridgebot.marks.agent_marks`: what identifies the agent ``spec`` builds (its policy
+    file's sha256 and every setting), for a match journal's header (``args.agent_marks``)."""
+    from bridgebot.marks import agent_marks
+
+    return agent_marks(spec)
 
 
 def version() -> str:
@@ -125,6 +134,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser.set_defaults(
         make_agent=make_agent,
         dd_match=dd_match_imps,
+        agent_marks=agent_marks,
         shipped_policy=str(DEFAULT_MODEL_DIR),
         penalty_doubles=str(PENALTY_DOUBLES),
     )

@@ -52,14 +52,6 @@ CARDS = (
 REPORT_CARDS = {"WBridge5-Sayc", "WBridge5-21GF"}
 
 
-def _settings(spec: str) -> dict[str, Any]:
-    """Every option of the agent ``spec`` names (:meth:`AgentSpec.settings`). Raises
-    :class:`AgentSpecError` for a spec that does not parse."""
-    from bridgebot.specs import AgentSpec
-
-    return AgentSpec.parse(spec).settings()
-
-
 def _changed_settings(made: dict[str, Any] | None, now: dict[str, Any]) -> str:
     """The options whose value differs between a file's recorded ``settings`` and this run's,
     as ``role.key: old -> new`` joined by commas; empty where they agree or the file, made
@@ -154,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     from bridgebot.tournament.ddmatch import agent_seed, bid_room, seated_agents
     from bridgebot.tournament.seatings import US, seatings
 
+    from bridgebot import marks
     from bridgebot.agents import make_agent
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -183,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--cards: {', '.join(bad)} are report cards, never used in training")
     roles = [("spec", args.spec)] + ([("follow", args.follow)] if args.follow else [])
     try:
-        settings = {role: _settings(spec) for role, spec in roles}
+        settings = {role: marks.settings(spec) for role, spec in roles}
     except AgentSpecError as e:
         ap.error(str(e))
     have = _load(args.out)

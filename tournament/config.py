@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -12,7 +12,7 @@ from bridgebot.engine.agent import AgentFactory
 from bridgebot.laws.deals import STREAM
 from bridgebot.server.records import TableRecord
 from bridgebot.server.table_events import Observer
-from bridgebot.tournament.records import MatchHeader
+from bridgebot.tournament.records import AgentMarks, MatchHeader
 from bridgebot.tournament.rooms import ExternalSeat, Network
 from bridgebot.tournament.seatings import THEM, US, seatings
 from endplay.types import Player
@@ -65,6 +65,10 @@ class MatchConfig:
     """Where TCP rooms listen, whom they admit, how long they wait for outside seats."""
     make_agent: AgentFactory = field(kw_only=True)
     """Builds the agents from ``us`` and ``them`` (the composition root's ``make_agent``)."""
+    agent_marks: Callable[[str], AgentMarks] | None = field(default=None, kw_only=True)
+    """What identifies the agent a spec builds, for the journal's header (the composition
+    root's ``bridgebot.marks.agent_marks``); None records no marks, and ``--resume`` then cannot
+    tell a changed model or default."""
 
     @property
     def use_tcp(self) -> bool:
@@ -85,7 +89,18 @@ class MatchConfig:
             seed=self.seed,
             boards=boards or self.boards or DEFAULT_BOARDS,
             stream=STREAM if self.deals is None else None,
+            us_agent=self.marks(US),
+            them_agent=self.marks(THEM),
         )
+
+    def marks(self, side: str) -> AgentMarks | None:
+        """The marks of ``side``'s agent (:attr:`agent_marks`); None where outside programs play
+        every seat of it (its name is then a team name, not a spec) or no marks are asked."""
+        name = self.side_name(side)
+        spec = self.us if side == US else self.them
+        if self.agent_marks is None or name != spec:
+            return None
+        return self.agent_marks(spec)
 
     def side_name(self, side: str) -> str:
         """How results name a side: its agent spec, or its team name (``--us-name`` or

@@ -45,7 +45,7 @@ from bridgebot.tournament.config import MatchConfig
 from bridgebot.tournament.deals import ensure_dd
 from bridgebot.tournament.journal import read_journal
 from bridgebot.tournament.match import run_match
-from bridgebot.tournament.records import TournamentEntrant, TournamentHeader
+from bridgebot.tournament.records import AgentMarks, TournamentEntrant, TournamentHeader
 from bridgebot.tournament.rooms import ExternalSeat, Network
 from bridgebot.tournament.schedule import Entrant, Pairing, TournamentError, next_matches, schedule
 from bridgebot.tournament.seatings import THEM, US, seatings
@@ -85,6 +85,8 @@ class TournamentConfig:
     """Processes solving double-dummy tables (default: as many as ``workers``)."""
     make_agent: AgentFactory = field(kw_only=True)
     """Builds the entrants' agents (the composition root's ``make_agent``)."""
+    agent_marks: Callable[[str], AgentMarks] | None = field(default=None, kw_only=True)
+    """What identifies an entrant's agent, for each match's journal (``MatchConfig``'s)."""
 
     def header(self) -> TournamentHeader:
         """What identifies the tournament; ``--resume`` refuses a different one."""
@@ -187,6 +189,7 @@ def match_config(cfg: TournamentConfig, pairing: Pairing, deals_file: Path) -> M
         backend=cfg.backend,
         ray_address=cfg.ray_address,
         make_agent=cfg.make_agent,
+        agent_marks=cfg.agent_marks,
     )
 
 

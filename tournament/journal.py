@@ -48,7 +48,14 @@ def read_journal(path: Path) -> JournalContents:
 
 
 class Journal:
-    """Append-only writer; each record is flushed and fsynced before :meth:`write` returns."""
+    """Append-only writer; each record is flushed and fsynced before :meth:`write` returns.
+
+    Opening an existing journal with ``resume`` checks its header against ``header``: another
+    match (:meth:`MatchHeader.differences`), or the same specs building other agents (a new
+    policy file, a changed default: :meth:`MatchHeader.agent_changes`), is a
+    :class:`JournalError` that names what changed. A journal written before headers held the
+    agents' marks resumes unchecked, and keeps its header line.
+    """
 
     def __init__(self, path: Path, header: MatchHeader, resume: bool) -> None:
         self.path = path
@@ -66,6 +73,14 @@ class Journal:
                 if "stream" in mismatched:
                     detail += "; its seeded boards were dealt by another generator: start anew"
                 raise JournalError(f"{path}: cannot resume a different match ({detail})")
+            changed = existing.header.agent_changes(header)
+            if changed:
+                raise JournalError(
+                    f"{path}: cannot resume: the same specs now build other agents "
+                    f"({'; '.join(changed)}); its boards were bid by the agents it recorded, so "
+                    "finish it with the model and code that started it, or start anew in "
+                    "another --out"
+                )
         self.done = existing.boards
         self._writer = JournalWriter(path, keep_bytes=existing.good_bytes)
         if existing.header is None:

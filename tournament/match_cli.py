@@ -198,6 +198,7 @@ def run(args: argparse.Namespace) -> int:
             ray_address=args.ray_address,
             net=net,
             make_agent=make_agent,
+            agent_marks=args.agent_marks,
         )
         summary = _run_watched(args, cfg)
     except MatchStopped as exc:

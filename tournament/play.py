@@ -32,7 +32,7 @@ from bridgebot.tournament.config import MatchConfig
 from bridgebot.tournament.ddmatch import seated_agents
 from bridgebot.tournament.journal import Journal
 from bridgebot.tournament.outputs import write_outputs
-from bridgebot.tournament.records import BoardResult, MatchSummary
+from bridgebot.tournament.records import AgentMarks, BoardResult, MatchSummary
 from bridgebot.tournament.rooms import ExternalSeat, Network, play_rooms
 from bridgebot.tournament.seatings import seatings
 from endplay.types import Player
@@ -58,6 +58,8 @@ class PlayOptions:
     fresh_seed: bool = False
     """The seed was drawn for this session (the command says which, to deal the boards again)."""
     make_agent: AgentFactory = field(kw_only=True)
+    agent_marks: Callable[[str], AgentMarks] | None = field(default=None, kw_only=True)
+    """What identifies the bots' agent, for the journal (``MatchConfig``'s)."""
 
     def config(self) -> MatchConfig:
         """The match this session is (its journal header, its network and its rooms)."""
@@ -83,6 +85,7 @@ class PlayOptions:
             external=(ExternalSeat(ROOM, self.seat),),
             net=net,
             make_agent=self.make_agent,
+            agent_marks=self.agent_marks,
         )
 
     def title(self) -> str:

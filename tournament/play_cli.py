@@ -138,6 +138,7 @@ def _run(args: argparse.Namespace) -> int:
         alerts=not args.no_alerts,
         fresh_seed=fresh,
         make_agent=make_agent,
+        agent_marks=args.agent_marks,
     )
     status: dict[str, bool] = {}
     try:

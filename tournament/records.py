@@ -19,10 +19,39 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from bridgebot.server.records import TableRecord
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 #: Fields of a table record that belong to the board, the same in every room.
 BOARD_FIELDS = ("board", "dealer", "vul", "deal")
+
+
+class AgentMarks(BaseModel):
+    """What made a side's calls beyond its spec text (``bridgebot.marks.agent_marks``): the same
+    text names another agent after a default changes or a new model ships, and a resumed match
+    must not mix the two."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    policy: str | None
+    """The sha256 of the policy file the side bids with; None for an agent without one."""
+    settings: dict[str, JsonValue]
+    """Every option as the code read it, defaults included, with the model path."""
+
+    def changes(self, now: AgentMarks) -> list[str]:
+        """What differs from ``now``, in words: ``policy file sha256 af98d664… -> 0c1d2e3f…``,
+        ``close_bids 1.0 -> 0.2`` (an option one side lacks reads as None)."""
+        out = []
+        if self.policy != now.policy:
+            out.append(f"policy file sha256 {_short(self.policy)} -> {_short(now.policy)}")
+        for key in sorted(self.settings.keys() | now.settings.keys()):
+            was, new = self.settings.get(key), now.settings.get(key)
+            if was != new:
+                out.append(f"{key} {was!r} -> {new!r}")
+        return out
+
+
+def _short(sha: str | None) -> str:
+    return "none" if sha is None else sha[:8] + "…"
 
 
 class MatchHeader(BaseModel):
@@ -45,10 +74,29 @@ class MatchHeader(BaseModel):
     deal file. Journals written before streams were named read as None, so a seeded one of them
     is refused on resume: its boards came from an older generator."""
 
+    us_agent: AgentMarks | None = None
+    """What made our side's calls (:class:`AgentMarks`); None for a side that outside programs
+    play, a match run without marks, or a journal written before headers held them."""
+    them_agent: AgentMarks | None = None
+    """The same for the opponents."""
+
     def differences(self, other: MatchHeader) -> dict[str, tuple[Any, Any]]:
-        """Fields other than ``boards`` that differ: name -> (ours, theirs)."""
+        """Fields other than ``boards`` and the agents' marks that differ: name -> (ours,
+        theirs). The marks are compared apart, in words (:meth:`agent_changes`)."""
+        skip = {"boards", "us_agent", "them_agent"}
         mine, theirs = self.model_dump(), other.model_dump()
-        return {k: (v, theirs[k]) for k, v in mine.items() if k != "boards" and v != theirs[k]}
+        return {k: (v, theirs[k]) for k, v in mine.items() if k not in skip and v != theirs[k]}
+
+    def agent_changes(self, now: MatchHeader) -> list[str]:
+        """How the agents of ``now`` differ from those this header recorded, one phrase a side
+        (``us search: close_bids 1.0 -> 0.2``); a side recorded without marks is not compared."""
+        out = []
+        for side in ("us", "them"):
+            was: AgentMarks | None = getattr(self, f"{side}_agent")
+            new: AgentMarks | None = getattr(now, f"{side}_agent")
+            if was is not None and new is not None and (changes := was.changes(new)):
+                out.append(f"{side} {getattr(self, side)}: {', '.join(changes)}")
+        return out
 
 
 class BoardResult(BaseModel):

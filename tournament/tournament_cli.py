@@ -115,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
             rooms=args.rooms,
             seat_timeout=args.seat_timeout,
             make_agent=make_agent,
+            agent_marks=args.agent_marks,
         )
         standings = run_tournament(cfg)
     except (MatchError, JournalError) as exc:

@@ -1,0 +1,107 @@
+"""A resumed match never mixes two agents under one spec text: the journal's header holds each
+side's policy sha256 and settings (``bridgebot.marks``), and ``--resume`` refuses a model file
+or a default that changed since the match started, naming what changed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from bridgebot.models.provenance import file_sha256
+from bridgebot.shipped import DEFAULT_MODEL_DIR
+from bridgebot.tournament.config import MatchConfig
+from bridgebot.tournament.journal import read_journal
+from bridgebot.tournament.rooms import ExternalSeat
+from endplay.types import Player
+
+from bridgebot import marks
+from bridgebot.agents import make_agent
+from tests.in_process import bridgebot
+from tests.policies import raise_policy
+
+
+def _match(out: Path, us: str, boards: int, *more: str) -> tuple[int, str]:
+    done = bridgebot(
+        "match", "--us", us, "--them", "random", "--boards", str(boards), "--seed", "5",
+        "--out", str(out), *more,
+    )  # fmt: skip
+    return done.returncode, done.stderr
+
+
+def test_marks_name_the_policy_file_and_every_setting() -> None:
+    assert marks.fingerprint("default") == file_sha256(DEFAULT_MODEL_DIR / "policy.onnx")
+    assert marks.fingerprint("bfg") is None and marks.fingerprint("random") is None
+    assert marks.settings("search")["close_bids"] == 0.2  # a default, never written in the spec
+    assert marks.settings("search,close_bids=1")["close_bids"] == 1.0
+    assert marks.settings_digest("search") != marks.settings_digest("search,close_bids=1")
+    assert marks.settings_digest("search") == marks.settings_digest("search,close_bids=0.2")
+
+
+def test_a_side_of_outside_programs_holds_no_marks(tmp_path: Path) -> None:
+    """Where outside programs take every seat of a side, its name is a team name, not a spec."""
+    seats = tuple(
+        ExternalSeat(room, seat)
+        for room, pair in (("open", (Player.east, Player.west)), ("closed", (Player.north, Player.south)))
+        for seat in pair
+    )  # fmt: skip
+    header = MatchConfig(
+        make_agent=make_agent, agent_marks=marks.agent_marks, us="default", them="random",
+        out=tmp_path, boards=2, seed=1, external=seats,
+    ).header()  # fmt: skip
+    assert header.us_agent == marks.agent_marks("default") and header.them_agent is None
+
+
+def test_resume_refuses_a_policy_file_changed_since_the_match_started(tmp_path: Path) -> None:
+    model = tmp_path / "model"
+    shutil.copytree(DEFAULT_MODEL_DIR, model)
+    spec = f"default:{model}"
+    journal = tmp_path / "m" / "journal.jsonl"
+    assert _match(tmp_path / "m", spec, 2)[0] == 0
+    header = json.loads(journal.read_text().splitlines()[0])
+    assert header["us_agent"]["policy"] == file_sha256(model / "policy.onnx")
+    assert header["them_agent"] == {"policy": None, "settings": marks.settings("random")}
+    before = journal.read_bytes()
+
+    shutil.rmtree(model)
+    raise_policy(model)  # another policy under the same spec text
+    code, err = _match(tmp_path / "m", spec, 4, "--resume")
+    assert code == 2
+    old, new = header["us_agent"]["policy"][:8], file_sha256(model / "policy.onnx")[:8]
+    assert f"us {spec}: policy file sha256 {old}… -> {new}…" in err
+    assert "finish it with the model and code that started it" in err
+    assert journal.read_bytes() == before  # nothing played, nothing written
+
+    shutil.rmtree(model)
+    shutil.copytree(DEFAULT_MODEL_DIR, model)  # the model that started it: the match finishes
+    assert _match(tmp_path / "m", spec, 4, "--resume")[0] == 0
+    assert [b.board for b in read_journal(journal).boards] == [1, 2, 3, 4]
+
+
+def test_resume_refuses_a_default_changed_since_the_match_started(tmp_path: Path) -> None:
+    """A journal whose header recorded another value of a default (as the code before a change
+    of that default wrote it) is refused, naming the option; the same spec text now means
+    another agent."""
+    journal = tmp_path / "m" / "journal.jsonl"
+    assert _match(tmp_path / "m", "search,particles=64,rollouts=8", 1)[0] == 0
+    lines = journal.read_text().splitlines()
+    header = json.loads(lines[0])
+    assert header["us_agent"]["settings"]["close_bids"] == 0.2
+    header["us_agent"]["settings"]["close_bids"] = 1.0  # the default before run 26
+    journal.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    code, err = _match(tmp_path / "m", "search,particles=64,rollouts=8", 2, "--resume")
+    assert code == 2 and "us search,particles=64,rollouts=8: close_bids 1.0 -> 0.2" in err
+    assert len(read_journal(journal).boards) == 1
+
+
+def test_a_journal_from_before_the_marks_resumes_and_keeps_its_header(tmp_path: Path) -> None:
+    """Journals written before headers held marks cannot be checked: they resume as before, and
+    their header line stays as it was written."""
+    journal = tmp_path / "m" / "journal.jsonl"
+    assert _match(tmp_path / "m", "random", 1)[0] == 0
+    lines = journal.read_text().splitlines()
+    header = {k: v for k, v in json.loads(lines[0]).items() if k not in ("us_agent", "them_agent")}
+    journal.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    assert _match(tmp_path / "m", "random", 2, "--resume")[0] == 0
+    assert json.loads(journal.read_text().splitlines()[0]) == header
+    assert len(read_journal(journal).boards) == 2
