@@ -76,6 +76,21 @@ class DataSet(_Record):
     )
     sha256: str | None = Field(default=None, description="of the file, when it was at hand")
     note: str = ""
+    settings: dict[str, dict[str, JsonValue]] | None = Field(
+        default=None,
+        description="the agents that made the file, by role (a label file's spec and follow): "
+        "every option as the code read it, defaults included, so that the regenerating command's "
+        "spec text is read as it was meant after a default changes",
+    )
+
+    @model_serializer(mode="wrap")
+    def _omit_unknown_settings(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """``settings`` is written only where the file recorded them, so a record made before
+        it existed reads and writes back byte for byte."""
+        data: dict[str, Any] = handler(self)
+        if data.get("settings") is None:
+            data.pop("settings", None)
+        return data
 
 
 class Training(_Record):

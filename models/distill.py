@@ -385,6 +385,7 @@ def distill(args: argparse.Namespace, command: str) -> dict[str, Any]:
                 sha256=file_sha256(Path(p)),
                 note=f"search-labelled auctions: {md['spec']} against EPBot's "
                 f"{', '.join(md['cards'])} from row {md['first']} of {md['deals']}",
+                settings=md.get("settings"),  # None for a file made before it recorded them
             ).model_dump(mode="json")
             for p, md, n in zip(args.data, metas, sizes, strict=True)
         ],

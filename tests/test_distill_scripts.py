@@ -224,6 +224,10 @@ def test_search_labels_resume_and_distil_into_an_exportable_model(
     assert export.returncode == 0, export.stderr
     card = json.loads((model / "model.json").read_text())["training"]
     assert card["kind"] == "distill" and card["teachers"] == [SPEC]
+    # The card's record of the label file holds the settings its search ran with, as the file
+    # recorded them: the regenerating command's spec text is read as it was meant.
+    assert card["data"][0]["settings"] == json.loads(str(after["meta"]))["settings"]
+    assert card["data"][0]["settings"]["spec"]["close_bids"] == SearchConfig().close_bids
     assert card["opponents"] == ["epbot:Acol", "epbot:WJ"]
 
 
