@@ -9,7 +9,6 @@ import shutil
 from pathlib import Path
 
 from bridgebot.models.provenance import file_sha256
-from bridgebot.shipped import DEFAULT_MODEL_DIR
 from bridgebot.tournament.config import MatchConfig
 from bridgebot.tournament.journal import read_journal
 from bridgebot.tournament.rooms import ExternalSeat
@@ -17,6 +16,7 @@ from endplay.types import Player
 
 from bridgebot import marks
 from bridgebot.agents import make_agent
+from bridgebot.shipped import DEFAULT_MODEL_DIR
 from tests.in_process import bridgebot
 from tests.policies import raise_policy
 
