@@ -45,6 +45,10 @@ class AgentKind(Generic[OptionsT]):
     """(options, path, seed, name) -> the agent, without the ``doubles`` layer."""
     path: Literal["none", "optional", "required"]
     summary: str
+    stages: Callable[[OptionsT], dict[str, AgentOptions]] | None = None
+    """options -> the options of the agents built inside this one, by name (``default``'s
+    search where doubled): :meth:`bridgebot.specs.AgentSpec.settings` names their settings too,
+    so a default that changes in a stage changes what the spec's settings say."""
 
 
 # -- the factories ---------------------------------------------------------------------------------
@@ -70,14 +74,25 @@ def _default(options: DefaultOptions, path: str | None, seed: int, name: str) ->
     """The policy; with ``doubled=search``, the search where the opponents doubled our contract
     (:class:`engine.search.SearchWhereDoubled`; the search's own settings for those positions,
     ``doubled_p_min`` and ``doubled_punish``)."""
-    from bridgebot.engine.search import DOUBLED_OPPONENTS, SearchWhereDoubled
+    from bridgebot.engine.search import SearchWhereDoubled
 
     models = learned.models(path, options, name)
     agent = learned.policy_agent(options, *models, seed, name)
-    if options.doubled == "policy":
+    stage = _default_stages(options).get("doubled")
+    if not isinstance(stage, SearchOptions):
         return agent
-    # The search stage bids as the policy does where slams are decided: every slam option carries,
-    # and it shares the policy agent's models (one stack: each model file opened once).
+    # It shares the policy agent's models (one stack: each model file opened once).
+    return SearchWhereDoubled(agent, learned.search_agent(stage, *models, seed, name), name=name)
+
+
+def _default_stages(options: DefaultOptions) -> dict[str, AgentOptions]:
+    """``default``'s stage inside it: with ``doubled=search``, the search's options where the
+    opponents doubled our contract (none with ``doubled=policy``). The stage bids as the policy
+    does where slams are decided: every slam option carries."""
+    if options.doubled == "policy":
+        return {}
+    from bridgebot.engine.search import DOUBLED_OPPONENTS
+
     slam_fields = set(SlamOptions.model_fields) - set(CardPlayOptions.model_fields)
     search = SearchOptions.model_validate(
         {
@@ -87,7 +102,7 @@ def _default(options: DefaultOptions, path: str | None, seed: int, name: str) ->
             **options.model_dump(include=slam_fields),
         }
     )
-    return SearchWhereDoubled(agent, learned.search_agent(search, *models, seed, name), name=name)
+    return {"doubled": search}
 
 
 def _search(options: SearchOptions, path: str | None, seed: int, name: str) -> Agent:
@@ -122,6 +137,7 @@ REGISTRY: dict[str, AgentKind[Any]] = {
             _default,
             "optional",
             "the shipped policy, searched where doubled, DD play",
+            stages=_default_stages,
         ),
         AgentKind("search", SearchOptions, _search, "optional", "Borel search over the policy"),
         AgentKind(

@@ -78,8 +78,17 @@ class AgentSpec:
     def settings(self) -> dict[str, Any]:
         """Every option of this spec as this code reads it, defaults included, with its model
         path, as JSON values: two specs with the same text mean different agents where a
-        default changed between them, and their settings say so."""
-        return {"path": self.path, **self.options.model_dump(mode="json")}
+        default changed between them, and their settings say so. The options of a stage built
+        inside the agent (``default``'s search where doubled) are there too, each key under the
+        stage's name (``doubled.particles``)."""
+        kind = kind_of(self.name)
+        stages = kind.stages(self.options) if kind.stages is not None else {}
+        inner = {
+            f"{stage}.{key}": value
+            for stage, options in stages.items()
+            for key, value in options.model_dump(mode="json").items()
+        }
+        return {"path": self.path, **self.options.model_dump(mode="json"), **inner}
 
     def with_path(self, path: str | Path) -> AgentSpec:
         """This spec bidding with the model at ``path`` (``default,x=1`` -> ``default:PATH,x=1``)."""

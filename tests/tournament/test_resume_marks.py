@@ -4,6 +4,7 @@ or a default that changed since the match started, naming what changed."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -36,6 +37,22 @@ def test_marks_name_the_policy_file_and_every_setting() -> None:
     assert marks.settings("search,close_bids=1")["close_bids"] == 1.0
     assert marks.settings_digest("search") != marks.settings_digest("search,close_bids=1")
     assert marks.settings_digest("search") == marks.settings_digest("search,close_bids=0.2")
+
+
+def test_default_settings_name_its_doubled_stage_as_built() -> None:
+    """``default`` builds a search for the positions where its contract is doubled: that
+    search's settings, defaults included, are among ``default``'s, as the agent built them (so a
+    default changed in the stage changes ``default``'s marks)."""
+    built = make_agent("default", 0)
+    try:
+        config = dataclasses.asdict(built.search.base.search.config)  # type: ignore[attr-defined]
+    finally:
+        built.close()
+    named = marks.settings("default")
+    for key in ("particles", "rollouts", "p_min", "close_bids", "doubled_close_bids", "punish"):
+        assert named[f"doubled.{key}"] == config[key], key
+    assert named["doubled.opponents"] != marks.settings("search")["opponents"]  # its own models
+    assert not any(k.startswith("doubled.") for k in marks.settings("default,doubled=policy"))
 
 
 def test_a_side_of_outside_programs_holds_no_marks(tmp_path: Path) -> None:
