@@ -93,7 +93,15 @@ class TournamentConfig:
         return TournamentHeader(
             format=self.fmt,
             entrants=tuple(
-                TournamentEntrant(name=e.name, spec=e.spec if e.spec is not None else EXTERNAL)
+                TournamentEntrant(
+                    name=e.name,
+                    spec=e.spec if e.spec is not None else EXTERNAL,
+                    agent=(
+                        self.agent_marks(e.spec)
+                        if e.spec is not None and self.agent_marks is not None
+                        else None
+                    ),
+                )
                 for e in self.entrants
             ),
             boards_per_match=self.boards_per_match,
@@ -384,6 +392,13 @@ def _claim(cfg: TournamentConfig) -> None:
     if diff:
         changes = ", ".join(f"{k}: was {was!r}, now {now!r}" for k, (now, was) in diff.items())
         raise TournamentError(f"{path}: cannot resume a different tournament ({changes})")
+    changed = old.agent_changes(header)
+    if changed:
+        raise TournamentError(
+            f"{path}: cannot resume: the same specs now build other agents "
+            f"({'; '.join(changed)}); its matches were played by the agents it recorded, so "
+            "finish it with the models and code that started it, or start anew in another --out"
+        )
 
 
 def read_header(path: Path) -> TournamentHeader:

@@ -200,6 +200,9 @@ class TournamentEntrant(BaseModel):
     name: str
     spec: str
     """The agent spec, or ``external`` for an outside program."""
+    agent: AgentMarks | None = None
+    """What the spec built when the tournament started (:class:`AgentMarks`); None for an
+    outside program, a tournament run without marks, or a header written before it held them."""
 
 
 class TournamentHeader(BaseModel):
@@ -217,6 +220,24 @@ class TournamentHeader(BaseModel):
     seed: int
 
     def differences(self, other: TournamentHeader) -> dict[str, tuple[Any, Any]]:
-        """Fields that differ: name -> (ours, theirs), as JSON values."""
-        mine, theirs = self.model_dump(mode="json"), other.model_dump(mode="json")
+        """Fields that differ, the entrants' marks apart (:meth:`agent_changes`): name ->
+        (ours, theirs), as JSON values."""
+        skip: Any = {"entrants": {"__all__": {"agent"}}}
+        mine = self.model_dump(mode="json", exclude=skip)
+        theirs = other.model_dump(mode="json", exclude=skip)
         return {k: (v, theirs[k]) for k, v in mine.items() if v != theirs[k]}
+
+    def agent_changes(self, now: TournamentHeader) -> list[str]:
+        """How the entrants' agents ``now`` differ from those this header recorded, one phrase
+        an entrant (``v2 default:models/v2: policy file sha256 af98d664… -> 0c1d2e3f…``); an
+        entrant recorded without marks is not compared."""
+        was = {e.name: e for e in self.entrants}
+        out = []
+        for e in now.entrants:
+            old = was.get(e.name)
+            if old is None or old.agent is None or e.agent is None:
+                continue
+            changes = old.agent.changes(e.agent)
+            if changes:
+                out.append(f"{e.name} {e.spec}: {', '.join(changes)}")
+        return out

@@ -122,3 +122,24 @@ def test_a_journal_from_before_the_marks_resumes_and_keeps_its_header(tmp_path: 
     assert _match(tmp_path / "m", "random", 2, "--resume")[0] == 0
     assert json.loads(journal.read_text().splitlines()[0]) == header
     assert len(read_journal(journal).boards) == 2
+
+
+def test_a_tournament_resume_refuses_an_entrant_whose_model_changed(tmp_path: Path) -> None:
+    """The tournament's header holds each entrant's marks: matches not yet played would be
+    played by another agent than the finished ones, so the resume is refused, naming it."""
+    model = tmp_path / "model"
+    shutil.copytree(DEFAULT_MODEL_DIR, model)
+    out = tmp_path / "t"
+    words = ("tournament", "--entrant", f"v={'default:' + str(model)}", "--entrant", "random",
+             "--boards-per-match", "2", "--seed", "3", "--out", str(out))  # fmt: skip
+    assert bridgebot(*words).returncode == 0
+    header = (out / "bridgebot.tournament.json").read_text()
+    recorded = json.loads(header)["entrants"][0]["agent"]
+    assert recorded == marks.agent_marks(f"default:{model}").model_dump(mode="json")
+    shutil.rmtree(model)
+    raise_policy(model)
+    refused = bridgebot(*words, "--resume")
+    assert refused.returncode == 2
+    assert f"v default:{model}: policy file sha256 " in refused.stderr
+    assert "cannot resume: the same specs now build other agents" in refused.stderr
+    assert (out / "bridgebot.tournament.json").read_text() == header  # left as it was
