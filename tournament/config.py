@@ -95,22 +95,24 @@ class MatchConfig:
 
     def marks(self, side: str) -> AgentMarks | None:
         """The marks of ``side``'s agent (:attr:`agent_marks`); None where outside programs play
-        every seat of it (its name is then a team name, not a spec) or no marks are asked."""
-        name = self.side_name(side)
-        spec = self.us if side == US else self.them
-        if self.agent_marks is None or name != spec:
+        every seat of it or no marks are asked."""
+        if self.agent_marks is None or self.outside(side):
             return None
-        return self.agent_marks(spec)
+        return self.agent_marks(self.us if side == US else self.them)
 
-    def side_name(self, side: str) -> str:
-        """How results name a side: its agent spec, or its team name (``--us-name`` or
-        ``--them-name``) when outside programs play every one of its seats."""
+    def outside(self, side: str) -> bool:
+        """Outside programs play every seat of ``side`` (none of our agents bids for it)."""
         seats = [
             ExternalSeat(s.room, Player(i))
             for s in seatings(self.fmt)
             for i, team in enumerate(s.teams)
             if team == side
         ]
-        if seats and all(e in self.external for e in seats):
+        return bool(seats) and all(e in self.external for e in seats)
+
+    def side_name(self, side: str) -> str:
+        """How results name a side: its agent spec, or its team name (``--us-name`` or
+        ``--them-name``) when outside programs play every one of its seats."""
+        if self.outside(side):
             return self.net.us_name if side == US else self.net.them_name
         return self.us if side == US else self.them
