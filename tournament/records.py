@@ -39,15 +39,20 @@ class AgentMarks(BaseModel):
 
     def changes(self, now: AgentMarks) -> list[str]:
         """What differs from ``now``, in words: ``policy file sha256 af98d664… -> 0c1d2e3f…``,
-        ``close_bids 1.0 -> 0.2`` (an option one side lacks reads as None)."""
+        ``close_bids 1.0 -> 0.2``. An option only one side recorded differs too (``(not
+        recorded)``): code that added it may have added a behaviour with its default."""
         out = []
         if self.policy != now.policy:
             out.append(f"policy file sha256 {_short(self.policy)} -> {_short(now.policy)}")
         for key in sorted(self.settings.keys() | now.settings.keys()):
-            was, new = self.settings.get(key), now.settings.get(key)
+            was, new = (_setting(s, key) for s in (self.settings, now.settings))
             if was != new:
-                out.append(f"{key} {was!r} -> {new!r}")
+                out.append(f"{key} {was} -> {new}")
         return out
+
+
+def _setting(settings: Mapping[str, Any], key: str) -> str:
+    return repr(settings[key]) if key in settings else "(not recorded)"
 
 
 def _short(sha: str | None) -> str:

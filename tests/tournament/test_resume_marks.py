@@ -12,6 +12,7 @@ from pathlib import Path
 from bridgebot.models.provenance import file_sha256
 from bridgebot.tournament.config import MatchConfig
 from bridgebot.tournament.journal import read_journal
+from bridgebot.tournament.records import AgentMarks
 from bridgebot.tournament.rooms import ExternalSeat
 from endplay.types import Player
 
@@ -143,3 +144,12 @@ def test_a_tournament_resume_refuses_an_entrant_whose_model_changed(tmp_path: Pa
     assert f"v default:{model}: policy file sha256 " in refused.stderr
     assert "cannot resume: the same specs now build other agents" in refused.stderr
     assert (out / "bridgebot.tournament.json").read_text() == header  # left as it was
+
+
+def test_an_option_recorded_on_one_side_only_is_a_change() -> None:
+    """Code that adds an option may add a behaviour with its default: a journal that did not
+    record it is not taken for the same agent."""
+    was = AgentMarks(policy=None, settings={"pass_bias": 0.6})
+    now = AgentMarks(policy=None, settings={"pass_bias": 0.6, "new_rule": True})
+    assert was.changes(now) == ["new_rule (not recorded) -> True"]
+    assert now.changes(now) == []
