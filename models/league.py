@@ -36,6 +36,13 @@ With ``--convention SPEC`` the learner's pair, and every frozen copy of the netw
 slam layer and asking convention of that agent on top of the network; with ``--estimators-lr``
 the layers' estimators learn in the loop too (:mod:`models.convention`).
 
+Each generation's snapshot is read greedily on the validation deals (``eval`` in the log and in
+``OUT/gen{g}.pt``): against its start (``vs_init``, ``vs_initx``), the last exploiter and, with
+the field in the mix, against the field (``vs_field``, and ``field_gain``: minus its start on the
+same deals and cards). Only the last two read what a model is chosen by: run 27
+(docs/evaluation.md) saw ``vs_init`` climb by +0.10 to +0.38 while the field read the learner
+0.1 to 0.25 lower.
+
 ``OUT/ckpt.pt`` holds everything (phase, weights, optimisers, pool, history) and is rewritten every
 ``save_minutes``; rerunning the same command resumes. ``OUT/gen{g}.pt`` and ``OUT/exploiter{g}.pt``
 are loadable by ``bridgebot export``.
@@ -525,6 +532,8 @@ class LeagueRun:
     bar: Any
     meta: dict[str, Any]
     doubles: DoublesModel
+    _init_field: IntArray | None = None
+    """The starting model's IMPs against the field on the validation deals (:meth:`field_reads`)."""
 
     @classmethod
     def open(
@@ -751,6 +760,8 @@ class LeagueRun:
             res["vs_last_exploiter"] = evaluate_pair(
                 snap, pools.exploiters[-1], owners, dd, val, device, a_layers=self.ours
             )
+        if self.field is not None:
+            res.update(self.field_reads(snap, pools.init))
         save_checkpoint(
             str(self.out / f"gen{g}.pt"), snap, {"meta": {**self.meta, "gen": g, "eval": res}}
         )
@@ -761,6 +772,37 @@ class LeagueRun:
         self.record({"phase": "learn-done", "it": self.cfg.learner_iters, "eval": res})
         st["gen"], st["phase"] = g + 1, "exploit"
         self.save()
+
+    def field_reads(self, snap: PolicyNet, init: PolicyNet) -> dict[str, dict[str, float]]:
+        """Greedy ``snap`` against the field on the validation deals (card ``k mod cards`` on
+        deal ``k``, at both tables): ``vs_field``, and ``field_gain``, ``snap`` minus the
+        starting model on the same deals against the same cards (paired per deal).
+
+        The league's other reads are against our own policies, and a run can climb them while
+        the field reads it lower (docs/evaluation.md, run 27): this one reads what the choice of a
+        model asks. The start's row is computed once per process (greedy nets and EPBot are
+        deterministic, so a resumed run computes the same)."""
+        owners, dd, val = self.data.owners, self.data.dd, self.data.val
+        dealer, vul = dealer_vul_arrays(val + 1)
+        assert self.field is not None
+        field = self.field
+        pick = np.arange(len(val)) % len(field)
+
+        def against_field(net: PolicyNet, layers: Layers | None) -> IntArray:
+            imps, _, _ = duplicate_imps(
+                owners[val], dd[val], dealer, vul,
+                opponent_chooser(net, self.device, layers=layers),
+                field.chooser(np.concatenate([pick, pick])),
+            )  # fmt: skip
+            return imps
+
+        if self._init_field is None:
+            self._init_field = against_field(init, self.layers)
+        ours = against_field(snap, self.ours)
+        return {
+            "vs_field": imp_summary(ours),
+            "field_gain": imp_summary(ours - self._init_field),
+        }
 
     def finish(self) -> dict[str, object]:
         """Close the bar and the field, save, and write the learner to ``OUT/policy.pt``."""

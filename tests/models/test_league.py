@@ -383,6 +383,36 @@ def test_a_league_with_the_field_resumes_after_a_kill(epbot: Path, tmp_path: Pat
     assert meta["opponents"] == ["self", "field", "epbot:BBA-Sayc", "epbot:Acol", "epbot:WJ"]
     assert meta["config"]["field"] == ["BBA-Sayc", "Acol", "WJ"]
     assert torch.load(run / "gen0.pt", weights_only=False)["meta"]["opponents"] == meta["opponents"]
+    done_eval = next(e for e in entries if e["phase"] == "learn-done")["eval"]
+    assert done_eval["vs_field"]["boards"] == done_eval["field_gain"]["boards"] == 16
+
+
+def test_the_league_reads_each_generation_against_the_field(
+    epbot: Path,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With the field in the mix, a generation's evaluation plays the validation deals against
+    the training cards, and ``field_gain`` is the learner minus its start on the same deals and
+    cards: a learner that has not moved (a learning rate of 1e-12) gains exactly nothing, while
+    its own row against the field is a real match."""
+    from bridgebot.cli import main
+    from bridgebot.shipped import DEFAULT_MODEL_DIR
+
+    monkeypatch.setenv("BRIDGEBOT_EPBOT", str(epbot))
+    dd = str(small_dd(tmp_path / "dd.npz", 2100))
+    run = tmp_path / "run"
+    argv = ["train", "league", "--init", str(DEFAULT_MODEL_DIR), "--deals", dd, "--out", str(run),
+            "--gens", "1", "--learner-iters", "1", "--exploiter-iters", "1", "--deals-per-iter",
+            "16", "--eval-deals", "40", "--minibatch", "64", "--mix", "self=1,field=1",
+            "--field", "Acol,WJ", "--lr", "1e-12", "--quiet"]  # fmt: skip
+    assert main(argv) == 0
+    log = [json.loads(line) for line in (run / "log.jsonl").read_text().splitlines()]
+    res = next(e for e in log if e["phase"] == "learn-done")["eval"]
+    assert res["field_gain"] == {"boards": 40.0, "imps_per_board": 0.0, "stderr": 0.0}
+    assert res["vs_field"]["boards"] == 40.0 and res["vs_field"]["stderr"] > 0
+    saved = torch.load(run / "gen0.pt", weights_only=False)["meta"]["eval"]
+    assert saved["vs_field"] == res["vs_field"]
 
 
 def test_the_command_line_hands_the_league_the_shipped_penalty_double_model(
