@@ -39,9 +39,10 @@ the layers' estimators learn in the loop too (:mod:`models.convention`).
 Each generation's snapshot is read greedily on the validation deals (``eval`` in the log and in
 ``OUT/gen{g}.pt``): against its start (``vs_init``, ``vs_initx``), the last exploiter and, with
 the field in the mix, against the field (``vs_field``, and ``field_gain``: minus its start on the
-same deals and cards). Only the last two read what a model is chosen by: run 27
-(docs/evaluation.md) saw ``vs_init`` climb by +0.10 to +0.38 while the field read the learner
-0.1 to 0.25 lower.
+same deals and cards). Only the last two read what a model is chosen by, and at 1,000 deals
+only coarsely: run 27 (docs/evaluation.md) saw ``vs_init`` climb by +0.10 to +0.38 while the
+field read the learner 0.1 to 0.25 lower on validation, and ``field_gain`` sit 0.10 to 0.16
+above validation; a generation is chosen there (``benchmarks/bench_field.py``).
 
 ``OUT/ckpt.pt`` holds everything (phase, weights, optimisers, pool, history) and is rewritten every
 ``save_minutes``; rerunning the same command resumes. ``OUT/gen{g}.pt`` and ``OUT/exploiter{g}.pt``
