@@ -71,6 +71,7 @@ from endplay.types import Bid, Card, ContractBid, Player
 
 from bridgebot import marks
 from bridgebot.agents import make_agent
+from bridgebot.marks import settings_digest  # a row of a default since changed is played again
 
 YARDSTICK = "yardstick"
 DEFAULT_OPPONENTS = "bfg;bfg,doubles=on"
@@ -151,12 +152,6 @@ def fingerprint(spec: str) -> str | None:
     """The sha256 of ``spec``'s policy file (None without one: :func:`bridgebot.marks.fingerprint`):
     a journaled row counts only for the model that played it."""
     return None if spec == YARDSTICK else marks.fingerprint(spec)
-
-
-def settings_digest(spec: str) -> str:
-    """:func:`bridgebot.marks.settings_digest`: a journaled row of ``search`` made before one of
-    its defaults changed does not count for ``search`` after."""
-    return marks.settings_digest(spec)
 
 
 def side_marks(specs: Iterable[str]) -> dict[str, tuple[str | None, str]]:

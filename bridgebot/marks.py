@@ -37,18 +37,13 @@ def policy_file(spec: str) -> Path | None:
     a path is given; ``policy:DIR``: ``DIR/policy.onnx``; a path to a ``.onnx``: that file. None
     for an agent without one (bfg, epbot, random). Raises :class:`AgentSpecError` for a spec
     that does not parse."""
-    parsed = AgentSpec.parse(spec)
-    if parsed.name not in MODEL_KINDS:
-        return None
-    where = Path(parsed.path) if parsed.path else DEFAULT_MODEL_DIR
-    return where if where.suffix == ".onnx" else where / "policy.onnx"
+    return _policy_file(AgentSpec.parse(spec))
 
 
 def fingerprint(spec: str) -> str | None:
     """The sha256 of ``spec``'s policy file (:func:`policy_file`), in hex; None where the agent
     has none or the file is missing (building the agent says which)."""
-    path = policy_file(spec)
-    return file_sha256(path) if path is not None and path.is_file() else None
+    return _fingerprint(AgentSpec.parse(spec))
 
 
 def settings(spec: str) -> dict[str, Any]:
@@ -68,4 +63,17 @@ def settings_digest(spec: str) -> str:
 def agent_marks(spec: str) -> AgentMarks:
     """``spec``'s policy sha256 and settings, as a match journal's header records them for each
     side. Raises :class:`AgentSpecError` for a spec that does not parse."""
-    return AgentMarks(policy=fingerprint(spec), settings=settings(spec))
+    parsed = AgentSpec.parse(spec)
+    return AgentMarks(policy=_fingerprint(parsed), settings=parsed.settings())
+
+
+def _policy_file(parsed: AgentSpec) -> Path | None:
+    if parsed.name not in MODEL_KINDS:
+        return None
+    where = Path(parsed.path) if parsed.path else DEFAULT_MODEL_DIR
+    return where if where.suffix == ".onnx" else where / "policy.onnx"
+
+
+def _fingerprint(parsed: AgentSpec) -> str | None:
+    path = _policy_file(parsed)
+    return file_sha256(path) if path is not None and path.is_file() else None

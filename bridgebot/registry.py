@@ -78,23 +78,29 @@ def _default(options: DefaultOptions, path: str | None, seed: int, name: str) ->
 
     models = learned.models(path, options, name)
     agent = learned.policy_agent(options, *models, seed, name)
-    stage = _default_stages(options).get("doubled")
-    if not isinstance(stage, SearchOptions):
+    search = _doubled_search(options)
+    if search is None:
         return agent
     # It shares the policy agent's models (one stack: each model file opened once).
-    return SearchWhereDoubled(agent, learned.search_agent(stage, *models, seed, name), name=name)
+    return SearchWhereDoubled(agent, learned.search_agent(search, *models, seed, name), name=name)
 
 
 def _default_stages(options: DefaultOptions) -> dict[str, AgentOptions]:
-    """``default``'s stage inside it: with ``doubled=search``, the search's options where the
-    opponents doubled our contract (none with ``doubled=policy``). The stage bids as the policy
-    does where slams are decided: every slam option carries."""
+    """``default``'s stage inside it, by name (:attr:`AgentKind.stages`)."""
+    search = _doubled_search(options)
+    return {} if search is None else {"doubled": search}
+
+
+def _doubled_search(options: DefaultOptions) -> SearchOptions | None:
+    """With ``doubled=search``, the options of ``default``'s search where the opponents doubled
+    our contract (None with ``doubled=policy``). The stage bids as the policy does where slams
+    are decided: every slam option carries."""
     if options.doubled == "policy":
-        return {}
+        return None
     from bridgebot.engine.search import DOUBLED_OPPONENTS
 
     slam_fields = set(SlamOptions.model_fields) - set(CardPlayOptions.model_fields)
-    search = SearchOptions.model_validate(
+    return SearchOptions.model_validate(
         {
             "threads": options.threads,
             "play": "baseline",
@@ -102,7 +108,6 @@ def _default_stages(options: DefaultOptions) -> dict[str, AgentOptions]:
             **options.model_dump(include=slam_fields),
         }
     )
-    return {"doubled": search}
 
 
 def _search(options: SearchOptions, path: str | None, seed: int, name: str) -> Agent:

@@ -45,7 +45,12 @@ from bridgebot.tournament.config import MatchConfig
 from bridgebot.tournament.deals import ensure_dd
 from bridgebot.tournament.journal import read_journal
 from bridgebot.tournament.match import run_match
-from bridgebot.tournament.records import AgentMarks, TournamentEntrant, TournamentHeader
+from bridgebot.tournament.records import (
+    AgentMarks,
+    TournamentEntrant,
+    TournamentHeader,
+    rebuilt_agents,
+)
 from bridgebot.tournament.rooms import ExternalSeat, Network
 from bridgebot.tournament.schedule import Entrant, Pairing, TournamentError, next_matches, schedule
 from bridgebot.tournament.seatings import THEM, US, seatings
@@ -394,11 +399,7 @@ def _claim(cfg: TournamentConfig) -> None:
         raise TournamentError(f"{path}: cannot resume a different tournament ({changes})")
     changed = old.agent_changes(header)
     if changed:
-        raise TournamentError(
-            f"{path}: cannot resume: the same specs now build other agents "
-            f"({'; '.join(changed)}); its matches were played by the agents it recorded, so "
-            "finish it with the models and code that started it, or start anew in another --out"
-        )
+        raise TournamentError(rebuilt_agents(path, changed, "its matches were played"))
 
 
 def read_header(path: Path) -> TournamentHeader:

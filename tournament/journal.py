@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Annotated
 
 from bridgebot.server.journal import JournalError, JournalWriter, read_lines
-from bridgebot.tournament.records import BoardResult, MatchHeader
+from bridgebot.tournament.records import BoardResult, MatchHeader, rebuilt_agents
 from pydantic import Field, TypeAdapter
 
 JOURNAL_LINE: TypeAdapter[MatchHeader | BoardResult] = TypeAdapter(
@@ -75,12 +75,7 @@ class Journal:
                 raise JournalError(f"{path}: cannot resume a different match ({detail})")
             changed = existing.header.agent_changes(header)
             if changed:
-                raise JournalError(
-                    f"{path}: cannot resume: the same specs now build other agents "
-                    f"({'; '.join(changed)}); its boards were bid by the agents it recorded, so "
-                    "finish it with the model and code that started it, or start anew in "
-                    "another --out"
-                )
+                raise JournalError(rebuilt_agents(path, changed, "its boards were bid"))
         self.done = existing.boards
         self._writer = JournalWriter(path, keep_bytes=existing.good_bytes)
         if existing.header is None:

@@ -51,6 +51,26 @@ class AgentMarks(BaseModel):
         return out
 
 
+def changed_agent(label: str, was: AgentMarks | None, now: AgentMarks | None) -> str | None:
+    """``label: what changed`` where both marks are known and differ (:meth:`AgentMarks.changes`);
+    None where they agree or one was not recorded (a record made before marks, an outside
+    program)."""
+    if was is None or now is None:
+        return None
+    changes = was.changes(now)
+    return f"{label}: {', '.join(changes)}" if changes else None
+
+
+def rebuilt_agents(path: object, changed: list[str], played: str) -> str:
+    """The one line that refuses a resume whose specs now build other agents: ``changed`` are
+    :func:`changed_agent` phrases, ``played`` what the record holds (``its boards were bid``)."""
+    return (
+        f"{path}: cannot resume: the same specs now build other agents ({'; '.join(changed)}); "
+        f"{played} by the agents it recorded, so finish it with the model and code that started "
+        "it, or start anew in another --out"
+    )
+
+
 def _setting(settings: Mapping[str, Any], key: str) -> str:
     return repr(settings[key]) if key in settings else "(not recorded)"
 
@@ -95,13 +115,11 @@ class MatchHeader(BaseModel):
     def agent_changes(self, now: MatchHeader) -> list[str]:
         """How the agents of ``now`` differ from those this header recorded, one phrase a side
         (``us search: close_bids 1.0 -> 0.2``); a side recorded without marks is not compared."""
-        out = []
-        for side in ("us", "them"):
-            was: AgentMarks | None = getattr(self, f"{side}_agent")
-            new: AgentMarks | None = getattr(now, f"{side}_agent")
-            if was is not None and new is not None and (changes := was.changes(new)):
-                out.append(f"{side} {getattr(self, side)}: {', '.join(changes)}")
-        return out
+        phrases = (
+            changed_agent(f"us {self.us}", self.us_agent, now.us_agent),
+            changed_agent(f"them {self.them}", self.them_agent, now.them_agent),
+        )
+        return [p for p in phrases if p is not None]
 
 
 class BoardResult(BaseModel):
@@ -236,13 +254,8 @@ class TournamentHeader(BaseModel):
         """How the entrants' agents ``now`` differ from those this header recorded, one phrase
         an entrant (``v2 default:models/v2: policy file sha256 af98d664… -> 0c1d2e3f…``); an
         entrant recorded without marks is not compared."""
-        was = {e.name: e for e in self.entrants}
-        out = []
-        for e in now.entrants:
-            old = was.get(e.name)
-            if old is None or old.agent is None or e.agent is None:
-                continue
-            changes = old.agent.changes(e.agent)
-            if changes:
-                out.append(f"{e.name} {e.spec}: {', '.join(changes)}")
-        return out
+        was = {e.name: e.agent for e in self.entrants}
+        phrases = (
+            changed_agent(f"{e.name} {e.spec}", was.get(e.name), e.agent) for e in now.entrants
+        )
+        return [p for p in phrases if p is not None]
