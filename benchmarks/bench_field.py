@@ -46,12 +46,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 from bench_crosstable import append_journal, figures, read_journal
 from bench_slam import _paired, counted_rows, row_figures, row_marks, run_rows, side_marks
 from bridgebot.core.errors import UserError
+from bridgebot.core.files import file_sha256
 from bridgebot.core.stats import mean_stderr
 from bridgebot.engine.agent import AgentSpecError
 from bridgebot.engine.epbot_cards import TRAINING_CARDS, training_cards
 from bridgebot.laws.board_sets import BoardSetError, load_npz
 from bridgebot.laws.boards import BoardDeal
-from bridgebot.models.provenance import file_sha256
 
 from bridgebot.agents import AgentSpec, make_agent
 

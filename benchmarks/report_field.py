@@ -52,10 +52,10 @@ from bench_field import (
 )
 from bench_slam import HEADER, policy_file, show_row
 from bridgebot.core.errors import UserError
+from bridgebot.core.files import file_sha256
 from bridgebot.engine.agent import AgentSpecError
 from bridgebot.engine.epbot_cards import REPORT_CARDS
 from bridgebot.laws.board_sets import BoardSetError, load_npz
-from bridgebot.models.provenance import file_sha256
 
 #: The report rows: EPBot with each report card, assuming WBridge5-Sayc for its opponents.
 REPORT = tuple(card_spec(c) for c in REPORT_CARDS)

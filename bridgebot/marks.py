@@ -23,7 +23,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bridgebot.models.provenance import file_sha256
+from bridgebot.core.files import file_sha256
 from bridgebot.shipped import DEFAULT_MODEL_DIR
 from bridgebot.specs import AgentSpec
 from bridgebot.tournament.records import AgentMarks

@@ -119,12 +119,14 @@ def _search(options: SearchOptions, path: str | None, seed: int, name: str) -> A
 
 def _epbot(options: EpbotOptions, path: str | None, seed: int, name: str) -> Agent:
     from bridgebot.engine.epbot import EPBotAgent
-    from bridgebot.engine.epbot_cards import find_card, read_card
+    from bridgebot.engine.epbot_cards import find_card, read_convention_card
     from bridgebot.engine.epbot_native import epbot_folder
 
     try:
         folder = epbot_folder(options.path)
-        card, opponents = (read_card(find_card(folder, c)) for c in (path or "", options.opponents))
+        card, opponents = (
+            read_convention_card(find_card(folder, c)) for c in (path or "", options.opponents)
+        )
         return EPBotAgent(folder, card, opponents, card_player(options, seed), name)
     except AgentSpecError as e:
         raise AgentSpecError(f"agent {name}: {e}") from None

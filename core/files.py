@@ -1,11 +1,14 @@
-"""Writing a file so that a crash leaves the old one or the new one, never half of either.
+"""Files every part writes and reads: a write that a crash leaves old or new, never half of
+either, and a file's sha256.
 
-Why in ``laws``: every part writes records this way (model cards, journals' repairs, standings,
-deal caches, data files, checkpoints), and ``laws`` is the one package every part imports.
+Why in ``core``: every part writes records this way (model cards, journals' repairs, standings,
+deal caches, data files, checkpoints) and names a file by its digest (data sets, marks), and
+``core`` is the one package every part imports.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -34,3 +37,13 @@ def write_text_file(path: str | Path, text: str, sync: bool = False) -> None:
 def write_bytes_file(path: str | Path, data: bytes, sync: bool = False) -> None:
     """:func:`replace_file` for bytes."""
     replace_file(path, lambda tmp: tmp.write_bytes(data), sync)
+
+
+def file_sha256(path: str | Path) -> str:
+    """The sha256 of the file at ``path``, in hex, read in blocks; ``OSError`` where it cannot
+    be read."""
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

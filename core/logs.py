@@ -28,16 +28,6 @@ FORMATS = ("console", "json")
 FORMAT_ENV = "BRIDGEBOT_LOG_FORMAT"
 
 
-def add_log_level_argument(parser: argparse.ArgumentParser, default: str, what: str) -> None:
-    """Add ``--log-level``; ``what`` says what is logged at that level."""
-    parser.add_argument(
-        "--log-level",
-        choices=LEVELS,
-        default=default,
-        help=f"{what} (default %(default)s)",
-    )
-
-
 def add_log_format_argument(parser: argparse.ArgumentParser) -> None:
     """Add the global ``--log-format`` (console for people, json for machines)."""
     parser.add_argument(

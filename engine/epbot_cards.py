@@ -85,7 +85,7 @@ class ConventionCard:
     conventions: tuple[tuple[str, bool], ...]
 
 
-def card_names(folder: Path) -> list[str]:
+def convention_card_names(folder: Path) -> list[str]:
     """The names of the cards in ``folder/CC``, sorted."""
     return sorted(p.name[: -len(SUFFIX)] for p in (folder / "CC").glob(f"*{SUFFIX}"))
 
@@ -93,7 +93,7 @@ def card_names(folder: Path) -> list[str]:
 def find_card(folder: Path, written: str) -> Path:
     """The file of the card ``written`` names in ``folder/CC`` (exactly, else without regard to
     case, else with underscores read as spaces); :class:`UnknownCard` lists the known ones."""
-    names = card_names(folder)
+    names = convention_card_names(folder)
     wanted = written.strip()
     for guess in (wanted, wanted.replace("_", " ")):
         found = [n for n in names if n == guess] or [n for n in names if n.lower() == guess.lower()]
@@ -105,7 +105,7 @@ def find_card(folder: Path, written: str) -> Path:
     raise UnknownCard(f"unknown EPBot card {written!r} in {folder / 'CC'}; known cards: {known}")
 
 
-def read_card(path: Path) -> ConventionCard:
+def read_convention_card(path: Path) -> ConventionCard:
     """Read a card file; :class:`BadCard` names the file and line of a fault."""
     try:
         lines = path.read_text(encoding="ascii", errors="replace").splitlines()

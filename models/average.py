@@ -115,9 +115,9 @@ def average(paths: Sequence[str], out: str, command: str = "") -> dict[str, Any]
     Raises :class:`DataError` for fewer than two checkpoints or checkpoints of different shapes,
     ``FileNotFoundError`` for a missing one."""
     import torch
+    from bridgebot.core.files import file_sha256
     from bridgebot.models.data import DataError
     from bridgebot.models.net import PolicyNet, load_checkpoint, save_checkpoint
-    from bridgebot.models.provenance import file_sha256
 
     if len(paths) < 2:
         raise DataError(f"--checkpoint: give two or more to average (got {len(paths)})")

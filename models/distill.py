@@ -219,10 +219,10 @@ def distill(args: argparse.Namespace, command: str) -> dict[str, Any]:
     ``FileNotFoundError`` for a missing file."""
     import torch
     import torch.nn.functional as F
+    from bridgebot.core.files import file_sha256
     from bridgebot.engine.modelcard import DataSet
     from bridgebot.models.average import gathered, resolved
     from bridgebot.models.net import grown, masked_logits, save_checkpoint
-    from bridgebot.models.provenance import file_sha256
 
     if Path(args.init).is_dir() and not (Path(args.init) / "policy.onnx").is_file():
         raise FileNotFoundError(f"{args.init}: a directory without policy.onnx (not a model)")

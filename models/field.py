@@ -25,7 +25,12 @@ import numpy.typing as npt
 from bridgebot.core.errors import UserError
 from bridgebot.engine.cardplay import BaselinePlayer
 from bridgebot.engine.epbot import EPBotAgent
-from bridgebot.engine.epbot_cards import ConventionCard, find_card, read_card, training_cards
+from bridgebot.engine.epbot_cards import (
+    ConventionCard,
+    find_card,
+    read_convention_card,
+    training_cards,
+)
 from bridgebot.engine.epbot_native import epbot_folder
 from bridgebot.engine.features import VUL_THEM, VUL_US, auction_from_observation, decode_hand
 from bridgebot.laws.cards import RANKS
@@ -45,7 +50,7 @@ class Field:
             raise UserError("--field: name at least one EPBot card")
         self.folder = epbot_folder()
         self.cards: tuple[ConventionCard, ...] = tuple(
-            read_card(find_card(self.folder, n)) for n in names
+            read_convention_card(find_card(self.folder, n)) for n in names
         )
         self._agents: dict[int, EPBotAgent] = {}
 

@@ -8,13 +8,13 @@ hash and an honest "unknown".
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
+from bridgebot.core.files import file_sha256
 from bridgebot.engine.modelcard import DataSet
 from bridgebot.models.datameta import DDGEN_VERSION, TEACH_VERSION, DataMeta, read_meta
 
@@ -34,15 +34,6 @@ def git_commit() -> str:
         return out.stdout.strip() + ("+dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):
         return "unknown"
-
-
-def file_sha256(path: Path) -> str:
-    """The sha256 of a file, in hex, read in blocks."""
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def regenerate_command(name: str, meta: DataMeta | None, deals: int) -> str | None:

@@ -21,7 +21,7 @@ from bridgebot.core.errors import UserError
 from bridgebot.engine.agent import bidding_view
 from bridgebot.engine.cardplay import BaselinePlayer
 from bridgebot.engine.epbot import EPBotAgent
-from bridgebot.engine.epbot_cards import find_card, read_card, training_cards
+from bridgebot.engine.epbot_cards import find_card, read_convention_card, training_cards
 from bridgebot.engine.epbot_native import Native, epbot_folder, load_library
 from bridgebot.laws.calls import auction_over, bid_index
 from bridgebot.laws.cards import owners_deal
@@ -61,7 +61,7 @@ class EPBotTeacher:
 
     def __init__(self, spec: str) -> None:
         folder = epbot_folder()
-        card = read_card(find_card(folder, spec.removeprefix(PREFIX)))
+        card = read_convention_card(find_card(folder, spec.removeprefix(PREFIX)))
         self.agent = EPBotAgent(folder, card, card, BaselinePlayer(), spec)
 
     @property

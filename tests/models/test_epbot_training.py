@@ -14,7 +14,7 @@ from bridgebot.engine.epbot_cards import (
     REPORT_CARDS,
     TRAINING_CARDS,
     ReportCardInTraining,
-    card_names,
+    convention_card_names,
     names_report_card,
     training_cards,
 )
@@ -57,7 +57,7 @@ def test_the_guard_refuses_a_report_card_in_one_line(spelled: str) -> None:
 
 
 def test_the_training_cards_are_the_folder_but_the_report_cards(epbot: Path) -> None:  # noqa: F811
-    assert sorted(TRAINING_CARDS) == sorted(set(card_names(epbot)) - set(REPORT_CARDS))
+    assert sorted(TRAINING_CARDS) == sorted(set(convention_card_names(epbot)) - set(REPORT_CARDS))
     assert len(TRAINING_CARDS) == 16
 
 

@@ -9,7 +9,7 @@ import json
 import shutil
 from pathlib import Path
 
-from bridgebot.models.provenance import file_sha256
+from bridgebot.core.files import file_sha256
 from bridgebot.tournament.config import MatchConfig
 from bridgebot.tournament.journal import read_journal
 from bridgebot.tournament.records import AgentMarks
