@@ -61,7 +61,7 @@ COMMANDS: dict[str, str] = {
     "teach": "bridgebot.models.teach_cli",
     "ddgen": "bridgebot.models.ddgen",
     "explain": "bridgebot.explain",
-    "conform": "bridgebot.server.conform.cli",
+    "conform": "bridgebot.conform.cli",
 }
 
 

@@ -13,7 +13,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 #: Folders installed into the namespace (pyproject's package-dir), by folder name; every module of
 #: every one of them must be in no cycle.
-FOLDERS = ("bridgebot", "core", "laws", "protocol", "engine", "server", "tournament", "models")
+FOLDERS = (
+    "bridgebot",
+    "core",
+    "laws",
+    "protocol",
+    "engine",
+    "server",
+    "conform",
+    "tournament",
+    "models",
+)
 
 
 def module_name(path: Path) -> str:

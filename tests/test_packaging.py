@@ -29,7 +29,7 @@ def test_the_license_the_metadata_names_is_in_the_repository() -> None:
 
 
 #: The project's folders, installed only under the ``bridgebot`` namespace.
-FOLDERS = ("core", "protocol", "engine", "server", "tournament", "models")
+FOLDERS = ("core", "protocol", "engine", "server", "conform", "tournament", "models")
 
 
 def test_the_wheel_installs_one_namespace_and_every_shipped_model(tmp_path: Path) -> None:

@@ -15,10 +15,10 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bridgebot.conform.report import SEAT_RULES, TM_RULES, Recorder, Transcript
+from bridgebot.conform.seat_kit import SeatKit, SeatRun, run_seat
+from bridgebot.conform.tm_kit import TmKit, TmRun, run_tm
 from bridgebot.laws.board_sets import generate
-from bridgebot.server.conform.report import SEAT_RULES, TM_RULES, Recorder, Transcript
-from bridgebot.server.conform.seat_kit import SeatKit, SeatRun, run_seat
-from bridgebot.server.conform.tm_kit import TmKit, TmRun, run_tm
 from bridgebot.server.tm import TableManager, TableOptions
 
 #: One hook result item: a line to pass on, or seconds to pause first.

@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bridgebot.conform.model import BoardModel
+from bridgebot.conform.report import SEAT_RULES, Recorder, finding_line
+from bridgebot.conform.seat_kit import SeatKit
+from bridgebot.conform.wire import RANKS, SUITS, read_hand
 from bridgebot.engine.random_agent import RandomAgent
 from bridgebot.protocol.dialect import Dialect
-from bridgebot.server.conform.model import BoardModel
-from bridgebot.server.conform.report import SEAT_RULES, Recorder, finding_line
-from bridgebot.server.conform.seat_kit import SeatKit
-from bridgebot.server.conform.wire import RANKS, SUITS, read_hand
 from bridgebot.server.seat import SeatClient
 from endplay.types import Player
 

@@ -214,7 +214,7 @@ async def test_a_silent_table_manager_fails_answer_within_the_timeout(tmp_path: 
 
 
 def test_every_rule_of_conform_tm_has_a_broken_table_here() -> None:
-    from bridgebot.server.conform.report import TM_RULES
+    from bridgebot.conform.report import TM_RULES
 
     assert set(BROKEN) | {"tm.relay-legal", "tm.connect", "tm.answer"} == set(TM_RULES)
 

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from bridgebot.server.conform.report import Recorder
+from bridgebot.conform.report import Recorder
 from bridgebot.server.testing import random_seat
 from endplay.types import Player
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from bridgebot.server.conform.replay import replay_seat, replay_tm
+from bridgebot.conform.replay import replay_seat, replay_tm
 
 PEERS = Path(__file__).parent.parent / "peers"
 GOLDEN_61 = PEERS / "transcript_6_1.txt"
@@ -73,7 +73,7 @@ def test_docs_conformance_lists_every_rule_with_its_protocol_section() -> None:
     cites exists in docs/protocol.md."""
     import re
 
-    from bridgebot.server.conform.report import RULES
+    from bridgebot.conform.report import RULES
 
     from tests.test_docs import protocol_sections
 
@@ -97,7 +97,7 @@ def test_the_kit_imports_none_of_our_protocol_machines() -> None:
     import ast
 
     allowed_protocol = {"bridgebot.protocol.framing", "bridgebot.protocol.errors"}
-    kit = Path(__file__).parent.parent.parent / "server" / "conform"
+    kit = Path(__file__).parent.parent.parent / "conform"
     found: dict[str, set[str]] = {}
     for path in sorted(kit.glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
@@ -116,6 +116,6 @@ def test_the_kit_imports_none_of_our_protocol_machines() -> None:
     outside = {
         n
         for n in used
-        if not n.startswith(("bridgebot.server.conform", "bridgebot.laws", "bridgebot.protocol"))
+        if not n.startswith(("bridgebot.conform", "bridgebot.laws", "bridgebot.protocol"))
     }
     assert outside == {"bridgebot.core.logs"}  # the command's logging set-up

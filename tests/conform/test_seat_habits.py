@@ -16,12 +16,12 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from bridgebot.conform.report import SEAT_RULES, Recorder, Transcript
+from bridgebot.conform.seat_check import SeatObserver
+from bridgebot.conform.seat_kit import SeatKit, SeatRun
+from bridgebot.conform.wire import RANKS, SEATS
 from bridgebot.protocol.codec import Direction, parse
 from bridgebot.protocol.messages import PlayMsg, ReadyForDeal
-from bridgebot.server.conform.report import SEAT_RULES, Recorder, Transcript
-from bridgebot.server.conform.seat_check import SeatObserver
-from bridgebot.server.conform.seat_kit import SeatKit, SeatRun
-from bridgebot.server.conform.wire import RANKS, SEATS
 from bridgebot.server.testing.styles import STYLES, Style, StyledPeer, StyledSeat
 from endplay.types import Bid, Card, ContractBid, Player
 
@@ -216,7 +216,7 @@ def test_the_kit_s_card_choice_does_not_depend_on_the_hash_seed() -> None:
     """East leads with four twos: the kit's lowest card must be the same one whatever order a
     set of cards iterates in (``PYTHONHASHSEED``)."""
     code = (
-        "from bridgebot.server.conform.model import BoardModel\n"
+        "from bridgebot.conform.model import BoardModel\n"
         "hands = {'North': frozenset('AS KS QS JS TS 9S 8S 7S 6S AH KH QH JH'.split()),\n"
         "         'East': frozenset('2S 2H 2D 2C 3S 3H 3D 3C 4S 4H 4D 4C 5S'.split())}\n"
         "m = BoardModel(1, 'North', 'Neither', hands=hands)\n"

@@ -45,7 +45,7 @@ examples:
 
 
 def _seats(text: str) -> tuple[str, ...]:
-    from bridgebot.server.conform.wire import SEATS
+    from bridgebot.conform.wire import SEATS
 
     names = [n.strip().capitalize() for n in text.split(",") if n.strip()]
     bad = [n for n in names if n not in SEATS]
@@ -131,7 +131,7 @@ SHARED_OPTIONS = {"log_level_help": "stderr log level"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from bridgebot.server.conform.voices import STYLES
+    from bridgebot.conform.voices import STYLES
 
     sub = parser.add_subparsers(dest="target", metavar="tm|seat", required=True)
     tm = sub.add_parser(
@@ -215,7 +215,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bridgebot.server.conform.report import (
+    from bridgebot.conform.report import (
         SEAT_RULES,
         TM_RULES,
         ConformReport,
@@ -243,8 +243,8 @@ def run(args: argparse.Namespace) -> int:
     notes: list[str] = []
     try:
         if target == "tm":
-            from bridgebot.server.conform.tm_kit import TmRun, run_tm
-            from bridgebot.server.conform.wire import SEATS
+            from bridgebot.conform.tm_kit import TmRun, run_tm
+            from bridgebot.conform.wire import SEATS
 
             tm_run = TmRun(
                 host=args.host,
@@ -263,7 +263,7 @@ def run(args: argparse.Namespace) -> int:
             if boards:
                 notes.append(f"dummy won a trick and led the next {kit.run.dummy_leads} time(s)")
         else:
-            from bridgebot.server.conform.seat_kit import SeatRun, run_seat
+            from bridgebot.conform.seat_kit import SeatRun, run_seat
 
             seat_run = SeatRun(
                 host=args.host,

@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from bridgebot.server.conform.model import BoardModel
-from bridgebot.server.conform.net import Abort
-from bridgebot.server.conform.report import Recorder
-from bridgebot.server.conform.wire import (
+from bridgebot.conform.model import BoardModel
+from bridgebot.conform.net import Abort
+from bridgebot.conform.report import Recorder
+from bridgebot.conform.wire import (
     SEATS,
     VULS,
     Msg,

@@ -12,10 +12,10 @@ import contextlib
 import re
 from pathlib import Path
 
-from bridgebot.server.conform.net import Abort
-from bridgebot.server.conform.report import SEAT_RULES, TM_RULES, Recorder
-from bridgebot.server.conform.seat_check import SeatObserver
-from bridgebot.server.conform.tm_check import TableObserver
+from bridgebot.conform.net import Abort
+from bridgebot.conform.report import SEAT_RULES, TM_RULES, Recorder
+from bridgebot.conform.seat_check import SeatObserver
+from bridgebot.conform.tm_check import TableObserver
 
 _LINE = re.compile(r"^(?P<src>[^:]+?)\s*->\s*(?P<dst>[^:]+?)\s*:\s(?P<text>.*)$")
 

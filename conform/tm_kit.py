@@ -17,12 +17,12 @@ import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from bridgebot.server.conform.model import BoardModel
-from bridgebot.server.conform.net import Abort, Conn, Pump
-from bridgebot.server.conform.report import Recorder, Transcript
-from bridgebot.server.conform.tm_check import SeatView, TableObserver
-from bridgebot.server.conform.voices import Voice
-from bridgebot.server.conform.wire import SEATS, partner, seat_at, side
+from bridgebot.conform.model import BoardModel
+from bridgebot.conform.net import Abort, Conn, Pump
+from bridgebot.conform.report import Recorder, Transcript
+from bridgebot.conform.tm_check import SeatView, TableObserver
+from bridgebot.conform.voices import Voice
+from bridgebot.conform.wire import SEATS, partner, seat_at, side
 
 ALERT_TEXT = "15 to 17 total points."
 

@@ -11,7 +11,7 @@ voice (when bridge-player asks for dummy, for instance) is the driver's; this mo
 
 from __future__ import annotations
 
-from bridgebot.server.conform.wire import call_text, card_text, connecting_line
+from bridgebot.conform.wire import call_text, card_text, connecting_line
 
 STYLES = ("canonical", "wbridge5", "ben", "bridge-player")
 

@@ -36,12 +36,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from bridgebot.laws.deals import random_owners
-from bridgebot.server.conform.model import BoardModel
-from bridgebot.server.conform.net import Abort, Conn, Pump
-from bridgebot.server.conform.report import Recorder, Transcript
-from bridgebot.server.conform.seat_check import SeatObserver
-from bridgebot.server.conform.wire import (
+from bridgebot.conform.model import BoardModel
+from bridgebot.conform.net import Abort, Conn, Pump
+from bridgebot.conform.report import Recorder, Transcript
+from bridgebot.conform.seat_check import SeatObserver
+from bridgebot.conform.wire import (
     RANKS,
     SEATS,
     SUITS,
@@ -56,6 +55,7 @@ from bridgebot.server.conform.wire import (
     teams_text,
     timing_text,
 )
+from bridgebot.laws.deals import random_owners
 
 #: (name, the dealer relative to the program's seat, the kit's opening call or None)
 SCENARIOS: tuple[tuple[str, int, str | None], ...] = (

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from bridgebot.conform.wire import RANKS, SEATS, SUITS, seat_at
 from bridgebot.laws.calls import auction_over, final_contract, is_legal_call, passed_out
 from bridgebot.laws.play import legal_cards, trick_winner
-from bridgebot.server.conform.wire import RANKS, SEATS, SUITS, seat_at
 from endplay.types import Bid, Card, Denom, Hand, Player
 
 

@@ -14,9 +14,9 @@ import contextlib
 from collections import deque
 from collections.abc import Callable
 
+from bridgebot.conform.report import Recorder, Transcript
 from bridgebot.protocol.errors import LineTooLong
 from bridgebot.protocol.framing import LineBuffer, encode_line
-from bridgebot.server.conform.report import Recorder, Transcript
 
 
 class Abort(Exception):

@@ -26,9 +26,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bridgebot.server.conform.model import BoardModel
-from bridgebot.server.conform.report import Recorder
-from bridgebot.server.conform.wire import (
+from bridgebot.conform.model import BoardModel
+from bridgebot.conform.report import Recorder
+from bridgebot.conform.wire import (
     SEATS,
     Msg,
     Unreadable,
