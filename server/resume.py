@@ -97,6 +97,15 @@ def prepare(out_dir: str | Path) -> Resumed:
     return found
 
 
+def check_fresh(out_dir: str | Path) -> None:
+    """Refuse to start a session in a folder that holds one (its journal has a line): without
+    ``--resume`` its boards would be played again and appended after the first session's
+    (issue 62: boards 1-13, then 1-5). ``ResumeError`` names the journal and ``--resume``."""
+    journal = Path(out_dir) / "journal.jsonl"
+    if journal.is_file() and journal.stat().st_size > 0:
+        raise ResumeError(f"{journal}: a session is already there; pass --resume or another --out")
+
+
 def check_session(found: Resumed, session: SessionHeader, journal: str | Path) -> None:
     """Refuse to resume a session with different parameters (it would mix two sessions in one
     journal); ``ResumeError`` names each difference. An older journal without a header passes."""

@@ -191,7 +191,13 @@ def run(args: argparse.Namespace) -> int:
     from bridgebot.laws.board_sets import BoardSetError, load_boards
     from bridgebot.protocol.dialect import Dialect
     from bridgebot.server.guard import limits_from_args
-    from bridgebot.server.resume import ResumeError, check_session, prepare, remaining
+    from bridgebot.server.resume import (
+        ResumeError,
+        check_fresh,
+        check_session,
+        prepare,
+        remaining,
+    )
     from bridgebot.server.tm import TableOptions
 
     configure_logging(args.log_level)
@@ -239,6 +245,8 @@ def run(args: argparse.Namespace) -> int:
         resumed = prepare(args.out) if args.resume else None
         if resumed is not None:
             check_session(resumed, session, Path(args.out) / "journal.jsonl")
+        else:
+            check_fresh(args.out)
     except (ValueError, ResumeError, OSError) as exc:
         print(f"bridgebot tm: {exc}", file=sys.stderr)
         return 2
