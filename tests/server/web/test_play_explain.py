@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from tests.browser import chromium, console_errors
-from tests.web.test_play_browser import AGENT, start_play, wait_state
+from tests.server.web.test_play_browser import AGENT, start_play, wait_state
 
 
 def seed_with_an_opponents_alert() -> tuple[int, int, str, str]:

@@ -25,7 +25,7 @@ from endplay.types import Player
 
 from bridgebot.agents import make_agent
 from bridgebot.cli import main
-from tests.web.test_play_browser import post, start_play
+from tests.server.web.test_play_browser import post, start_play
 
 
 def _bridgebot(*argv: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:

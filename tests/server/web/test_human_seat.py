@@ -22,7 +22,7 @@ from bridgebot.server.web.table import PersonTable
 from endplay.types import Player
 
 from bridgebot.agents import make_agent
-from tests.web.test_play_words import RESULT
+from tests.server.web.test_play_words import RESULT
 
 pytestmark = pytest.mark.virtual_time
 

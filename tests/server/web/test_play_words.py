@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from tests.browser import chromium, console_errors
-from tests.web.test_play_browser import wait_state
+from tests.server.web.test_play_browser import wait_state
 
 #: A result as the seat's log line writes it: 4HS+1, 3NTN=, 4SXE-2, or passed out.
 RESULT = re.compile(r"[1-7](NT|[SHDC])X{0,2}[NESW](=|[+-]1?\d)|passed out")
