@@ -19,7 +19,7 @@ from bridgebot.laws.boards import cycle_board
 from bridgebot.laws.calls import PASS
 from bridgebot.laws.notation import auction_texts, call_text, parse_call
 from bridgebot.tournament.ddmatch import bid_room
-from bridgebot.tournament.deals import solve_dd
+from bridgebot.tournament.ddtables import solve_dd
 from endplay.types import Player, Vul
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -202,7 +202,7 @@ def test_the_quick_start_prints_the_readmes_figure_and_writes_its_outputs(tmp_pa
     import sys
 
     from bridgebot.laws.cards import owners_pbn
-    from bridgebot.tournament.deals import solve_dd
+    from bridgebot.tournament.ddtables import solve_dd
 
     section = readme_section("Two commands")
     line = next(ln for ln in section.splitlines() if "bridgebot match" in ln)

@@ -197,7 +197,7 @@ def run_dd_match(
     """Team (or compatible) match of ``us`` against ``them`` over the first ``boards`` deals,
     with agents from ``make_agent``.
 
-    ``deals`` must carry DD tables (``tournament.deals.load_npz`` or ``ensure_dd``).
+    ``deals`` must carry DD tables (``laws.board_sets.load_npz`` or ``ddtables.ensure_dd``).
     """
     chosen = list(deals if boards is None else deals[:boards])
     if boards is not None and len(chosen) < boards:

@@ -42,7 +42,7 @@ from bridgebot.laws.board_sets import load_boards
 from bridgebot.laws.boards import BoardDeal
 from bridgebot.laws.cards import deal_owners
 from bridgebot.tournament.config import MatchConfig
-from bridgebot.tournament.deals import ensure_dd
+from bridgebot.tournament.ddtables import ensure_dd
 from bridgebot.tournament.journal import read_journal
 from bridgebot.tournament.match import run_match
 from bridgebot.tournament.records import (

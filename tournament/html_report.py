@@ -69,7 +69,7 @@ def dd_for_boards(
     """DD tables by board number: the npz deal file's, the match's cache, then a few solved."""
     from bridgebot.laws.board_sets import load_npz
     from bridgebot.laws.boards import cycle_board
-    from bridgebot.tournament.deals import ensure_dd
+    from bridgebot.tournament.ddtables import ensure_dd
 
     tables: dict[int, DDTable] = {}
     deals_path = header.deals

@@ -28,7 +28,7 @@ from bridgebot.tournament.config import (
     Watch,
 )
 from bridgebot.tournament.ddmatch import play_dd_boards, seated_agents
-from bridgebot.tournament.deals import ensure_dd
+from bridgebot.tournament.ddtables import ensure_dd
 from bridgebot.tournament.distributed import import_ray, play_ray
 from bridgebot.tournament.journal import Journal
 from bridgebot.tournament.lanes import chunks, init_stream, play_chunk, stderr_line, tcp_rooms

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from bridgebot.laws.board_sets import generate
 from bridgebot.laws.cards import deal_owners
-from bridgebot.tournament.deals import solve_dd
+from bridgebot.tournament.ddtables import solve_dd
 
 
 @pytest.fixture(scope="session")

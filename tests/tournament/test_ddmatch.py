@@ -11,7 +11,7 @@ from bridgebot.laws.board_sets import load_npz
 from bridgebot.laws.boards import cycle_board
 from bridgebot.laws.calls import same_call
 from bridgebot.tournament.ddmatch import IllegalCallError, play_dd_boards, run_dd_match
-from bridgebot.tournament.deals import solve_dd
+from bridgebot.tournament.ddtables import solve_dd
 from endplay.types import Bid, Card, Contract, Player, Vul
 
 from bridgebot.agents import make_agent

@@ -13,7 +13,7 @@ from bridgebot.laws.notation import parse_call
 from bridgebot.laws.scoring import imps
 from bridgebot.server.records import TableRecord
 from bridgebot.tournament.ddmatch import dd_room_result
-from bridgebot.tournament.deals import solve_dd
+from bridgebot.tournament.ddtables import solve_dd
 from bridgebot.tournament.records import BoardResult
 from bridgebot.tournament.seatings import THEM, US, seatings
 from bridgebot.tournament.slams import reference, side_room, slam_figures

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 from bridgebot.laws.board_sets import load_npz
 from bridgebot.laws.cards import deal_owners, owners_pbn
-from bridgebot.tournament.deals import ensure_dd
+from bridgebot.tournament.ddtables import ensure_dd
 
 
 def test_ensure_dd_solves_once_and_caches(tmp_path: Path, solved_npz: Path) -> None:
