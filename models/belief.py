@@ -29,20 +29,19 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import structlog
-from bridgebot.core.logs import progress_bar
 from bridgebot.engine.belief import N_OUTPUTS, OUTPUT_VERSION
 from bridgebot.engine.features import FEATURE_VERSION, N_FEATURES
 from bridgebot.engine.modelcard import ModelCard, Training
 from bridgebot.laws.boards import dealer_vul_arrays
 from bridgebot.models.config import BeliefConfig, add_config_arguments, config_from_args
 from bridgebot.models.data import HOLDOUT, Chooser, load_dd, observe, run_auctions
+from bridgebot.models.ddnet import build_net as build_mlp
+from bridgebot.models.ddnet import fit, write_mlp
 
 log = structlog.get_logger(__name__)
 
 
 def build_net(hidden: tuple[int, ...]) -> Any:
-    from bridgebot.models.ddnet import build_net as build_mlp
-
     return build_mlp(hidden, N_FEATURES, N_OUTPUTS)
 
 
@@ -184,39 +183,23 @@ def train(
         seconds=round(time.monotonic() - start),
     )
     net = build_net(cfg.hidden)
-    opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=1e-4)
-    n = x.shape[0]
-    steps = max(1, cfg.epochs * ((n + cfg.batch - 1) // cfg.batch))
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=cfg.lr, total_steps=steps)
     loss_fn = torch.nn.BCEWithLogitsLoss()
-    losses: list[float] = []
-    with progress_bar(steps, "step", "train belief", show=progress) as bar:
-        for epoch in range(cfg.epochs):
-            perm = rng.permutation(n)
-            total = 0.0
-            for i in range(0, n, cfg.batch):
-                idx = perm[i : i + cfg.batch]
-                xb = torch.from_numpy(x[idx].astype(np.float32))
-                yb = torch.from_numpy(y[idx].astype(np.float32))
-                loss = loss_fn(net(xb), yb)
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-                sched.step()
-                total += float(loss.detach()) * len(idx)
-                bar.update(1)
-            losses.append(total / n)
-            q = quality(predict(net, xt[:20000]), yt[:20000], pt[:20000])
-            bar.set_postfix(loss=f"{total / n:.4f}", loglik=q["owner_loglik_per_card"])
-            log.info(
-                "epoch done",
-                epoch=epoch + 1,
-                loss=round(total / n, 4),
-                held_out_loglik_per_card=q["owner_loglik_per_card"],
-                uniform_loglik_per_card=q["uniform_loglik_per_card"],
-                held_out_accuracy=q["owner_accuracy"],
-                seconds=round(time.monotonic() - start),
-            )
+    n = x.shape[0]
+
+    def batch_loss(idx: npt.NDArray[np.int64]) -> Any:
+        xb = torch.from_numpy(x[idx].astype(np.float32))
+        yb = torch.from_numpy(y[idx].astype(np.float32))
+        return loss_fn(net(xb), yb)
+
+    def held_out_20000() -> dict[str, float]:
+        q = quality(predict(net, xt[:20000]), yt[:20000], pt[:20000])
+        return {
+            "held_out_loglik_per_card": q["owner_loglik_per_card"],
+            "uniform_loglik_per_card": q["uniform_loglik_per_card"],
+            "held_out_accuracy": q["owner_accuracy"],
+        }
+
+    losses = fit(net, n, cfg, rng, batch_loss, held_out_20000, "belief", progress)
     metrics = quality(predict(net, xt), yt, pt)
     metrics["held_out_deals"] = int(test_idx.size)
     metrics["train_deals"] = int(train_idx.size)
@@ -234,8 +217,6 @@ def export(
     parity_x: npt.NDArray[np.uint8],
 ) -> ModelCard:
     """Write ``belief.onnx`` + ``model.json``, checked against torch on real observations."""
-    from bridgebot.models.ddnet import write_mlp
-
     card = {
         "feature_version": FEATURE_VERSION,
         "output_version": OUTPUT_VERSION,

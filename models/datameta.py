@@ -75,6 +75,11 @@ class DataMeta(BaseModel):
                 return key, mine, theirs
         return None
 
+    @property
+    def maker(self) -> str:
+        """The command that writes files of this generator (``ddgen``, ``teach``)."""
+        return self.generator.rsplit("-", 1)[0]
+
     def array(self) -> np.str_:
         """The ``meta`` scalar to store: the fields given (never a default filled in), sorted."""
         return np.str_(json.dumps(self.model_dump(exclude_unset=True), sort_keys=True))
@@ -88,6 +93,25 @@ def teachers_of(path: str | Path) -> tuple[str, ...]:
     if meta is None or meta.generator != TEACH_VERSION:
         return ()
     return meta.teachers or ("bfg",)
+
+
+def continued_meta(path: Path, z: NpzFile, run: DataMeta, error: type[Exception]) -> DataMeta:
+    """The meta of ``z`` (the open npz file ``path``) that run ``run`` goes on from: the one
+    resume check of ``ddgen`` and ``teach``. Raises ``error`` (the command's own
+    :class:`core.errors.UserError`) naming the file where it has no meta or the run would
+    continue another run's deals (:meth:`DataMeta.differs`), and :class:`DataError` for a meta
+    that is not this schema."""
+    meta = read_meta(path, z)
+    if meta is None:
+        raise error(f"{path}: has no 'meta', so it was not made by {run.maker}; cannot resume")
+    difference = meta.differs(run)
+    if difference:
+        key, was, now = difference
+        raise error(
+            f"{path}: cannot continue, its {key} is {was!r}, this run's is {now!r} "
+            "(use another --out)"
+        )
+    return meta
 
 
 def read_meta(path: str | Path, z: NpzFile) -> DataMeta | None:

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -127,21 +127,67 @@ def train(
     target = dd[deal, declarer, strain].astype(np.int64)
     n = deal.shape[0]
     net = build_net(cfg.hidden)
-    opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=1e-4)
-    steps = cfg.epochs * ((n + cfg.batch - 1) // cfg.batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=cfg.lr, total_steps=steps)
     loss_fn = torch.nn.CrossEntropyLoss()
     start = time.monotonic()
+
+    def batch_loss(idx: npt.NDArray[np.int64]) -> Any:
+        order = shuffled_suit_order(strain[idx], rng)
+        x = encode_rows(owners[deal[idx]], declarer[idx], strain[idx], order)
+        return loss_fn(net(torch.from_numpy(x)), torch.from_numpy(target[idx]))
+
+    def held_out_500() -> dict[str, float]:
+        held = accuracy(predict_tables(net, ho["owners"][:500]), ho["dd"][:500])
+        return {"held_out_500_exact": held["exact"], "held_out_500_within1": held["within1"]}
+
+    losses = fit(net, n, cfg, rng, batch_loss, held_out_500, "ddnet", progress)
+    metrics = accuracy(predict_tables(net, ho["owners"]), ho["dd"])
+    metrics["held_out_deals"] = int(ho["owners"].shape[0])
+    metrics["train_deals"] = int(owners.shape[0])
+    metrics["train_seconds"] = round(time.monotonic() - start, 1)
+    metrics["epoch_loss"] = [round(x, 4) for x in losses]
+    return net, metrics
+
+
+class FitConfig(Protocol):
+    """What :func:`fit` reads of a trainer's configuration (``DDNetConfig``, ``BeliefConfig``)."""
+
+    @property
+    def lr(self) -> float: ...
+    @property
+    def epochs(self) -> int: ...
+    @property
+    def batch(self) -> int: ...
+
+
+def fit(
+    net: Any,
+    n: int,
+    cfg: FitConfig,
+    rng: np.random.Generator,
+    batch_loss: Callable[[npt.NDArray[np.int64]], Any],
+    held_out: Callable[[], dict[str, float]],
+    name: str,
+    progress: bool = True,
+) -> list[float]:
+    """Train ``net`` on ``n`` examples, the one loop of the ddnet and belief trainers: AdamW
+    (weight decay 1e-4) under a one-cycle schedule peaking at ``cfg.lr``, ``cfg.epochs`` epochs
+    of minibatches of ``cfg.batch`` in an order ``rng`` draws anew each epoch; ``batch_loss``
+    gives the loss of the examples it is handed. After each epoch ``held_out``'s figures are
+    shown and logged. Returns each epoch's mean training loss."""
+    import torch
+
+    opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=1e-4)
+    steps = max(1, cfg.epochs * ((n + cfg.batch - 1) // cfg.batch))
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=cfg.lr, total_steps=steps)
+    start = time.monotonic()
     losses: list[float] = []
-    with progress_bar(steps, "step", "train ddnet", show=progress) as bar:
+    with progress_bar(steps, "step", f"train {name}", show=progress) as bar:
         for epoch in range(cfg.epochs):
             perm = rng.permutation(n)
             total = 0.0
             for i in range(0, n, cfg.batch):
                 idx = perm[i : i + cfg.batch]
-                order = shuffled_suit_order(strain[idx], rng)
-                x = encode_rows(owners[deal[idx]], declarer[idx], strain[idx], order)
-                loss = loss_fn(net(torch.from_numpy(x)), torch.from_numpy(target[idx]))
+                loss = batch_loss(idx)
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
@@ -149,22 +195,16 @@ def train(
                 total += float(loss.detach()) * len(idx)
                 bar.update(1)
             losses.append(total / n)
-            held = accuracy(predict_tables(net, ho["owners"][:500]), ho["dd"][:500])
-            bar.set_postfix(loss=f"{total / n:.4f}", exact=f"{held['exact']:.3f}")
+            figures = {k: round(v, 4) for k, v in held_out().items()}
+            bar.set_postfix(loss=f"{total / n:.4f}", **{k: f"{v:.4f}" for k, v in figures.items()})
             log.info(
                 "epoch done",
                 epoch=epoch + 1,
                 loss=round(total / n, 4),
-                held_out_500_exact=round(held["exact"], 3),
-                held_out_500_within1=round(held["within1"], 3),
+                **figures,
                 seconds=round(time.monotonic() - start),
             )
-    metrics = accuracy(predict_tables(net, ho["owners"]), ho["dd"])
-    metrics["held_out_deals"] = int(ho["owners"].shape[0])
-    metrics["train_deals"] = int(owners.shape[0])
-    metrics["train_seconds"] = round(time.monotonic() - start, 1)
-    metrics["epoch_loss"] = [round(x, 4) for x in losses]
-    return net, metrics
+    return losses
 
 
 def to_onnx(net: Any, name: str) -> bytes:

@@ -28,15 +28,9 @@ from bridgebot.engine.epbot_cards import training_cards
 from bridgebot.models.config import ImitationConfig
 from bridgebot.models.data import DataError, TeachSet, load_teach, observe
 from bridgebot.models.datameta import teachers_of
-from bridgebot.models.net import (
-    NetConfig,
-    PolicyNet,
-    append_jsonl,
-    load_checkpoint,
-    masked_logits,
-    save_checkpoint,
-)
+from bridgebot.models.net import NetConfig, PolicyNet, append_jsonl, masked_logits, save_checkpoint
 from bridgebot.models.provenance import data_record
+from bridgebot.models.resume import resumed, save_run
 
 log = structlog.get_logger(__name__)
 
@@ -124,18 +118,13 @@ def train_imitation(
     steps_per_epoch = math.ceil(len(train) / cfg.batch)
     total = max(1, int(cfg.epochs * steps_per_epoch))
     ckpt = out / "ckpt.pt"
-    if ckpt.exists():
-        net, state = load_checkpoint(str(ckpt))
-        net.to(device)
-        opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
-        opt.load_state_dict(state["opt"])  # type: ignore[arg-type]
-        step = int(state["step"])  # type: ignore[call-overload]
-        elapsed = float(state["elapsed"])  # type: ignore[arg-type]
+    net, opt, state = resumed(
+        ckpt, device, cfg.lr, lambda: PolicyNet(NetConfig(hidden=cfg.hidden, layers=cfg.layers))
+    )
+    step = int(state.get("step", 0))  # type: ignore[call-overload]
+    elapsed = float(state.get("elapsed", 0.0))  # type: ignore[arg-type]
+    if state:
         log.info("resuming", checkpoint=str(ckpt), step=step, steps=total)
-    else:
-        net = PolicyNet(NetConfig(hidden=cfg.hidden, layers=cfg.layers)).to(device)
-        opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
-        step, elapsed = 0, 0.0
     meta: dict[str, object] = {
         "kind": "imitation",
         "command": command,
@@ -149,13 +138,7 @@ def train_imitation(
     seen_since, loss_sum, t_mark = 0, 0.0, time.perf_counter()
 
     def save() -> None:
-        extra = {
-            "opt": opt.state_dict(),
-            "step": step,
-            "elapsed": time.perf_counter() - start,
-            "meta": meta,
-        }
-        save_checkpoint(str(ckpt), net, extra)
+        save_run(ckpt, net, opt, start, meta, step=step)
 
     net.train()
     stopped_early = False

@@ -47,6 +47,7 @@ from bridgebot.models.net import (
     save_checkpoint,
 )
 from bridgebot.models.provenance import data_record
+from bridgebot.models.resume import resumed, save_run
 
 log = structlog.get_logger(__name__)
 
@@ -270,6 +271,17 @@ def ppo_update(
     return {key: val / k for key, val in stats.items()}
 
 
+def _fresh_learner(init: str) -> PolicyNet:
+    """The learner at the start of a run: the policy of ``init`` with its value head at zero.
+    Imitation never trains the value head: started at zero, its first errors are the size of
+    the rewards (|r| <= 1) and do not swamp the trunk the policy relies on."""
+    net, _ = load_checkpoint(init)
+    with torch.no_grad():
+        net.value.weight.zero_()
+        net.value.bias.zero_()
+    return net
+
+
 def train_selfplay(
     cfg: SelfPlayConfig,
     command: str = "",
@@ -298,26 +310,13 @@ def train_selfplay(
     opponent = init_net.to(device).eval()
     for p in opponent.parameters():
         p.requires_grad_(False)
-    if ckpt_path.exists():
-        net, state = load_checkpoint(str(ckpt_path))
-        net.to(device)
-        opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
-        opt.load_state_dict(state["opt"])  # type: ignore[arg-type]
-        it = int(state["iter"])  # type: ignore[call-overload]
-        history: list[dict[str, object]] = list(state["history"])  # type: ignore[call-overload]
-        elapsed = float(state["elapsed"])  # type: ignore[arg-type]
-        games = int(state["games"])  # type: ignore[call-overload]
+    net, opt, state = resumed(ckpt_path, device, cfg.lr, lambda: _fresh_learner(cfg.init))
+    it = int(state.get("iter", 0))  # type: ignore[call-overload]
+    history: list[dict[str, object]] = list(state.get("history", []))  # type: ignore[call-overload]
+    elapsed = float(state.get("elapsed", 0.0))  # type: ignore[arg-type]
+    games = int(state.get("games", 0))  # type: ignore[call-overload]
+    if state:
         log.info("resuming", checkpoint=str(ckpt_path), iteration=it)
-    else:
-        net, _ = load_checkpoint(cfg.init)
-        # Imitation never trains the value head: start it at zero, so its first errors are the
-        # size of the rewards (|r| <= 1) and do not swamp the trunk the policy relies on.
-        with torch.no_grad():
-            net.value.weight.zero_()
-            net.value.bias.zero_()
-        net.to(device)
-        opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
-        it, history, elapsed, games = 0, [], 0.0, 0
     rng = np.random.default_rng([cfg.seed, it])
     gen = torch.Generator().manual_seed(cfg.seed * 1_000_003 + it)
     val_boards = val_idx + 1
@@ -343,15 +342,7 @@ def train_selfplay(
         return res
 
     def save() -> None:
-        extra = {
-            "opt": opt.state_dict(),
-            "iter": it,
-            "history": history,
-            "elapsed": time.perf_counter() - start,
-            "games": games,
-            "meta": meta,
-        }
-        save_checkpoint(str(ckpt_path), net, extra)
+        save_run(ckpt_path, net, opt, start, meta, iter=it, history=history, games=games)
 
     bar = progress_bar(cfg.iters, "iter", "train selfplay", initial=it, show=progress)
     while it < cfg.iters:

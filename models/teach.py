@@ -48,7 +48,7 @@ from bridgebot.core.logs import progress_bar
 from bridgebot.laws.boards import dealer_vul_arrays
 from bridgebot.laws.deals import random_owners_batch
 from bridgebot.models.data import TeachSet, load_teach
-from bridgebot.models.datameta import TEACH_VERSION, DataMeta, read_meta
+from bridgebot.models.datameta import TEACH_VERSION, DataMeta, continued_meta
 
 #: What :class:`Chunk` counts of bfg's work, summed into the file's meta.
 BFG_COUNTS = ("calls", "errors", "fallbacks")
@@ -225,18 +225,7 @@ class TeachRun:
     def load(cls, path: Path, run: DataMeta) -> TeachRun:
         """Reopen a partial file to append to; its identity must match this run's."""
         with np.load(path, allow_pickle=False) as z:
-            meta = read_meta(path, z)
-            if meta is None:
-                raise TeachError(
-                    f"{path}: has no 'meta', so it was not made by teach; cannot resume"
-                )
-            difference = meta.differs(run)
-            if difference:
-                key, was, now = difference
-                raise TeachError(
-                    f"{path}: cannot resume, its {key} is {was!r} but this run's is {now!r} "
-                    "(use another --out)"
-                )
+            meta = continued_meta(path, z, run, TeachError)
             index = z["deal_index"].astype(np.int64)
             teacher = [z["teacher"].astype(np.uint8)] if "teacher" in z.files else []
         deals = load_teach(path)  # the format's one reader and its checks

@@ -98,10 +98,10 @@ def test_a_malformed_meta_names_the_file_and_field(
 
 def test_a_run_with_another_seed_or_source_does_not_continue_a_file(tmp_path: Path) -> None:
     copy = Path(shutil.copy(FILES / "teach-v1.npz", tmp_path / "t.npz"))
-    with pytest.raises(teach.TeachError, match=r"cannot resume, its seed is 7 but this run's is 8"):
+    with pytest.raises(teach.TeachError, match=r"cannot continue, its seed is 7, this run's is 8"):
         teach.generate(copy, 5, seed=8, progress=False)
     deals = Path(shutil.copy(FILES / "ddgen-v1.npz", tmp_path / "dd.npz"))
-    with pytest.raises(teach.TeachError, match=r"its source is 'random' but this run's is 'deals:"):
+    with pytest.raises(teach.TeachError, match=r"its source is 'random', this run's is 'deals:"):
         teach.generate(copy, 3, seed=7, deals=deals, progress=False)
     with pytest.raises(
         ddgen.DDGenError, match=r"its generator is 'teach-v1', this run's is 'ddgen"
