@@ -60,7 +60,7 @@ COMMANDS: dict[str, str] = {
     "export": "bridgebot.models.cli",
     "teach": "bridgebot.models.teach_cli",
     "ddgen": "bridgebot.models.ddgen",
-    "explain": "bridgebot.explain",
+    "explain": "bridgebot.explain_cli",
     "conform": "bridgebot.conform.cli",
 }
 

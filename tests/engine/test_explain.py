@@ -185,7 +185,7 @@ def test_deferred_matplotlib_still_imports_on_use() -> None:
 
     code = (
         "import sys\n"
-        "from bridgebot.explain import defer_matplotlib\n"
+        "from bridgebot.explain_cli import defer_matplotlib\n"
         "defer_matplotlib()\n"
         "import endplay.types\n"
         "assert 'matplotlib.figure' not in sys.modules\n"

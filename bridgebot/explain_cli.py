@@ -1,5 +1,9 @@
 """``bridgebot explain``: what each call of an auction says about the caller's hand, learned from
-the policy (``engine.explain``), one line per call, headline HCP range first."""
+the policy (``engine.explain``), one line per call, headline HCP range first.
+
+The command must answer in under a second (``benchmarks/bench_explain.py``), so it defers the
+import of matplotlib that ``endplay`` makes and never uses (:func:`defer_matplotlib`): a plain
+import costs 0.4 s of CPU, most of the command's start-up."""
 
 from __future__ import annotations
 
@@ -16,12 +20,15 @@ EXAMPLES = """\
 examples:
   bridgebot explain "1NT Pass 2C"
   bridgebot explain "Pass 1H X 2H" --dealer E --vul ns
+  bridgebot explain "1S Pass 3S Pass 4NT"   (an ask: partner's answers by the aces they show)
   bridgebot explain "1S Pass 2S" --agent policy:runs/sp --hands 65536   (more hands, surer)
 
 Each line: the call, its headline HCP range (95% of the hands the policy makes it with), the
 narrowest range holding three quarters of them with their share, the suit lengths at least 90%
 hold, then the sample size and a confidence. The caller's hands are sampled: deal random hands,
-keep those with which the policy makes this seat's calls of the auction.
+keep those with which the policy makes this seat's calls of the auction. A 4NT or 5NT whose
+answers tell partner's aces is an ask: its line says what each answer shows first, and the
+answer's line what it shows.
 """
 
 _VULS = {"none": "none", "ns": "ns", "ew": "ew", "both": "both", "all": "both", "-": "none"}
