@@ -8,7 +8,7 @@ WORST row on a validation set, never by the bfg row alone.
 
 Rows are journaled in ``--journal`` (one JSON line per finished row, keyed by candidate, opponent,
 deal file and board range, and counted only for the same policy files and settings: each row
-holds both sides' policy sha256 and settings digest, ``bench_slam.row_marks``), so a rerun of the
+holds both sides' policy sha256 and settings digest, ``dd_rows.row_marks``), so a rerun of the
 same command skips rows already done, and plays again a row of another model or another default
 under the same spec text.
 
@@ -23,21 +23,22 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling scripts
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
-from bench_slam import counted_rows, row_marks, side_marks
-from bridgebot.core.stats import mean_stderr
 from bridgebot.laws.board_sets import load_npz
 from bridgebot.tournament.ddmatch import run_dd_match
-from bridgebot.tournament.doubled import doubled_costs
-from bridgebot.tournament.records import BoardResult
+from dd_rows import (
+    append_journal,
+    counted_rows,
+    match_figures,
+    read_journal,
+    row_marks,
+    side_marks,
+)
 
 from bridgebot.agents import make_agent
 
@@ -48,57 +49,7 @@ def row(candidate: str, opponent: str, deals: list[Any]) -> dict[str, Any]:
     """One row of the table: the candidate against ``opponent`` on ``deals``."""
     t = time.perf_counter()
     result = run_dd_match(candidate, opponent, deals, make_agent=make_agent)
-    return figures(candidate, opponent, result.boards, time.perf_counter() - t)
-
-
-def figures(
-    candidate: str, opponent: str, boards: Sequence[BoardResult], wall_s: float
-) -> dict[str, Any]:
-    """A row from the played ``boards`` of a team match: IMPs/board, its standard error, the
-    doubled-contract cost by side, the per-board IMPs (``imps``) and the time it took."""
-    imps = np.array([b.imps for b in boards], dtype=float)
-    costs = doubled_costs(boards)
-    return {
-        "candidate": candidate,
-        "opponent": opponent,
-        "boards": len(imps),
-        "imps_per_board": float(imps.mean()),
-        "stderr": mean_stderr(imps.tolist())[1],
-        "doubled": {
-            side: {
-                "declared": c.declared,
-                "failed": c.failed,
-                "imps": c.imps,
-                "imps_per_board": c.imps_per_board,
-            }
-            for side, c in costs.items()
-        },
-        "imps": [int(v) for v in imps],
-        "wall_s": wall_s,
-    }
-
-
-def read_journal(
-    path: Path | None, key: Mapping[str, Any]
-) -> dict[tuple[str, str], dict[str, Any]]:
-    """The finished rows of the journal ``path`` (none where it is None or absent) whose fields
-    match ``key`` (deal file, range and whatever else the caller keys on), by (candidate,
-    opponent); a later line replaces an earlier one."""
-    done: dict[tuple[str, str], dict[str, Any]] = {}
-    if path is not None and path.exists():
-        for line in path.read_text().splitlines():
-            r = json.loads(line)
-            if all(r.get(k) == v for k, v in key.items()):
-                done[(r["candidate"], r["opponent"])] = r
-    return done
-
-
-def append_journal(path: Path | None, r: Mapping[str, Any]) -> None:
-    """Append the finished row ``r`` to the journal ``path`` as one JSON line (None: no journal)."""
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "a") as f:
-            f.write(json.dumps(r) + "\n")
+    return match_figures(candidate, opponent, result.boards, time.perf_counter() - t)
 
 
 def show(r: dict[str, Any]) -> str:

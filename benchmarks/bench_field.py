@@ -6,9 +6,9 @@ docs/evaluation.md). The real bidders are EPBot with each of the 16 training car
 (``engine.epbot_cards.TRAINING_CARDS``, spec ``epbot:CARD``, underscores for spaces) and bfg;
 ``--opponents`` adds rows (the cross-table's own, say) that are printed but are not the field.
 
-Every row is a team match (both rooms, pairs swapped; ``bench_slam.run_rows``, ``--workers``
+Every row is a team match (both rooms, pairs swapped; ``dd_rows.run_rows``, ``--workers``
 processes) scored double dummy on the same boards, printed as IMPs/board ± its standard error
-with the doubled-contract cost (``bench_crosstable.figures``) and the boards with a slam in one
+with the doubled-contract cost (``dd_rows.match_figures``) and the boards with a slam in one
 room only (``tournament.slams``). Each candidate ends with its worst field row and the mean of
 its card rows (the per-board mean over the cards, so its standard error is paired). With
 ``--baseline``, every candidate's row prints its difference from the baseline's (per-board
@@ -43,8 +43,6 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling scripts
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
-from bench_crosstable import append_journal, figures, read_journal
-from bench_slam import _paired, counted_rows, row_figures, row_marks, run_rows, side_marks
 from bridgebot.core.errors import UserError
 from bridgebot.core.files import file_sha256
 from bridgebot.core.stats import mean_stderr
@@ -52,6 +50,17 @@ from bridgebot.engine.agent import AgentSpecError
 from bridgebot.engine.epbot_cards import TRAINING_CARDS, training_cards
 from bridgebot.laws.board_sets import BoardSetError, load_npz
 from bridgebot.laws.boards import BoardDeal
+from dd_rows import (
+    append_journal,
+    counted_rows,
+    match_figures,
+    paired,
+    read_journal,
+    row_figures,
+    row_marks,
+    run_rows,
+    side_marks,
+)
 
 from bridgebot.agents import AgentSpec, make_agent
 
@@ -86,12 +95,12 @@ def field_rows(cards: str | None, bfg: bool = True) -> list[str]:
 def figure_row(
     us: str, them: str, played: Sequence[Any], deals: Sequence[BoardDeal], wall_s: float
 ) -> dict[str, Any]:
-    """A row: the cross-table's figures and per-board IMPs, with the slam figures of
-    ``bench_slam`` (both sides' slam counts; the boards with a slam in one room only, in total and
+    """A row: the cross-table's figures and per-board IMPs (:func:`dd_rows.match_figures`), with
+    the slam figures (:func:`dd_rows.row_figures`: both sides' slam counts; the boards with a slam in one room only, in total and
     per board as ``one_room_imps``)."""
     slams = row_figures(us, them, played, deals)
     return {
-        **figures(us, them, played, wall_s),
+        **match_figures(us, them, played, wall_s),
         **{k: slams[k] for k in ("us", "them", "one_room_slam", "sides")},
         "one_room_imps": slams["per_board"]["one_room_slam"],
     }
@@ -111,7 +120,7 @@ def play_rows(
 ) -> dict[tuple[str, str], dict[str, Any]]:
     """Every (candidate, opponent) row on ``deals`` (rows [first, first + len) of ``deals_path``),
     taken from ``journal`` where a row with the same key (the deal file's sha256, the range, the
-    seed, and :func:`bench_slam.row_marks`: both policies' sha256 and settings digests) is there,
+    seed, and :func:`dd_rows.row_marks`: both policies' sha256 and settings digests) is there,
     else played (all candidates against one opponent at a time, over ``workers`` processes) and
     appended to it."""
     key = {
@@ -126,7 +135,11 @@ def play_rows(
     for them in opponents:
         todo = [(us, them) for us in candidates if (us, them) not in done]
         t0 = time.perf_counter()
-        played = run_rows(todo, deals_path, first, len(deals), workers, seed, chunk) if todo else {}
+        played = (
+            run_rows(todo, deals_path, first, len(deals), workers, seed, chunk, name="bench_field")
+            if todo
+            else {}
+        )
         for us in candidates:
             r = done.get((us, them))
             if r is None:
@@ -168,7 +181,7 @@ def row_line(r: Mapping[str, Any], base: Mapping[str, Any] | None = None) -> str
         f" one-room slams {one['boards']} {one['per_board']:+.2f}/bd"
     )
     if base is not None:
-        text += f"; minus {base['candidate']} {pm(*_paired(r['imps'], base['imps']))}"
+        text += f"; minus {base['candidate']} {pm(*paired(r['imps'], base['imps']))}"
     return text
 
 
@@ -193,7 +206,7 @@ def verdict(
     """Whether the candidate's worst field row beats the baseline's (the rule for shipping), and
     a line saying so with the difference of the two worst rows (per board, paired)."""
     a, b = worst([new[o] for o in field]), worst([base[o] for o in field])
-    diff = _paired(a["imps"], b["imps"])
+    diff = paired(a["imps"], b["imps"])
     ok = a["imps_per_board"] > b["imps_per_board"]
     return ok, (
         f"{a['candidate']}'s worst row ({a['opponent']} {a['imps_per_board']:+.2f}) "

@@ -42,9 +42,10 @@ from multiprocessing import get_context
 from typing import Any
 
 import numpy as np
-from bench_slam import check_policies, fingerprint, settings_digest
 from bridgebot.core.stats import mean_stderr
+from dd_rows import check_policies, fingerprint
 
+from bridgebot.marks import settings_digest
 from bridgebot.options import benchmark_args, deal_file
 from bridgebot.shipped import shipped_model
 
@@ -54,7 +55,7 @@ DATA = "data/dd.npz"  # a DD file made by `bridgebot ddgen` (docs/data.md)
 def _chunk_match(job: dict[str, Any]) -> dict[str, Any]:
     """Play boards [first, first + n) of the held-out set; return IMPs and decision timings.
 
-    Raises :class:`bench_slam.PolicyChangedError` where ``job["policies"]`` (each side's policy
+    Raises :class:`dd_rows.PolicyChangedError` where ``job["policies"]`` (each side's policy
     sha256 when the run started) no longer matches the files, before or after the boards."""
     from bridgebot.engine.search import SearchAgent, SearchResult
     from bridgebot.laws.board_sets import load_npz
@@ -132,9 +133,9 @@ def match(
     return out
 
 
-#: Each spec's policy sha256, read once per run (:func:`bench_slam.fingerprint`).
+#: Each spec's policy sha256, read once per run (:func:`dd_rows.fingerprint`).
 _policy_sha = functools.cache(fingerprint)
-#: Each spec's settings digest (:func:`bench_slam.settings_digest`), once per run.
+#: Each spec's settings digest (:func:`bridgebot.marks.settings_digest`), once per run.
 _digest = functools.cache(settings_digest)
 
 

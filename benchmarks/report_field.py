@@ -7,7 +7,7 @@ command printed). On them, team matches scored double dummy (``bench_field.play_
 candidate (default: the shipped ``default``, the spec with no options) against
 ``epbot:WBridge5-Sayc`` and ``epbot:WBridge5-21GF`` (EPBot's pair assumes WBridge5-Sayc for its
 opponents: the agent's default), and with ``--all`` the 16 training cards and bfg; the slam
-figures against WBridge5-Sayc (``bench_slam``'s table: the boards with a slam in one room only).
+figures against WBridge5-Sayc (``dd_rows``' slam table: the boards with a slam in one room only).
 
 It prints a markdown table (IMPs/board ± standard error per row) and checks the issue's bars,
 PASS or FAIL each:
@@ -50,12 +50,12 @@ from bench_field import (
     play_rows,
     pm,
 )
-from bench_slam import HEADER, policy_file, show_row
 from bridgebot.core.errors import UserError
 from bridgebot.core.files import file_sha256
 from bridgebot.engine.agent import AgentSpecError
 from bridgebot.engine.epbot_cards import REPORT_CARDS
 from bridgebot.laws.board_sets import BoardSetError, load_npz
+from dd_rows import HEADER, policy_file, show_row
 
 #: The report rows: EPBot with each report card, assuming WBridge5-Sayc for its opponents.
 REPORT = tuple(card_spec(c) for c in REPORT_CARDS)

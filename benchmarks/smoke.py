@@ -154,6 +154,9 @@ SMOKE: dict[str, tuple[list[str], str]] = {
 #: The benchmarks that play EPBot: without it (no $BRIDGEBOT_EPBOT) they are skipped with a
 #: reason, except under CI, which has it (.ci/run) and fails without it.
 NEEDS_EPBOT = frozenset({"bench_field", "report_field"})
+#: Modules of this folder that are no benchmark: the libraries the scripts share, with no
+#: command of their own (the scripts that import them run them).
+LIBRARIES = frozenset({"dd_rows"})
 #: Deals of the DD file the smoke runs share.
 DEALS = 12
 

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from bridgebot.cli import main as bridgebot
+from bridgebot.marks import settings_digest
 from tests.engine.test_epbot import epbot  # noqa: F401 (the fixture)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -178,8 +179,7 @@ def test_a_journaled_row_counts_for_the_settings_that_played_it(
     pair = ("policy:models/default", "bfg")
     bench.play_rows(*[[p] for p in pair], DEALS, 0, deals, journal=journal)
     row = json.loads(journal.read_text())
-    digest = sys.modules["bench_slam"].settings_digest  # loaded by bench_field
-    assert row["settings"] == [digest(p) for p in pair]
+    assert row["settings"] == [settings_digest(p) for p in pair]
     monkeypatch.setattr(bench, "run_rows", no_play)
     for stale in ({**row, "settings": ["another default", row["settings"][1]]},
                   {k: v for k, v in row.items() if k != "settings"}):  # fmt: skip

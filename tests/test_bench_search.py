@@ -84,14 +84,14 @@ def test_a_journaled_chunk_counts_only_for_the_model_that_played_it(tmp_path: Pa
 
 def test_a_chunk_refuses_a_policy_file_changed_since_the_run_started(tmp_path: Path) -> None:
     """Each chunk of the search's matches checks both sides' policy files against the sha256 the
-    run started with (as bench_slam's chunks do): a model directory changed mid-run stops it in
-    one line instead of mixing two models' boards into one row."""
+    run started with (as the rows of ``dd_rows`` do): a model directory changed mid-run stops it
+    in one line instead of mixing two models' boards into one row."""
     import shutil
 
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
         import bench_search
-        import bench_slam
+        import dd_rows
     finally:
         sys.path.remove(str(ROOT / "benchmarks"))
     model = tmp_path / "model"
@@ -99,11 +99,11 @@ def test_a_chunk_refuses_a_policy_file_changed_since_the_run_started(tmp_path: P
     spec = f"default:{model}"
     job = {
         "us": spec, "them": "random", "data": str(DEALS), "first": 0, "n": 1, "offset": 0,
-        "seed": 1, "policies": [bench_slam.fingerprint(spec), None],
+        "seed": 1, "policies": [dd_rows.fingerprint(spec), None],
     }  # fmt: skip
     assert len(bench_search._chunk_match(job)["imps"]) == 1  # unchanged: it plays
     shutil.copy(ROOT / "tests" / "layered_default" / "policy.onnx", model / "policy.onnx")
-    with pytest.raises(bench_slam.PolicyChangedError, match=r"changed before boards \[0, \+1\)"):
+    with pytest.raises(dd_rows.PolicyChangedError, match=r"changed before boards \[0, \+1\)"):
         bench_search._chunk_match(job)
 
 
@@ -111,13 +111,13 @@ def test_a_journaled_chunk_counts_only_for_the_settings_that_played_it() -> None
     """The key holds each side's settings digest (every option as the code reads it, defaults
     included), so a chunk of ``search`` played before one of its defaults changed (``close_bids``
     in run 26) is played again: the digest follows the settings, not the spec's text."""
+    from bridgebot.marks import settings_digest as digest
+
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
         import bench_search
-        import bench_slam
     finally:
         sys.path.remove(str(ROOT / "benchmarks"))
-    digest = bench_slam.settings_digest
     assert digest("search") == digest("search,close_bids=0.2")  # today's default, written out
     assert digest("search") != digest("search,close_bids=1")  # the search before run 26
     assert digest("default") != digest("default,doubles=on")

@@ -1,5 +1,6 @@
 """benchmarks/bench_slam.py: a smoke run on the committed ddgen file (the shipped ``default``
-against bfg and the yardstick), its bad-input answers, and its yardstick pair bidding a slam."""
+against bfg and the yardstick), its bad-input answers; and of the rows' library it plays with,
+``benchmarks/dd_rows.py``: the yardstick pair bidding a slam, the rates, the chunks' policy check."""
 
 from __future__ import annotations
 
@@ -35,6 +36,13 @@ def bench() -> Iterator[ModuleType]:
         yield importlib.import_module("bench_slam")
     finally:
         sys.path.remove(str(ROOT / "benchmarks"))
+
+
+@pytest.fixture(scope="module")
+def dd_rows(bench: ModuleType) -> ModuleType:
+    """``benchmarks/dd_rows.py``, the library bench_slam plays and shows its rows with (the
+    yardstick pair among them)."""
+    return sys.modules["dd_rows"]
 
 
 def test_a_tiny_run_prints_and_writes_every_figure(
@@ -104,25 +112,27 @@ def test_bad_input_is_one_line_and_exit_2(
     assert len(err) == 1 and message in err[0] and err[0].startswith("bench_slam: ")
 
 
-def test_the_yardstick_bids_the_slam_its_hands_make(bench: ModuleType) -> None:
+def test_the_yardstick_bids_the_slam_its_hands_make(dd_rows: ModuleType) -> None:
     """North-South make exactly 12 tricks in spades (tests/tournament/test_slams.py's deal)."""
     pbn = "N:AKQJ2.AK32.A32.2 543.JT98.QJT.KQJ T9876.Q4.K54.543 .765.9876.AT9876"
     board = cycle_board(1, pbn, solve_dd(pbn))
-    ys = [bench.Yardstick({1: board}) for _ in range(2)]
+    ys = [dd_rows.Yardstick({1: board}) for _ in range(2)]
     passers = [RandomAgent(pass_bias=1.0) for _ in range(2)]
     [auction] = bid_room([board], [ys[0], passers[0], ys[1], passers[1]], "open")
     assert auction_texts(auction) == ("6S", "Pass", "Pass", "Pass")
     # Against the yardstick as East-West too: they have nothing to bid over 6S.
-    [auction] = bid_room([board], [ys[0], ys[1], bench.Yardstick({1: board}), passers[0]], "o")
+    [auction] = bid_room([board], [ys[0], ys[1], dd_rows.Yardstick({1: board}), passers[0]], "o")
     assert auction_texts(auction) == ("6S", "Pass", "Pass", "Pass")
     # East deals and opens 1C, East-West's one making contract. South (6S makes for either of
     # them) passes: North is the pair's first choice of declarer and names spades itself.
     east = replace(board, dealer=Player.east)
-    [auction] = bid_room([east], [ys[0], ys[1], bench.Yardstick({1: east}), passers[0]], "o")
+    [auction] = bid_room([east], [ys[0], ys[1], dd_rows.Yardstick({1: east}), passers[0]], "o")
     assert auction_texts(auction) == ("1C", "Pass", "Pass", "6S", "Pass", "Pass", "Pass")
 
 
-def test_the_yardstick_with_the_last_word_bids_what_it_can_declare(bench: ModuleType) -> None:
+def test_the_yardstick_with_the_last_word_bids_what_it_can_declare(
+    dd_rows: ModuleType,
+) -> None:
     """North-South make 4S with South declaring (10 tricks) but 9 tricks with North declaring,
     and 3NT by North. After 1S (North) 2C (East), South passes: North named spades, so bidding 4S
     would leave North the declarer and partner may still act. When North's pass would end the
@@ -132,7 +142,7 @@ def test_the_yardstick_with_the_last_word_bids_what_it_can_declare(bench: Module
     assert board.dd is not None
     assert board.dd[Player.north.value].tolist() == [5, 9, 7, 9, 9]
     assert board.dd[Player.south.value].tolist() == [6, 9, 7, 10, 9]
-    yardstick, deal = bench.Yardstick({1: board}), board.deal
+    yardstick, deal = dd_rows.Yardstick({1: board}), board.deal
     auction = [parse_call(c) for c in ("1S", "2C")]
     south = bidding_view(Player.north, Vul.none, deal[Player.south], auction, 1)
     assert call_text(yardstick.bid(south)) == "Pass"
@@ -154,10 +164,10 @@ def test_several_rows_end_with_each_pairs_lowest_row(
     assert "slam on chance" in lowest and "making" in lowest
 
 
-def test_rates_carry_binomial_standard_errors(bench: ModuleType) -> None:
-    p, se = bench.rate(68, 253)
+def test_rates_carry_binomial_standard_errors(dd_rows: ModuleType) -> None:
+    p, se = dd_rows.rate(68, 253)
     assert p == pytest.approx(0.2688, abs=1e-4) and se == pytest.approx(0.0279, abs=1e-4)
-    assert all(x != x for x in bench.rate(0, 0))  # no slams bid: no rate (NaN), not 0%
+    assert all(x != x for x in dd_rows.rate(0, 0))  # no slams bid: no rate (NaN), not 0%
 
 
 def test_the_lowest_row_is_each_figures_own_minimum(bench: ModuleType) -> None:
@@ -179,7 +189,7 @@ def test_the_lowest_row_is_each_figures_own_minimum(bench: ModuleType) -> None:
 
 
 def test_a_chunk_refuses_a_policy_file_changed_since_the_run_started(
-    bench: ModuleType, tmp_path: Path
+    dd_rows: ModuleType, tmp_path: Path
 ) -> None:
     """Each chunk checks both sides' policy files against the sha256 the run started with: a
     model directory changed mid-run (a ``git stash`` over ``models/``) stops the run in one line
@@ -191,9 +201,9 @@ def test_a_chunk_refuses_a_policy_file_changed_since_the_run_started(
     spec = f"default:{model}"
     job = {
         "us": spec, "them": "bfg", "deals": str(DEALS), "first": 0, "n": 1, "offset": 0,
-        "seed": 1, "policies": [bench.fingerprint(spec), None],
+        "seed": 1, "policies": [dd_rows.fingerprint(spec), None],
     }  # fmt: skip
-    assert len(bench._chunk(job)) == 1  # unchanged: it plays
+    assert len(dd_rows.play_chunk(job)) == 1  # unchanged: it plays
     shutil.copy(ROOT / "tests" / "layered_default" / "policy.onnx", model / "policy.onnx")
-    with pytest.raises(bench.PolicyChangedError, match=r"changed before boards \[0, \+1\)"):
-        bench._chunk(job)
+    with pytest.raises(dd_rows.PolicyChangedError, match=r"changed before boards \[0, \+1\)"):
+        dd_rows.play_chunk(job)
