@@ -15,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+from bridgebot.core.argtypes import seed_number
 from bridgebot.core.logs import configure_logging
 
 HELP = "check a table manager or a seat program against the Blue Chip protocol"
@@ -78,13 +79,6 @@ def _count(text: str) -> int:
     if n < 1:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of boards (1 or more)")
     return n
-
-
-def _seed(text: str) -> int:
-    """A deal stream's seed: a whole number, 0 or more (as ``--seed`` everywhere)."""
-    if not (text.isascii() and text.isdigit()):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a seed (a whole number, 0 or more)")
-    return int(text)
 
 
 def _seconds(text: str) -> float:
@@ -210,7 +204,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="number of boards (default: the 8 scenarios of docs/conformance.md)",
     )
-    seat.add_argument("--seed", type=_seed, default=0, help="seed of the deals (default 0)")
+    seat.add_argument("--seed", type=seed_number, default=0, help="seed of the deals (default 0)")
     _common(seat)
 
 

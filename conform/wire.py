@@ -48,10 +48,6 @@ def seat_name(folded: str) -> str:
     return folded.capitalize()
 
 
-def seat_index(seat: str) -> int:
-    return SEATS.index(seat)
-
-
 def seat_at(seat: str, offset: int) -> str:
     """The seat ``offset`` places to the left of ``seat`` (1 = left-hand opponent)."""
     return SEATS[(SEATS.index(seat) + offset) % 4]

@@ -198,11 +198,6 @@ def parse_call(text: str) -> Bid:
     return _call_from(m)
 
 
-def render_call(call: Bid) -> str:
-    """The text after the seat name: ``passes``, ``bids 1NT``, ..."""
-    return _render_call(wire.SEAT_NAMES[Player.north], call).split(" ", 1)[1]
-
-
 _CALL_HEAD = _re(r"(?:(passes|doubles|redoubles)|bids ?([1-7]) ?(nt|n|c|d|h|s))")
 _CALL_RE = _re(r"(SEAT) " + _CALL_HEAD.pattern + r"(?=$|[\s.])")
 _SUFFIX_SPLIT = re.compile(r"\b(alert|infos)\.", _FLAGS)
