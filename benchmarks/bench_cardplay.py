@@ -22,11 +22,29 @@ from the standard cycle. Figures, each for ``DDCardPlayer`` (defaults unless ove
 
 Usage: ``python benchmarks/bench_cardplay.py [--boards 12] [--worlds 32] [--seats 2]``;
 the default size takes about a quarter of an hour of this 2-core machine.
+
+**The yardstick between two card players** (``--candidate``, repeatable): contracts fixed by the
+auctions of ``--bidding`` (default ``default``) in all four seats on the boards of a DD deal file
+(from ``--first``), each board played by the candidate declaring against the ``--reference``
+(default ``pimc``, today's player) and by the reference declaring against the candidate, with
+the reference's own room beside them (``cardplay_match``: rooms, role split and common random
+numbers). Card players are named as :func:`bridgebot.card_players.named_card_player` reads them
+(``pimc``, ``dd``, ``auction``, ``baseline``, with ``,worlds=N`` and such). Printed per candidate:
+IMPs/board with its paired standard error, in total and by role (declarer; defence; the opening
+lead on its own line), the double-dummy cost of each role's cards for both players and their
+paired difference, and the CPU seconds per card of both (median, p95). Chunks of boards go to
+``--workers`` processes and to ``--journal`` (one JSON line per finished chunk, keyed by the deal
+file's sha256, the range, the bidding spec, the seed, the players and the chunk), so a rerun
+resumes::
+
+    nice -n 10 python benchmarks/bench_cardplay.py --candidate auction --reference pimc \\
+        --deals /tmp/screen.npz --boards 400 --workers 1 --journal out/cardplay.jsonl
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import multiprocessing
 import statistics
@@ -34,16 +52,19 @@ import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from endplay.types import Card, Contract, Deal, Penalty, Player
+from endplay.types import Bid, Card, Contract, Deal, Penalty, Player
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling scripts
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bridgebot.core.errors import UserError
 from bridgebot.core.stats import mean_stderr
-from bridgebot.engine.agent import PlayView
+from bridgebot.engine.agent import AgentSpecError, PlayView
 from bridgebot.engine.cardplay import (
     LEAD_WORLDS,
     WORLDS,
@@ -52,11 +73,18 @@ from bridgebot.engine.cardplay import (
     play_deal,
     play_state,
 )
-from bridgebot.engine.dds import solve_positions
-from bridgebot.laws.boards import dealer_of, side_vulnerable, vul_of
+from bridgebot.engine.dds import one_solver_thread, solve_positions
+from bridgebot.laws.board_sets import BoardSetError, load_npz
+from bridgebot.laws.boards import BoardDeal, dealer_of, side_vulnerable, vul_of
+from bridgebot.laws.calls import final_contract
 from bridgebot.laws.cards import index_card, owners_pbn
+from bridgebot.laws.notation import auction_texts, parse_call
 from bridgebot.laws.scoring import STRAIN_ORDER, contract_score, imps, ns_score
+from bridgebot.models.provenance import file_sha256
+from cardplay_match import Seats, paired_board, reference_room
 
+from bridgebot.agents import make_agent
+from bridgebot.card_players import named_card_player
 from bridgebot.options import benchmark_args, deal_file
 
 DATA = Path("data/dd.npz")  # a DD file made by `bridgebot ddgen` (docs/data.md)
@@ -177,14 +205,30 @@ def main() -> int:
     ap.add_argument("--deals", type=Path, default=DATA, help="DD deal file (default %(default)s)")
     ap.add_argument("--worlds", type=int, default=None)
     ap.add_argument("--lead-worlds", type=int, default=None)
-    ap.add_argument("--workers", type=int, default=0)
+    ap.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="solver processes of the player (default 0); with --candidate, processes over "
+        "chunks of boards (default 1)",
+    )
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument(
         "--seats", type=int, default=2, help="seats at once, as threads and as processes (0: off)"
     )
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    yard = ap.add_argument_group("the yardstick between two card players (see the module doc)")
+    yard.add_argument("--candidate", action="append", default=[], help="card player (repeatable)")
+    yard.add_argument("--reference", default=REFERENCE, help="paired against (default %(default)s)")
+    yard.add_argument("--bidding", default="default", help="agent spec bidding all four seats")
+    yard.add_argument("--first", type=int, default=0, help="first deal used (default 0)")
+    yard.add_argument("--chunk", type=int, default=20, help="boards per job (default 20)")
+    yard.add_argument("--journal", type=Path, default=None, help="JSONL of finished chunks")
     args = benchmark_args(ap, "bench_cardplay")
     deal_file(args.deals)
+    if args.candidate:
+        return yardstick(args)
+    args.workers = args.workers or 0
 
     options: Options = {"workers": args.workers, "seed": args.seed}
     for key in ("worlds", "lead_worlds"):
@@ -313,6 +357,222 @@ def seats_at_once(
     for key in ("card_median_s", "card_mean_s", "wall_s_per_board"):
         out[f"ratio_threads_to_processes_{key}"] = threads[key] / procs[key]
     return out
+
+
+# -- the yardstick between two card players ---------------------------------------------------
+
+#: The card player every new figure is paired against: today's (``DDCardPlayer``, blind to the
+#: auction).
+REFERENCE = "pimc"
+
+
+def bid_chunk(deals: list[BoardDeal], bidding: str, seed: int) -> list[tuple[Bid, ...]]:
+    """The auctions of ``deals`` with ``bidding`` in all four seats (seeded per seat)."""
+    from bridgebot.tournament.ddmatch import agent_seed, bid_room
+
+    with ExitStack() as stack:
+        agents = [
+            stack.enter_context(make_agent(bidding, agent_seed(seed, 0, s))) for s in range(4)
+        ]
+        return bid_room(deals, agents, "yardstick")
+
+
+def chunk_job(job: dict[str, Any]) -> list[dict[str, Any]]:
+    """One job: boards ``[lo, hi)`` of the run. Without ``candidate``: bid them and play the
+    reference room (records with the auction, contract and ``reference``); with it: the paired
+    boards of the candidate against the reference, given the reference records (``refs``)."""
+    one_solver_thread()
+    deals = load_npz(Path(job["deals"]), boards=job["hi"], first=job["first"])[job["lo"] :]
+    ref = Seats(job["reference"], job["seed"], named_card_player)
+    try:
+        if job["candidate"] is None:
+            out = []
+            for deal, auction in zip(
+                deals, bid_chunk(deals, job["bidding"], job["seed"]), strict=True
+            ):
+                contract = final_contract(deal.dealer, auction)
+                rec: dict[str, Any] = {
+                    "board": deal.number,
+                    "auction": list(auction_texts(auction)),
+                }
+                if contract is not None:
+                    rec["reference"] = reference_room(deal, auction, contract, ref)
+                out.append(rec)
+            return out
+        cand = Seats(job["candidate"], job["seed"], named_card_player)
+        try:
+            out = []
+            for deal, rec in zip(deals, job["refs"], strict=True):
+                auction = tuple(parse_call(c) for c in rec["auction"])
+                contract = final_contract(deal.dealer, auction)
+                if contract is None:
+                    continue
+                out.append(paired_board(deal, auction, contract, cand, ref, rec["reference"]))
+            return [{"boards": out, "cpu": {"A": cand.times, "B": ref.times}}]
+        finally:
+            cand.close()
+    finally:
+        ref.close()
+
+
+def run_jobs(jobs: list[dict[str, Any]], workers: int, journal: Path | None) -> list[Any]:
+    """Each job's result: from ``journal`` where a line has its key, else run (on ``workers``
+    processes) and appended there."""
+    from bench_crosstable import append_journal
+
+    done: dict[str, Any] = {}
+    if journal is not None and journal.exists():
+        for line in journal.read_text().splitlines():
+            r = json.loads(line)
+            done[r["key"]] = r["result"]
+    keys = [json.dumps({k: v for k, v in j.items() if k != "refs"}, sort_keys=True) for j in jobs]
+    todo = [(k, j) for k, j in zip(keys, jobs, strict=True) if k not in done]
+    t0 = time.monotonic()
+
+    def take(key: str, job: dict[str, Any], result: Any) -> None:
+        done[key] = result
+        append_journal(journal, {"key": key, "result": result})
+        print(
+            f"bench_cardplay: {job['candidate'] or job['reference'] + ' (reference)'} boards "
+            f"[{job['lo']}, {job['hi']}) done ({time.monotonic() - t0:.0f} s)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    if workers <= 1:
+        for key, job in todo:
+            take(key, job, chunk_job(job))
+    else:
+        spawn = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(workers, mp_context=spawn) as pool:
+            for (key, job), result in zip(
+                todo, pool.map(chunk_job, [j for _, j in todo]), strict=True
+            ):
+                take(key, job, result)
+    return [done[k] for k in keys]
+
+
+def pm(mean: float, se: float) -> str:
+    return f"{mean:+.3f} ± {se:.3f}"
+
+
+ROLES = ("total", "declarer", "defence", "lead")
+
+
+def summary(
+    cand: str, ref: str, boards: list[dict[str, Any]], cpu: dict[str, list[float]]
+) -> dict[str, Any]:
+    """The figures of one candidate against the reference (see the module doc)."""
+    out: dict[str, Any] = {"candidate": cand, "reference": ref, "boards": len(boards)}
+    out["imps"] = {r: mean_stderr([b["imps"][r] for b in boards]) for r in ROLES}
+    out["leads_differ"] = sum(b["leads"]["A"] != b["leads"]["B"] for b in boards)
+    out["dd_cost"] = {
+        role: {
+            "A": mean_stderr([b["cost"]["A"][role] for b in boards]),
+            "B": mean_stderr([b["cost"]["B"][role] for b in boards]),
+            "A_minus_B": mean_stderr([b["cost"]["A"][role] - b["cost"]["B"][role] for b in boards]),
+        }
+        for role in ("declarer", "defence", "lead")
+    }
+    out["cpu_per_card_s"] = {
+        who: {
+            "cards": len(t),
+            "median": statistics.median(t) if t else float("nan"),
+            "p95": float(np.percentile(t, 95)) if t else float("nan"),
+        }
+        for who, t in cpu.items()
+    }
+    return out
+
+
+def show(f: dict[str, Any]) -> list[str]:
+    """The lines printed for one candidate's figures."""
+    a, b = f["candidate"], f["reference"]
+    lines = [
+        f"\n{a} against {b}: {f['boards']} boards played twice (IMPs/board for {a}, paired s.e.)"
+    ]
+    labels = {
+        "total": "total",
+        "declarer": "declarer (against the reference declaring)",
+        "defence": "defence, the opening lead included (against the reference defending)",
+        "lead": f"opening lead alone ({f['leads_differ']} boards lead differently)",
+    }
+    for role in ROLES:
+        lines.append(f"  {labels[role]:<72} {pm(*f['imps'][role])}")
+    lines.append(f"  double-dummy cost, tricks/board: {a:>14} {b:>14} {'difference':>16}")
+    for role, c in f["dd_cost"].items():
+        lines.append(
+            f"    {role:<29} {c['A'][0]:>14.3f} {c['B'][0]:>14.3f} {pm(*c['A_minus_B']):>16}"
+        )
+    ca, cb = f["cpu_per_card_s"]["A"], f["cpu_per_card_s"]["B"]
+    lines.append(
+        f"  CPU s per card (median, p95): {a} {ca['median']:.4f}, {ca['p95']:.4f}; "
+        f"{b} {cb['median']:.4f}, {cb['p95']:.4f} ({ca['cards']} and {cb['cards']} cards)"
+    )
+    return lines
+
+
+def yardstick(args: argparse.Namespace) -> int:
+    """The yardstick's run (see the module doc); 2 on a bad argument, in one line."""
+    workers = 1 if args.workers is None else args.workers
+    try:
+        if workers < 1 or args.chunk < 1 or args.first < 0 or (args.boards or 1) < 1:
+            raise UserError("--workers, --chunk and --boards must be >= 1, --first >= 0")
+        for spec in [*args.candidate, args.reference]:
+            named_card_player(spec, 0).close()
+        with contextlib.redirect_stdout(sys.stderr), make_agent(args.bidding):
+            pass
+        n = len(load_npz(args.deals, boards=args.boards, first=args.first))
+    except (UserError, AgentSpecError, BoardSetError) as exc:
+        print(f"bench_cardplay: {exc}", file=sys.stderr)
+        return 2
+    base = {"deals": str(args.deals), "deals_sha256": file_sha256(args.deals),
+            "first": args.first, "bidding": args.bidding, "seed": args.seed,
+            "reference": args.reference}  # fmt: skip
+    spans = [(lo, min(lo + args.chunk, n)) for lo in range(0, n, args.chunk)]
+
+    def ref_job(lo: int, hi: int) -> dict[str, Any]:
+        return {**base, "candidate": None, "lo": lo, "hi": hi}
+
+    def cand_job(c: str, lo: int, hi: int, refs: Any) -> dict[str, Any]:
+        return {**base, "candidate": c, "lo": lo, "hi": hi, "refs": refs}
+
+    if workers == 1:  # span by span, so that a run stopped early has every player's boards
+        refs, results = [], []
+        for lo, hi in spans:
+            refs += run_jobs([ref_job(lo, hi)], 1, args.journal)
+            jobs = [cand_job(c, lo, hi, refs[-1]) for c in args.candidate]
+            results.append(run_jobs(jobs, 1, args.journal))
+        per_cand = [[r[k] for r in results] for k in range(len(args.candidate))]
+    else:
+        refs = run_jobs([ref_job(lo, hi) for lo, hi in spans], workers, args.journal)
+        jobs = [
+            cand_job(c, lo, hi, r)
+            for c in args.candidate
+            for (lo, hi), r in zip(spans, refs, strict=True)
+        ]
+        results = run_jobs(jobs, workers, args.journal)
+        per_cand = [
+            results[k * len(spans) : (k + 1) * len(spans)] for k in range(len(args.candidate))
+        ]
+    passed = sum("reference" not in rec for r in refs for rec in r)
+    print(
+        f"card-play yardstick: {args.deals} [{args.first}, +{n}), contracts bid by "
+        f"{args.bidding} in all four seats ({passed} passed out), reference {args.reference}"
+    )
+    figures = []
+    for cand, done in zip(args.candidate, per_cand, strict=True):
+        parts = [p[0] for p in done]
+        boards = [b for p in parts for b in p["boards"]]
+        cpu = {w: [t for p in parts for t in p["cpu"][w]] for w in ("A", "B")}
+        f = summary(cand, args.reference, boards, cpu)
+        figures.append(f)
+        print("\n".join(show(f)))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        out = {**base, "boards": n, "candidates": figures}
+        args.json.write_text(json.dumps(out, indent=1) + "\n")
+    return 0
 
 
 if __name__ == "__main__":

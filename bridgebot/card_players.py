@@ -1,28 +1,60 @@
 """How an agent plays its cards: the card player its spec names (``play=dd``, ``play=baseline``),
-and a wrapper that gives any bidding agent a card player."""
+the card players the card-play yardstick names (:func:`named_card_player`), and a wrapper that
+gives any bidding agent a card player.
+
+The names: ``baseline`` (``engine.cardplay.baseline_card``); ``pimc``, today's double-dummy Monte
+Carlo player (``engine.cardplay.DDCardPlayer``: 32 worlds a card, 16 for the opening lead, blind
+to the auction), the reference every new figure is paired against, which ``dd`` spells too (the
+spelling of the agents' ``play=dd``); ``auction``, the same player with its worlds weighed by the
+auction (``engine.cardplay_auction.AuctionReader``: partner's calls under the shipped policy,
+the opponents' under the shipped ``epbotnet``, or ``opponents=self|bfgnet|DIR``).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import ExitStack
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from endplay.types import Bid, Card
 
 from bridgebot.agent_options import CardPlayerOptions
-from bridgebot.engine.agent import Agent, BiddingView, CardPlayer, PlayView
+from bridgebot.engine.agent import Agent, AgentSpecError, BiddingView, CardPlayer, PlayView
 from bridgebot.engine.cardplay import LEAD_WORLDS, WORLDS
 from bridgebot.engine.parts import Parts, parts_of
+from bridgebot.shipped import DEFAULT_MODEL_DIR, OPPONENT_NETS, shipped_model
+
+if TYPE_CHECKING:
+    from bridgebot.engine.cardplay_auction import AuctionReader
+
+#: The card players :func:`named_card_player` builds.
+CARD_PLAYERS = ("baseline", "pimc", "dd", "auction")
+#: The opponent model of ``auction`` unless its spec names another.
+AUCTION_OPPONENTS = "epbotnet"
+#: Candidate worlds drawn per world kept where the auction weighs them: more than the engine's
+#: 4, so that a telling auction still leaves many distinct worlds (``engine.cardplay_auction``).
+AUCTION_OVERSAMPLE = 8
 
 
 class LazyDDPlayer:
     """``engine.cardplay.DDCardPlayer``, built on the first card (bidding-only use costs nothing:
-    no solver, no worker processes)."""
+    no solver, no worker processes, no model read); with ``auction``, its worlds are weighed by
+    the :class:`engine.cardplay_auction.AuctionReader` that ``auction()`` builds then."""
 
     name = "ddplay"
 
-    def __init__(self, seed: int, worlds: int = WORLDS, lead_worlds: int = LEAD_WORLDS) -> None:
+    def __init__(
+        self,
+        seed: int,
+        worlds: int = WORLDS,
+        lead_worlds: int = LEAD_WORLDS,
+        auction: Callable[[], AuctionReader] | None = None,
+    ) -> None:
         self.seed = seed
         self.worlds = worlds
         self.lead_worlds = lead_worlds
+        self.auction = auction
         self.player: CardPlayer | None = None
         self._board = 1
 
@@ -36,7 +68,11 @@ class LazyDDPlayer:
             from bridgebot.engine.cardplay import DDCardPlayer
 
             self.player = DDCardPlayer(
-                worlds=self.worlds, lead_worlds=self.lead_worlds, seed=self.seed
+                worlds=self.worlds,
+                lead_worlds=self.lead_worlds,
+                seed=self.seed,
+                auction_reader=None if self.auction is None else self.auction(),
+                oversample=4 if self.auction is None else AUCTION_OVERSAMPLE,
             )
             self.player.reset(self._board)
         return self.player.play(view)
@@ -47,13 +83,79 @@ class LazyDDPlayer:
 
 
 def card_player(options: CardPlayerOptions, seed: int) -> CardPlayer:
-    """The card player ``options`` name; its budget is counted in worlds, never in seconds, so a
-    seeded agent plays the same cards on any machine."""
-    if options.play == "baseline":
+    """The card player ``options`` name (``play``, one of :data:`CARD_PLAYERS`); its budget is
+    counted in worlds, never in seconds, so a seeded agent plays the same cards on any machine."""
+    play: str = options.play
+    return _build(play, seed, {"worlds": options.worlds, "lead_worlds": options.lead_worlds})
+
+
+def auction_reader(
+    opponents: str = AUCTION_OPPONENTS, partner: Path = DEFAULT_MODEL_DIR
+) -> AuctionReader:
+    """An :class:`engine.cardplay_auction.AuctionReader`: partner read with the policy in
+    ``partner`` (the shipped one), the opponents with ``opponents`` (``self``: the same policy;
+    a shipped opponent net, :data:`bridgebot.shipped.OPPONENT_NETS`; or a policy directory).
+    A model error raises :class:`AgentSpecError`."""
+    from bridgebot.engine.cardplay_auction import AuctionReader
+    from bridgebot.engine.modelcard import ModelError
+    from bridgebot.engine.policy import Policy
+
+    try:
+        ours = Policy(partner, threads=1)
+        if opponents == "self":
+            return AuctionReader(ours)
+        where = shipped_model(opponents) if opponents in OPPONENT_NETS else Path(opponents)
+        return AuctionReader(ours, Policy(where, threads=1))
+    except ModelError as e:
+        raise AgentSpecError(f"card player auction: opponent model {opponents!r}: {e}") from e
+
+
+def named_card_player(spec: str, seed: int) -> CardPlayer:
+    """The card player ``spec`` names: ``NAME[,key=value...]``, NAME one of
+    :data:`CARD_PLAYERS` (see the module doc); keys ``worlds`` and ``lead_worlds`` (the Monte
+    Carlo players' budgets), ``opponents`` (``auction``'s opponent model). A name or key it does
+    not know raises :class:`AgentSpecError` (one line)."""
+    name, *pairs = (part.strip() for part in spec.split(","))
+    keys: dict[str, str] = {}
+    for pair in pairs:
+        key, eq, value = pair.partition("=")
+        if not eq or not value:
+            raise AgentSpecError(f"card player {spec!r}: {pair!r} is not key=value")
+        keys[key.strip()] = value.strip()
+    allowed = {"worlds", "lead_worlds"} | ({"opponents"} if name == "auction" else set())
+    unknown = sorted(set(keys) - allowed) if name != "baseline" else sorted(keys)
+    if unknown:
+        raise AgentSpecError(f"card player {spec!r}: unknown key(s) {', '.join(unknown)}")
+    budget: dict[str, int] = {}
+    for key in ("worlds", "lead_worlds"):
+        if key in keys:
+            if not keys[key].isdigit() or int(keys[key]) < 1:
+                raise AgentSpecError(f"card player {spec!r}: {key} must be an integer >= 1")
+            budget[key] = int(keys[key])
+    return _build(name, seed, budget, keys.get("opponents", AUCTION_OPPONENTS), spec)
+
+
+def _build(
+    name: str,
+    seed: int,
+    budget: dict[str, int],
+    opponents: str = AUCTION_OPPONENTS,
+    spec: str | None = None,
+) -> CardPlayer:
+    """The card player ``name`` (one of :data:`CARD_PLAYERS`) with the Monte Carlo ``budget``."""
+    if name == "baseline":
         from bridgebot.engine.cardplay import BaselinePlayer
 
         return BaselinePlayer()
-    return LazyDDPlayer(seed, options.worlds, options.lead_worlds)
+    worlds = budget.get("worlds", WORLDS)
+    lead_worlds = budget.get("lead_worlds", LEAD_WORLDS)
+    if name in ("pimc", "dd"):
+        return LazyDDPlayer(seed, worlds, lead_worlds)
+    if name == "auction":
+        return LazyDDPlayer(seed, worlds, lead_worlds, lambda: auction_reader(opponents))
+    raise AgentSpecError(
+        f"card player {spec or name!r}: no card player {name!r}; known: {', '.join(CARD_PLAYERS)}"
+    )
 
 
 class WithCardPlayer(Agent):

@@ -14,12 +14,18 @@ import numpy as np
 import numpy.typing as npt
 from bridgebot.engine.agent import PlayView, play_view
 from bridgebot.engine.dds import DDSolver, Position, SolverError
-from bridgebot.engine.worlds import CallModel, Knowledge, policy_auction_likelihood, sample_worlds
+from bridgebot.engine.worlds import (
+    AuctionLikelihood,
+    CallModel,
+    Knowledge,
+    policy_auction_likelihood,
+    sample_worlds,
+)
 from bridgebot.laws.boards import side_vulnerable
 from bridgebot.laws.cards import card_index
 from bridgebot.laws.play import beats, trick_winner, winning_index
 from bridgebot.laws.scoring import PENALTY_ORDER, score_array, strain_index
-from endplay.types import Card, Contract, Deal, Denom, Hand, Player, Vul
+from endplay.types import Bid, Card, Contract, Deal, Denom, Hand, Player, Vul
 
 
 def _lowest(cards: Sequence[Card], trump: Denom) -> Card:
@@ -146,8 +152,10 @@ class DDCardPlayer:
     """Chooses cards by solving sampled worlds double-dummy and maximising the expected score.
 
     For each card: sample ``worlds`` deals consistent with what the controller knows (resampled by
-    how likely a bidding policy, ``auction_model``, finds the auction in each, when given; see
-    :mod:`engine.worlds`), solve every legal card in every
+    how likely a bidding policy, ``auction_model``, finds the auction in each, when given, or by
+    the likelihood ``auction_reader`` returns for the view, such as
+    :class:`engine.cardplay_auction.AuctionReader`'s, from ``oversample`` times as many
+    candidates; see :mod:`engine.worlds`), solve every legal card in every
     world (:class:`engine.dds.DDSolver`, in this process or ``workers`` processes), turn tricks into the duplicate score of the contract for our side
     (making or beating the contract outweighs an overtrick, as at the table), and play the lowest
     card of the class with the best weighted mean. Ties go to more tricks, then to the baseline's
@@ -169,6 +177,8 @@ class DDCardPlayer:
         workers: int = 0,
         seed: int = 0,
         auction_model: CallModel | None = None,
+        auction_reader: Callable[[PlayView], AuctionLikelihood | None] | None = None,
+        oversample: int = 4,
     ) -> None:
         if worlds < 1 or lead_worlds < 1:
             raise ValueError(f"worlds ({worlds}) and lead_worlds ({lead_worlds}) must be >= 1")
@@ -176,6 +186,9 @@ class DDCardPlayer:
         self.lead_worlds = lead_worlds
         self.seed = seed
         self.auction_model = auction_model
+        self.auction_reader = auction_reader
+        #: Candidates drawn per world kept where the auction weighs them (``sample_worlds``).
+        self.oversample = oversample
         self.solver = DDSolver(workers=workers)
         self._rng = np.random.default_rng([seed, 0])
         #: Worlds solved for the last decision (0 for a forced card): for benchmarks and logs.
@@ -202,9 +215,11 @@ class DDCardPlayer:
         n = self.lead_worlds if opening else self.worlds
         knowledge = Knowledge.from_view(view)
         likelihood = None
-        if self.auction_model is not None and view.auction:
+        if self.auction_reader is not None:
+            likelihood = self.auction_reader(view)
+        elif self.auction_model is not None and view.auction:
             likelihood = policy_auction_likelihood(self.auction_model, view)
-        worlds = sample_worlds(knowledge, n, self._rng, likelihood)
+        worlds = sample_worlds(knowledge, n, self._rng, likelihood, self.oversample)
         positions = [state.position(owners) for owners in worlds.owners]
         tricks, done = self.solver.solve(positions)
         self.last_solved = int(done.sum())
@@ -260,9 +275,11 @@ def play_deal(
     vul: Vul = Vul.none,
     dealer: Player = Player.north,
     board: int = 1,
+    auction: Sequence[Bid] = (),
 ) -> tuple[int, tuple[tuple[Player, Card], ...]]:
     """Play ``deal`` out in ``contract`` with ``choosers[seat]`` deciding for each seat (dummy's
-    cards are decided by declarer's chooser, seeing what declarer sees), without a table manager.
+    cards are decided by declarer's chooser, seeing what declarer sees), without a table manager;
+    every view shows ``auction`` (the calls that led to ``contract``, from ``dealer``'s).
 
     Returns declarer's tricks and the cards played. For benchmarks and tests of card play alone;
     a chooser returning an illegal card raises ``ValueError`` naming the seat.
@@ -282,7 +299,7 @@ def play_deal(
                 controller=controller,
                 dealer=dealer,
                 vul=vul,
-                auction=(),
+                auction=tuple(auction),
                 contract=contract,
                 hand=_hand_of(hands[controller]),
                 dummy=_hand_of(hands[dummy]) if played else None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -35,8 +36,9 @@ def view_of(
     seat: Player = Player.east,
     contract: str = "4SN",
     dummy: str | None = None,
+    auction: tuple[Bid, ...] = (),
 ) -> PlayView:
-    """A hand-made view: only the fields the baseline and the class grouping read matter."""
+    """A hand-made view (North deals, none vulnerable): the seat's cards, the play and auction."""
     h = Hand(hand)
     cards = [Card(c) for _, c in played]
     trick = cards[len(cards) - len(cards) % 4 :]
@@ -45,7 +47,7 @@ def view_of(
         controller=seat,
         dealer=Player.north,
         vul=Vul.none,
-        auction=(),
+        auction=auction,
         contract=Contract(contract),
         hand=h,
         dummy=Hand(dummy) if dummy else None,
@@ -295,3 +297,75 @@ async def test_a_whole_board_through_a_real_table_manager(tmp_path: Path) -> Non
     tricks, played = play_deal(deal, Contract("3NTN"), [offline[p].play for p in Player])
     assert [(p, str(c)) for p, c in result.play] == [(p, str(c)) for p, c in played]
     assert result.declarer_tricks == tricks
+
+
+# -- the double-dummy cost of played cards (engine.cardplay_cost) ---------------------------------
+
+# 1NT by South, West on lead. West's spades AKQJ are the defence's only tricks: a spade lead
+# cashes four of them; after a club lead declarer takes all 13 (clubs 4, hearts 4, diamonds 5)
+# and never gives West the lead.
+LEAD_DEAL = "N:5432.AKQJ.AKQJT. T9876.T98.98765. .765432.432.AKQJ AKQJ...T98765432"
+
+
+def test_the_double_dummy_cost_of_a_known_opening_lead() -> None:
+    from bridgebot.engine.cardplay_cost import dd_costs, side_costs
+    from bridgebot.laws.cards import deal_owners
+
+    owners, contract = deal_owners(LEAD_DEAL), Contract("1NTS")
+    club = dd_costs(owners, contract, [(Player.west, Card("C2"))])[0]
+    assert (club.seat, club.card, club.cost, club.forced) == (Player.west, Card("C2"), 4, False)
+    spade_lead = [(Player.west, Card("SA")), (Player.north, Card("S2")), (Player.east, Card("S6"))]
+    costs = dd_costs(owners, contract, spade_lead)
+    spade = costs[0]
+    assert spade.cost == 0
+    # North's and East's spades are all as good as each other here: no cost, none forced.
+    assert [(c.cost, c.forced) for c in costs[1:]] == [(0, False), (0, False)]
+    assert side_costs(costs, contract.declarer) == {"declarer": 0, "defence": 0, "lead": 0}
+    # Played out by the baseline, which leads low from West's longest suit. The costs add up:
+    # declarer's tricks are the double-dummy 9 at the start, plus what the defence's cards gave
+    # away (the club lead's 4 first), minus what declarer's cards gave back.
+    tricks, played = play_deal(Deal(LEAD_DEAL), contract, [baseline_card] * 4)
+    full = dd_costs(owners, contract, played)
+    by_role = side_costs(full, contract.declarer)
+    assert played[0] == (Player.west, Card("C2")) and by_role["lead"] == 4
+    assert tricks == 9 + by_role["defence"] - by_role["declarer"]
+    assert any(c.forced for c in full) and all(c.cost == 0 for c in full if c.forced)
+
+
+def test_dd_costs_refuse_a_card_out_of_turn() -> None:
+    from bridgebot.engine.cardplay_cost import dd_costs
+    from bridgebot.laws.cards import deal_owners
+
+    with pytest.raises(ValueError, match="out of turn"):
+        dd_costs(deal_owners(LEAD_DEAL), Contract("1NTS"), [(Player.north, Card("S2"))])
+
+
+# -- reading the auction in card play (engine.cardplay_auction) ------------------------------------
+
+
+def test_a_defender_whose_partner_bid_spades_finds_them_there() -> None:
+    """North 1H, South 2H, West 2S, North 4H: East on lead finds more spades with West in worlds
+    weighed by the shipped policy's reading of the auction than in uniform ones."""
+    from bridgebot.engine.cardplay_auction import AuctionReader
+    from bridgebot.engine.policy import Policy
+    from bridgebot.engine.worlds import sample_worlds
+
+    from bridgebot.shipped import DEFAULT_MODEL_DIR
+
+    h, s = Denom.hearts, Denom.spades
+    auction = (ContractBid(1, h), PASS, ContractBid(2, h), ContractBid(2, s), ContractBid(4, h))
+    view = view_of("32.9872.QJ92.432", [], contract="4HN", auction=(*auction, PASS, PASS, PASS))
+    knowledge = Knowledge.from_view(view)
+    reader = AuctionReader(Policy(DEFAULT_MODEL_DIR, threads=1))
+    spades = np.array([card_index(Card(f"S{r}")) for r in "AKQJT98765432"])
+
+    def west_spades(owners: np.ndarray, weights: np.ndarray) -> float:
+        return float(weights @ (owners[:, spades] == Player.west.value).sum(axis=1))
+
+    uniform = sample_worlds(knowledge, 200, np.random.default_rng(1))
+    read = sample_worlds(knowledge, 200, np.random.default_rng(1), reader(view))
+    at_random = west_spades(uniform.owners, uniform.weights)
+    assert 3.0 < at_random < 4.3  # 11 spades unseen, over three hands of 13
+    assert west_spades(read.owners, read.weights) > at_random + 1.0
+    # No auction, nothing to read.
+    assert reader(dataclasses.replace(view, auction=())) is None
