@@ -7,7 +7,10 @@ Carlo player (``engine.cardplay.DDCardPlayer``: 32 worlds a card, 16 for the ope
 to the auction), the reference every new figure is paired against, which ``dd`` spells too (the
 spelling of the agents' ``play=dd``); ``auction``, the same player with its worlds weighed by the
 auction (``engine.cardplay_auction.AuctionReader``: partner's calls under the shipped policy,
-the opponents' under the shipped ``epbotnet``, or ``opponents=self|bfgnet|DIR``).
+the opponents' under the shipped ``epbotnet``, or ``opponents=self|bfgnet|DIR``);
+``epbot-lead``, EPBot's opening lead (``card=NAME``, default ``WBridge5-Sayc``, its convention
+card and the one it assumes for the others; ``bcalconsole=PATH``, required: EPBot's card play runs
+that double-dummy solver) and ``pimc`` for every other card.
 """
 
 from __future__ import annotations
@@ -29,7 +32,9 @@ if TYPE_CHECKING:
     from bridgebot.engine.cardplay_auction import AuctionReader
 
 #: The card players :func:`named_card_player` builds.
-CARD_PLAYERS = ("baseline", "pimc", "dd", "auction")
+CARD_PLAYERS = ("baseline", "pimc", "dd", "auction", "epbot-lead")
+#: The keys each card player takes beyond the Monte Carlo budget (``worlds``, ``lead_worlds``).
+CARD_PLAYER_KEYS = {"auction": {"opponents"}, "epbot-lead": {"card", "bcalconsole"}}
 #: The opponent model of ``auction`` unless its spec names another.
 AUCTION_OPPONENTS = "epbotnet"
 #: Candidate worlds drawn per world kept where the auction weighs them: more than the engine's
@@ -122,7 +127,7 @@ def named_card_player(spec: str, seed: int) -> CardPlayer:
         if not eq or not value:
             raise AgentSpecError(f"card player {spec!r}: {pair!r} is not key=value")
         keys[key.strip()] = value.strip()
-    allowed = {"worlds", "lead_worlds"} | ({"opponents"} if name == "auction" else set())
+    allowed = {"worlds", "lead_worlds"} | CARD_PLAYER_KEYS.get(name, set())
     unknown = sorted(set(keys) - allowed) if name != "baseline" else sorted(keys)
     if unknown:
         raise AgentSpecError(f"card player {spec!r}: unknown key(s) {', '.join(unknown)}")
@@ -132,7 +137,48 @@ def named_card_player(spec: str, seed: int) -> CardPlayer:
             if not keys[key].isdigit() or int(keys[key]) < 1:
                 raise AgentSpecError(f"card player {spec!r}: {key} must be an integer >= 1")
             budget[key] = int(keys[key])
+    if name == "epbot-lead":
+        return EPBotLeadPlayer(
+            keys.get("card", "WBridge5-Sayc"), keys.get("bcalconsole"), _build("pimc", seed, budget)
+        )
     return _build(name, seed, budget, keys.get("opponents", AUCTION_OPPONENTS), spec)
+
+
+class EPBotLeadPlayer:
+    """EPBot's opening lead (``engine.epbot.EPBotAgent.lead``, EPBot found as the ``epbot``
+    agent finds it, playing ``card``), ``then`` for every other card. EPBot's card play runs
+    BCalcConsole; without its path (``bcalconsole``) this raises :class:`AgentSpecError`, one
+    line, at once: EPBot answers no lead without it."""
+
+    name = "epbot-lead"
+
+    def __init__(self, card: str, bcalconsole: str | None, then: CardPlayer) -> None:
+        from bridgebot.engine.epbot import EPBotAgent
+        from bridgebot.engine.epbot_cards import find_card, read_convention_card
+        from bridgebot.engine.epbot_native import epbot_folder
+
+        if not bcalconsole:
+            raise AgentSpecError(
+                "card player epbot-lead: EPBot's opening lead needs BCalcConsole, the "
+                "double-dummy solver its card play runs (bcalconsole=PATH); without it EPBot "
+                "answers '201-No bcalconsole path'"
+            )
+        folder = epbot_folder()
+        convention = read_convention_card(find_card(folder, card))
+        self.bcalconsole = bcalconsole
+        self.agent = EPBotAgent(folder, convention, convention, then, self.name)
+
+    def reset(self, board: int) -> None:
+        self.agent.reset(board)
+
+    def play(self, view: PlayView) -> Card:
+        """EPBot's card for the opening lead, ``then``'s for the others."""
+        if not view.played and view.seat == view.controller:
+            return self.agent.lead(view, self.bcalconsole)
+        return self.agent.play(view)
+
+    def close(self) -> None:
+        self.agent.close()
 
 
 def _build(

@@ -24,7 +24,7 @@ import structlog
 from bridgebot.engine.agent import Agent, BiddingView, CardPlayer, PlayView
 from bridgebot.engine.epbot_cards import ConventionCard
 from bridgebot.engine.epbot_meaning import Meaning, clean
-from bridgebot.engine.epbot_native import INTERPRETED, Native, load_library
+from bridgebot.engine.epbot_native import INTERPRETED, EPBotError, Native, load_library
 from bridgebot.engine.explain import check_auction
 from bridgebot.engine.parts import Parts
 from bridgebot.laws.calls import ALL_CALLS, PASS, bid_index, legal_calls, same_call, seat_of_call
@@ -50,6 +50,14 @@ def from_epbot(call: int) -> Bid | None:
     """The call of an EPBot id; None for a number that is no call."""
     index = call if call < 3 else call - 2
     return ALL_CALLS[index] if 0 <= call < 40 and call not in (3, 4) else None
+
+
+def epbot_card(text: str) -> Card | None:
+    """The card EPBot writes (``TS``, rank then suit, in BBA's samples; either order is read),
+    or None where ``text`` holds no one card."""
+    ranks = [c for c in text.upper() if c in "AKQJT98765432"]
+    suits = [c for c in text.upper() if c in "CDHS"]
+    return Card(suits[0] + ranks[0]) if len(ranks) == 1 and len(suits) == 1 else None
 
 
 def epbot_hand(hand: Hand) -> str:
@@ -184,6 +192,21 @@ class EPBotAgent(Agent):
 
     def play(self, view: PlayView) -> Card:
         return self.player.play(view)
+
+    def lead(self, view: PlayView, bcalconsole: str) -> Card:
+        """EPBot's opening lead for ``view`` (the opening leader's, before any card), its card
+        play running BCalcConsole at ``bcalconsole``. :class:`EPBotError` where EPBot gives no
+        lead, or one that is not a legal card of the view."""
+        native = self._native(view.seat.value)
+        native.set_bcalconsole(bcalconsole)
+        native.new_hand(view.seat.value, epbot_hand(view.hand), view.dealer.value, _VUL[view.vul])
+        for i, call in enumerate(view.auction):
+            native.set_bid((view.dealer.value + i) % 4, epbot_call(call))
+        text = native.lead()
+        card = epbot_card(text)
+        if card is None or card not in view.legal:
+            raise EPBotError(f"EPBot led {text!r}, not a legal card of {view.seat.name}")
+        return card
 
     def close(self) -> None:
         try:

@@ -21,6 +21,7 @@ from ctypes import POINTER, c_char_p, c_int, c_void_p
 from pathlib import Path
 from typing import Any
 
+from bridgebot.core.files import note_file
 from bridgebot.engine.agent import AgentSpecError
 
 #: The environment variable naming the EPBot folder (``libEPBot.so`` and ``CC/``).
@@ -55,6 +56,12 @@ SIGNATURES: dict[str, tuple[type | None, list[type]]] = {
     "epbot_get_info_min_length": (c_int, _INFO_ARRAY),
     "epbot_get_info_max_length": (c_int, _INFO_ARRAY),
     "epbot_get_info_feature": (c_int, _INFO_ARRAY),
+    # The opening lead, as BBA's documentation for programmers declares it (its native
+    # wrapper, ModuleEPBotNative.vb): (handle, force_lead, buffer, buffer_size). EPBot's card
+    # play runs BCalcConsole, a double-dummy solver it is pointed to by path.
+    "epbot_get_lead": (c_int, [c_void_p, c_int, c_char_p, c_int]),
+    "epbot_set_bcalconsole_path": (c_int, [c_void_p, c_char_p]),
+    "epbot_get_last_epbot_error": (c_int, [c_void_p, c_char_p, c_int]),
 }
 
 
@@ -87,19 +94,21 @@ _LOADED: dict[Path, ctypes.CDLL] = {}
 
 def load_library(folder: Path) -> ctypes.CDLL:
     """``folder/libEPBot.so`` with every signature of :data:`SIGNATURES` declared; loaded once per
-    process and folder. :class:`EPBotNotFound` if it will not load or lacks a function."""
+    process and folder, and reported as read on every call (:func:`core.files.note_file`: an
+    agent's marks name the library it bids with). :class:`EPBotNotFound` if it will not load or
+    lacks a function."""
     lib = _LOADED.get(folder)
-    if lib is not None:
-        return lib
-    try:
-        lib = ctypes.CDLL(str(folder / LIBRARY))
-        for name, (restype, argtypes) in SIGNATURES.items():
-            function = getattr(lib, name)
-            function.restype = restype
-            function.argtypes = argtypes
-    except (OSError, AttributeError) as exc:
-        raise EPBotNotFound(f"EPBot in {folder} does not load: {exc}") from None
-    _LOADED[folder] = lib
+    if lib is None:
+        try:
+            lib = ctypes.CDLL(str(folder / LIBRARY))
+            for name, (restype, argtypes) in SIGNATURES.items():
+                function = getattr(lib, name)
+                function.restype = restype
+                function.argtypes = argtypes
+        except (OSError, AttributeError) as exc:
+            raise EPBotNotFound(f"EPBot in {folder} does not load: {exc}") from None
+        _LOADED[folder] = lib
+    note_file(folder / LIBRARY)
     return lib
 
 
@@ -160,6 +169,25 @@ class Native:
 
     def get_bid(self) -> int:
         return self._ok(self._lib.epbot_get_bid(self._h()), "epbot_get_bid")
+
+    def set_bcalconsole(self, path: str) -> None:
+        """Where EPBot finds BCalcConsole, the double-dummy solver its card play runs."""
+        code = self._lib.epbot_set_bcalconsole_path(self._h(), path.encode())
+        self._ok(code, "epbot_set_bcalconsole_path")
+
+    def lead(self, force: bool = False) -> str:
+        """EPBot's opening lead as it writes it, for the seat of the last ``new_hand`` after the
+        auction told with ``set_bid``; :class:`EPBotError` with EPBot's own reason where it
+        gives none (without BCalcConsole: ``201-No bcalconsole path``)."""
+        text = self._text(
+            lambda buf, size: self._lib.epbot_get_lead(self._h(), int(force), buf, size)
+        )
+        if not text.strip():
+            reason = self._text(
+                lambda buf, size: self._lib.epbot_get_last_epbot_error(self._h(), buf, size)
+            )
+            raise EPBotError(f"epbot_get_lead gave no lead: {reason or '(no reason given)'}")
+        return text
 
     def interpret(self, call: int) -> None:
         """Make ``call`` the one the ``info`` readers describe at :data:`INTERPRETED`."""
