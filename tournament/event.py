@@ -15,8 +15,8 @@ which boards, runs the matches, and ranks the field (:mod:`tournament.standings`
   over Ray actors (``backend="ray"``). An outside entrant is one program per seat, so at most
   ``instances`` of its matches run at once (default one).
 - A match is finished when its journal holds all its boards; ``resume`` skips finished matches
-  and lets an unfinished one resume at its first missing board, so a tournament killed at any
-  moment replays nothing. Worker processes die with the driver, so a killed tournament leaves no
+  (rebuilding from the journal any output a kill left unwritten) and lets an unfinished one
+  resume at its first missing board, so a tournament killed at any moment replays nothing. Worker processes die with the driver, so a killed tournament leaves no
   match running behind it.
 """
 
@@ -45,6 +45,7 @@ from bridgebot.tournament.config import MatchConfig
 from bridgebot.tournament.ddtables import ensure_dd
 from bridgebot.tournament.journal import read_journal
 from bridgebot.tournament.match import run_match
+from bridgebot.tournament.outputs import missing_outputs
 from bridgebot.tournament.records import (
     AgentMarks,
     TournamentEntrant,
@@ -285,7 +286,7 @@ def _run_claimed(
     matches = {p: match_config(cfg, p, files[p.round]) for p in pairings}
     todo = [p for p in pairings if finished_boards(matches[p]) < cfg.boards_per_match]
     for p in pairings:  # finished before a kill, outputs maybe not: rebuilt, nothing replayed
-        if p not in todo and not (matches[p].out / "summary.json").exists():
+        if p not in todo and missing_outputs(matches[p].out, played_match(p, matches[p]).boards):
             play_match(replace(matches[p], resume=True), p.key, say)
     if cfg.scoring == "dd" and todo:
         by_round = _solve(cfg, {r: per_round[r] for r in sorted({p.round for p in todo})})

@@ -3,6 +3,9 @@
 ``summary.json``, ``room-NAME.pbn`` and ``room-NAME.lin`` per room, ``report.md`` with its
 ``running_mean.svg``, and ``report.html``: because each is a function of the journal, a resumed
 match, or a match whose journal was copied elsewhere, gives the same files as an uninterrupted one.
+``summary.json`` is written last (and atomically), so a match interrupted while it wrote its
+outputs has none; :func:`missing_outputs` names what a match directory lacks, so that a resumed
+tournament finishes every output of a match whose boards are all played.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from bridgebot.core.files import write_text_file
 from bridgebot.engine.agent import AgentFactory
 from bridgebot.tournament.html_report import explain_boards, write_html
 from bridgebot.tournament.lin import write_lin
@@ -35,10 +39,8 @@ def write_outputs(
     default); return its summary."""
     ordered = sorted(boards, key=lambda b: b.board)
     summary = match_summary(header, ordered)
-    (out / "summary.json").write_text(summary.model_dump_json(indent=2) + "\n", encoding="utf-8")
     event = f"{header.us} v {header.them}"
-    rooms = [r.room for r in ordered[0].rooms] if ordered else []
-    for room in rooms:
+    for room in rooms_of(ordered):
         write_pbn(out / f"room-{room}.pbn", ordered, room, event)
         write_lin(out / f"room-{room}.lin", [room_board(b.room(room), event) for b in ordered])
     explanations = explain_boards(make_agent, header.us, largest_swings(ordered))
@@ -46,4 +48,28 @@ def write_outputs(
     (out / "report.md").write_text(text, encoding="utf-8")
     (out / "running_mean.svg").write_text(svg, encoding="utf-8")
     write_html(out, header, ordered, explanations, title=title)
+    # Last: a summary says every other output is there (an interrupted run leaves none).
+    write_text_file(out / SUMMARY, summary.model_dump_json(indent=2) + "\n")
     return summary
+
+
+#: The file a match writes last: where it is, every output of the match is.
+SUMMARY = "summary.json"
+
+
+def rooms_of(boards: Sequence[BoardResult]) -> list[str]:
+    """The rooms the match's ``boards`` were played in (none without a board)."""
+    return [r.room for r in boards[0].rooms] if boards else []
+
+
+def output_names(rooms: Sequence[str]) -> list[str]:
+    """Every file :func:`write_outputs` writes for a match played in ``rooms``, the summary
+    last."""
+    per_room = [f"room-{room}.{kind}" for room in rooms for kind in ("pbn", "lin")]
+    return [*per_room, "report.md", "running_mean.svg", "report.html", SUMMARY]
+
+
+def missing_outputs(out: Path, boards: Sequence[BoardResult]) -> list[str]:
+    """The outputs of the match in ``out`` whose journal holds ``boards`` that are not there
+    (a run interrupted while it wrote them, or by a version that wrote the summary first)."""
+    return [name for name in output_names(rooms_of(boards)) if not (out / name).is_file()]

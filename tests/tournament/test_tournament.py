@@ -15,6 +15,7 @@ import time
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from bridgebot.laws.event_scoring import victory_points
@@ -262,6 +263,55 @@ def test_round_robin_dd_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture
     assert before == {
         d.name: (d / "journal.jsonl").read_bytes() for d in (out / "matches").iterdir()
     }
+
+
+def test_ctrl_c_while_a_match_writes_its_outputs_then_resume_finishes_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 62: a tournament stopped by Ctrl-C while its last match wrote its outputs (every
+    board journaled) resumed with "3 of 3 matches already played" and left that match without
+    report.md, report.html and running_mean.svg. A resume finishes every output of a finished
+    match, from its journal, and plays nothing again; so it does for a folder an older version
+    left with its summary written first and the rest missing."""
+    import bridgebot.tournament.outputs as outputs
+
+    cfg = TournamentConfig(make_agent=make_agent,
+        entrants=tuple(Entrant.parse(s) for s in ("a=random,seed=1", "b=random,seed=2",
+                                                  "c=random,seed=3")),
+        out=tmp_path / "t", boards_per_match=2, seed=6,
+    )  # fmt: skip
+    calls = {"n": 0}
+    report = outputs.markdown_report
+
+    def interrupted(*args: Any, **kwargs: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] == 3:  # the third match's report: Ctrl-C
+            raise KeyboardInterrupt
+        return report(*args, **kwargs)
+
+    monkeypatch.setattr(outputs, "markdown_report", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run_tournament(cfg, progress=lambda _: None)
+    monkeypatch.setattr(outputs, "markdown_report", report)
+    matches = sorted((cfg.out / "matches").iterdir())
+    journals = {d.name: (d / "journal.jsonl").read_bytes() for d in matches}
+    assert all(data.count(b"\n") == 3 for data in journals.values())  # every board journaled
+    unfinished = [d.name for d in matches if not (d / "report.md").exists()]
+    assert len(unfinished) == 1
+    # A match folder as the version before wrote it: the summary first, the rest missing.
+    older = next(d for d in matches if d.name not in unfinished)
+    for name in ("report.html", "report.md", "running_mean.svg"):
+        (older / name).unlink()
+
+    lines: list[str] = []
+    standings = run_tournament(replace(cfg, resume=True), progress=lines.append)
+    assert "resuming: 3 of 3 matches already played" in lines and standings.complete
+    for d in matches:
+        rooms = [r.room for r in read_journal(d / "journal.jsonl").boards[0].rooms]
+        names = [f"room-{room}.{kind}" for room in rooms for kind in ("pbn", "lin")]
+        for name in (*names, "summary.json", "report.md", "report.html", "running_mean.svg"):
+            assert (d / name).is_file() and (d / name).stat().st_size > 0, (d.name, name)
+        assert (d / "journal.jsonl").read_bytes() == journals[d.name]  # nothing played again
 
 
 def test_gauntlet_rows_share_the_boards(tmp_path: Path) -> None:
