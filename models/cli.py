@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from bridgebot.core.argtypes import positive_int
+from bridgebot.core.runs import add_run, open_run
 from pydantic import JsonValue, TypeAdapter, ValidationError
 
 HELP = {
@@ -30,7 +31,9 @@ EXAMPLES = """examples:
   bridgebot export --checkpoint runs/sp/policy.pt --deals data/dd_2026b.npz --out models/default
 
 Training resumes from OUT/ckpt.pt when it exists (delete OUT for a fresh run); a GPU is used when
-torch sees one. Run long jobs under 'nice -n 5' on a shared machine.
+torch sees one. Run long jobs under 'nice -n 5' on a shared machine. With --run NAME (imitation,
+selfplay, league, exploit) the run's folder is $BRIDGEBOT_RUNS/NAME/<OUT's name>, outside the work
+tree: the same command resumes it in a later session, and OUT gets a copy when it ends well.
 """
 
 
@@ -71,6 +74,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         if name == "exploit":
             p.add_argument("--target", required=True, help="policy to beat: model dir or .pt")
         add_config_arguments(p, config, skip)
+        add_run(p)
         p.add_argument("--quiet", action="store_true", help="no progress bar")
     for module in (ddnet, belief, doubles_fit, slamnet, average, distill):
         name = module.__name__.rsplit(".", 1)[-1].removesuffix("_fit")
@@ -184,10 +188,13 @@ def run(args: argparse.Namespace) -> int:
             return int(module.run(args, command))
         from bridgebot.models.league import LeagueError  # the trainers below need torch
 
+        state = open_run(args.run, Path(args.out), sys.stderr)
+        args.out = str(state.path)  # the trainers checkpoint in the run's state folder
         try:
             metrics = _train(args, command)
         except LeagueError as e:
             return _failed(args.mode, e)
+        state.publish()
     except (DataError, ModelError, FileNotFoundError) as e:
         return _failed(args.mode, e)
     except ValidationError as e:  # an option its configuration refuses (a report card in --field)

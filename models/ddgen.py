@@ -16,6 +16,7 @@ the result equals one uninterrupted run.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -25,9 +26,10 @@ import numpy.typing as npt
 from bridgebot.core.argtypes import add_workers, positive_int
 from bridgebot.core.errors import UserError
 from bridgebot.core.files import replace_file
+from bridgebot.core.runs import add_run, open_run
 from bridgebot.engine.dds import dd_tables, one_solver_thread
 from bridgebot.laws.deals import random_owners_batch
-from bridgebot.models.datameta import DDGEN_VERSION, DataMeta, read_meta
+from bridgebot.models.datameta import DDGEN_VERSION, DataMeta, continued_meta
 from bridgebot.models.dealfilter import FILTERS, dd_picked, passing_deals
 
 HELP = "generate random deals with full double-dummy tables (the npz format of docs/data.md)"
@@ -36,6 +38,8 @@ EXAMPLES = """examples:
   bridgebot ddgen --boards 100000 --out data/dd_more.npz --seed 7
   bridgebot ddgen --boards 100000 --out data/dd_more.npz --seed 7   # continues an interrupted run
   bridgebot ddgen --boards 20000 --seed 5 --filter slam --out data/dd_slam.npz   # slam curriculum
+  bridgebot ddgen --boards 100000 --seed 7 --run dd7 --out data/dd_more.npz
+      # state in $BRIDGEBOT_RUNS/dd7: the same command resumes it in a later session
 
 Join two files (docs/data.md):
   a, b = np.load("data/dd.npz"), np.load("data/dd_more.npz")
@@ -89,19 +93,8 @@ def generate(
     dd: list[Any] = []
     if out.exists():
         with np.load(out, allow_pickle=False) as z:
-            old = read_meta(out, z)
-            if old is None:
-                raise DDGenError(
-                    f"{out}: has no 'meta', so it was not made by ddgen; cannot resume"
-                )
-            difference = old.differs(meta)
-            if difference:
-                key, was, now = difference
-                raise DDGenError(
-                    f"{out}: cannot continue, its {key} is {was!r}, this run's is {now!r} "
-                    "(use another --out)"
-                )
-            meta, owners, dd = old, [z["owners"]], [z["dd"]]
+            meta = continued_meta(out, z, meta, DDGenError)
+            owners, dd = [z["owners"]], [z["dd"]]
     start = sum(len(o) for o in owners)
     stop = count if stop_after is None else min(count, start + stop_after)
     work: list[Any] = [(seed, s, min(chunk, stop - s)) for s in range(start, stop, chunk)]
@@ -136,6 +129,7 @@ SHARED_OPTIONS = {"boards": None, "seed": 0}
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, required=True, help="the .npz to write or continue")
+    add_run(parser)
     add_workers(parser)
     parser.add_argument(
         "--batch", type=positive_int, default=32, help="deals per solver call (default 32)"
@@ -156,9 +150,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.boards is None:
         raise UserError("give --boards N, the number of deals wanted in --out")
+    state = open_run(args.run, args.out, sys.stderr)
     t0 = time.monotonic()
     n = generate(
-        args.out,
+        state.path,
         args.boards,
         seed=args.seed,
         workers=args.workers,
@@ -167,5 +162,6 @@ def run(args: argparse.Namespace) -> int:
         progress=not args.quiet,
         keep=args.filter,
     )
+    state.publish()
     print(f"{args.out}: {n} deals with DD tables ({time.monotonic() - t0:.0f} s this run)")
     return 0

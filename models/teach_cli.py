@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from bridgebot.core.argtypes import add_workers, positive_int
+from bridgebot.core.runs import add_run, open_run
 
 HELP = (
     "generate teacher auctions: bfg (or EPBot cards) bid all four seats on random deals or a "
@@ -21,6 +22,8 @@ EXAMPLES = """examples:
   bridgebot teach --deals deals.pbn --out data/teach_pbn.npz   # the boards tm and match play
   bridgebot teach --boards 1000000 --seed 3 --teacher epbot:BBA-Sayc,epbot:Acol,epbot:WJ \\
       --out data/teach_epbot_1m.npz   # EPBot's cards: needs $BRIDGEBOT_EPBOT
+  bridgebot teach --boards 1000000 --seed 3 --run teach1m --out data/teach_1m.npz
+      # state in $BRIDGEBOT_RUNS/teach1m: the same command resumes it in a later session
 
 Random deal k is board k+1: dealer and vulnerability follow the 16-board cycle; a deal file's
 boards keep the dealer and vulnerability the file gives them. Random deals depend only on --seed
@@ -37,6 +40,7 @@ SHARED_OPTIONS = {"deals": True, "boards": None, "seed": 0}
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, required=True, help="the .npz to write or extend")
+    add_run(parser)
     add_workers(parser)
     parser.add_argument(
         "--checkpoint", type=positive_int, default=10_000, help="save every N new deals"
@@ -60,9 +64,10 @@ def run(args: argparse.Namespace) -> int:
     if args.boards is None and args.deals is None:
         raise UserError("give --boards N (or --deals FILE to bid every board of a file)")
     teachers = teacher_specs(args.teacher or ())
+    state = open_run(args.run, args.out, sys.stderr)
     t0 = time.monotonic()
     teach = generate(
-        args.out,
+        state.path,
         args.boards if args.boards is not None else sys.maxsize,  # a file: all its boards
         seed=args.seed,
         workers=args.workers,
@@ -71,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
         progress=not args.quiet,
         teachers=teachers,
     )
+    state.publish()
     m = teach.meta
     print(
         f"{args.out}: {len(teach)} deals ({time.monotonic() - t0:.0f} s this run); teachers "

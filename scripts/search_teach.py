@@ -22,7 +22,12 @@ the same command continues after the last saved chunk. Rerunning it with a small
 multiple of ``--chunk``) cuts the file back to that many boards and records that command: the
 same file the smaller command makes, so a run stopped short is named by a command that remakes
 it. The report cards (WBridge5-Sayc, WBridge5-21GF) are refused: they stay out of every training
-run.
+run. ``--workers N`` bids N chunks at a time in worker processes; the file does not depend on it
+(chunk k's boards, card and seed depend on k alone). ``--run NAME`` keeps the file in
+``$BRIDGEBOT_RUNS/NAME`` (:mod:`core.runs`), outside the work tree, so the same command resumes
+it in a later session; ``--out`` gets a copy when the run ends. SIGTERM stops a run as Ctrl-C
+does: the chunks saved are kept. ``scripts/label_run.sh`` is the one command for a machine's
+cores (docs/data.md, "Long runs").
 
     BRIDGEBOT_EPBOT=/path/to/epbot nice -n 10 python scripts/search_teach.py \\
         --deals data/dd_2026.npz --first 10000 --boards 4000 --out data/distill/st_a.npz
@@ -38,8 +43,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script 
 import argparse
 import json
 import shlex
+import signal
 import time
 from contextlib import ExitStack
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -135,19 +142,117 @@ class Asked:
         return self.follow.bid(view)
 
 
-def main(argv: list[str] | None = None) -> int:
-    from bridgebot.core.argtypes import positive_int, seed_number
-    from bridgebot.core.files import replace_file
-    from bridgebot.engine.agent import AgentSpecError
-    from bridgebot.laws.board_sets import load_npz
-    from bridgebot.laws.boards import cycle_board
+@dataclass(frozen=True)
+class Chunk:
+    """One chunk's work: its boards, bid in both rooms with ``spec`` (asked while ``follow``
+    bids, where given) against EPBot's ``card`` (``card_index`` in the file's cards); the agents'
+    seed is ``seed`` (the run's seed plus the chunk's first board, so a chunk's calls depend on
+    the chunk alone, not on the worker or the chunks before it)."""
+
+    spec: str
+    follow: str | None
+    card: str
+    card_index: int
+    seed: int
+    deals: list[Any]
+
+
+def label_chunk(job: Chunk) -> dict[str, Any]:
+    """Worker: bid ``job``'s boards, the search North-South in the open room and East-West in
+    the closed one. Returns the chunk's rows as :func:`main` appends them to the file:
+    ``owners``, ``dealer``, ``vul``, ``our_side``, ``card`` (arrays, two auctions a board, the
+    open room's first), ``auctions`` and ``labels`` (lists of call indices; ``labels`` empty
+    without ``follow``) and ``soft_row`` (counted from the chunk's first auction), ``soft_pos``,
+    ``soft_target``."""
     from bridgebot.laws.calls import bid_index
     from bridgebot.laws.cards import deal_owners
     from bridgebot.tournament.ddmatch import agent_seed, bid_room, seated_agents
     from bridgebot.tournament.seatings import US, seatings
 
-    from bridgebot import marks
     from bridgebot.agents import make_agent
+
+    rows: dict[str, list[np.ndarray]] = {
+        k: [] for k in ("owners", "dealer", "vul", "our_side", "card")
+    }
+    auctions: list[list[int]] = []
+    labels: list[list[int]] = []
+    soft: dict[str, list[np.ndarray]] = {k: [] for k in ("row", "pos", "target")}
+
+    def searched(row: int, p: int, d: Any) -> None:
+        soft["row"].append(np.array([row], np.int32))
+        soft["pos"].append(np.array([p], np.int16))
+        soft["target"].append(_target(d)[None, :])
+
+    with ExitStack() as stack:
+        agents = stack.enter_context(
+            seated_agents(make_agent, job.spec, f"epbot:{job.card}", seatings("team"), job.seed)
+        )
+        if job.follow:  # the same seats, the follower bidding and the search asked
+            for r, seating in enumerate(seatings("team")):
+                room = agents[seating.room]
+                agents[seating.room] = tuple(
+                    Asked(a, stack.enter_context(make_agent(job.follow, seed))) if team == US else a
+                    for a, team, seed in zip(
+                        room,
+                        seating.teams,
+                        (agent_seed(job.seed, r, s) for s in range(4)),
+                        strict=True,
+                    )
+                )
+        for seating in seatings("team"):
+            room = agents[seating.room]
+            for deal in job.deals:  # one at a time: a search agent keeps one board's searches
+                (auction,) = bid_room([deal], room, seating.room)
+                side = 0 if seating.teams[0] == US else 1
+                label = [bid_index(c) for c in auction]
+                row = len(auctions)
+                rows["owners"].append(deal_owners(deal.deal)[None, :].astype(np.uint8))
+                rows["dealer"].append(np.array([deal.dealer.value], np.uint8))
+                rows["vul"].append(np.array([deal.vul.value], np.uint8))
+                rows["our_side"].append(np.array([side], np.uint8))
+                rows["card"].append(np.array([job.card_index], np.uint8))
+                auctions.append([bid_index(c) for c in auction])
+                for seat in (side, side + 2):
+                    where = [p for p in range(len(auction)) if (deal.dealer.value + p) % 4 == seat]
+                    asked = room[seat]
+                    if isinstance(asked, Asked):
+                        for p, call, d in zip(where, asked.calls, asked.searched, strict=True):
+                            label[p] = bid_index(call)
+                            if d is not None:
+                                searched(row, p, d)
+                        continue
+                    made = getattr(room[seat], "decisions", None)
+                    if made is None or len(made) != len(where):
+                        continue  # not a search agent, or a call it did not search
+                    for p, d in zip(where, made, strict=True):
+                        if d.searched:
+                            searched(row, p, d)
+                if job.follow:
+                    labels.append(label)
+    out: dict[str, Any] = {k: np.concatenate(v) for k, v in rows.items()}
+    out.update(
+        auctions=auctions,
+        labels=labels,
+        soft_row=np.concatenate(soft["row"]) if soft["row"] else np.zeros(0, np.int32),
+        soft_pos=np.concatenate(soft["pos"]) if soft["pos"] else np.zeros(0, np.int16),
+        soft_target=(
+            np.concatenate(soft["target"]) if soft["target"] else np.zeros((0, 38), np.float16)
+        ),
+    )
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    from bridgebot.core.argtypes import positive_int, seed_number
+    from bridgebot.core.files import replace_file
+    from bridgebot.core.runs import add_run, open_run
+    from bridgebot.engine.agent import AgentSpecError
+    from bridgebot.engine.dds import one_solver_thread
+    from bridgebot.laws.board_sets import load_npz
+    from bridgebot.laws.boards import cycle_board
+    from bridgebot.models.teach import run_jobs
+
+    from bridgebot import marks
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--deals", required=True, help="a DD .npz of training deals")
@@ -168,6 +273,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--seed", type=seed_number, default=0)
     ap.add_argument("--out", required=True, type=Path)
+    add_run(ap)
+    ap.add_argument(
+        "--workers",
+        type=positive_int,
+        default=1,
+        help="worker processes, a chunk each at a time (default 1); the file does not depend on it",
+    )
     words = list(sys.argv[1:] if argv is None else argv)
     args = ap.parse_args(words)
     cards = [c.strip() for c in args.cards.split(",") if c.strip()]
@@ -179,7 +291,9 @@ def main(argv: list[str] | None = None) -> int:
         settings = {role: marks.settings(spec) for role, spec in roles}
     except AgentSpecError as e:
         ap.error(str(e))
-    have = _load(args.out)
+    state = open_run(args.run, args.out, sys.stderr)
+    path = state.path  # the file this run reads and writes: --out, or its state with --run
+    have = _load(path)
     done = int(have["boards_done"]) if have else 0
     meta = {
         "kind": "search_teach",
@@ -198,17 +312,17 @@ def main(argv: list[str] | None = None) -> int:
     if have:
         made = json.loads(str(have["meta"]))
         if (made["spec"], made.get("follow")) != (args.spec, args.follow):
-            ap.error(f"{args.out}: made with another --spec or --follow; use a new --out")
+            ap.error(f"{path}: made with another --spec or --follow; use a new --out")
         changed = _changed_settings(made.get("settings"), meta["settings"])
         if changed:
             ap.error(
-                f"{args.out}: made with other agent settings ({changed}): its --spec means "
+                f"{path}: made with other agent settings ({changed}): its --spec means "
                 "another agent in this code; use a new --out, or write the settings in the spec"
             )
     if have and done >= args.boards:
         if args.boards % args.chunk:
             ap.error(
-                f"{args.out} holds {done} boards; it is cut back only to a whole number of "
+                f"{path} holds {done} boards; it is cut back only to a whole number of "
                 f"chunks (--boards a multiple of --chunk {args.chunk})"
             )
         # Cut back to the first --boards (chunk k's boards and seed depend on k alone, so this
@@ -216,7 +330,8 @@ def main(argv: list[str] | None = None) -> int:
         # session's end stopped short is then named by a command that remakes it.
         out = _first_boards(have, args.boards)
         out["meta"] = np.array(json.dumps(meta))
-        replace_file(args.out, lambda tmp: np.savez_compressed(tmp, **out))
+        replace_file(path, lambda tmp: np.savez_compressed(tmp, **out))
+        state.publish()
         print(f"search_teach: {args.out} holds {args.boards} boards", file=sys.stderr)
         return 0
     rows: dict[str, list[np.ndarray]] = {
@@ -234,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
         k: ([have[f"soft_{k}"]] if have and f"soft_{k}" in have else [])
         for k in ("row", "pos", "target")
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
     # The boards still to bid, read once; board k of the file keeps its place in the cycle.
     pending = (
         [
@@ -246,89 +361,61 @@ def main(argv: list[str] | None = None) -> int:
         if done < args.boards
         else []
     )
+    jobs = [
+        Chunk(
+            spec=args.spec,
+            follow=args.follow,
+            card=cards[(start // args.chunk) % len(cards)],
+            card_index=(start // args.chunk) % len(cards),
+            seed=args.seed + start,
+            deals=pending[start - done : start - done + args.chunk],
+        )
+        for start in range(done, args.boards, args.chunk)
+    ]
     t0 = time.perf_counter()
-    for start in range(done, args.boards, args.chunk):
-        n = min(args.chunk, args.boards - start)
-        ci = (start // args.chunk) % len(cards)
-        deals = pending[start - done : start - done + n]
-        with ExitStack() as stack:
-            agents = stack.enter_context(
-                seated_agents(
-                    make_agent, args.spec, f"epbot:{cards[ci]}", seatings("team"), args.seed + start
-                )
+    made = done
+    try:
+        for chunk in run_jobs(label_chunk, jobs, args.workers, initializer=one_solver_thread):
+            made += len(chunk["owners"]) // 2
+            if len(chunk["soft_row"]):  # the chunk's rows follow the file's
+                soft["row"].append(chunk["soft_row"] + len(auctions))
+                soft["pos"].append(chunk["soft_pos"])
+                soft["target"].append(chunk["soft_target"])
+            for k in rows:
+                rows[k].append(chunk[k])
+            auctions += chunk["auctions"]
+            labels += chunk["labels"]
+            width = max(len(a) for a in auctions)
+            out = {k: np.concatenate(v) for k, v in rows.items()}
+            if soft["row"]:
+                out.update({f"soft_{k}": np.concatenate(v) for k, v in soft.items()})
+            if args.follow:
+                out["labels"] = _padded(labels, width)
+            out.update(
+                auctions=_padded(auctions, width),
+                boards_done=np.array(made),
+                cards=np.array(cards),
+                meta=np.array(json.dumps(meta)),
             )
-            if args.follow:  # the same seats, the follower bidding and the search asked
-                for r, seating in enumerate(seatings("team")):
-                    room = agents[seating.room]
-                    agents[seating.room] = tuple(
-                        Asked(a, stack.enter_context(make_agent(args.follow, seed)))
-                        if team == US
-                        else a
-                        for a, team, seed in zip(
-                            room,
-                            seating.teams,
-                            (agent_seed(args.seed + start, r, s) for s in range(4)),
-                            strict=True,
-                        )
-                    )
-            for seating in seatings("team"):
-                room = agents[seating.room]
-                for deal in deals:  # one at a time: a search agent keeps one board's searches
-                    (auction,) = bid_room([deal], room, seating.room)
-                    side = 0 if seating.teams[0] == US else 1
-                    if args.follow:
-                        label = [bid_index(c) for c in auction]
-                    row = len(auctions)
-                    rows["owners"].append(deal_owners(deal.deal)[None, :].astype(np.uint8))
-                    rows["dealer"].append(np.array([deal.dealer.value], np.uint8))
-                    rows["vul"].append(np.array([deal.vul.value], np.uint8))
-                    rows["our_side"].append(np.array([side], np.uint8))
-                    rows["card"].append(np.array([ci], np.uint8))
-                    auctions.append([bid_index(c) for c in auction])
-                    for seat in (side, side + 2):
-                        where = [
-                            p for p in range(len(auction)) if (deal.dealer.value + p) % 4 == seat
-                        ]
-                        asked = room[seat]
-                        if isinstance(asked, Asked):
-                            for p, call, d in zip(where, asked.calls, asked.searched, strict=True):
-                                label[p] = bid_index(call)
-                                if d is not None:
-                                    soft["row"].append(np.array([row], np.int32))
-                                    soft["pos"].append(np.array([p], np.int16))
-                                    soft["target"].append(_target(d)[None, :])
-                            continue
-                        made = getattr(room[seat], "decisions", None)
-                        if made is None or len(made) != len(where):
-                            continue  # not a search agent, or a call it did not search
-                        for p, d in zip(where, made, strict=True):
-                            if d.searched:
-                                soft["row"].append(np.array([row], np.int32))
-                                soft["pos"].append(np.array([p], np.int16))
-                                soft["target"].append(_target(d)[None, :])
-                    if args.follow:
-                        labels.append(label)
-        width = max(len(a) for a in auctions)
-        out = {k: np.concatenate(v) for k, v in rows.items()}
-        if soft["row"]:
-            out.update({f"soft_{k}": np.concatenate(v) for k, v in soft.items()})
-        if args.follow:
-            out["labels"] = _padded(labels, width)
-        out.update(
-            auctions=_padded(auctions, width),
-            boards_done=np.array(start + n),
-            cards=np.array(cards),
-            meta=np.array(json.dumps(meta)),
-        )
-        replace_file(args.out, lambda tmp, arrays=out: np.savez_compressed(tmp, **arrays))
-        rate = (start + n - done) / (time.perf_counter() - t0)
+            replace_file(path, lambda tmp, arrays=out: np.savez_compressed(tmp, **arrays))
+            rate = (made - done) / (time.perf_counter() - t0)
+            print(
+                f"search_teach: {made}/{args.boards} boards ({rate * 3600:.0f}/h)",
+                file=sys.stderr,
+                flush=True,
+            )
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (a time limit's): the chunks saved stay
         print(
-            f"search_teach: {start + n}/{args.boards} boards ({rate * 3600:.0f}/h)",
+            f"search_teach: interrupted; {path} holds {made} boards; the same command goes on",
             file=sys.stderr,
-            flush=True,
         )
+        return 130
+    state.publish()
     return 0
 
 
 if __name__ == "__main__":
+    # SIGTERM (`timeout`, `kill`) stops the run as Ctrl-C does: the workers ended, the chunks
+    # saved kept, and a line saying how many.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     raise SystemExit(main())

@@ -282,3 +282,38 @@ def test_the_search_asked_at_the_positions_its_follower_reaches(
         "--out", str(tmp_path / "asked.npz"),
     )  # fmt: skip
     assert other.returncode == 2 and "another --spec or --follow" in other.stderr
+
+
+def test_search_labels_under_a_run_name_resume_in_a_new_work_tree_on_any_workers(
+    epbot: Path,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--run NAME`` keeps the label file under ``$BRIDGEBOT_RUNS/NAME``: the command in a new
+    work tree (its ``--out`` gone) goes on from there, and ends with the file of one run made
+    without stopping, whatever ``--workers``."""
+    runs = tmp_path / "runs"
+    monkeypatch.setenv("BRIDGEBOT_RUNS", str(runs))
+    common = ("--deals", str(DEALS), "--spec", SPEC, "--chunk", "1", "--cards", "Acol,WJ")
+    first = _teach(*common, "--boards", "1", "--run", "st", "--out", str(tmp_path / "a" / "st.npz"))
+    assert first.returncode == 0, first.stderr
+    assert first.stderr.splitlines()[0] == f"no state for run st under {runs}: starting clean"
+    state = runs / "st" / "st.npz"
+    assert int(_load(state)["boards_done"]) == 1
+    out = tmp_path / "b" / "st.npz"  # a new session: the work tree laid anew
+    again = _teach(*common, "--boards", "3", "--run", "st", "--out", str(out))
+    assert again.returncode == 0, again.stderr
+    assert again.stderr.splitlines()[0] == f"run st: resuming from {state}"
+    assert again.stderr.splitlines()[1].startswith("search_teach: 2/3 boards")  # from board 2
+    whole = tmp_path / "whole.npz"
+    run = _teach(*common, "--boards", "3", "--workers", "2", "--out", str(whole))
+    assert run.returncode == 0, run.stderr
+    resumed, one = _load(out), _load(whole)
+    assert resumed.keys() == one.keys()
+    for k in set(one) - {"meta"}:  # the meta records each command's words
+        assert np.array_equal(resumed[k], one[k]), k
+
+
+def _load(path: Path) -> dict[str, np.ndarray]:
+    with np.load(path, allow_pickle=False) as z:
+        return {k: z[k] for k in z.files}
