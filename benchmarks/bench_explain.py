@@ -1,6 +1,7 @@
 """``bridgebot explain`` end to end: wall seconds of the whole command per auction (target < 1 s).
 
-Auctions: short and long, openings, responses, competitive ones, and a call the policy never makes.
+Auctions: short and long, openings, responses, competitive ones, an ask and its answer (4NT read
+from partner's answers: a second sample), and a call the policy never makes.
 Each is run as a fresh process (``python -m bridgebot explain ...``: start-up, model load,
 sampling, printing), ``--repeat`` times; the baseline measured in the same run is the same
 process doing everything but the explaining (``bridgebot explain --help``: interpreter, imports of
@@ -33,6 +34,7 @@ AUCTIONS = (
     "1C Pass 1H Pass 1NT Pass 3NT",
     "1D 1S X 2S 3D Pass Pass 3S",
     "2D X Pass 2S Pass Pass 3D",
+    "1S Pass 3S Pass 4NT Pass 5H",
     "7NT",
 )
 

@@ -14,8 +14,10 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 from bridgebot.engine.explain import (
+    ARTIFICIAL_BELOW,
     MAX_WIDTH,
     OPEN_FROM,
+    SUPPORTED,
     Explainer,
     check_auction,
     hcp,
@@ -24,7 +26,8 @@ from bridgebot.engine.explain import (
     random_hands,
     suit_lengths,
 )
-from bridgebot.engine.features import encode_arrays
+from bridgebot.engine.explain_asks import aces
+from bridgebot.engine.features import encode_arrays, legal_masks_arrays
 from bridgebot.engine.policy import Policy
 from bridgebot.laws.calls import bid_index
 from endplay.types import Bid, Player, Vul
@@ -237,3 +240,79 @@ def test_the_shipped_policys_notrump_bids_are_natural() -> None:
             # support or a suit to show at the two level): no shape is asked of it.
             continue
         assert e.notrump_shape is not None and e.notrump_shape > 0.75, (auction, e.text())
+
+
+def _calls(text: str) -> list[Bid]:
+    return [Bid(c) for c in text.split()]
+
+
+def _greedy(hands: npt.NDArray[np.uint8], rel: int, prefix: list[str]) -> npt.NDArray[np.int64]:
+    """The shipped policy's call with each of ``hands`` at seat ``rel`` (from North, the dealer;
+    nobody vulnerable) after ``prefix``."""
+    n = len(hands)
+    calls = np.array([[bid_index(Bid(c)) for c in prefix]] * n, dtype=np.int64).reshape(n, -1)
+    x = encode_arrays(hands, np.full(n, rel), np.zeros(n, bool), np.zeros(n, bool), calls)
+    z = np.where(legal_masks_arrays(calls), _policy().logits(x), -np.inf)
+    return np.asarray(z.argmax(axis=1), dtype=np.int64)
+
+
+def test_a_raise_of_partners_suit_is_natural(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 62: the shipped policy's 3S in ``1S Pass 3S`` holds three spades or more in nearly
+    every hand and four in fewer than half: a raise showing support, natural, not alerted (it
+    was tagged artificial). A bid of the opponents' suit is no raise and stays artificial."""
+    ex = Explainer(_policy(), target=300, max_hands=16384)
+    e = ex.explain(Player.north, Vul.none, _calls("1S Pass 3S"))[-1]
+    assert e.bid_suit_4plus is not None and e.bid_suit_4plus < ARTIFICIAL_BELOW
+    assert e.support_3plus is not None and e.support_3plus >= SUPPORTED
+    assert not e.artificial and "3+ spades" in e.text() and "(artificial)" not in e.text()
+    assert ex.alert(Player.north, Vul.none, _calls("1S Pass"), Bid("3S")) is None
+    cue = ex.explain(Player.north, Vul.none, _calls("1S 2H 3H"))[-1]
+    assert cue.artificial and cue.support_3plus is None
+    assert main(["explain", "1S Pass 3S"]) == 0  # the shipped default, as a newcomer runs it
+    three = capsys.readouterr().out.splitlines()[-1]
+    assert three.startswith("3S: ") and "(artificial)" not in three
+
+
+def test_the_shipped_4nt_is_an_ask_and_its_answers_hold_on_fresh_hands(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 62: the shipped policy's 4NT after ``1S Pass 3S Pass`` is read from partner's
+    answers, as an ask for aces with what each answer shows (it said only "15-20 HCP, 5+ spades
+    (artificial)"); the answer says what it shows; both alerts say so. The shares it states hold
+    on responders dealt here from a seed of their own."""
+    ex = Explainer(_policy(), target=300, max_hands=16384)
+    four, _, five = ex.explain(Player.north, Vul.none, _calls("1S Pass 3S Pass 4NT Pass 5C"))[-3:]
+    ask = four.asking
+    assert ask is not None and ask.counted == "aces" and four.artificial
+    assert four.text().startswith("4NT: asks for aces; partner answers 5C with 0 aces (")
+    assert five.answering == ask and five.text().startswith("5C: answers 4NT: 0 aces (")
+    alert = ex.alert(Player.north, Vul.none, _calls("1S Pass 3S Pass"), Bid("4NT"))
+    assert alert is not None and alert.startswith("Asks for aces: 5C 0 aces, ") and "%" not in alert
+    answer_alert = ex.alert(Player.north, Vul.none, _calls("1S Pass 3S Pass 4NT Pass"), Bid("5C"))
+    assert answer_alert is not None and answer_alert.startswith("Answer to 4NT: 0 aces")
+
+    hands = random_hands(np.random.default_rng(20260620), 60000)
+    hands = hands[_greedy(hands, 2, ["1S", "Pass"]) == bid_index(Bid("3S"))]
+    answers = _greedy(hands, 2, ["1S", "Pass", "3S", "Pass", "4NT", "Pass"])
+    held = aces(hands)
+    assert len(hands) >= 2000
+    for answer in ask.listed():
+        given = held[answers == bid_index(Bid(answer.call))]
+        count, share = answer.counts[0]
+        fresh = float((given == count).mean())
+        assert abs(fresh - share) <= 0.15, (answer, fresh, len(given))
+        assert abs(len(given) / len(hands) - answer.hands / ask.hands) <= 0.05, answer
+
+    assert main(["explain", "1S Pass 3S Pass 4NT"]) == 0
+    line = capsys.readouterr().out.splitlines()[-1]
+    assert line.startswith("4NT: asks for aces; partner answers ") and "HCP" in line
+
+
+@pytest.mark.parametrize("auction", ["1S Pass 4S Pass 4NT", "1NT Pass 5NT"])
+def test_a_4nt_answered_the_same_whatever_partner_holds_is_no_ask(auction: str) -> None:
+    """The shipped policy answers its 4NT after ``1S Pass 4S Pass`` with 5S and its 5NT over 1NT
+    with 6NT, whatever partner holds: no ask is read into them."""
+    e = Explainer(_policy(), target=300, max_hands=16384).explain(
+        Player.north, Vul.none, _calls(auction)
+    )[-1]
+    assert e.asking is None and "asks" not in e.text()
