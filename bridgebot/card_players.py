@@ -10,7 +10,8 @@ auction (``engine.cardplay_auction.AuctionReader``: partner's calls under the sh
 the opponents' under the shipped ``epbotnet``, or ``opponents=self|bfgnet|DIR``);
 ``epbot-lead``, EPBot's opening lead (``card=NAME``, default ``WBridge5-Sayc``, its convention
 card and the one it assumes for the others; ``bcalconsole=PATH``, required: EPBot's card play runs
-that double-dummy solver) and ``pimc`` for every other card.
+that double-dummy solver) and ``pimc`` for every other card; ``bfg``, bfgcardplay, the card play
+of bfg's family, an outside player where it is installed (``engine.cardplay_bfg``).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from bridgebot.engine.cardplay_auction import AuctionReader
 
 #: The card players :func:`named_card_player` builds.
-CARD_PLAYERS = ("baseline", "pimc", "dd", "auction", "epbot-lead")
+CARD_PLAYERS = ("baseline", "pimc", "dd", "auction", "epbot-lead", "bfg")
 #: The keys each card player takes beyond the Monte Carlo budget (``worlds``, ``lead_worlds``).
 CARD_PLAYER_KEYS = {"auction": {"opponents"}, "epbot-lead": {"card", "bcalconsole"}}
 #: The opponent model of ``auction`` unless its spec names another.
@@ -128,7 +129,7 @@ def named_card_player(spec: str, seed: int) -> CardPlayer:
             raise AgentSpecError(f"card player {spec!r}: {pair!r} is not key=value")
         keys[key.strip()] = value.strip()
     allowed = {"worlds", "lead_worlds"} | CARD_PLAYER_KEYS.get(name, set())
-    unknown = sorted(set(keys) - allowed) if name != "baseline" else sorted(keys)
+    unknown = sorted(set(keys) - allowed) if name not in ("baseline", "bfg") else sorted(keys)
     if unknown:
         raise AgentSpecError(f"card player {spec!r}: unknown key(s) {', '.join(unknown)}")
     budget: dict[str, int] = {}
@@ -193,6 +194,10 @@ def _build(
         from bridgebot.engine.cardplay import BaselinePlayer
 
         return BaselinePlayer()
+    if name == "bfg":
+        from bridgebot.engine.cardplay_bfg import BfgCardPlayer
+
+        return BfgCardPlayer(seed)
     worlds = budget.get("worlds", WORLDS)
     lead_worlds = budget.get("lead_worlds", LEAD_WORLDS)
     if name in ("pimc", "dd"):

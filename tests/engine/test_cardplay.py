@@ -369,3 +369,35 @@ def test_a_defender_whose_partner_bid_spades_finds_them_there() -> None:
     assert west_spades(read.owners, read.weights) > at_random + 1.0
     # No auction, nothing to read.
     assert reader(dataclasses.replace(view, auction=())) is None
+
+
+# -- bfgcardplay, an outside reference (engine.cardplay_bfg; skipped where not installed) ---------
+
+
+def test_bfgcardplay_plays_legal_cards_and_never_sees_the_hidden_hands() -> None:
+    pytest.importorskip("bfgcardplay", reason="bfgcardplay is not installed (optional)")
+    from bridgebot.engine import cardplay_bfg
+    from bridgebot.laws.cards import deal_owners
+
+    player = cardplay_bfg.BfgCardPlayer(seed=3)
+    real = deal_owners(LEAD_DEAL)
+    shown: list[tuple[PlayView, list[str], bool]] = []
+    board_of = cardplay_bfg._board
+
+    def spy(view: PlayView, owners: np.ndarray) -> object:
+        seats = [str(owners[card_index(c)]) for c in view.hand]
+        shown.append((view, seats, bool((owners != real).any())))
+        return board_of(view, owners)
+
+    cardplay_bfg._board = spy  # type: ignore[assignment]
+    try:
+        player.reset(1)
+        tricks, played = play_deal(Deal(LEAD_DEAL), Contract("1NTS"), [player.play] * 4)
+    finally:
+        cardplay_bfg._board = board_of  # type: ignore[assignment]
+    assert len(played) == 52 and 0 <= tricks <= 13 and player.fallbacks == 0
+    for view, seats, _ in shown:  # the seat's own cards are where they are
+        assert set(seats) == {str(view.controller.value)}
+    # It is shown a sampled world, not the deal: at the opening lead the hidden hands differ (the
+    # play reveals them later, West's 9 clubs and the voids leaving one layout).
+    assert shown[0][0].played == () and shown[0][2]
