@@ -24,6 +24,7 @@ from bridgebot.shipped import shipped_model
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 from bridgebot.engine.agent import BiddingView
+from bridgebot.engine.cardplay import BaselinePlayer
 from bridgebot.engine.features import tile_hands
 from bridgebot.engine.policy import Policy, PolicyAgent
 from bridgebot.laws.boards import dealer_vul_arrays
@@ -101,7 +102,7 @@ def main() -> None:
     # Batches of 256 states (all of them when fewer: the CI smoke run's tiny sizes).
     starts = rng.integers(0, max(n - 256, 1), size=(max(args.reps // 10, 50),))
     b256 = timings(lambda r: policy.logits(x[starts[r] : starts[r] + 256]), len(starts))
-    agent = PolicyAgent(policy)
+    agent = PolicyAgent(policy, BaselinePlayer())
     vorder = rng.integers(0, len(views), size=(min(args.reps, 1000),))
     full = timings(lambda r: agent.bid(views[vorder[r]]), len(vorder))
     # The particle filter's case: many hands at a few positions (8 real ones, hand blocks zero).

@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.core.arrays import FloatArray
 from bridgebot.engine.explain import hcp, suit_lengths
 from bridgebot.engine.policy import Policy
 from bridgebot.engine.search import slam_zone
@@ -58,8 +59,6 @@ from bridgebot.models.slamnet_fit import fit
 
 from bridgebot.options import benchmark_args, deal_file
 from bridgebot.shipped import shipped_model
-
-FloatArray = npt.NDArray[np.float32]
 
 #: Controls of each card index (laws.cards: suit * 13, ace first): ace 2, king 1.
 CONTROLS = np.tile(np.array([2, 1] + [0] * 11, dtype=np.int64), 4)

@@ -28,7 +28,9 @@ from bridgebot.shipped import OPPONENT_NETS, shipped_model
 
 C = TypeVar("C")
 
-#: The sections of docs/evaluation.md that keep the measurements of removed options.
+#: The sections of docs/evaluation.md that keep the measurements of removed options, by their
+#: titles (which name ``engine/aces.py``, the module of both conventions then: control asking is
+#: now ``engine/control_ask.py`` and ``engine/control_layer.py``, and ace asking is gone).
 ACE_ASKING = "Ace asking (`aces=on`, `engine/aces.py`)"
 CONTROL_ASKING = "Control asking (`controls`, `engine/aces.py`; on in the shipped `default`)"
 

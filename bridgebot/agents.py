@@ -5,7 +5,8 @@ The parts, by job: the spec grammar and its checks (:mod:`bridgebot.specs`), eac
 their builders (:mod:`bridgebot.registry`; the learned agents' parts, :mod:`bridgebot.learned`) and
 the card players (:mod:`bridgebot.card_players`).
 Two options belong to every agent: ``seed`` (overrides the seed the runner passes) and
-``doubles=on`` (the penalty-double layer of :mod:`engine.doubles` on top). Scripts outside the
+``doubles=on`` (the penalty doubles of :mod:`engine.doubles`: the last layer of an agent's
+pipeline, :mod:`bridgebot.learned`; a wrapper around an agent that has none). Scripts outside the
 project call ``bridgebot.agents.make_agent(spec, seed)``; :class:`AgentSpec`, :func:`known_agents`
 and :func:`with_card_player` are importable from here too.
 """
@@ -37,14 +38,18 @@ def make_agent(spec: str | AgentSpec, seed: int = 0) -> Agent:
         seed = parsed.options.seed
     if seed < 0:  # numpy's generators take none (issue 44: seat --agent-seed -1 was a traceback)
         raise AgentSpecError(f"seed {seed}: a seed is 0 or more")
-    if not parsed.options.doubles:
+    if not parsed.options.doubles or kind.layered:
         return kind.build(parsed.options, parsed.path, seed, str(parsed))
-    from bridgebot.engine.doubles import BatchDoublingAgent, DoublesModel, DoublingAgent
+    from bridgebot.engine.doubles import (
+        BatchPenaltyDoublesWrapper,
+        DoublesModel,
+        PenaltyDoublesWrapper,
+    )
     from bridgebot.shipped import PENALTY_DOUBLES
 
     model = DoublesModel.load(PENALTY_DOUBLES)  # before the agent, which would need closing
     inner_spec = parsed.without("doubles")
     inner = kind.build(inner_spec.options, parsed.path, seed, str(inner_spec))
     if isinstance(inner, BatchBidder):
-        return BatchDoublingAgent(inner, str(parsed), model)
-    return DoublingAgent(inner, str(parsed), model)
+        return BatchPenaltyDoublesWrapper(inner, str(parsed), model)
+    return PenaltyDoublesWrapper(inner, str(parsed), model)

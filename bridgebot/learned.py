@@ -1,23 +1,35 @@
 """The learned agents' parts, each model file opened once per agent: the policy, the slam
-estimator, control asking over it (with its own estimator), the search and its opponent models,
-built from an agent's options (:mod:`bridgebot.agent_options`). A model error names the agent, in
-one :class:`AgentSpecError` line."""
+estimator, control asking over it (with its own estimator), the layers around the policy, the
+search and its opponent models, built from an agent's options (:mod:`bridgebot.agent_options`).
+A model error names the agent, in one :class:`AgentSpecError` line.
+
+**A layer is one entry in a list.** The layers an agent plays around its base are built here,
+once per agent, from :data:`LAYERS`: one builder per layer, in the pipeline's order, each taking
+the agent's options and its :class:`Models` and returning its layer or None. ``default``,
+``policy:PATH`` and ``search`` (and ``default``'s search where doubled, which plays the policy
+agent's layers) take the list as it is; a new layer is one class
+(:class:`engine.pipeline.Layer`) and one builder named in :data:`LAYERS`, touching no agent
+class.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bridgebot.agent_options import PolicyOptions, SearchOptions, SlamOptions, config
 from bridgebot.card_players import card_player
 from bridgebot.engine.agent import AgentSpecError
+from bridgebot.engine.batch_policy import BatchPolicy
 from bridgebot.engine.control_ask import ControlRule
-from bridgebot.engine.search import BatchPolicy
+from bridgebot.engine.pipeline import Layer
 from bridgebot.engine.tendencies import DoubleRate
-from bridgebot.shipped import DEFAULT_MODEL_DIR, OPPONENT_NETS, shipped_model
+from bridgebot.shipped import DEFAULT_MODEL_DIR, OPPONENT_NETS, PENALTY_DOUBLES, shipped_model
 
 if TYPE_CHECKING:
-    from bridgebot.engine.control_asking import ControlAsking
+    from bridgebot.engine.control_layer import ControlAsking
     from bridgebot.engine.policy import Policy, PolicyAgent
     from bridgebot.engine.search import SearchAgent
     from bridgebot.engine.slams import SlamEstimator
@@ -45,35 +57,76 @@ def policy_and_slam(
         raise AgentSpecError(f"agent {name}: {e}") from e
 
 
-def models(
-    path: str | None, options: SlamOptions, name: str
-) -> tuple[Policy, SlamEstimator | None, ControlAsking | None]:
-    """What a learned agent bids with, each model file opened once: the policy, the slam
-    estimator and the control asking (:func:`policy_and_slam`, :func:`control_asking`)."""
+@dataclass(frozen=True)
+class Models:
+    """What a learned agent bids with, each model file opened once: the ``policy``, the ``slam``
+    estimator (None: the model directory has none, or ``slams=off``) and the control ``asking``
+    over it (None: the agent does not play it)."""
+
+    policy: Policy
+    slam: SlamEstimator | None
+    asking: ControlAsking | None
+
+
+def models(path: str | None, options: SlamOptions, name: str) -> Models:
+    """The :class:`Models` of the agent ``name`` (:func:`policy_and_slam`,
+    :func:`control_asking`)."""
     policy, slam = policy_and_slam(path, options, name)
-    return policy, slam, control_asking(options, slam, name)
+    return Models(policy, slam, control_asking(options, slam, name))
 
 
-def policy_agent(
-    options: PolicyOptions,
-    policy: Policy,
-    slam: SlamEstimator | None,
-    convention: ControlAsking | None,
-    seed: int,
-    name: str,
-) -> PolicyAgent:
+#: Builds one layer from an agent's options and models, or None where the agent has none.
+LayerBuilder = Callable[[SlamOptions, Models], Layer | None]
+
+
+def slam_layer(options: SlamOptions, models: Models) -> Layer | None:
+    """The slam layer (:class:`engine.slams.SlamLayer`) where the agent has a slam estimator."""
+    from bridgebot.engine.slams import SlamLayer
+
+    return None if models.slam is None else SlamLayer(models.slam)
+
+
+def convention_layer(options: SlamOptions, models: Models) -> Layer | None:
+    """The asking convention (:class:`engine.control_layer.ConventionLayer`) where the agent
+    plays it (it reads its own slam estimator, so it plays with ``slams=off`` too)."""
+    from bridgebot.engine.control_layer import ConventionLayer
+
+    return None if models.asking is None else ConventionLayer(models.asking)
+
+
+def penalty_doubles_layer(options: SlamOptions, models: Models) -> Layer | None:
+    """The penalty doubles (:class:`engine.doubles.PenaltyDoublesLayer`, the shipped model)
+    with ``doubles=on``; last, so that they see the call every other layer made."""
+    if not options.doubles:
+        return None
+    from bridgebot.engine.doubles import DoublesModel, PenaltyDoublesLayer
+
+    return PenaltyDoublesLayer(DoublesModel.load(PENALTY_DOUBLES))
+
+
+#: The layers a learned agent plays around its base, in the pipeline's order (the one list).
+LAYERS: list[LayerBuilder] = [slam_layer, convention_layer, penalty_doubles_layer]
+
+
+def layers(options: SlamOptions, models: Models) -> list[Layer]:
+    """The layers of :data:`LAYERS` an agent with ``options`` and ``models`` plays, in order."""
+    return [layer for build in LAYERS if (layer := build(options, models)) is not None]
+
+
+def policy_agent(options: PolicyOptions, models: Models, seed: int, name: str) -> PolicyAgent:
+    """The policy of ``models`` with its :func:`layers` around it and the card player
+    ``options`` name."""
     from bridgebot.engine.policy import PolicyAgent
 
     return PolicyAgent(
-        policy,
-        card_player=card_player(options, seed),
+        models.policy,
+        card_player(options, seed),
+        layers(options, models),
         seed=seed,
         greedy=options.greedy,
         temperature=options.temperature,
         name=name,
-        slam=slam,
-        convention=convention,
-        their_doubles=options.policy_doubles,
+        policy_doubles=options.policy_doubles,
         double_rate=config(options, DoubleRate),
     )
 
@@ -109,8 +162,8 @@ def control_asking(
     slam_dir = slam.model.onnx_path.parent
     if asking_convention(options, slam_dir) is None:
         return None
-    from bridgebot.engine.control_asking import ControlAsking
     from bridgebot.engine.control_estimator import ControlEstimator, controls_dir
+    from bridgebot.engine.control_layer import ControlAsking
     from bridgebot.engine.modelcard import ModelError
 
     found = controls_dir(slam_dir)
@@ -129,15 +182,8 @@ def control_asking(
     return ControlAsking(slam, estimator, config(options, ControlRule))
 
 
-def search_agent(
-    options: SearchOptions,
-    policy: Policy,
-    slam: SlamEstimator | None,
-    convention: ControlAsking | None,
-    seed: int,
-    name: str,
-) -> SearchAgent:
-    """The search over ``policy``, with the slam layer and the convention around it."""
+def search_agent(options: SearchOptions, models: Models, seed: int, name: str) -> SearchAgent:
+    """The search over the policy of ``models``, with its :func:`layers` around it."""
     from bridgebot.engine.modelcard import ModelError
     from bridgebot.engine.search import (
         BorelSearch,
@@ -168,15 +214,15 @@ def search_agent(
             sampler = BeliefSampler(BeliefNet(options.belief, options.threads))
         except ModelError as e:
             raise AgentSpecError(f"agent {name}: {e}") from e
+    policy = models.policy
     search = BorelSearch(policy, oracle, options.config(), sampler, opponent_models(options, name))
     return SearchAgent(
         search,
         card_player(options, seed),
+        layers(options, models),
         seed=seed,
         name=name,
-        slam=slam,
-        convention=convention,
-        their_doubles=options.policy_doubles,
+        policy_doubles=options.policy_doubles,
         double_rate=config(options, DoubleRate),
     )
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from bridgebot import learned
 from bridgebot.agent_options import (
@@ -29,9 +29,6 @@ from bridgebot.agent_options import (
 from bridgebot.card_players import card_player
 from bridgebot.engine.agent import Agent, AgentSpecError
 
-if TYPE_CHECKING:
-    pass
-
 OptionsT = TypeVar("OptionsT", bound=AgentOptions)
 
 
@@ -42,13 +39,18 @@ class AgentKind(Generic[OptionsT]):
     name: str
     options: type[OptionsT]
     build: Callable[[OptionsT, str | None, int, str], Agent]
-    """(options, path, seed, name) -> the agent, without the ``doubles`` layer."""
+    """(options, path, seed, name) -> the agent; with :attr:`layered`, ``doubles=on`` included
+    (its penalty doubles are a layer of the agent's pipeline), else without it (the caller wraps
+    the agent in :class:`engine.doubles.PenaltyDoublesWrapper`)."""
     path: Literal["none", "optional", "required"]
     summary: str
-    stages: Callable[[OptionsT], dict[str, AgentOptions]] | None = None
+    inner_agents: Callable[[OptionsT], dict[str, AgentOptions]] | None = None
     """options -> the options of the agents built inside this one, by name (``default``'s
     search where doubled): :meth:`bridgebot.specs.AgentSpec.settings` names their settings too,
-    so a default that changes in a stage changes what the spec's settings say."""
+    so a default that changes in an inner agent changes what the spec's settings say."""
+    layered: bool = False
+    """Whether the agent bids through the pipeline (:mod:`bridgebot.learned`: its layers,
+    ``doubles=on``'s among them)."""
 
 
 # -- the factories ---------------------------------------------------------------------------------
@@ -67,7 +69,7 @@ def _bfg(options: BfgOptions, path: str | None, seed: int, name: str) -> Agent:
 
 
 def _policy(options: PolicyOptions, path: str | None, seed: int, name: str) -> Agent:
-    return learned.policy_agent(options, *learned.models(path, options, name), seed, name)
+    return learned.policy_agent(options, learned.models(path, options, name), seed, name)
 
 
 def _default(options: DefaultOptions, path: str | None, seed: int, name: str) -> Agent:
@@ -77,24 +79,25 @@ def _default(options: DefaultOptions, path: str | None, seed: int, name: str) ->
     from bridgebot.engine.search import SearchWhereDoubled
 
     models = learned.models(path, options, name)
-    agent = learned.policy_agent(options, *models, seed, name)
+    agent = learned.policy_agent(options, models, seed, name)
     search = _doubled_search(options)
     if search is None:
         return agent
     # It shares the policy agent's models (one stack: each model file opened once).
-    return SearchWhereDoubled(agent, learned.search_agent(search, *models, seed, name), name=name)
+    return SearchWhereDoubled(agent, learned.search_agent(search, models, seed, name), name=name)
 
 
-def _default_stages(options: DefaultOptions) -> dict[str, AgentOptions]:
-    """``default``'s stage inside it, by name (:attr:`AgentKind.stages`)."""
+def _default_inner(options: DefaultOptions) -> dict[str, AgentOptions]:
+    """``default``'s search where doubled, by name (:attr:`AgentKind.inner_agents`)."""
     search = _doubled_search(options)
     return {} if search is None else {"doubled": search}
 
 
 def _doubled_search(options: DefaultOptions) -> SearchOptions | None:
     """With ``doubled=search``, the options of ``default``'s search where the opponents doubled
-    our contract (None with ``doubled=policy``). The stage bids as the policy does where slams
-    are decided: every slam option carries."""
+    our contract (None with ``doubled=policy``). It bids as the policy does where slams are
+    decided: every slam option carries (``doubles`` does not: the policy agent's layers, the
+    penalty doubles among them, are the ones it plays)."""
     if options.doubled == "policy":
         return None
     from bridgebot.engine.search import DOUBLED_OPPONENTS
@@ -111,7 +114,7 @@ def _doubled_search(options: DefaultOptions) -> SearchOptions | None:
 
 
 def _search(options: SearchOptions, path: str | None, seed: int, name: str) -> Agent:
-    return learned.search_agent(options, *learned.models(path, options, name), seed, name)
+    return learned.search_agent(options, learned.models(path, options, name), seed, name)
 
 
 # -- epbot: an outside bidder, found at run time (engine.epbot) ------------------------------------
@@ -137,16 +140,26 @@ REGISTRY: dict[str, AgentKind[Any]] = {
     for kind in (
         AgentKind("random", RandomOptions, _random, "none", "uniformly random legal calls"),
         AgentKind("bfg", BfgOptions, _bfg, "none", "bfgbidding's Acol, baseline card play"),
-        AgentKind("policy", PolicyOptions, _policy, "required", "a learned policy, greedy"),
+        AgentKind(
+            "policy", PolicyOptions, _policy, "required", "a learned policy, greedy", layered=True
+        ),
         AgentKind(
             "default",
             DefaultOptions,
             _default,
             "optional",
             "the shipped policy, searched where doubled, DD play",
-            stages=_default_stages,
+            inner_agents=_default_inner,
+            layered=True,
         ),
-        AgentKind("search", SearchOptions, _search, "optional", "Borel search over the policy"),
+        AgentKind(
+            "search",
+            SearchOptions,
+            _search,
+            "optional",
+            "Borel search over the policy",
+            layered=True,
+        ),
         AgentKind(
             "epbot", EpbotOptions, _epbot, "optional", "EPBot (outside) with a card: epbot:CARD"
         ),

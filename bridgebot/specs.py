@@ -78,14 +78,14 @@ class AgentSpec:
     def settings(self) -> dict[str, Any]:
         """Every option of this spec as this code reads it, defaults included, with its model
         path, as JSON values: two specs with the same text mean different agents where a
-        default changed between them, and their settings say so. The options of a stage built
-        inside the agent (``default``'s search where doubled) are there too, each key under the
-        stage's name (``doubled.particles``)."""
+        default changed between them, and their settings say so. The options of an agent built
+        inside this one (``default``'s search where doubled) are there too, each key under the
+        inner agent's name (``doubled.particles``)."""
         kind = kind_of(self.name)
-        stages = kind.stages(self.options) if kind.stages is not None else {}
+        agents = kind.inner_agents(self.options) if kind.inner_agents is not None else {}
         inner = {
-            f"{stage}.{key}": value
-            for stage, options in stages.items()
+            f"{agent}.{key}": value
+            for agent, options in agents.items()
             for key, value in options.model_dump(mode="json").items()
         }
         return {"path": self.path, **self.options.model_dump(mode="json"), **inner}

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.core.arrays import FloatArray, U8Array
 from bridgebot.engine.features import FEATURE_VERSION as POLICY_FEATURE_VERSION
 from bridgebot.engine.features import N_FEATURES
 from bridgebot.engine.modelcard import Expected, ModelError, cpu_session, load_model
@@ -33,10 +34,6 @@ OUTPUT_VERSION = "belief-rel3x52-v1"
 N_OUTPUTS = 156
 #: Least probability a seat keeps for a card, so that capacity can always be met.
 FLOOR = 1e-4
-
-U8Array = npt.NDArray[np.uint8]
-FloatArray = npt.NDArray[np.float32]
-
 
 #: What the belief reader needs of a model directory (``engine.modelcard`` checks it).
 BELIEF_MODEL = Expected(

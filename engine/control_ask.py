@@ -21,7 +21,7 @@ agent, so both know the convention:
 of the auction alone (:func:`role`, :func:`meaning`), which is what lets the partner answer and the
 table manager's alert say what the call means. Where an opponent bids over the ask or over the
 answer, the convention has no say. The pure rules live here; the policy that plays them on an
-agent's views is :mod:`engine.control_asking`. docs/evaluation.md, "Control asking", has the
+agent's views is :mod:`engine.control_layer`. docs/evaluation.md, "Control asking", has the
 calibration and the figures.
 """
 

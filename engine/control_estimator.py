@@ -1,16 +1,17 @@
 """The control asking's estimator: the chances of 12 and 13 tricks once partner's controls are
 known, served from its ONNX file (``slam/controls/`` beside the slam estimator, trained by
 ``bridgebot train slamnet --partner-controls``). The rule that reads it is
-:class:`engine.control_ask.ControlRule`; the policy that asks, :mod:`engine.control_asking`."""
+:class:`engine.control_ask.ControlRule`; the policy that asks, :mod:`engine.control_layer`."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
+from bridgebot.core.arrays import FloatArray, IntArray
 from bridgebot.engine.features import FEATURE_VERSION, N_FEATURES, without_their_doubles
 from bridgebot.engine.modelcard import Expected, cpu_session, load_model
-from bridgebot.engine.slams import N_OUTPUTS, SLAM_ONNX, FloatArray, IntArray, slam_probs
+from bridgebot.engine.slams import N_OUTPUTS, SLAM_ONNX, slam_probs
 
 #: The control estimator's directory inside the slam estimator's (``policy/slam/controls``).
 CONTROLS_DIR = "controls"

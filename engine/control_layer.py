@@ -3,7 +3,7 @@ how it decides, on a batch of an agent's views.
 
 The rules on auctions are :mod:`engine.control_ask`; the chances once partner's controls are
 known, :mod:`engine.control_estimator`. :class:`ControlAsking` plays them over the slam estimator
-(whose chances decide where the seat asks); :class:`ConventionLayer` is it as a stage of
+(whose chances decide where the seat asks); :class:`ConventionLayer` is it as a layer of
 :class:`engine.pipeline.LayeredBidder`:
 
 - **forced** (before the base): the answer, the asker's decision, the pass after it, wherever the
@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.core.arrays import FloatArray, IntArray
 from bridgebot.engine.agent import BiddingView
 from bridgebot.engine.control_ask import (
     CONTROLS,
@@ -43,8 +44,6 @@ from bridgebot.engine.control_ask import (
 from bridgebot.engine.control_estimator import ControlEstimator
 from bridgebot.engine.features import encode, hand_to_array
 from bridgebot.engine.slams import (
-    FloatArray,
-    IntArray,
     SlamEstimator,
     after_call,
     best_allowed,
@@ -233,14 +232,15 @@ Convention = ControlAsking
 
 
 class ConventionLayer:
-    """An asking convention as a stage of the pipeline (:class:`engine.pipeline.Layer`): it
+    """An asking convention as a layer of the pipeline (:class:`engine.pipeline.Layer`): it
     forces the call where the auction gives the seat a role (:meth:`ControlAsking.forced`: the
     answer, the asker's decision, the pass after it), and after the base and the slam layer it
-    asks and vetoes (:meth:`ControlAsking.apply`). Named by its scheme (``controls``)."""
+    asks and vetoes (:meth:`ControlAsking.apply`). Named by its scheme (``controls``), which
+    makes it an :class:`engine.parts.Asking` layer."""
 
     def __init__(self, convention: Convention) -> None:
         self.convention = convention
-        self.name = convention.scheme
+        self.name = self.scheme = convention.scheme
 
     def forced(
         self, views: Sequence[BiddingView], auctions: Sequence[Sequence[int]]

@@ -1,10 +1,12 @@
-"""The penalty-double layer: option ``doubles=on`` of every bidding agent.
+"""The penalty doubles: option ``doubles=on`` of every bidding agent.
 
 Rule bots and human players double an opponents' contract when their side's defence beats it;
 bfg almost never does, and a policy trained against bfg and itself learned to sacrifice recklessly
-because nobody punished it. This layer makes any bidder punish: when the wrapped agent would pass
+because nobody punished it. The penalty doubles make any bidder punish: when the agent would pass
 and a double of the opponents' contract is legal, it doubles if the *expected* score gain of
-doubling (for our side) exceeds a margin.
+doubling (for our side) exceeds a margin. For an agent that bids through the pipeline they are
+its last layer (:class:`PenaltyDoublesLayer`); an agent without one (bfg, EPBot) is wrapped
+(:class:`PenaltyDoublesWrapper`).
 
 Everything is estimated from what the seat may know: the 480-element observation of
 ``engine.features`` (own hand, the auction as who-bid-what, vulnerability). From it
@@ -17,31 +19,34 @@ around it; the expected gain sums, over the trick counts, the score difference b
 doubled and the undoubled contract (``laws.scoring.score_array``).
 
 The one decision function works on whole batches of observations (``penalty_doubles``), so the
-same code serves a seat (a batch of one) and self-play (thousands of rows per step).
+same code serves a seat (a batch of one), the layer and self-play (thousands of rows per step).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.core.arrays import FloatArray, IntArray
 from bridgebot.core.errors import validation_fault
-from bridgebot.core.files import write_text_file
+from bridgebot.core.files import note_read, write_text_file
 from bridgebot.engine.agent import Agent, BatchBidder, BiddingView, PlayView
 from bridgebot.engine.features import (
     HAND,
     N_BIDS,
     OPENING_PASS,
     VUL_THEM,
+    StandingContract,
     decode_bids,
     encode,
     legal_mask,
+    standing_contract,
 )
 from bridgebot.engine.modelcard import Training
 from bridgebot.engine.parts import Parts, parts_of
+from bridgebot.engine.pipeline import Amending, Step
 from bridgebot.laws.calls import DOUBLE, is_pass
 from bridgebot.laws.scoring import score_array
 from endplay.types import Bid, Card
@@ -55,9 +60,6 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-
-FloatArray = npt.NDArray[np.float32]
-IntArray = npt.NDArray[np.int64]
 
 #: Names of the columns of :func:`observable_features`, in order (stored with the weights).
 FEATURE_NAMES: tuple[str, ...] = (
@@ -141,14 +143,17 @@ class DoublesModel(BaseModel):
 
     @classmethod
     def load(cls, path: str | Path) -> DoublesModel:
-        """Read a model file; every failure is a :class:`DoublesModelError` naming file and field."""
+        """Read a model file (reported as read, :func:`core.files.note_read`, for the marks of
+        the agent it serves); every failure is a :class:`DoublesModelError` naming file and
+        field."""
         p = Path(path)
         try:
-            text = p.read_text()
+            data = p.read_bytes()
         except OSError as e:
             raise DoublesModelError(f"{p}: cannot read the penalty-double model ({e})") from None
+        note_read(p, data)
         try:
-            return cls.model_validate_json(text)
+            return cls.model_validate_json(data)
         except ValidationError as e:
             raise DoublesModelError(
                 f"{p}: not a penalty-double model: {validation_fault(e)}"
@@ -157,37 +162,6 @@ class DoublesModel(BaseModel):
     def save(self, path: str | Path) -> None:
         """Write the model file atomically (a crash leaves the old file or the new one)."""
         write_text_file(path, self.model_dump_json(indent=1) + "\n")
-
-
-@dataclass(frozen=True)
-class Contract:
-    """The contract standing at an observation, seen from the observer (arrays, one per row)."""
-
-    has: npt.NDArray[np.bool_]
-    level: IntArray
-    strain: IntArray  # 0..4 = C, D, H, S, NT
-    declarer_rel: IntArray  # 0 us, 1 LHO, 2 partner, 3 RHO
-
-
-def standing_contract(x: FloatArray) -> Contract:
-    """The highest bid so far, its strain and the relative seat that would declare it."""
-    made: npt.NDArray[np.bool_] = np.asarray(decode_bids(x)[:, :, 0, :])
-    any_bid = np.asarray(made.any(axis=2), dtype=np.bool_)  # [B, 35]
-    has = np.asarray(any_bid.any(axis=1), dtype=np.bool_)
-    top = np.where(has, N_BIDS - 1 - np.argmax(any_bid[:, ::-1], axis=1), 0)
-    rows = np.arange(len(x))
-    bidder = np.argmax(made[rows, top], axis=1)
-    strain = top % 5
-    # Declarer: the first of the bidder's side to name the strain, i.e. the one with the lowest
-    # bid in that strain (bids only go up).
-    of_strain = (np.arange(N_BIDS)[None, :] % 5) == strain[:, None]  # [B, 35]
-    side = np.stack([bidder, (bidder + 2) % 4], axis=1)  # [B, 2]
-    first = np.full((len(x), 2), N_BIDS, dtype=np.int64)
-    for k in range(2):
-        named = made[rows, :, side[:, k]] & of_strain
-        first[:, k] = np.where(named.any(axis=1), np.argmax(named, axis=1), N_BIDS)
-    declarer = side[rows, np.argmin(first, axis=1)]
-    return Contract(has, top // 5 + 1, strain.astype(np.int64), declarer.astype(np.int64))
 
 
 def _quick_tricks(hand: npt.NDArray[np.bool_]) -> FloatArray:
@@ -200,7 +174,7 @@ def _quick_tricks(hand: npt.NDArray[np.bool_]) -> FloatArray:
     return np.asarray(qt.sum(axis=1), dtype=np.float32)
 
 
-def observable_features(x: FloatArray) -> tuple[FloatArray, Contract]:
+def observable_features(x: FloatArray) -> tuple[FloatArray, StandingContract]:
     """Columns :data:`FEATURE_NAMES` (float32[B, F]) and the standing contract, from observations."""
     x = np.asarray(x, dtype=np.float32).reshape(-1, 480)
     b = len(x)
@@ -280,7 +254,7 @@ def _normal_cdf(z: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
 
 
 def expected_gain(
-    feats: FloatArray, contract: Contract, model: DoublesModel
+    feats: FloatArray, contract: StandingContract, model: DoublesModel
 ) -> npt.NDArray[np.float64]:
     """Expected points our side gains by doubling instead of passing the standing contract."""
     mu = feats.astype(np.float64) @ np.asarray(
@@ -331,10 +305,29 @@ def apply_doubles(
     return c
 
 
-class DoublingAgent(Agent):
-    """Any agent with the penalty-double layer on top (the spec option ``doubles=on``); closing
-    it closes the agent inside. Wrap a :class:`BatchBidder` in :class:`BatchDoublingAgent`.
-    ``model`` is the layer's (the shipped one: ``bridgebot.shipped.PENALTY_DOUBLES``)."""
+class PenaltyDoublesLayer(Amending):
+    """The penalty doubles as a layer of the pipeline (:class:`engine.pipeline.Layer`), the last
+    of an agent that has one (``doubles=on`` of ``default``, ``policy:PATH``, ``search``): where
+    the calls so far pass, it doubles by :func:`penalty_doubles` with ``model`` (the shipped one:
+    ``bridgebot.shipped.PENALTY_DOUBLES``). It forces nothing, and a call another layer forces
+    keeps that layer's word: the asking convention forces only where our side holds the contract,
+    where no double is legal. Keeps no state."""
+
+    name = "doubles"
+
+    def __init__(self, model: DoublesModel) -> None:
+        self.model = model
+
+    def apply(self, step: Step) -> IntArray:
+        return apply_doubles(step.calls, step.x, step.mask, self.model)
+
+
+class PenaltyDoublesWrapper(Agent):
+    """The penalty doubles over an agent that has no pipeline to hold them as a layer (``bfg``,
+    ``epbot``, ``random`` with ``doubles=on``): where ``inner`` passes, it doubles by
+    :func:`penalty_doubles`; closing it closes ``inner``. Wrap a :class:`BatchBidder` in
+    :class:`BatchPenaltyDoublesWrapper`. ``model`` as in :class:`PenaltyDoublesLayer`;
+    ``doubles`` counts the passes it turned into doubles."""
 
     def __init__(self, inner: Agent, name: str, model: DoublesModel) -> None:
         self.inner = inner
@@ -345,7 +338,7 @@ class DoublingAgent(Agent):
     def reset(self, board: int) -> None:
         self.inner.reset(board)
 
-    def _layer(self, views: Sequence[BiddingView], calls: list[Bid]) -> list[Bid]:
+    def _doubled(self, views: Sequence[BiddingView], calls: list[Bid]) -> list[Bid]:
         idx = [i for i, c in enumerate(calls) if is_pass(c)]
         if not idx:
             return calls
@@ -360,7 +353,7 @@ class DoublingAgent(Agent):
         return out
 
     def bid(self, view: BiddingView) -> Bid:
-        return self._layer([view], [self.inner.bid(view)])[0]
+        return self._doubled([view], [self.inner.bid(view)])[0]
 
     def parts(self) -> Parts:
         """The inner agent's parts (the penalty doubles are not alerted: they are natural)."""
@@ -373,8 +366,9 @@ class DoublingAgent(Agent):
         self.inner.close()
 
 
-class BatchDoublingAgent(DoublingAgent, BatchBidder):
-    """:class:`DoublingAgent` over a batch bidder, batching too: one layer pass per batch."""
+class BatchPenaltyDoublesWrapper(PenaltyDoublesWrapper, BatchBidder):
+    """:class:`PenaltyDoublesWrapper` over a batch bidder, batching too: one pass of the doubles
+    per batch."""
 
     inner: BatchBidder
 
@@ -382,4 +376,4 @@ class BatchDoublingAgent(DoublingAgent, BatchBidder):
         super().__init__(inner, name, model)
 
     def bid_batch(self, views: Sequence[BiddingView]) -> list[Bid]:
-        return self._layer(views, list(self.inner.bid_batch(views)))
+        return self._doubled(views, list(self.inner.bid_batch(views)))

@@ -38,9 +38,11 @@ training and self-play side). Tests check that they agree.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.core.arrays import BoolArray, FloatArray, IntArray
 from bridgebot.engine.agent import BiddingView
 from bridgebot.laws.boards import side_vulnerable, side_vulnerable_arrays
 from bridgebot.laws.calls import ALL_CALLS, FIRST_BID, bid_index, legal_calls
@@ -103,10 +105,6 @@ def tile_hands(base: npt.NDArray[np.floating], hands: npt.NDArray[np.integer]) -
     out[:, HAND : HAND + 52] = 0.0
     out[:, HAND + DATA_TO_OPENSPIEL] = h.reshape(-1, 52) != 0
     return out
-
-
-FloatArray = npt.NDArray[np.float32]
-BoolArray = npt.NDArray[np.bool_]
 
 
 #: Bit numbers of the ranks A..2 in endplay's per-suit holding masks.
@@ -247,6 +245,41 @@ def decode_bids(x: FloatArray) -> BoolArray:
     block = np.asarray(x)[..., BIDS : BIDS + 12 * N_BIDS]
     bids: BoolArray = block.reshape(*block.shape[:-1], N_BIDS, 3, 4) > 0
     return bids
+
+
+@dataclass(frozen=True)
+class StandingContract:
+    """The contract standing at observations, seen from the observer (arrays, one per row):
+    whether any bid was made (``has``), its level and strain, and the relative seat that would
+    declare it."""
+
+    has: npt.NDArray[np.bool_]
+    level: IntArray
+    strain: IntArray  # 0..4 = C, D, H, S, NT
+    declarer_rel: IntArray  # 0 us, 1 LHO, 2 partner, 3 RHO
+
+
+def standing_contract(x: FloatArray) -> StandingContract:
+    """The highest bid so far in observations ``x`` [B, 480], its strain and the relative seat
+    that would declare it (read by the penalty doubles, the slam layer and the league's
+    oracle)."""
+    made: npt.NDArray[np.bool_] = np.asarray(decode_bids(x)[:, :, 0, :])
+    any_bid = np.asarray(made.any(axis=2), dtype=np.bool_)  # [B, 35]
+    has = np.asarray(any_bid.any(axis=1), dtype=np.bool_)
+    top = np.where(has, N_BIDS - 1 - np.argmax(any_bid[:, ::-1], axis=1), 0)
+    rows = np.arange(len(x))
+    bidder = np.argmax(made[rows, top], axis=1)
+    strain = top % 5
+    # Declarer: the first of the bidder's side to name the strain, i.e. the one with the lowest
+    # bid in that strain (bids only go up).
+    of_strain = (np.arange(N_BIDS)[None, :] % 5) == strain[:, None]  # [B, 35]
+    side = np.stack([bidder, (bidder + 2) % 4], axis=1)  # [B, 2]
+    first = np.full((len(x), 2), N_BIDS, dtype=np.int64)
+    for k in range(2):
+        named = made[rows, :, side[:, k]] & of_strain
+        first[:, k] = np.where(named.any(axis=1), np.argmax(named, axis=1), N_BIDS)
+    declarer = side[rows, np.argmin(first, axis=1)]
+    return StandingContract(has, top // 5 + 1, strain.astype(np.int64), declarer.astype(np.int64))
 
 
 def decode_hand(x: FloatArray) -> BoolArray:

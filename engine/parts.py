@@ -18,17 +18,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar, runtime_checkable
 
-import numpy as np
-import numpy.typing as npt
 from bridgebot.engine.agent import BiddingView
+from bridgebot.engine.batch_policy import BatchPolicy
 from bridgebot.engine.pipeline import Layer
 from endplay.types import Bid, Hand, Player, Vul
-
-
-class Logits(Protocol):
-    """A bidding policy scoring a batch of observations (:class:`engine.policy.Policy`)."""
-
-    def logits(self, x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]: ...
 
 
 class CallReader(Protocol):
@@ -56,14 +49,28 @@ class CallReader(Protocol):
 @dataclass(frozen=True)
 class Parts:
     """An agent's parts: ``policy``, the learned policy it bids with (None for a rule bidder);
-    ``layers``, the stages around its base in the pipeline's order (:mod:`engine.pipeline`);
-    ``convention``, the asking convention it plays (``aces``, ``controls``) or None; ``reader``,
+    ``layers``, the layers around its base in the pipeline's order (:mod:`engine.pipeline`);
+    ``convention``, the asking convention it plays (``controls``) or None; ``reader``,
     its own reading of calls where it has one (an outside bidder's)."""
 
-    policy: Logits | None = None
+    policy: BatchPolicy | None = None
     layers: tuple[Layer, ...] = ()
     convention: str | None = None
     reader: CallReader | None = None
+
+
+@runtime_checkable
+class Asking(Protocol):
+    """A layer that plays an asking convention (:class:`engine.control_layer.ConventionLayer`):
+    ``scheme`` names the convention (``controls``)."""
+
+    scheme: str
+
+
+def convention_of(layers: Sequence[Layer]) -> str | None:
+    """The asking convention ``layers`` play: the scheme of the first :class:`Asking` layer,
+    None where none is."""
+    return next((x.scheme for x in layers if isinstance(x, Asking)), None)
 
 
 @runtime_checkable
@@ -78,7 +85,7 @@ L = TypeVar("L")
 
 def layer_of(parts: Parts, kind: type[L]) -> L | None:
     """The first of ``parts``' layers that is a ``kind`` (``engine.slams.SlamLayer``,
-    ``engine.control_asking.ConventionLayer``), None where none is."""
+    ``engine.control_layer.ConventionLayer``), None where none is."""
     return next((x for x in parts.layers if isinstance(x, kind)), None)
 
 

@@ -10,18 +10,23 @@ layers run, in one order::
       |                              (the reading of their doubles, engine.tendencies)
       |  2. layer.forced(...)        a layer's own call where the auction dictates one: the
       |                              asking convention's answer, the asker's decision, the pass
-      |                              after it (engine.control_asking); the base is not asked
+      |                              after it (engine.control_layer); the base is not asked
       |  3. base.propose(...)        the policy's call (engine.policy.PolicyBase), the search's
       |                              (engine.search.agent.SearchBase), the learner's in training,
       |                              with the policy logits the layers read
-      |  4. layer.apply(step)        in order: the slam layer (engine.slams.SlamLayer), then the
-      |                              convention's ask and vetoes (engine.control_asking.ConventionLayer)
+      |  4. layer.apply(step)        in order, on the calls no layer forced: the slam layer
+      |                              (engine.slams.SlamLayer), the convention's ask and vetoes
+      |                              (engine.control_layer.ConventionLayer), the penalty doubles
+      |                              (engine.doubles.PenaltyDoublesLayer)
       v
     one Decision per view: the call, the base's proposal, and which layers changed it
 
 A layer implements :class:`Layer`: ``forced`` before the base and ``apply`` after it, both over a
-batch; a layer with nothing to force returns no calls. Layers keep no state between calls, so any
-mix of boards may share a batch. The base implements :class:`Base`.
+batch; a layer with nothing to force returns no calls (:class:`Amending`). A call a layer forces
+is that layer's word: no layer's ``apply`` sees it, and where two force, the first in the list
+has it. Layers keep no state between calls, so any mix of boards may share a batch. The base
+implements :class:`Base`. An agent takes its layers as a list, in this order
+(``bridgebot.learned.LAYERS`` builds it from the agent's options).
 """
 
 from __future__ import annotations
@@ -31,15 +36,11 @@ from dataclasses import dataclass
 from typing import Protocol, overload, runtime_checkable
 
 import numpy as np
-import numpy.typing as npt
+from bridgebot.core.arrays import BoolArray, FloatArray, IntArray
 from bridgebot.engine.agent import BiddingView
 from bridgebot.engine.features import encode, legal_mask
 from bridgebot.laws.calls import ALL_CALLS, bid_index, same_call
 from endplay.types import Bid
-
-FloatArray = npt.NDArray[np.float32]
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +67,7 @@ class Step:
 
 @runtime_checkable
 class Layer(Protocol):
-    """One stage around the base (see the module docstring)."""
+    """One layer around the base (see the module docstring)."""
 
     name: str
 
@@ -82,6 +83,17 @@ class Layer(Protocol):
     def apply(self, step: Step) -> IntArray:
         """The step's calls with this layer's decisions made (a new array)."""
         ...
+
+
+class Amending:
+    """The part of a :class:`Layer` that forces nothing (the slam layer, the penalty doubles): a
+    layer that only changes the calls after the base subclasses it and writes ``apply``."""
+
+    def forced(
+        self, views: Sequence[BiddingView], auctions: Sequence[Sequence[int]]
+    ) -> list[Bid | None]:
+        """No call dictated (see :meth:`Layer.forced`)."""
+        return []
 
 
 class Base(Protocol):

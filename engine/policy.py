@@ -7,20 +7,20 @@ feature version this build does not know (:data:`POLICY_MODEL` says what the pol
 :class:`Policy` runs batches of observations; :class:`PolicyAgent` is the ``Agent`` for one seat
 (agents ``policy:PATH`` and ``default``), bidding greedily or by sampling over the legal calls, and
 is a :class:`engine.agent.BatchBidder`, so that evaluation loops (``tournament.ddmatch``) run one
-ONNX call for many boards. Card play is a separate part passed to the constructor, so the integrator can swap the
-double-dummy player for the quick baseline.
+ONNX call for many boards. The layers around the policy and the card player are given to the
+constructor by the composition root (``bridgebot.learned``, ``bridgebot.card_players``): bidding
+imports nothing of card play.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from bridgebot.engine.agent import BatchBidder, BiddingView, CardPlayer, PlayView
-from bridgebot.engine.cardplay import BaselinePlayer
+from bridgebot.engine.agent import BiddingView, CardPlayer
 from bridgebot.engine.features import (
     DATA_TO_OPENSPIEL,
     FEATURE_VERSION,
@@ -30,16 +30,11 @@ from bridgebot.engine.features import (
     check_tiles,
     tile_hands,
 )
+from bridgebot.engine.layered_agent import BatchLayeredAgent
 from bridgebot.engine.modelcard import Expected, cpu_session, cpu_session_bytes, load_model
 from bridgebot.engine.onnx_stack import gemm_relu_stack
-from bridgebot.engine.parts import Parts
-from bridgebot.engine.pipeline import Decision, Layer, LayeredBidder, Proposal
+from bridgebot.engine.pipeline import Layer, LayeredBidder, Proposal
 from bridgebot.engine.tendencies import DoubleRate, Reading, TheirDoubles, policy_input
-from endplay.types import Bid, Card
-
-if TYPE_CHECKING:
-    from bridgebot.engine.control_asking import Convention
-    from bridgebot.engine.slams import SlamEstimator
 
 #: Feature layouts this build can compute. A model trained on any other is refused.
 KNOWN_FEATURE_VERSIONS: frozenset[str] = frozenset({FEATURE_VERSION})
@@ -60,13 +55,13 @@ def hand_split_graph(onnx_path: Path) -> bytes | None:
     bytes, or None for a graph that is not the plain Gemm/Relu stack every shipped network is
     (:func:`engine.onnx_stack.gemm_relu_stack`).
 
-    The first layer is split into its 52 hand columns and the rest: inputs ``base`` [M, 480]
-    (the positions' observations with the hand block zero) and ``hands`` [T, M, 52] (0/1 in the
-    data-file order), output ``logits`` [T * M, 38], row ``t * M + j`` the policy's logits for
-    hand ``t, j`` at position ``j``. The auction part of the first layer is then computed M
+    The first Gemm (the network's first linear map) is split into its 52 hand columns and the
+    rest: inputs ``base`` [M, 480] (the positions' observations with the hand block zero) and
+    ``hands`` [T, M, 52] (0/1 in the data-file order), output ``logits`` [T * M, 38], row ``t * M + j`` the policy's logits for
+    hand ``t, j`` at position ``j``. The auction part of the first Gemm is then computed M
     times instead of T * M: at the particle filter's 2,048 particles, 42% of the multiply-adds
     of a 3x256 policy. The same function as the policy's own graph; floats may differ in the
-    last bits (the first layer's sum is taken in two parts)."""
+    last bits (the first Gemm's sum is taken in two parts)."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
@@ -103,9 +98,9 @@ def hand_split_graph(onnx_path: Path) -> bytes | None:
         helper.make_node("MatMul", ["hands", "w0_hand"], ["hh"]),
         helper.make_node("Add", ["hh", "pre"], ["h0_3d"]),
     ]
-    if len(gemms) == 1:  # one linear layer: its sum is the logits
+    if len(gemms) == 1:  # one Gemm: its sum is the logits
         new_nodes.append(helper.make_node("Reshape", ["h0_3d", "flat"], ["logits"]))
-    else:  # the ReLU, then the other layers as the policy's own graph has them
+    else:  # the ReLU, then the other Gemms as the policy's own graph has them
         tail_nodes, tail_inits = gemm_relu_stack(
             [(inits[n.input[1]], inits[n.input[2]]) for n in gemms[1:]], "r0", "logits", first=1
         )
@@ -215,11 +210,11 @@ class Policy:
 class PolicyBase:
     """The policy as the base of the pipeline (:class:`engine.pipeline.Base`): greedy, or
     sampling with ``temperature`` from a generator seeded per board (``reset``), so a board
-    replays the same. ``their_doubles`` is what it makes of the opponents' doubles
-    (:mod:`engine.tendencies`); with ``auto``, :meth:`see` counts the opponents' calls and
-    doubles in :attr:`double_rate`, across boards: the one piece of state bidding keeps. The
-    layers read the logits the policy read (the opponents' doubles stripped where it ignores
-    them)."""
+    replays the same. ``policy_doubles`` is what it makes of the opponents' doubles (the spec key
+    of that name, :mod:`engine.tendencies`); with ``auto``, :meth:`see` counts the opponents'
+    calls and doubles in :attr:`double_rate`, across boards: the one piece of state bidding
+    keeps. The layers read the logits the policy read (the opponents' doubles stripped where it
+    ignores them)."""
 
     name = "policy"
 
@@ -229,14 +224,14 @@ class PolicyBase:
         seed: int = 0,
         greedy: bool = True,
         temperature: float = 1.0,
-        their_doubles: Reading = "read",
+        policy_doubles: Reading = "read",
         double_rate: DoubleRate | None = None,
     ) -> None:
         self.policy = policy
         self.seed = seed
         self.greedy = greedy
         self.temperature = temperature
-        self.doubles = TheirDoubles(their_doubles, double_rate)
+        self.doubles = TheirDoubles(policy_doubles, double_rate)
         self._rng = np.random.default_rng([seed, 0])
 
     def see(self, views: Sequence[BiddingView]) -> None:
@@ -257,59 +252,33 @@ class PolicyBase:
         self._rng = np.random.default_rng([self.seed, board])
 
 
-def convention_name(convention: Convention | None) -> str | None:
-    """The asking convention's name (``controls``), None for none."""
-    return None if convention is None else convention.scheme
-
-
-def layers_of(slam: SlamEstimator | None, convention: Convention | None) -> list[Layer]:
-    """The layers an agent plays around its base, in the pipeline's order: the slam layer, then
-    the asking convention (each where the agent has it: the convention reads its own slam
-    estimator, so it plays with ``slams=off`` too, as the policy agent always let it)."""
-    from bridgebot.engine.control_asking import ConventionLayer
-    from bridgebot.engine.slams import SlamLayer
-
-    out: list[Layer] = []
-    if slam is not None:
-        out.append(SlamLayer(slam))
-    if convention is not None:
-        out.append(ConventionLayer(convention))
-    return out
-
-
-class PolicyAgent(BatchBidder):
-    """Bids with a :class:`Policy` (:class:`PolicyBase`) and the layers around it, in the one
+class PolicyAgent(BatchLayeredAgent):
+    """Bids with a :class:`Policy` (:class:`PolicyBase`) and ``layers`` around it, in the one
     pipeline (:class:`engine.pipeline.LayeredBidder`); plays with ``card_player``.
 
     Greedy by default (deterministic, the setting of every reported figure); ``greedy=False``
-    samples with ``temperature``. With ``slam`` (the model directory's slam estimator), the slam
-    layer of :mod:`engine.slams` decides the calls where slams are decided, and ``convention``
-    (control asking, :mod:`engine.control_asking`) plays on top of it. ``their_doubles`` and
-    ``double_rate``: see :class:`PolicyBase`. A batch counts all its views before it decides
-    any, so every view of a batch is read the same way and one ONNX run still serves it.
+    samples with ``temperature``. ``layers`` are the pipeline's, in its order (the composition
+    root builds them from the agent's options: the slam layer of :mod:`engine.slams`, control
+    asking of :mod:`engine.control_layer`, the penalty doubles of :mod:`engine.doubles`).
+    ``policy_doubles`` and ``double_rate``: see :class:`PolicyBase`. A batch counts all its views
+    before it decides any, so every view of a batch is read the same way and one ONNX run still
+    serves it.
     """
 
     def __init__(
         self,
         policy: Policy,
-        card_player: CardPlayer | None = None,
+        card_player: CardPlayer,
+        layers: Sequence[Layer] = (),
         seed: int = 0,
         greedy: bool = True,
         temperature: float = 1.0,
         name: str = "policy",
-        slam: SlamEstimator | None = None,
-        convention: Convention | None = None,
-        their_doubles: Reading = "read",
+        policy_doubles: Reading = "read",
         double_rate: DoubleRate | None = None,
     ) -> None:
-        self.base = PolicyBase(policy, seed, greedy, temperature, their_doubles, double_rate)
-        self.slam = slam
-        """The slam layer's estimator (:mod:`engine.slams`), when the model directory has one."""
-        self.convention = convention
-        """The asking convention on top of it (:mod:`engine.control_asking`)."""
-        self.bidder = LayeredBidder(self.base, layers_of(slam, convention))
-        self.card_player: CardPlayer = card_player or BaselinePlayer()
-        self.name = name
+        self.base = PolicyBase(policy, seed, greedy, temperature, policy_doubles, double_rate)
+        super().__init__(LayeredBidder(self.base, layers), card_player, name)
 
     @property
     def policy(self) -> Policy:
@@ -320,28 +289,3 @@ class PolicyAgent(BatchBidder):
         """Whether the policy now reads the opponents' doubles as passes
         (:attr:`engine.tendencies.TheirDoubles.ignored`)."""
         return self.base.doubles.ignored
-
-    def reset(self, board: int) -> None:
-        self.bidder.reset(board)
-        self.card_player.reset(board)
-
-    def bid(self, view: BiddingView) -> Bid:
-        return self.bid_batch([view])[0]
-
-    def bid_batch(self, views: Sequence[BiddingView]) -> list[Bid]:
-        """One ONNX run for many positions (any mix of seats, boards and auctions)."""
-        return self.bidder.bid_batch(views)
-
-    def parts(self) -> Parts:
-        """Its policy, its layers and the convention they play (:mod:`engine.parts`)."""
-        return Parts(self.policy, self.bidder.layers, convention_name(self.convention))
-
-    def decide(self, views: Sequence[BiddingView]) -> list[Decision]:
-        """The calls with how each was decided (:class:`engine.pipeline.Decision`)."""
-        return self.bidder.decide(views)
-
-    def play(self, view: PlayView) -> Card:
-        return self.card_player.play(view)
-
-    def close(self) -> None:
-        self.card_player.close()

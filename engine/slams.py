@@ -25,30 +25,22 @@ real declarer needs, and the default thresholds sit there. No torch here.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
-from bridgebot.engine.doubles import standing_contract
+from bridgebot.core.arrays import FloatArray, IntArray
 from bridgebot.engine.features import (
     FEATURE_VERSION,
     N_FEATURES,
     decode_bids,
+    standing_contract,
     without_their_doubles,
 )
 from bridgebot.engine.modelcard import Expected, ModelError, cpu_session, load_model
+from bridgebot.engine.pipeline import Amending, Step
 from bridgebot.laws.calls import FIRST_BID, call_index
-
-if TYPE_CHECKING:
-    from bridgebot.engine.agent import BiddingView
-    from bridgebot.engine.pipeline import Step
-    from endplay.types import Bid
-
-FloatArray = npt.NDArray[np.float32]
-IntArray = npt.NDArray[np.int64]
 
 #: Trick classes of the estimator's output, per strain: 11 or fewer, 12, 13.
 N_CLASSES = 3
@@ -225,8 +217,8 @@ class SlamEstimator:
         return np.asarray(out, dtype=np.float32)
 
 
-class SlamLayer:
-    """The slam layer as a stage of the pipeline (:class:`engine.pipeline.Layer`): the rule
+class SlamLayer(Amending):
+    """The slam layer, a layer of the pipeline (:class:`engine.pipeline.Layer`): the rule
     (:func:`slam_calls`, with the estimator's thresholds) over an estimator's serving, the
     estimator run only on the rows the rule may change (:func:`in_reach`). It never forces a
     call."""
@@ -235,11 +227,6 @@ class SlamLayer:
 
     def __init__(self, estimator: SlamEstimator) -> None:
         self.estimator = estimator
-
-    def forced(
-        self, views: Sequence[BiddingView], auctions: Sequence[Sequence[int]]
-    ) -> list[Bid | None]:
-        return []
 
     def apply(self, step: Step) -> IntArray:
         x, mask, out = step.x, step.mask, np.asarray(step.calls, dtype=np.int64).copy()

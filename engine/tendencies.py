@@ -24,10 +24,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.engine.batch_policy import BatchPolicy, TiledPolicy
 from bridgebot.engine.features import N_BIDS, decode_bids, tile_hands, without_their_doubles
 from bridgebot.engine.knobs import knob
 from bridgebot.laws.calls import is_double
@@ -114,12 +115,12 @@ class TheirDoubles:
 
 
 class WithoutTheirDoubles:
-    """A batch policy (``logits(features)``) that reads every observation as if the opponents had
+    """A :class:`engine.batch_policy.TiledPolicy` that reads every observation as if the opponents had
     passed where they doubled: the ``search`` agent's own policy once :class:`DoubleRate` says the
     opponents double wildly (its prior, partner's calls and its rollouts then read them as the
     policy agent does)."""
 
-    def __init__(self, policy: Any) -> None:
+    def __init__(self, policy: BatchPolicy) -> None:
         self.policy = policy
 
     def logits(self, features: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
@@ -131,11 +132,10 @@ class WithoutTheirDoubles:
     ) -> npt.NDArray[np.float32]:
         """As :meth:`engine.policy.Policy.tiled_logits`, read without the opponents' doubles
         (auction bits: the positions' observations carry them); the full observations through
-        :meth:`logits` where the policy has no such method."""
-        inner = getattr(self.policy, "tiled_logits", None)
-        if inner is None:
+        :meth:`logits` where the policy is no :class:`engine.batch_policy.TiledPolicy`."""
+        if not isinstance(self.policy, TiledPolicy):
             return self.logits(tile_hands(base, hands))
-        out: npt.NDArray[np.float32] = inner(without_their_doubles(base), hands)
+        out: npt.NDArray[np.float32] = self.policy.tiled_logits(without_their_doubles(base), hands)
         return out
 
 

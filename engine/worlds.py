@@ -28,11 +28,13 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 from bridgebot.engine.agent import PlayView
+from bridgebot.engine.batch_policy import BatchPolicy
+from bridgebot.engine.likelihood import auction_log_likelihood
+from bridgebot.laws.calls import bid_index
 from bridgebot.laws.cards import card_index
 
 OwnersArray = npt.NDArray[np.uint8]
@@ -265,25 +267,21 @@ def _splits(
     return out
 
 
-class CallModel(Protocol):
-    """Anything that gives call logits for encoded positions, like ``engine.policy.Policy``."""
+#: The policy card play weighs its worlds by: the one protocol of a policy's logits (the name
+#: :mod:`engine.cardplay` imports).
+CallModel = BatchPolicy
 
-    def logits(self, x: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]: ...
 
-
-def policy_auction_likelihood(model: CallModel, view: PlayView) -> AuctionLikelihood:
+def policy_auction_likelihood(model: BatchPolicy, view: PlayView) -> AuctionLikelihood:
     """The likelihood of ``view``'s auction in each world under a bidding policy.
 
     For each world, the product over the calls made by the other seats of the policy's probability
     of that call given the caller's hand in that world and the auction before it (computed by
-    :func:`engine.search.auction_log_likelihood`, the bidding search's particle filter, so the
-    two agree). Dummy's calls are included although dummy's hand is known during play: they give
+    :func:`engine.likelihood.auction_log_likelihood`, the bidding search's particle filter, so
+    the two agree). Dummy's calls are included although dummy's hand is known during play: they give
     the same factor in every world, which the resampling normalises away. Scaled so the likeliest
     world has likelihood 1.
     """
-    from bridgebot.engine.search.particles import auction_log_likelihood
-    from bridgebot.laws.calls import bid_index
-
     history = np.array([bid_index(c) for c in view.auction], dtype=np.int64)
     vul = int(view.vul.value)
 

@@ -1,6 +1,6 @@
 """The convention in the loop: the learner's pair plays the slam layer and control asking in training.
 
-The shipped agent is the policy with two layers on top (:mod:`engine.slams`, :mod:`engine.control_asking`):
+The shipped agent is the policy with two layers on top (:mod:`engine.slams`, :mod:`engine.control_layer`):
 where a call leaves our side at game, the slam layer may bid the slam or the seat asks partner's
 controls with 4NT, partner answers, the asker decides. League training used to see the policy
 alone, so the auctions it learned never met the ask: what the policy tells partner below game
@@ -38,15 +38,17 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
 import torch
+from bridgebot.core.arrays import FloatArray, IntArray
 from bridgebot.engine.agent import AgentFactory, BiddingView
 from bridgebot.engine.control_ask import control_step, controls
-from bridgebot.engine.control_asking import ControlAsking, Convention, ConventionLayer
 from bridgebot.engine.control_estimator import CONTROLS_DIR, ControlEstimator
+from bridgebot.engine.control_layer import ControlAsking, Convention, ConventionLayer
+from bridgebot.engine.doubles import PenaltyDoublesLayer
 from bridgebot.engine.features import (
     VUL_THEM,
     VUL_US,
@@ -54,13 +56,11 @@ from bridgebot.engine.features import (
     decode_hand,
     without_their_doubles,
 )
-from bridgebot.engine.parts import layer_of, parts_of
-from bridgebot.engine.pipeline import LayeredBidder, LazyViews, Proposal
-from bridgebot.engine.policy import layers_of
+from bridgebot.engine.parts import Parts, layer_of, parts_of
+from bridgebot.engine.pipeline import Layer, LayeredBidder, LazyViews, Proposal
 from bridgebot.engine.slams import (
     N_CLASSES,
     SLAM_ONNX,
-    FloatArray,
     SlamEstimator,
     SlamLayer,
     Thresholds,
@@ -70,40 +70,53 @@ from bridgebot.engine.slams import (
 from bridgebot.engine.tendencies import policy_input
 from bridgebot.laws.calls import ALL_CALLS, bid_index, legal_calls, same_call
 from bridgebot.laws.cards import index_card
-from bridgebot.models.data import Chooser, IntArray, observe
+from bridgebot.models.data import Chooser, observe
 from bridgebot.models.net import PolicyNet, masked_logits
 from bridgebot.models.onnx_mlp import mlp_from_onnx, mlp_graph
 from bridgebot.models.selfplay import Recorder, net_chooser
 from endplay.types import Hand, Player, Vul
 from torch import nn
 
-#: A network's masked logits on a batch: (observations, legal masks) -> [B, 38].
-Logits = Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]], FloatArray]
+#: A network's masked logits on a batch: (observations, legal masks) -> [B, 38] (illegal calls
+#: masked out; not the policy protocol of :mod:`engine.batch_policy`, which takes no mask).
+MaskedLogits = Callable[[npt.NDArray[np.float32], npt.NDArray[np.bool_]], FloatArray]
 
 #: Observation features: our side vulnerable, theirs (the second of each pair).
 _VUL_US, _VUL_THEM = VUL_US + 1, VUL_THEM + 1
 
 
 class Layers:
-    """The slam layer and the asking convention of an agent, as the learner's pair plays them."""
+    """The layers of an agent as the learner's pair plays them around the network, in the
+    pipeline's order (``layers``: the slam layer, the asking convention, any other of the agent's
+    but its penalty doubles, which the league's mix adds where it plays them)."""
 
-    def __init__(self, slam: SlamEstimator | None, convention: Convention | None) -> None:
-        self.slam = slam
-        self.convention = convention
+    def __init__(self, layers: Sequence[Layer]) -> None:
+        self.layers = tuple(layers)
+
+    @property
+    def slam(self) -> SlamEstimator | None:
+        """The slam layer's estimator, None without one."""
+        found = layer_of(Parts(layers=self.layers), SlamLayer)
+        return None if found is None else found.estimator
+
+    @property
+    def convention(self) -> Convention | None:
+        """The asking convention, None without one."""
+        found = layer_of(Parts(layers=self.layers), ConventionLayer)
+        return None if found is None else found.convention
 
     @classmethod
     def of_agent(cls, make_agent: AgentFactory, spec: str) -> Layers:
-        """The layers of the agent ``spec`` builds (``default``: the shipped ones); a
-        ``ValueError`` where there is no such agent or it has none."""
+        """The layers of the agent ``spec`` builds (``default``: the shipped ones), its penalty
+        doubles aside; a ``ValueError`` where there is no such agent or it has none."""
         with make_agent(spec) as agent:
             parts = parts_of(agent)
-        slam = layer_of(parts, SlamLayer)
-        conv = layer_of(parts, ConventionLayer)
-        layers = cls(
-            None if slam is None else slam.estimator, None if conv is None else conv.convention
-        )
-        if layers.slam is None and layers.convention is None:
-            raise ValueError(f"agent {spec!r} has neither a slam layer nor an asking convention")
+        layers = cls([x for x in parts.layers if not isinstance(x, PenaltyDoublesLayer)])
+        if not layers.layers:
+            raise ValueError(
+                f"agent {spec!r} has neither a slam layer nor an asking convention (no layer "
+                "for the learner's pair to play)"
+            )
         return layers
 
 
@@ -144,7 +157,9 @@ def _keep_last(rec: Recorder, keep: npt.NDArray[np.bool_]) -> None:
         entries[-1] = entries[-1][keep]
 
 
-def net_logits(net: PolicyNet, device: torch.device, ignore_their_doubles: bool = False) -> Logits:
+def net_logits(
+    net: PolicyNet, device: torch.device, ignore_their_doubles: bool = False
+) -> MaskedLogits:
     """The network's masked logits on a batch, as the layers read them (the observation as the
     network reads it: :func:`engine.tendencies.policy_input`)."""
 
@@ -163,7 +178,7 @@ class _ChooserBase:
 
     name = "learner"
 
-    def __init__(self, choose: Chooser, logits_of: Logits, rows: IntArray) -> None:
+    def __init__(self, choose: Chooser, logits_of: MaskedLogits, rows: IntArray) -> None:
         self.choose, self.logits_of, self.rows = choose, logits_of, rows
 
     def see(self, views: Sequence[BiddingView]) -> None:
@@ -183,19 +198,45 @@ class _ChooserBase:
         return None
 
 
+class _Auctions(Sequence[Sequence[int]]):
+    """The auctions of a batch's observations, decoded on first use (a layer that forces
+    nothing reads none)."""
+
+    def __init__(self, x: npt.NDArray[np.float32]) -> None:
+        self.x = x
+        self._decoded: dict[int, list[int]] = {}
+
+    def __len__(self) -> int:
+        return len(self.x)
+
+    @overload
+    def __getitem__(self, i: int) -> Sequence[int]: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[Sequence[int]]: ...
+    def __getitem__(self, i: int | slice) -> Sequence[int] | Sequence[Sequence[int]]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(len(self))[i]]
+        i = range(len(self))[i]
+        if i not in self._decoded:
+            self._decoded[i] = auction_from_observation(self.x[i])
+        return self._decoded[i]
+
+
 def layered(
-    layers: Layers, base: Chooser, logits_of: Logits, recorder: Recorder | None = None
+    layers: Sequence[Layer],
+    base: Chooser,
+    logits_of: MaskedLogits,
+    recorder: Recorder | None = None,
 ) -> Chooser:
-    """``base`` (a network's chooser, whose logits ``logits_of`` gives) with the layers on top,
-    in the agents' pipeline (:class:`engine.pipeline.LayeredBidder`): the convention's call
-    where it dictates one (``base`` is not asked), else ``base``'s call as the slam layer and the
-    convention leave it. With ``recorder`` (the one ``base`` records its decisions in, one entry
-    a call), the decisions the layers changed are dropped from it."""
-    stages = layers_of(layers.slam, layers.convention)
+    """``base`` (a network's chooser, whose logits ``logits_of`` gives) with ``layers`` on top,
+    in the agents' pipeline (:class:`engine.pipeline.LayeredBidder`): a layer's call where it
+    dictates one (``base`` is not asked: the convention's), else ``base``'s call as the layers
+    leave it. With ``recorder`` (the one ``base`` records its decisions in, one entry a call),
+    the decisions the layers changed are dropped from it."""
 
     def choose(rows: IntArray, x: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_]) -> IntArray:
-        auctions = [auction_from_observation(row) for row in x]
-        bidder = LayeredBidder(_ChooserBase(base, logits_of, rows), stages, check=False)
+        auctions = _Auctions(x)
+        bidder = LayeredBidder(_ChooserBase(base, logits_of, rows), layers, check=False)
         decisions = bidder.decide(_Views(x, auctions), x, mask, auctions)
         free = [d for d in decisions if d.forced_by is None]
         if recorder is not None and free:
@@ -217,7 +258,7 @@ def convention_chooser(
     """The learner's chooser with the agent's layers on top (module docstring): it samples, and
     records only its own calls."""
     base = net_chooser(net, device, False, generator, recorder, floor)
-    return layered(layers, base, net_logits(net, device), recorder)
+    return layered(layers.layers, base, net_logits(net, device), recorder)
 
 
 class _TorchSlam(SlamEstimator):
@@ -271,7 +312,17 @@ class Listeners:
         self.minibatch = minibatch
         twin = _TorchSlam(self.slam_net, slam.thresholds, slam.their_doubles)
         controls = _TorchControls(self.controls_net, conv.controls.their_doubles)
-        self.layers = Layers(twin, ControlAsking(twin, controls, conv.rule))
+        asking = ConventionLayer(ControlAsking(twin, controls, conv.rule))
+        self.layers = Layers(
+            [
+                SlamLayer(twin)
+                if isinstance(x, SlamLayer)
+                else asking
+                if isinstance(x, ConventionLayer)
+                else x
+                for x in layers.layers
+            ]
+        )
 
     def state_dict(self) -> dict[str, Any]:
         return {

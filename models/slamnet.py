@@ -53,9 +53,6 @@ if TYPE_CHECKING:
     from bridgebot.models.config import SlamNetConfig
     from torch import nn
 
-IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float64]
-
 
 def train_slamnet(cfg: SlamNetConfig, command: str, progress: bool = True) -> dict[str, Any]:
     """``bridgebot train slamnet``: see the module docstring. Returns the card's metrics."""
@@ -64,7 +61,8 @@ def train_slamnet(cfg: SlamNetConfig, command: str, progress: bool = True) -> di
     import torch
     from bridgebot.engine.slams import OUTPUT_VERSION, SLAM_DIR
     from bridgebot.models.data import load_dd
-    from bridgebot.models.league import bfg_chooser, league_data
+    from bridgebot.models.league.choosers import bfg_chooser
+    from bridgebot.models.league.data import league_data
 
     def say(text: str) -> None:
         if progress:

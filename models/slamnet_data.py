@@ -11,13 +11,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.core.arrays import Float64Array, IntArray
 from bridgebot.engine.control_ask import controls
 from bridgebot.engine.policy import Policy
 from bridgebot.engine.slams import Thresholds, slam_calls, trick_classes
 from bridgebot.models.data import Chooser, observe, run_auctions
-
-IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float64]
 
 
 def policy_chooser(
@@ -139,7 +137,7 @@ def deal_kinds(owners: npt.NDArray[np.uint8], dd: npt.NDArray[np.uint8]) -> IntA
     return kinds
 
 
-def kind_shares(uniform: IntArray, extra: IntArray) -> FloatArray:
+def kind_shares(uniform: IntArray, extra: IntArray) -> Float64Array:
     """[4] the weight of a deal of each kind (:func:`deal_kinds`) when the added slam-rich deals
     of kinds ``extra`` join the uniform deals of kinds ``uniform``: n_u / (n_u + n_x), n_u and
     n_x that kind's uniform and added deals, so each kind weighs in all what its uniform deals
@@ -154,7 +152,7 @@ def kind_shares(uniform: IntArray, extra: IntArray) -> FloatArray:
             f"{bool(missing[0] & 2)}, slam made: {bool(missing[0] & 1)}), so the added deals "
             "of that kind cannot be weighted; add uniform deals (--deals)"
         )
-    shares: FloatArray = np.where(n_x > 0, n_u / np.maximum(n_u + n_x, 1), 1.0)
+    shares: Float64Array = np.where(n_x > 0, n_u / np.maximum(n_u + n_x, 1), 1.0)
     return shares
 
 
@@ -163,11 +161,11 @@ class SlamRich(NamedTuple):
 
     owners: npt.NDArray[np.uint8]
     dd: npt.NDArray[np.uint8]
-    uniform_weights: FloatArray
+    uniform_weights: Float64Array
     """[n_u] each uniform deal's weight."""
-    weights: FloatArray
+    weights: Float64Array
     """[n_x] each added deal's weight."""
-    shares: FloatArray
+    shares: Float64Array
     """[4] the weight of a deal of each kind (:func:`kind_shares`)."""
 
 

@@ -10,8 +10,9 @@ stream ``--seed`` (boards 1..``--boards``):
   the model directory passed explicitly (``--model``);
 - which stage of the pipeline changed a call of ours, per board: the slam layer (``slam``), the
   asking convention's ask and vetoes (``ask``), its forced calls (``answer``: the answers; ``decide``:
-  the asker's decision and partner's pass), and the search where our contract was doubled
-  (``doubled``); attributed by instrumenting the pipeline of the code it runs on;
+  the asker's decision and partner's pass), the search where our contract was doubled
+  (``doubled``) and, since the penalty doubles became a layer (issue 62), their doubles
+  (``doubles``); attributed by instrumenting the pipeline of the code it runs on;
 - with ``--cards N``, every card of ``default`` against ``bfg,doubles=on`` on N boards played over
   TCP (``bridgebot match --scoring play``).
 
@@ -52,7 +53,9 @@ from bridgebot.shipped import DEFAULT_MODEL_DIR
 OPPONENT = "bfg,doubles=on"
 AGENTS = ("default", "default,doubles=on", "default,controls=off")
 SEARCH = "search"
-STAGES = ("slam", "ask", "answer", "decide", "doubled")
+STAGES = ("slam", "ask", "answer", "decide", "doubled", "doubles")
+#: The stage a layer's changes are noted under, by the layer's name (engine.pipeline.Decision).
+LAYER_STAGES = {"slam": "slam", "controls": "ask", "doubles": "doubles"}
 
 
 def model_digest(directory: Path) -> dict[str, str]:
@@ -91,7 +94,7 @@ class Tracer:
 
     def note(self, stage: str, board: int) -> None:
         if not getattr(self._local, "muted", False):
-            self.changed[stage].add(board)
+            self.changed.setdefault(stage, set()).add(board)
 
     @contextmanager
     def muted(self) -> Iterator[None]:
@@ -217,8 +220,8 @@ def instrumented(tracer: Tracer) -> Iterator[None]:
                 calls = [bid_index(c) for c in view.auction]
                 what = control_ask.role(calls)
                 tracer.note("answer" if what == "answer" else "decide", view.board)
-            for stage in d.changed_by:
-                tracer.note("slam" if stage == "slam" else "ask", view.board)
+            for layer in d.changed_by:
+                tracer.note(LAYER_STAGES.get(layer, layer), view.board)
         return out
 
     def traced_propose(self: Any, views: Any, x: Any, mask: Any, rows: Any) -> Any:

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
 import pytest
-from bridgebot.engine.agent import BatchBidder, bidding_view
+from bridgebot.core.arrays import IntArray
+from bridgebot.engine.agent import BatchBidder, BiddingView, bidding_view
 from bridgebot.engine.cardplay import LEAD_WORLDS, WORLDS
-from bridgebot.engine.doubles import DoublingAgent
+from bridgebot.engine.doubles import PenaltyDoublesWrapper
+from bridgebot.engine.parts import parts_of
+from bridgebot.engine.pipeline import Step
 from bridgebot.engine.policy import PolicyAgent
 from bridgebot.engine.search import SearchAgent, SearchConfig, SearchWhereDoubled
-from endplay.types import Bid, Deal, Player, Vul
+from endplay.types import Bid, Deal, Hand, Player, Vul
 
-from bridgebot.agent_options import DefaultOptions
+from bridgebot import learned
+from bridgebot.agent_options import DefaultOptions, SlamOptions
 from bridgebot.agents import AgentSpec, AgentSpecError, make_agent
 from bridgebot.card_players import LazyDDPlayer
 from bridgebot.cli import main
@@ -102,14 +109,61 @@ def test_the_default_card_player_counts_worlds_not_seconds() -> None:
         assert (agent.card_player.worlds, agent.card_player.lead_worlds) == (8, 4)
 
 
-def test_the_doubles_layer_keeps_batching_only_over_a_batch_bidder() -> None:
-    with make_agent("default,doubles=on") as batching, make_agent("bfg,doubles=on") as single:
-        assert isinstance(batching, DoublingAgent) and isinstance(batching, BatchBidder)
-        assert isinstance(single, DoublingAgent) and not isinstance(single, BatchBidder)
-        assert batching.name == "default,doubles=on"
+def test_the_penalty_doubles_are_a_layer_where_there_is_a_pipeline_else_a_wrapper() -> None:
+    with make_agent("default,doubles=on") as layered, make_agent("bfg,doubles=on") as single:
+        assert isinstance(layered, SearchWhereDoubled) and isinstance(layered, BatchBidder)
+        assert [x.name for x in layered.bidder.layers] == ["doubles"]
+        assert layered.name == "default,doubles=on"
+        assert isinstance(single, PenaltyDoublesWrapper) and not isinstance(single, BatchBidder)
+    with make_agent("random,doubles=on") as batching:
+        assert isinstance(batching, PenaltyDoublesWrapper)
 
 
-def test_a_search_agent_keeps_the_decisions_of_one_board() -> None:
+YARBOROUGH = Hand("5432.432.432.432")
+
+
+class Toy:
+    """A layer no agent class knows: it opens 1C where the seat would pass at the opening."""
+
+    name = "toy"
+
+    def forced(
+        self, views: Sequence[BiddingView], auctions: Sequence[Sequence[int]]
+    ) -> list[Bid | None]:
+        return []
+
+    def apply(self, step: Step) -> IntArray:
+        opening = np.array([not v.auction for v in step.views], dtype=np.bool_)
+        return np.where(opening & (step.calls == 0), 3, step.calls).astype(np.int64)
+
+
+def toy(options: SlamOptions, models: learned.Models) -> Toy:
+    return Toy()
+
+
+@pytest.mark.parametrize(
+    "spec", ["default,play=baseline", "search,play=baseline,particles=16,rollouts=4"]
+)
+def test_a_new_layer_is_one_entry_in_one_list(spec: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Naming a layer in ``bridgebot.learned.LAYERS`` puts it in ``default``'s pipeline and the
+    search's, after the others, with no agent class touched."""
+    # West deals and holds a flat Yarborough: every learned agent passes.
+    view = bidding_view(Player.west, Vul.none, YARBOROUGH, (), 1)
+    with make_agent(spec) as plain:
+        assert plain.bid(view) == Bid("Pass")
+    monkeypatch.setattr(learned, "LAYERS", [*learned.LAYERS, toy])
+    with make_agent(spec) as agent, make_agent(spec + ",doubles=on") as doubling:
+        assert [x.name for x in parts_of(agent).layers] == ["toy"]
+        assert [x.name for x in parts_of(doubling).layers] == ["doubles", "toy"]
+        assert agent.bid(view) == Bid("1C")
+        if isinstance(agent, SearchAgent):  # the search's result says a layer changed it
+            assert agent.last is not None and agent.last.call == Bid("1C")
+            assert agent.last.stats["changed_by_layer"] == 1.0
+        other = bidding_view(Player.west, Vul.none, YARBOROUGH, (Bid("1H"),), 1)
+        assert agent.bid(other) == Bid("Pass")  # the toy opens; it overcalls nothing
+
+
+def test_a_search_agent_keeps_the_searches_of_one_board() -> None:
     deal = Deal("N:AKQ2.J32.K54.Q32 JT9.AK4.QJT9.K54 8765.Q765.A3.AJ6 43.T98.8762.T987")
     with make_agent("search,particles=32,rollouts=8,r_min=1,p_min=0.01", seed=1) as agent:
         assert isinstance(agent, SearchAgent)
@@ -118,9 +172,9 @@ def test_a_search_agent_keeps_the_decisions_of_one_board() -> None:
             view = bidding_view(Player.north, Vul.none, deal[Player.north], (), board)
             agent.bid(view)
             agent.bid(view)
-            assert len(agent.decisions) == 2
+            assert len(agent.results) == 2
         agent.reset(3)
-        assert agent.decisions == []
+        assert agent.results == []
 
 
 def test_closing_an_agent_closes_its_card_player() -> None:

@@ -23,25 +23,27 @@ option. Both papers spend 1-2 minutes a decision; this module aims at well under
 6. **Posterior** (Lockhart et al.): ``prior x exp(mean value x sqrt(R) / t)`` over the candidates,
    where ``R`` is the number of rollouts (the effective number when draws repeat); below ``r_min``
    rollouts the prior stands. The call is the posterior's most likely one (or a sample).
-7. **Slams** (``slam=on``, off by default): where a slam is decided (a candidate bids a slam or
-   goes past game, or the oracle gives our side 12+ tricks on the particles), the slam bids of
-   our best strain join the candidates and the leading candidates are scored again by the
-   solver on a few dozen particles (``slam_particles``), since the learned estimator's slam
-   estimates are its weakest. Where the policy has a single candidate (no search otherwise), the
+7. **The slam stage** (``slam_stage=on``, off by default; ``slam=on`` is its old spelling):
+   where a slam is decided (a candidate bids a slam or goes past game, or the oracle gives our
+   side 12+ tricks on the particles), the slam bids of our best strain join the candidates and
+   the leading candidates are scored again by the solver on a few dozen particles
+   (``slam_stage_particles``), since the learned estimator's slam estimates are its weakest. Where the policy has a single candidate (no search otherwise), the
    stage still looks when that call leaves our side in a contract at the three level or higher
    (a game bid, a pass of partner's game: :func:`slam_zone`), since that is where the policy
    misses slams. Its budget is counted in particles and solves, never seconds.
 
-The rollout policy is any :class:`BatchPolicy` (logits for a batch of 480-feature observations);
-:mod:`engine.policy` provides the ONNX one. No torch here.
+The rollout policy is any :class:`engine.batch_policy.BatchPolicy` (logits for a batch of
+480-feature observations); :mod:`engine.policy` provides the ONNX one. No torch here.
 
 The package's modules, in the order of the steps: :mod:`.protocols` (the parts' types), :mod:`.config`,
-:mod:`.particles` (steps 1-3), :mod:`.rollouts` (4-5), :mod:`.oracles` (5), :mod:`.borel` (6), :mod:`.agent`.
-Every public name is importable from the package itself, as it was from the single module.
+:mod:`.particles` (steps 1-2; the filter of step 3 is :mod:`engine.likelihood`'s, shared with card
+play), :mod:`.rollouts` (4-5), :mod:`.oracles` (5), :mod:`.borel` (6-7), :mod:`.agent` (the agents
+and the bases of the pipeline). Every public name is importable from the package itself.
 """
 
 from __future__ import annotations
 
+from bridgebot.engine.likelihood import auction_log_likelihood, masked_softmax
 from bridgebot.engine.search.agent import (
     DEFAULT_OPPONENTS,
     DOUBLED_OPPONENTS,
@@ -66,13 +68,7 @@ from bridgebot.engine.search.oracles import (
     one_hot_tricks,
     slam_chances,
 )
-from bridgebot.engine.search.particles import (
-    auction_log_likelihood,
-    candidates_from_prior,
-    deal_uniform,
-    masked_softmax,
-    resample,
-)
+from bridgebot.engine.search.particles import candidates_from_prior, deal_uniform, resample
 from bridgebot.engine.search.protocols import (
     N_TRICKS,
     NEG_INF,

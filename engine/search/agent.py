@@ -3,23 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
-from bridgebot.engine.agent import Agent, BatchBidder, BiddingView, CardPlayer, PlayView
-from bridgebot.engine.parts import Parts
-from bridgebot.engine.pipeline import Base, FloatArray, LayeredBidder, Proposal
-from bridgebot.engine.policy import PolicyAgent, convention_name, layers_of
+from bridgebot.core.arrays import FloatArray
+from bridgebot.engine.agent import BiddingView, CardPlayer
+from bridgebot.engine.batch_policy import BatchPolicy
+from bridgebot.engine.layered_agent import BatchLayeredAgent, LayeredAgent
+from bridgebot.engine.pipeline import Base, Layer, LayeredBidder, Proposal
+from bridgebot.engine.policy import Policy, PolicyAgent
 from bridgebot.engine.search.borel import BorelSearch
 from bridgebot.engine.search.config import SearchResult
 from bridgebot.engine.tendencies import DoubleRate, Reading, TheirDoubles, WithoutTheirDoubles
 from bridgebot.laws.calls import bid_index, doubled_against_caller
-from endplay.types import Bid, Card
-
-if TYPE_CHECKING:
-    from bridgebot.engine.control_asking import Convention
-    from bridgebot.engine.slams import SlamEstimator
+from endplay.types import Bid
 
 # -- the agent -------------------------------------------------------------------------------------
 
@@ -29,7 +26,7 @@ class SearchBase:
     :class:`BorelSearch` per view. Where the opponents have doubled our side's contract,
     ``doubled`` searches instead: ``search`` with :meth:`SearchConfig.where_doubled` (its
     ``doubled_p_min`` and ``doubled_punish``), sharing its policy, oracle, sampler and opponent
-    models. ``their_doubles`` is what its own policy makes of the opponents' doubles elsewhere,
+    models. ``policy_doubles`` is what its own policy makes of the opponents' doubles elsewhere,
     as in :class:`engine.policy.PolicyBase` (:mod:`engine.tendencies`): where it ignores them,
     ``blind`` searches, with the policy read through
     :class:`engine.tendencies.WithoutTheirDoubles` (the prior, partner's calls, our side's calls
@@ -43,12 +40,12 @@ class SearchBase:
         self,
         search: BorelSearch,
         seed: int = 0,
-        their_doubles: Reading = "read",
+        policy_doubles: Reading = "read",
         double_rate: DoubleRate | None = None,
     ) -> None:
         self.search = search
         self.seed = seed
-        self.doubles = TheirDoubles(their_doubles, double_rate)
+        self.doubles = TheirDoubles(policy_doubles, double_rate)
         self.blind = BorelSearch(
             WithoutTheirDoubles(search.policy),
             search.oracle,
@@ -99,45 +96,40 @@ class SearchBase:
         self._rng = np.random.default_rng([self.seed, board])
 
 
-class SearchAgent(Agent):
-    """Bids by :class:`BorelSearch` over a policy (:class:`SearchBase`) with the layers around it,
-    in the one pipeline (:class:`engine.pipeline.LayeredBidder`); plays cards with a separate
+class SearchAgent(LayeredAgent):
+    """Bids by :class:`BorelSearch` over a policy (:class:`SearchBase`) with ``layers`` around
+    it, in the one pipeline (:class:`engine.pipeline.LayeredBidder`); plays cards with a separate
     card player.
 
-    ``decisions`` holds the searches of the current board (emptied by ``reset``), for logs and
-    benchmarks; ``last`` is the latest. With ``slam`` (the policy's slam estimator) and ``convention``
-    (the asking convention), the layers have the last word on the searched call, as they have on
-    the policy's in :class:`engine.policy.PolicyAgent` (``stats["slam_layer"]`` marks a change);
-    a call the convention forces is not searched.
+    ``results`` holds the searches of the current board (emptied by ``reset``), for logs and
+    benchmarks; ``last`` is the latest. The layers have the last word on the searched call, as
+    they have on the policy's in :class:`engine.policy.PolicyAgent` (``stats["changed_by_layer"]``
+    marks a change); a call a layer forces is not searched. Not a batch bidder: the search draws
+    its particles from one generator per board, in the order the calls come.
     """
 
     def __init__(
         self,
         search: BorelSearch,
         card_player: CardPlayer,
+        layers: Sequence[Layer] = (),
         seed: int = 0,
         name: str = "search",
-        slam: SlamEstimator | None = None,
-        convention: Convention | None = None,
-        their_doubles: Reading = "read",
+        policy_doubles: Reading = "read",
         double_rate: DoubleRate | None = None,
     ) -> None:
-        self.name = name
-        self.base = SearchBase(search, seed, their_doubles, double_rate)
-        self.slam = slam
-        self.convention = convention
-        self.bidder = LayeredBidder(self.base, layers_of(slam, convention))
-        self.card_player = card_player
+        self.base = SearchBase(search, seed, policy_doubles, double_rate)
+        super().__init__(LayeredBidder(self.base, layers), card_player, name)
         self.last: SearchResult | None = None
-        self.decisions: list[SearchResult] = []
+        self.results: list[SearchResult] = []
 
     @property
     def search(self) -> BorelSearch:
         return self.base.search
 
-    def parts(self) -> Parts:
-        """Its policy, its layers and the convention they play (:mod:`engine.parts`)."""
-        return Parts(self.search.policy, self.bidder.layers, convention_name(self.convention))
+    @property
+    def policy(self) -> BatchPolicy:
+        return self.search.policy
 
     @property
     def ignores_their_doubles(self) -> bool:
@@ -145,28 +137,22 @@ class SearchAgent(Agent):
         return self.base.doubles.ignored
 
     def reset(self, board: int) -> None:
-        self.bidder.reset(board)
-        self.decisions = []
-        self.card_player.reset(board)
+        super().reset(board)
+        self.results = []
 
     def bid(self, view: BiddingView) -> Bid:
         (decision,) = self.bidder.decide([view])
         if decision.forced_by is not None:
-            # The asking convention's answer, decision or pass: nothing was searched.
+            # A layer's own call (the asking convention's answer, decision or pass): nothing
+            # was searched.
             return decision.call
         (result,) = self.base.results
         if decision.changed_by:
             result.call = decision.call
-            result.stats["slam_layer"] = 1.0
+            result.stats["changed_by_layer"] = 1.0
         self.last = result
-        self.decisions.append(result)
+        self.results.append(result)
         return decision.call
-
-    def play(self, view: PlayView) -> Card:
-        return self.card_player.play(view)
-
-    def close(self) -> None:
-        self.card_player.close()
 
 
 #: The ``opponents`` option's default: '+'-separated names, ``self`` (our policy), a shipped
@@ -176,9 +162,9 @@ class SearchAgent(Agent):
 #: of the field").
 DEFAULT_OPPONENTS = "epbotnet+self"
 
-#: The opponent models of ``default``'s doubled stage (the search where the opponents doubled
-#: our contract): the ones it was measured with (docs/evaluation.md, "The doubled stage"), kept
-#: when the search's default changed, so that ``default`` bids as its figures say.
+#: The opponent models of ``default``'s search where the opponents doubled our contract: the
+#: ones it was measured with (docs/evaluation.md, section "The doubled stage"), kept when the
+#: search's default changed, so that ``default`` bids as its figures say.
 DOUBLED_OPPONENTS = "bfgnet+self"
 
 
@@ -238,7 +224,7 @@ class WhereDoubled:
         self.doubled.reset(board)
 
 
-class SearchWhereDoubled(BatchBidder):
+class SearchWhereDoubled(BatchLayeredAgent):
     """Bids with the policy agent ``agent``'s pipeline, its base routed to ``search``'s where
     the opponents have doubled our side's contract (:class:`WhereDoubled`); plays with
     ``agent``'s card player.
@@ -250,39 +236,23 @@ class SearchWhereDoubled(BatchBidder):
     (more against a doubler), so the agent keeps nearly the policy's speed. ``search`` is the
     ``search`` agent, whose base searches doubled positions with its
     :meth:`SearchConfig.where_doubled` settings; its layers are ``agent``'s.
-    ``searched`` counts the calls the search made.
+    ``searched`` counts the calls the search made. Closing it closes both agents.
     """
 
     def __init__(self, agent: PolicyAgent, search: SearchAgent, name: str = "default") -> None:
         self.agent = agent
         self.search = search
-        self.name = name
         self.base = WhereDoubled(agent.base, search.base)
-        self.bidder = LayeredBidder(self.base, agent.bidder.layers)
-        self.policy = agent.policy
-        self.card_player = agent.card_player
+        super().__init__(LayeredBidder(self.base, agent.bidder.layers), agent.card_player, name)
+
+    @property
+    def policy(self) -> Policy:
+        return self.agent.policy
 
     @property
     def searched(self) -> int:
         return self.base.searched
 
-    def parts(self) -> Parts:
-        """The policy agent's parts: its policy, layers and convention."""
-        return self.agent.parts()
-
-    def reset(self, board: int) -> None:
-        self.bidder.reset(board)
-        self.card_player.reset(board)
-
-    def bid(self, view: BiddingView) -> Bid:
-        return self.bid_batch([view])[0]
-
-    def bid_batch(self, views: Sequence[BiddingView]) -> list[Bid]:
-        return self.bidder.bid_batch(views)
-
-    def play(self, view: PlayView) -> Card:
-        return self.agent.play(view)
-
     def close(self) -> None:
-        self.agent.close()
+        super().close()
         self.search.close()

@@ -15,15 +15,10 @@ from bridgebot.engine.features import (
     legal_masks_arrays,
     vul_flags,
 )
+from bridgebot.engine.likelihood import auction_log_likelihood, masked_softmax
 from bridgebot.engine.search.config import SearchConfig, SearchResult, Verdict
 from bridgebot.engine.search.oracles import SolverOracle, one_hot_tricks, slam_chances
-from bridgebot.engine.search.particles import (
-    auction_log_likelihood,
-    candidates_from_prior,
-    deal_uniform,
-    masked_softmax,
-    resample,
-)
+from bridgebot.engine.search.particles import candidates_from_prior, deal_uniform, resample
 from bridgebot.engine.search.protocols import (
     N_TRICKS,
     BatchPolicy,
@@ -305,15 +300,15 @@ class BorelSearch:
     ) -> tuple[list[int], Verdict] | None:
         """Search again, exactly, where a slam is decided; ``None`` where none is.
 
-        Each opponent model draws ``slam_particles`` of its filtered particles. The stage runs
-        when a candidate is a slam bid or a bid above game (4NT, 5 of a major: it forces past
+        Each opponent model draws ``slam_stage_particles`` of its filtered particles. The stage
+        runs when a candidate is a slam bid or a bid above game (4NT, 5 of a major: it forces past
         game), or when the oracle gives our side 12+ tricks with a mean chance of at least
-        ``slam_chance`` on those particles. Then the 6 (7) bid of the strain where our side most
-        likely takes 12 (13) tricks joins the candidates if legal and that chance reaches
-        ``slam_chance`` (at the least prior of a candidate, ``p_min``), and every candidate is
-        rolled out on the stage's particles and scored by the solver (:class:`SolverOracle`,
+        ``slam_stage_chance`` on those particles. Then the 6 (7) bid of the strain where our side
+        most likely takes 12 (13) tricks joins the candidates if legal and that chance reaches
+        ``slam_stage_chance`` (at the least prior of a candidate, ``p_min``), and every candidate
+        is rolled out on the stage's particles and scored by the solver (:class:`SolverOracle`,
         through :mod:`engine.dds`): :meth:`judge` then decides, as for the main search but with
-        ``slam_margin`` standard errors. The
+        ``slam_stage_margin`` standard errors. The
         budget is counted in particles and the solves they need (``slam_solves``), so a seeded
         search repeats on any machine.
         """

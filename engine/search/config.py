@@ -147,10 +147,10 @@ class SearchConfig:
     """``p_min`` where the opponents have doubled our side's contract
     (:func:`laws.calls.doubled_against_caller`). The policy is most sure of itself where it is
     most wrong: it passes the double with a prior near 1, so at 0.03 there is nothing to compare.
-    For ``default``'s doubled stage, on 1,000 validation deals against an exploiter of the shipped
-    policy: +0.32 (0.08) IMPs/board over the policy at 0.03, +0.47 (0.10) at 1e-3 and +0.62 (0.12)
-    at 1e-4 (Lockhart et al.'s floor); on 2,000 against bfg and ``bfg,doubles=on``, +0.005 (0.011)
-    and +0.017 (0.015) at 1e-4 (docs/evaluation.md)."""
+    For ``default``'s search where doubled, on 1,000 validation deals against an exploiter of the
+    shipped policy: +0.32 (0.08) IMPs/board over the policy at 0.03, +0.47 (0.10) at 1e-3 and
+    +0.62 (0.12) at 1e-4 (Lockhart et al.'s floor); on 2,000 against bfg and ``bfg,doubles=on``,
+    +0.005 (0.011) and +0.017 (0.015) at 1e-4 (docs/evaluation.md)."""
     doubled_punish: int = knob(2, "punish where the opponents doubled our contract", ge=0, le=13)
     """``punish`` where the opponents have doubled our side's contract: they have shown that
     they double, so the rollouts double our contracts that go down this many or more. For
@@ -165,8 +165,8 @@ class SearchConfig:
         ge=0.0,
         le=1.0,
     )
-    """``close_bids`` where the opponents have doubled our side's contract: off (1), as the
-    doubled stage was measured (above). ``default``'s doubled stage runs these settings, so
+    """``close_bids`` where the opponents have doubled our side's contract: off (1), as
+    ``default``'s search where doubled was measured (above). That search runs these settings, so
     ``close_bids`` leaves ``default``'s calls as they were."""
 
     def where_doubled(self) -> SearchConfig:

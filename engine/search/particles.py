@@ -1,27 +1,14 @@
-"""The prior's candidates and the particles: uniform deals of the unseen cards, resampling, and
-the likelihood of the auction under the rollout policy (the filter)."""
+"""The prior's candidates and the particles: uniform deals of the unseen cards and resampling. The
+filter's likelihood of the auction under the rollout policy is :mod:`engine.likelihood`'s (card
+play weighs its worlds by it too)."""
 
 from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
-from bridgebot.engine.features import (
-    encode_arrays,
-    legal_masks_arrays,
-    vul_flags,
-)
-from bridgebot.engine.search.protocols import NEG_INF, BatchPolicy, FloatArray, IntArray, U8Array
+from bridgebot.core.arrays import FloatArray, IntArray, U8Array
 
-# -- policy helpers ----------------------------------------------------------------------------------
-
-
-def masked_softmax(logits: FloatArray, mask: npt.NDArray[np.bool_]) -> FloatArray:
-    """Softmax over the legal entries only (illegal ones get probability 0)."""
-    z = np.where(mask, logits, NEG_INF)
-    z = z - z.max(axis=1, keepdims=True)
-    e = np.exp(z) * mask
-    out: FloatArray = (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
-    return out
+# -- the prior's candidates ------------------------------------------------------------------------
 
 
 def candidates_from_prior(prior: FloatArray, k: int, p_min: float) -> list[int]:
@@ -60,60 +47,3 @@ def resample(weights: npt.NDArray[np.float64], n: int, rng: np.random.Generator)
     cdf[-1] = 1.0
     points = (rng.random() + np.arange(n)) / n
     return np.searchsorted(cdf, points, side="right").astype(np.int64)
-
-
-def auction_log_likelihood(
-    policy: BatchPolicy,
-    owners: U8Array,
-    dealer: int,
-    vul: int,
-    history: IntArray,
-    skip_seat: int | None,
-    only: set[int] | None = None,
-    noise: float = 0.0,
-) -> npt.NDArray[np.float64]:
-    """Sum over the calls in ``history`` (not those of ``skip_seat``) of log pi(call | particle).
-
-    One batched policy call over (particle x call) rows. ``history`` holds ALL_CALLS indices from
-    the dealer's call on; ``dealer``/``vul`` are endplay values. ``only``, when given, keeps only
-    the calls of those seats (e.g. the opponents', scored under an opponent model). ``noise``
-    mixes the policy with a uniformly random legal call: each call is the policy's with
-    probability ``1 - noise``, so a call the policy would never make costs a particle at most a
-    factor ``noise / legal calls`` instead of all its weight.
-    """
-    p = owners.shape[0]
-    positions = [
-        i
-        for i in range(len(history))
-        if (dealer + i) % 4 != skip_seat and (only is None or (dealer + i) % 4 in only)
-    ]
-    out = np.zeros(p, dtype=np.float64)
-    if not positions or p == 0:
-        return out
-    m = len(positions)
-    length = max(len(history), 1)
-    prefixes = np.full((m, length), -1, dtype=np.int64)
-    for j, i in enumerate(positions):
-        prefixes[j, :i] = history[:i]
-    seats = np.array([(dealer + i) % 4 for i in positions], dtype=np.int64)
-    # Rows are particle-major: row = particle * m + j.
-    hands = (owners[:, None, :] == seats[None, :, None]).astype(np.uint8).reshape(p * m, 52)
-    rel = np.array(positions, dtype=np.int64) % 4
-    vus, vth = vul_flags(np.full(m, vul), seats)
-    # The auction blocks and legal masks depend on the position alone: made once per position
-    # and tiled over the particles (the same rows, bit for bit, as encoding every row); a policy
-    # with ``tiled_logits`` also computes its first layer's auction part once per position.
-    masks = np.tile(legal_masks_arrays(prefixes), (p, 1))
-    tiled = getattr(policy, "tiled_logits", None)
-    if tiled is not None:
-        base = encode_arrays(np.zeros((m, 52), np.uint8), rel, vus, vth, prefixes)
-        logits = tiled(base, hands.reshape(p, m, 52))
-    else:
-        logits = policy.logits(encode_arrays(hands, rel, vus, vth, prefixes, tiles=p))
-    probs = masked_softmax(logits, masks)
-    observed = np.tile(history[positions], p)
-    chosen = probs[np.arange(p * m), observed].astype(np.float64)
-    if noise > 0:
-        chosen = (1.0 - noise) * chosen + noise / masks.sum(axis=1)
-    out = np.log(np.maximum(chosen, 1e-12)).reshape(p, m).sum(axis=1)
-    return np.asarray(out, dtype=np.float64)

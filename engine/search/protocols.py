@@ -1,5 +1,6 @@
-"""The search's types and the protocols of its parts: the rollout policy, the trick oracle,
-the particle samplers."""
+"""The search's types and the protocols of its parts: the rollout policy
+(:class:`engine.batch_policy.BatchPolicy`, the one protocol of a policy's logits), the trick
+oracle, the particle samplers."""
 
 from __future__ import annotations
 
@@ -7,21 +8,23 @@ from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
 import numpy as np
-import numpy.typing as npt
+from bridgebot.core.arrays import FloatArray, IntArray, U8Array
+from bridgebot.engine.batch_policy import BatchPolicy
+from bridgebot.engine.likelihood import NEG_INF
 
-FloatArray = npt.NDArray[np.float32]
-IntArray = npt.NDArray[np.int64]
-U8Array = npt.NDArray[np.uint8]
+__all__ = [
+    "NEG_INF",
+    "N_TRICKS",
+    "BatchPolicy",
+    "FloatArray",
+    "IntArray",
+    "ObservationSampler",
+    "ParticleSampler",
+    "TrickOracle",
+    "U8Array",
+]
 
-NEG_INF = np.float32(-1e9)
 N_TRICKS = 14  # trick counts 0..13
-
-
-class BatchPolicy(Protocol):
-    """A bidding policy that scores many observations at once."""
-
-    def logits(self, features: FloatArray) -> FloatArray:
-        """Logits float32 [B, 38] over :data:`laws.calls.ALL_CALLS` for features [B, 480]."""
 
 
 class TrickOracle(Protocol):

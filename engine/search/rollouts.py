@@ -12,7 +12,7 @@ from bridgebot.engine.features import (
     legal_masks_arrays,
     vul_flags,
 )
-from bridgebot.engine.search.particles import masked_softmax
+from bridgebot.engine.likelihood import masked_softmax
 from bridgebot.engine.search.protocols import (
     N_TRICKS,
     NEG_INF,

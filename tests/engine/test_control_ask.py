@@ -1,4 +1,4 @@
-"""Control asking (engine.control_ask, control_estimator, control_asking; the agents' ``controls``): its rules on auctions, and the
+"""Control asking (engine.control_ask, control_estimator, control_layer; the agents' ``controls``): its rules on auctions, and the
 shipped agents playing it at a table, as asker, as responder, and where an opponent doubles the
 ask."""
 
@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 from bridgebot.engine import control_ask as A
 from bridgebot.engine.agent import bidding_view
-from bridgebot.engine.control_asking import (
+from bridgebot.engine.control_estimator import CONTROLS_DIR, ControlEstimator
+from bridgebot.engine.control_layer import (
     ControlAsking,
     ConventionLayer,
     Reach,
     veto_direct,
     veto_own_ask,
 )
-from bridgebot.engine.control_estimator import CONTROLS_DIR, ControlEstimator
 from bridgebot.engine.explain import Explainer
 from bridgebot.engine.features import encode, hand_to_array
 from bridgebot.engine.parts import layer_of, parts_of

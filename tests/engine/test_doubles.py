@@ -1,4 +1,5 @@
-"""The penalty-double layer: what it reads from the observation, when it doubles, the agent option."""
+"""The penalty doubles: what they read from the observation, when they double, the agent option
+(a layer of the pipeline where the agent has one, a wrapper where it has none)."""
 
 from __future__ import annotations
 
@@ -11,14 +12,17 @@ import pytest
 from bridgebot.engine.agent import Agent, BatchBidder, BiddingView, PlayView
 from bridgebot.engine.doubles import (
     FEATURE_NAMES,
+    BatchPenaltyDoublesWrapper,
     DoublesModel,
     DoublesModelError,
-    DoublingAgent,
+    PenaltyDoublesLayer,
+    PenaltyDoublesWrapper,
     observable_features,
     penalty_doubles,
-    standing_contract,
 )
 from bridgebot.engine.features import encode, legal_mask
+from bridgebot.engine.parts import layer_of, parts_of
+from bridgebot.engine.policy import PolicyAgent
 from bridgebot.laws.calls import PASS, auction_over, is_double, is_pass, legal_calls, to_call
 from endplay.types import Bid, Card, Deal, Player, Vul
 
@@ -47,17 +51,6 @@ def view(auction: str, dealer: Player = Player.north, deal: Deal = DEAL) -> Bidd
 
 def obs(v: BiddingView) -> tuple[np.ndarray, np.ndarray]:
     return encode(v)[None, :], legal_mask(v.dealer, v.auction)[None, :]
-
-
-def test_standing_contract_names_the_declarer_first_to_bid_the_strain() -> None:
-    # N 1H, E P, S 2C, W P, N 2H, E P, S 4H: declarer is North, partner of South (to call: W).
-    v = view("1H P 2C P 2H P 4H")
-    assert v.seat is Player.west
-    c = standing_contract(obs(v)[0])
-    assert (int(c.level[0]), int(c.strain[0])) == (4, 2)
-    assert int(c.declarer_rel[0]) == 1  # North is West's left-hand opponent
-    none = standing_contract(obs(view(""))[0])
-    assert not bool(none.has[0])
 
 
 def test_features_read_own_hand_and_partners_calls() -> None:
@@ -104,12 +97,11 @@ class Passer(Agent):
         raise AssertionError("bidding only")
 
 
-def test_agent_batch_path_equals_call_by_call() -> None:
-    agent = make_agent("policy:models/default,doubles=on")
-    assert isinstance(agent, DoublingAgent) and isinstance(agent, BatchBidder)
-    rng = np.random.default_rng(3)
+def random_views(n: int, seed: int) -> list[BiddingView]:
+    """Up to ``n`` views of random legal auctions on :data:`DEAL` (North deals, both vulnerable)."""
+    rng = np.random.default_rng(seed)
     views = []
-    for _ in range(40):
+    for _ in range(n):
         calls: tuple[Bid, ...] = ()
         target = int(rng.integers(1, 12))
         while len(calls) < target and not auction_over(calls):
@@ -123,13 +115,45 @@ def test_agent_batch_path_equals_call_by_call() -> None:
                 seat, Player.north, Vul.both, DEAL[seat], calls, 1, legal_calls(Player.north, calls)
             )
         )
+    return views
+
+
+def test_agent_batch_path_equals_call_by_call() -> None:
+    agent = make_agent("policy:models/default,doubles=on")
+    assert isinstance(agent, BatchBidder)
+    views = random_views(40, 3)
     batch = agent.bid_batch(views)
     single = [agent.bid(v) for v in views]
     assert [str(c) for c in batch] == [str(c) for c in single]
 
 
+def test_an_agent_with_a_pipeline_plays_them_as_its_last_layer() -> None:
+    """``doubles=on`` of a learned agent is the last layer of its pipeline, and doubles where
+    the wrapper would over the same agent without it (the rule it replaced), call for call."""
+    # policy_doubles=read: the two agents keep no count of the doubles they see, which would
+    # make the second look (decide) read the views otherwise than the first.
+    with make_agent("policy:models/default,doubles=on,policy_doubles=read") as layered:
+        assert isinstance(layered, PolicyAgent)
+        assert [x.name for x in layered.bidder.layers] == ["doubles"]
+        layer = layer_of(parts_of(layered), PenaltyDoublesLayer)
+        assert layer is not None and layer.model == MODEL
+        plain = make_agent("policy:models/default,policy_doubles=read")
+        assert isinstance(plain, PolicyAgent)
+        wrapped = BatchPenaltyDoublesWrapper(plain, "wrapped", MODEL)
+        # Auctions where the opponents bid on and a pass leaves them a contract to double.
+        views = [
+            v for v in random_views(400, 5) if v.auction and legal_mask(v.dealer, v.auction)[1]
+        ]
+        got, want = layered.bid_batch(views), wrapped.bid_batch(views)
+        assert [str(c) for c in got] == [str(c) for c in want]
+        assert wrapped.doubles > 0  # the comparison covers doubles made
+        decided = layered.decide(views)
+        doubled = [d for d in decided if d.changed_by == ("doubles",)]
+        assert len(doubled) == wrapped.doubles and all(is_double(d.call) for d in doubled)
+
+
 def test_wrapper_turns_only_passes_into_doubles() -> None:
-    agent = DoublingAgent(Passer(), "passer,doubles=on", MODEL)
+    agent = PenaltyDoublesWrapper(Passer(), "passer,doubles=on", MODEL)
     assert not isinstance(agent, BatchBidder)  # batching only over a batch bidder
     assert is_double(agent.bid(view("7NT", dealer=Player.west)))
     assert is_pass(agent.bid(view("P P 1C")))
@@ -137,8 +161,8 @@ def test_wrapper_turns_only_passes_into_doubles() -> None:
 
 
 def test_spec_option() -> None:
-    assert isinstance(make_agent("bfg,doubles=on"), DoublingAgent)
-    assert not isinstance(make_agent("bfg,doubles=off"), DoublingAgent)
+    assert isinstance(make_agent("bfg,doubles=on"), PenaltyDoublesWrapper)
+    assert not isinstance(make_agent("bfg,doubles=off"), PenaltyDoublesWrapper)
     with pytest.raises(AgentSpecError, match="doubles must be 'on' or 'off'"):
         make_agent("bfg,doubles=maybe")
     with pytest.raises(AgentSpecError, match="bfg takes no path and no options"):
@@ -163,7 +187,7 @@ def test_the_shipped_model_is_found_by_the_composition_root_from_any_directory(
     monkeypatch.chdir(tmp_path)
     assert PENALTY_DOUBLES.is_absolute() and PENALTY_DOUBLES.is_file()
     with make_agent("bfg,doubles=on") as agent:
-        assert isinstance(agent, DoublingAgent) and agent.model == MODEL
+        assert isinstance(agent, PenaltyDoublesWrapper) and agent.model == MODEL
 
 
 def test_the_shipped_model_reads_and_writes_back_byte_for_byte(tmp_path: Path) -> None:

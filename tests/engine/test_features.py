@@ -15,12 +15,13 @@ from bridgebot.engine.features import (
     hand_to_array,
     legal_mask,
     legal_masks_arrays,
+    standing_contract,
     vul_flags,
     without_their_doubles,
 )
 from bridgebot.laws.calls import ALL_CALLS, auction_over, bid_index, legal_calls
 from bridgebot.laws.cards import RANKS, card_index
-from endplay.types import Bid, Hand, Player, Vul
+from endplay.types import Bid, Deal, Hand, Player, Vul
 
 P, X, XX = ALL_CALLS[0], ALL_CALLS[1], ALL_CALLS[2]
 
@@ -298,3 +299,15 @@ def test_without_their_doubles_reads_as_if_they_had_passed(seat: Player) -> None
     want = encode(view(seat, dealer, Vul.both, passed))
     assert got.dtype == np.float32 and np.array_equal(got[0], want)
     assert theirs and len(theirs) < auction.count(X)  # both sides doubled here
+
+
+def test_standing_contract_names_the_declarer_first_to_bid_the_strain() -> None:
+    deal = Deal("N:AKQJ.AKQ.AK2.A32 5432.5432.543.54 T98.T98.T98.KQJT 76.J76.QJ76.9876")
+    # N 1H, E P, S 2C, W P, N 2H, E P, S 4H: declarer is North, partner of South (to call: W).
+    calls = tuple(Bid(c) for c in ["1H", "P", "2C", "P", "2H", "P", "4H"])
+    seen = BiddingView(Player.west, Player.north, Vul.none, deal.west, calls, 1, (P,))
+    c = standing_contract(encode(seen)[None, :])
+    assert (int(c.level[0]), int(c.strain[0])) == (4, 2)
+    assert int(c.declarer_rel[0]) == 1  # North is West's left-hand opponent
+    opening = BiddingView(Player.north, Player.north, Vul.none, deal.north, (), 1, (P,))
+    assert not bool(standing_contract(encode(opening)[None, :]).has[0])

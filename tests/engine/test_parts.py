@@ -11,7 +11,7 @@ from typing import Any
 
 import onnxruntime
 import pytest
-from bridgebot.engine.control_asking import ControlAsking, ConventionLayer
+from bridgebot.engine.control_layer import ControlAsking, ConventionLayer
 from bridgebot.engine.explain import PolicyReader, reader_of
 from bridgebot.engine.parts import layer_of, parts_of
 from bridgebot.engine.slams import SlamLayer
@@ -90,7 +90,8 @@ def test_every_wrapper_forwards_the_parts(spec: str) -> None:
     with make_agent(spec) as agent:
         parts = parts_of(agent)
         assert parts.policy is not None
-        assert [layer.name for layer in parts.layers] == ["slam", "controls"]
+        doubles = ["doubles"] if "doubles=on" in spec else []
+        assert [layer.name for layer in parts.layers] == ["slam", "controls", *doubles]
         assert isinstance(layer_of(parts, SlamLayer), SlamLayer)
         conv = layer_of(parts, ConventionLayer)
         assert conv is not None and isinstance(conv.convention, ControlAsking)
@@ -102,9 +103,12 @@ def test_every_wrapper_forwards_the_parts(spec: str) -> None:
     "spec", ["default", "default,doubles=on", "search", "policy:models/default"]
 )
 def test_the_shipped_policy_alone_has_no_layers(spec: str) -> None:
+    """No layer but the penalty doubles, where the spec asks for them."""
     with make_agent(spec) as agent:
         parts = parts_of(agent)
-        assert parts.policy is not None and parts.layers == () and parts.convention is None
+        names = [layer.name for layer in parts.layers]
+        assert names == (["doubles"] if "doubles=on" in spec else [])
+        assert parts.policy is not None and parts.convention is None
         assert isinstance(reader_of(agent), PolicyReader)
 
 

@@ -10,10 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 from bridgebot.engine.features import encode_arrays, legal_masks_arrays
+from bridgebot.engine.parts import layer_of, parts_of
 from bridgebot.engine.slams import (
     N_CLASSES,
     N_OUTPUTS,
     SLAM_DIR,
+    SlamLayer,
     Thresholds,
     declarer_rel,
     estimator_dir,
@@ -160,11 +162,9 @@ def test_the_policy_agent_serves_a_trained_estimator_and_refuses_a_broken_one(
         "notes": {"thresholds": {"small": 0.9, "grand": 0.95, "keep": 0.1}},
     }
     write_mlp(net, model / SLAM_DIR, "slam.onnx", x[:8].astype(np.float32), card)
-    agent = make_agent(f"policy:{model}")
-    assert agent.slam is not None  # type: ignore[attr-defined]
-    assert agent.slam.thresholds == Thresholds(0.9, 0.95, 0.1)  # type: ignore[attr-defined]
-    off = make_agent(f"policy:{model},slams=off")
-    assert off.slam is None  # type: ignore[attr-defined]
+    layer = layer_of(parts_of(make_agent(f"policy:{model}")), SlamLayer)
+    assert layer is not None and layer.estimator.thresholds == Thresholds(0.9, 0.95, 0.1)
+    assert layer_of(parts_of(make_agent(f"policy:{model},slams=off")), SlamLayer) is None
     # A card that promises another output layout is refused with the file named.
     path = model / SLAM_DIR / "model.json"
     raw = json.loads(path.read_text())

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from bridgebot.engine.parts import parts_of
+from bridgebot.engine.parts import layer_of, parts_of
 from bridgebot.engine.policy import Policy
-from bridgebot.engine.slams import SLAM_DIR, Thresholds
+from bridgebot.engine.slams import SLAM_DIR, SlamLayer, Thresholds
 from bridgebot.laws.calls import FIRST_BID
 from bridgebot.laws.deals import random_owners_batch
 from bridgebot.models import slamnet_data, slamnet_thresholds
@@ -173,8 +173,7 @@ def test_the_command_writes_an_estimator_the_agent_serves(tmp_path: Path) -> Non
     sweep = card["metrics"]["validation"]["sweep"]
     assert len(sweep) == 3 and sweep[0]["thresholds"] is None
     assert set(card["notes"]["thresholds"]) == {"small", "grand", "keep", "low"}
-    agent = make_agent(f"policy:{model}")
-    assert agent.slam is not None  # type: ignore[attr-defined]
+    assert layer_of(parts_of(make_agent(f"policy:{model}")), SlamLayer) is not None
     bad = bridgebot("train", "slamnet", "--deals", str(big), "--val-deals", str(val),
                     "--grid", "0.5;x")  # fmt: skip
     assert bad.returncode == 2 and "--grid" in bad.stderr
