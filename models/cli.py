@@ -141,7 +141,8 @@ def _train(args: argparse.Namespace, command: str) -> dict[str, object]:
         return train_selfplay(
             config_from_args(SelfPlayConfig, args), command, progress, dd_match=args.dd_match
         )
-    from bridgebot.models.league import exploit, train_league
+    from bridgebot.models.league.exploiters import exploit
+    from bridgebot.models.league.run import train_league
 
     if args.mode == "exploit":
         cfg = config_from_args(LeagueConfig, args, init=args.target)
@@ -186,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
             module = {"ddnet": ddnet, "belief": belief, "doubles": doubles_fit,
                       "slamnet": slamnet, "average": average, "distill": distill}[args.mode]  # fmt: skip
             return int(module.run(args, command))
-        from bridgebot.models.league import LeagueError  # the trainers below need torch
+        from bridgebot.models.league.mix import LeagueError  # the trainers below need torch
 
         state = open_run(args.run, Path(args.out), sys.stderr)
         args.out = str(state.path)  # the trainers checkpoint in the run's state folder

@@ -41,7 +41,7 @@ class TrainerConfig(BaseModel):
     SHIPPED_POLICY: ClassVar[tuple[str, ...]] = ()
 
 
-#: The league's default opponent mixture (kinds of ``models.league.KINDS`` and their weights).
+#: The league's default opponent mixture (kinds of ``models.league.mix.KINDS`` and their weights).
 DEFAULT_MIX = "self=1,selfx=2,init=1,initx=1,snap=1,oracle=1,exploit=2,bfg=1.5,bfgx=1.5"
 #: The recommended mixture with EPBot's training cards (``field``; needs ``$BRIDGEBOT_EPBOT``):
 #: the outside bidders keep today's share of the deals (3 of 13), two thirds of it the field, so

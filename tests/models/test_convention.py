@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 import torch
 from bridgebot.engine import control_ask as A
-from bridgebot.engine.control_asking import ControlAsking
+from bridgebot.engine.control_layer import ControlAsking
 from bridgebot.engine.explain import hcp
 from bridgebot.engine.features import auction_from_observation, encode
 from bridgebot.models.config import LeagueConfig
 from bridgebot.models.convention import Layers, convention_chooser, view_of
 from bridgebot.models.data import run_auctions
-from bridgebot.models.league import load_policy
+from bridgebot.models.league.choosers import load_policy
 from bridgebot.models.selfplay import Recorder
 
 from bridgebot.agents import make_agent
@@ -129,7 +129,7 @@ def test_the_layered_greedy_network_bids_what_the_shipped_agent_bids() -> None:
     from bridgebot.engine.agent import bidding_view
     from bridgebot.laws.calls import ALL_CALLS, auction_over
     from bridgebot.laws.cards import owners_pbn
-    from bridgebot.models.league import opponent_chooser
+    from bridgebot.models.league.choosers import opponent_chooser
     from endplay.types import Deal, Player, Vul
 
     owners = strong_deals(48, seed=8)
@@ -162,7 +162,8 @@ def test_the_layered_greedy_network_bids_what_the_shipped_agent_bids() -> None:
 
 
 def test_the_league_trains_with_the_convention(tmp_path: Path) -> None:
-    from bridgebot.models.league import LeagueError, train_league
+    from bridgebot.models.league.mix import LeagueError
+    from bridgebot.models.league.run import train_league
 
     from tests.models.test_train import small_dd
 
@@ -185,7 +186,8 @@ def test_the_estimators_trained_in_the_loop_start_as_the_agents_and_export(tmp_p
     from bridgebot.engine.control_estimator import ControlEstimator
     from bridgebot.engine.slams import SlamEstimator
     from bridgebot.models.convention import Listeners
-    from bridgebot.models.league import LeagueError, train_league
+    from bridgebot.models.league.mix import LeagueError
+    from bridgebot.models.league.run import train_league
 
     from tests.models.test_train import small_dd
 

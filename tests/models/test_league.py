@@ -15,19 +15,12 @@ from bridgebot.laws.scoring import dd_tricks, ns_score
 from bridgebot.models.config import LeagueConfig
 from bridgebot.models.data import observe
 from bridgebot.models.doubles_fit import observer_seats
-from bridgebot.models.league import (
-    LeagueError,
-    curriculum,
-    doubled_stats,
-    exploit,
-    league_data,
-    learner_chooser,
-    learner_deals,
-    learner_double_share,
-    oracle_doubles,
-    parse_mix,
-    train_league,
-)
+from bridgebot.models.league.choosers import learner_chooser, oracle_doubles
+from bridgebot.models.league.data import curriculum, league_data, learner_deals
+from bridgebot.models.league.exploiters import exploit
+from bridgebot.models.league.mix import LeagueError, parse_mix
+from bridgebot.models.league.rl import doubled_stats, learner_double_share
+from bridgebot.models.league.run import train_league
 from bridgebot.models.onnx_mlp import policy_from_onnx
 from bridgebot.models.selfplay import Recorder, duplicate_imps
 from endplay.types import Penalty, Player, Vul
@@ -240,7 +233,7 @@ def test_bfg_in_the_league_bids_what_the_bfg_agent_bids() -> None:
     from bridgebot.engine.agent import BiddingView
     from bridgebot.laws.calls import legal_calls
     from bridgebot.laws.cards import owners_pbn
-    from bridgebot.models.league import bfg_chooser
+    from bridgebot.models.league.choosers import bfg_chooser
     from endplay.types import Deal
 
     from bridgebot.agents import make_agent
