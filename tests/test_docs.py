@@ -248,6 +248,61 @@ def test_the_readmes_explain_example_is_what_explain_prints(
     assert capsys.readouterr().out.splitlines()[-1] == example.group(1)
 
 
+def _seat_alert(auction: list[str], call: str) -> str | None:
+    """The alert ``bridgebot seat --agent default`` sends with ``call`` after ``auction`` on board
+    1 (North deals, nobody vulnerable), with its default ``--alert-hands``."""
+    from bridgebot.engine.agent import bidding_view
+    from bridgebot.server.seat_cli import _alerter
+    from endplay.types import Bid, Hand, Player, Vul
+
+    from bridgebot.agents import make_agent
+
+    (seat,) = [p for p in every_parser() if p.prog.split()[1:] == ["seat"]]
+    hands = next(a.default for a in seat._actions if a.dest == "alert_hands")
+    with make_agent("default", 0) as agent:
+        alerter = _alerter(agent, hands)
+        assert alerter is not None
+        view = bidding_view(Player.north, Vul.none, Hand(), [Bid(c) for c in auction], 1)
+        return alerter(view, Bid(call))
+
+
+def test_the_readmes_alerts_are_what_our_seat_sends() -> None:
+    """The alerts the README quotes are the ones the shipped ``default`` sends: the seat's
+    example of an artificial call, and the play page's 4NT, an ask read from partner's answers
+    (issue 62: the page still advertised control asking, which the shipped model no longer
+    plays, and the seat's example was a raise, natural)."""
+    from bridgebot.protocol.codec import Direction, parse
+    from bridgebot.protocol.messages import CallMsg
+
+    seat_text = " ".join(readme_section("Seat our bot at a table").split())
+    example = re.search(r"after ([\w ]+), `(\w+ bids \w+ Alert\. [^`]+)`", seat_text)
+    assert example is not None
+    msg = parse(example.group(2), Direction.TO_TM)
+    assert isinstance(msg, CallMsg) and msg.alert is not None
+    assert _seat_alert(example.group(1).split(), str(msg.call)) == msg.alert
+
+    play = " ".join(readme_section("Play against the bot").split())
+    assert "Control ask" not in play and "controls" not in play
+    ask = re.search(r"where its (\w+) is an ask .*?\(after ([\w ]+): `(Asks for [^`]+)`", play)
+    assert ask is not None
+    assert _seat_alert(ask.group(2).split(), ask.group(1)) == ask.group(3)
+
+
+def test_the_readmes_victory_points_are_the_scales() -> None:
+    """The tournament section's worked VPs are what ``laws.event_scoring`` gives."""
+    from bridgebot.laws.event_scoring import victory_points
+
+    text = " ".join(readme_section("Run a tournament").split())
+    worked = re.search(
+        r"A (\d+)-IMP win over (\d+) boards is ([\d.]+)-([\d.]+); (\d+) IMPs is ([\d.]+)-([\d.]+)",
+        text,
+    )
+    assert worked is not None
+    imps, boards, won, lost, imps2, won2, lost2 = worked.groups()
+    assert victory_points(int(boards), int(imps), 0) == (float(won), float(lost))
+    assert victory_points(int(boards), int(imps2), 0) == (float(won2), float(lost2))
+
+
 def every_parser(parser: argparse.ArgumentParser | None = None) -> list[argparse.ArgumentParser]:
     """The command line's parser and every command's and mode's below it (``train doubles``)."""
     from bridgebot.cli import build_parser
