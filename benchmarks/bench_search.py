@@ -78,7 +78,7 @@ def _chunk_match(job: dict[str, Any]) -> dict[str, Any]:
         searchers = [a for room in agents.values() for a in room if isinstance(a, SearchAgent)]
         for deal in deals:  # a search agent keeps one board's decisions: collect them per board
             results += play_dd_boards([deal], "team", job["us"], job["them"], agents)
-            board = [d for a in searchers for d in a.decisions]
+            board = [d for a in searchers for d in a.results]
             made += board
             board_changed.append(sum(int(d.searched and d.changed) for d in board))
     check_policies(job, "after")

@@ -135,9 +135,9 @@ class Asked:
         self.calls, self.searched = [], []
 
     def bid(self, view: Any) -> Any:
-        before = len(self.search.decisions)
+        before = len(self.search.results)
         self.calls.append(self.search.bid(view))
-        made = self.search.decisions[before:]
+        made = self.search.results[before:]
         self.searched.append(made[0] if made and made[0].searched else None)
         return self.follow.bid(view)
 
@@ -221,7 +221,7 @@ def label_chunk(job: Chunk) -> dict[str, Any]:
                             if d is not None:
                                 searched(row, p, d)
                         continue
-                    made = getattr(room[seat], "decisions", None)
+                    made = getattr(room[seat], "results", None)
                     if made is None or len(made) != len(where):
                         continue  # not a search agent, or a call it did not search
                     for p, d in zip(where, made, strict=True):
