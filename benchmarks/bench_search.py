@@ -13,6 +13,16 @@ difference of the two is the search gain measured against a third party).
     python benchmarks/bench_search.py --model models/default --boards 200 \\
         --budgets "particles=128,rollouts=16;particles=256,rollouts=32" --dd net --vs-bfg
 
+``--profile N`` says where the time of a searched call goes: the ``--spec`` agent (default
+``search``, the shipped model) bids held-out boards against the bare policy, in this process, until
+it has searched N calls; then the same boards again under cProfile. It prints the median and p95
+seconds per searched call (of the first pass, which no profiler slows), the time of each stage
+(particle sampling, particle weighting, rollouts, the trick oracle: ``ddnet``, or the solver of
+the slam stage; and the policy networks' inference inside them), and the top entries by
+cumulative time.
+
+    python benchmarks/bench_search.py --deals data/dd_2026.npz --profile 20
+
 ``--opponents`` instead prints the cross-table: for each opponent spec, the plain policy and the
 search agent ``--spec`` against it on the same deals, search minus policy with its paired standard
 error, and the median and p95 seconds per searched call (``--baseline`` compares with another
@@ -35,6 +45,7 @@ import argparse
 import functools
 import json
 import math
+import os
 import statistics
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -259,6 +270,119 @@ def cross_table(args: argparse.Namespace, search: str, policy: str, first: int) 
         Path(args.out).write_text(json.dumps(summary, indent=1) + "\n")
 
 
+def _searched_boards(spec: str, them: str, deals: list[Any], calls: int, seed: int) -> list[float]:
+    """Bid ``deals`` in turn (team match against ``them``) until ``spec``'s search agents have
+    searched ``calls`` calls; the seconds of each searched call."""
+    from bridgebot.engine.search import SearchAgent
+    from bridgebot.tournament.ddmatch import play_dd_boards, seated_agents
+    from bridgebot.tournament.seatings import seatings
+
+    from bridgebot.agents import make_agent
+
+    seconds: list[float] = []
+    with seated_agents(make_agent, spec, them, seatings("team"), seed) as agents:
+        searchers = [a for room in agents.values() for a in room if isinstance(a, SearchAgent)]
+        for deal in deals:
+            play_dd_boards([deal], "team", spec, them, agents)
+            seconds += [d.seconds for a in searchers for d in a.results if d.searched]
+            if len(seconds) >= calls:
+                break
+    return seconds
+
+
+def _stages() -> dict[tuple[str, int, str], str]:
+    """The search's stages by the profiler's key of the function that does each (file, first
+    line, name); a function the search no longer has is left out."""
+    from bridgebot.engine.policy import Policy
+    from bridgebot.engine.search import borel, oracles, rollouts
+
+    where = {
+        "search": (borel.BorelSearch, "search"),
+        "particles: sampling": (borel.BorelSearch, "particles"),
+        "particles: weighting (auction likelihood)": (borel.BorelSearch, "model_weights"),
+        "rollouts": (rollouts, "rollout"),
+        "oracle: ddnet": (getattr(oracles, "EstimatorOracle", None), "trick_probs"),
+        "oracle: solver (slam stage)": (getattr(oracles, "SolverOracle", None), "trick_probs"),
+        "slam stage (its rollouts and solves too)": (borel.BorelSearch, "slam_stage"),
+        "policy networks": (Policy, "logits"),
+        "policy networks (tiled)": (Policy, "tiled_logits"),
+    }
+    out = {}
+    for stage, (owner, name) in where.items():
+        code = getattr(getattr(owner, name, None), "__code__", None)
+        if code is not None:
+            out[(code.co_filename, code.co_firstlineno, code.co_name)] = stage
+    return out
+
+
+def profile(args: argparse.Namespace, first: int) -> dict[str, Any]:
+    """``--profile N``: the timings and the stages of N searched calls (module doc)."""
+    import cProfile
+    import io
+    import pstats
+
+    from bridgebot.laws.board_sets import load_npz
+
+    them = f"policy:{args.model}"
+    # A searched call or more a board, most boards: read the boards before the clock starts.
+    deals = load_npz(Path(args.deals), boards=min(args.held_out, 4 * args.profile), first=first)
+    seconds = sorted(_searched_boards(args.spec, them, deals, args.profile, args.seed))
+    if not seconds:
+        sys.exit(f"{args.spec} searched no call on the held-out boards of {args.deals}")
+    load = os.getloadavg()[0]  # the wall times' context: other processes on the cores
+    # CPU seconds (this process's), so that other work on the machine does not move the shares.
+    profiler = cProfile.Profile(time.process_time)
+    profiler.enable()
+    _searched_boards(args.spec, them, deals, args.profile, args.seed)
+    profiler.disable()
+    stats = pstats.Stats(profiler)
+    table: dict[tuple[str, int, str], Any] = stats.stats  # type: ignore[attr-defined]
+    stages = _stages()
+    cumulative = dict.fromkeys(stages.values(), 0.0)
+    for key, stage in stages.items():
+        if key in table:
+            cumulative[stage] += table[key][3]
+            # tiled_logits falls back on logits where the graph has no hand split: once.
+            for caller, (_, _, _, within) in table[key][4].items():
+                if stage == "policy networks" and stages.get(caller) == "policy networks (tiled)":
+                    cumulative[stage] -= within
+    total = cumulative.pop("search") or 1e-9
+    policy = cumulative.pop("policy networks") + cumulative.pop("policy networks (tiled)", 0.0)
+    slam = cumulative.pop("slam stage (its rollouts and solves too)", 0.0)
+    rest = total - sum(cumulative.values())
+    n = len(seconds)
+    out: dict[str, Any] = {
+        "spec": args.spec,
+        "searched_calls": n,
+        "median_s": statistics.median(seconds),
+        "p95_s": seconds[min(n - 1, int(0.95 * n))],
+        "load_average": load,
+        "profiled_cpu_s_per_call": total / n,
+        "stages_share": {
+            **{k: v / total for k, v in cumulative.items()},
+            "the rest (prior, scoring, the verdict)": rest / total,
+        },
+        "within them: policy networks": policy / total,
+        "within them: slam stage": slam / total,
+    }
+    print(
+        f"{args.spec}: {n} searched calls on the held-out boards of {args.deals}: median "
+        f"{out['median_s']:.3f} s, p95 {out['p95_s']:.3f} s per searched call (wall, load "
+        f"average {load:.1f}); under the profiler {total / n:.3f} CPU s a call:"
+    )
+    for stage, share in out["stages_share"].items():
+        print(f"  {stage:45s} {share * total / n:7.3f} CPU s/call {share:6.1%}")
+    for what, secs in (
+        ("within them: policy networks (ONNX)", policy),
+        ("within them: the slam stage", slam),
+    ):
+        print(f"  {what:45s} {secs / n:7.3f} CPU s/call {secs / total:6.1%}")
+    text = io.StringIO()
+    pstats.Stats(profiler, stream=text).sort_stats("cumulative").print_stats(25)
+    print(text.getvalue())
+    return out
+
+
 def _paired_se(diff: np.ndarray) -> float:
     """Standard error of the mean of per-board differences (nan for fewer than two boards)."""
     return mean_stderr(list(diff))[1]
@@ -314,6 +438,13 @@ def main() -> None:
         help="finished chunks of --opponents; the same command resumes (default %(default)s)",
     )
     ap.add_argument("--chunk", type=int, default=50, help="boards per journaled chunk")
+    ap.add_argument(
+        "--profile",
+        type=int,
+        default=0,
+        metavar="N",
+        help="where the time of N searched calls of --spec goes (cProfile, by stage); no match",
+    )
     args = benchmark_args(ap, "bench_search")
     deal_file(args.deals)
 
@@ -325,6 +456,11 @@ def main() -> None:
             f"last N deals) must be at most that, and --boards {args.boards} at most --held-out"
         )
     policy = f"policy:{args.model}"
+    if args.profile:
+        summary = profile(args, first)
+        if args.out:
+            Path(args.out).write_text(json.dumps(summary, indent=1) + "\n")
+        return
     if args.opponents:
         cross_table(args, args.spec, args.baseline or policy, first)
         return

@@ -123,3 +123,24 @@ def test_a_journaled_chunk_counts_only_for_the_settings_that_played_it() -> None
     assert digest("default") != digest("default,doubles=on")
     key = json.loads(bench_search._chunk_key("search", "random", str(DEALS), 0, 1, 0, 1))
     assert key[-2:] == [digest("search"), digest("random")]
+
+
+def test_the_profile_says_where_a_searched_calls_time_goes(tmp_path: Path) -> None:
+    """``--profile N``: the wall seconds of the searched calls, and every stage's share of their
+    CPU time, the stages adding up to the whole call."""
+    out = tmp_path / "profile.json"
+    run = _run("--boards", "3", "--held-out", "3", "--profile", "2",
+               "--spec", "search,particles=64,rollouts=8",
+               "--out", str(out))  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    summary = json.loads(out.read_text())
+    assert summary["searched_calls"] >= 2 and 0 < summary["median_s"] <= summary["p95_s"]
+    shares = summary["stages_share"]
+    assert {"particles: sampling", "particles: weighting (auction likelihood)", "rollouts",
+            "oracle: ddnet"} <= set(shares)  # fmt: skip
+    assert sum(shares.values()) == pytest.approx(1.0)
+    assert all(v >= 0 for v in shares.values()) and shares["rollouts"] > 0
+    assert 0 < summary["within them: policy networks"] < 1
+    first = run.stdout.splitlines()[0]
+    assert first.startswith("search,particles=64,rollouts=8: ") and "median" in first
+    assert "cumulative" in run.stdout  # the profiler's own table follows
