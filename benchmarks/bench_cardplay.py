@@ -364,6 +364,9 @@ def seats_at_once(
 #: The card player every new figure is paired against: today's (``DDCardPlayer``, blind to the
 #: auction).
 REFERENCE = "pimc"
+#: A job's fields that are not its journal key: the reference records it is handed, and the
+#: deal file's path (its sha256 is the key, so a run resumes from any folder).
+UNKEYED = ("refs", "deals")
 
 
 def bid_chunk(deals: list[BoardDeal], bidding: str, seed: int) -> list[tuple[Bid, ...]]:
@@ -425,7 +428,9 @@ def run_jobs(jobs: list[dict[str, Any]], workers: int, journal: Path | None) -> 
         for line in journal.read_text().splitlines():
             r = json.loads(line)
             done[r["key"]] = r["result"]
-    keys = [json.dumps({k: v for k, v in j.items() if k != "refs"}, sort_keys=True) for j in jobs]
+    keys = [
+        json.dumps({k: v for k, v in j.items() if k not in UNKEYED}, sort_keys=True) for j in jobs
+    ]
     todo = [(k, j) for k, j in zip(keys, jobs, strict=True) if k not in done]
     t0 = time.monotonic()
 
