@@ -20,7 +20,9 @@ PASS or FAIL each:
 
 Every read is appended to ``--log`` (one JSON line: when, the commit, the candidate, the policy's
 sha256, the seed, every row and every bar), so that every read of a test set goes in the note;
-the script says how often this policy's deals were read before. Rows are journaled
+the script says how often this policy's deals were read before. The log's default is in the state
+folder, ``$BRIDGEBOT_RUNS/field_reads.jsonl`` (``core.runs.reads_log``), outside the work tree, so
+the reads of earlier sessions count too. Rows are journaled
 (``--journal``, default next to the deals) so that a killed read resumes with the same command.
 
     BRIDGEBOT_EPBOT=/path/to/epbot python benchmarks/report_field.py --all --workers 2
@@ -52,6 +54,7 @@ from bench_field import (
 )
 from bridgebot.core.errors import UserError
 from bridgebot.core.files import file_sha256
+from bridgebot.core.runs import reads_log
 from bridgebot.engine.agent import AgentSpecError
 from bridgebot.engine.epbot_cards import REPORT_CARDS
 from bridgebot.laws.board_sets import BoardSetError, load_npz
@@ -171,7 +174,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument(
         "--journal", type=Path, default=None, help="JSONL of rows (default: by the deals)"
     )
-    ap.add_argument("--log", type=Path, default=Path("data/field_reads.jsonl"), help="every read")
+    ap.add_argument(
+        "--log", type=Path, default=reads_log(), help="every read (default: %(default)s)"
+    )
     args = ap.parse_args(argv)
     try:
         if args.workers < 1 or args.chunk < 1 or args.boards < 1:
