@@ -118,4 +118,5 @@ def test_the_kit_imports_none_of_our_protocol_machines() -> None:
         for n in used
         if not n.startswith(("bridgebot.conform", "bridgebot.laws", "bridgebot.protocol"))
     }
-    assert outside == {"bridgebot.core.logs"}  # the command's logging set-up
+    # the command's logging set-up and the argparse type of every --seed
+    assert outside == {"bridgebot.core.logs", "bridgebot.core.argtypes"}
