@@ -209,6 +209,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from bridgebot.conform.net import CannotListen
     from bridgebot.conform.report import (
         SEAT_RULES,
         TM_RULES,
@@ -235,6 +236,7 @@ def run(args: argparse.Namespace) -> int:
     record = Recorder(TM_RULES if target == "tm" else SEAT_RULES, echo=echo_err)
     roles: list[str] = []
     notes: list[str] = []
+    ran = True
     try:
         if target == "tm":
             from bridgebot.conform.tm_kit import TmRun, run_tm
@@ -273,8 +275,12 @@ def run(args: argparse.Namespace) -> int:
             boards = seat_kit.boards_done
             roles = seat_kit.roles()
             where = f"{args.host}:{seat_kit.port} seats {','.join(args.seats)}"
+    except CannotListen as exc:  # the port taken: one line, and no transcript of nothing
+        ran = False
+        print(f"bridgebot conform {target}: {exc}", file=sys.stderr)
+        return 2
     finally:
-        transcript.close()
+        transcript.close(made=ran)
     failed = record.failed
     report = ConformReport(
         command=f"conform {target}",

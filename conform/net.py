@@ -23,6 +23,14 @@ class Abort(Exception):
     """The run cannot go on (silence, a closed connection, the deadline); already recorded."""
 
 
+class CannotListen(Exception):
+    """The kit's table manager cannot listen where it was asked (the port taken, an address not
+    this machine's): the user's mistake, said in one line before anything is played."""
+
+    def __init__(self, host: str, port: int, exc: OSError) -> None:
+        super().__init__(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+
+
 Inbox = asyncio.Queue[tuple[str, str | None]]
 
 

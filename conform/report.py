@@ -335,28 +335,36 @@ def save_report(report: ConformReport, path: Path) -> None:
 
 
 class Transcript:
-    """The whole exchange in the docs/protocol.md section 6 format (``North -> TM : text``)."""
+    """The whole exchange in the docs/protocol.md section 6 format (``North -> TM : text``),
+    written to ``path`` (None: nowhere). The file is made (or emptied) at the first line, so a run
+    that could not start leaves none and an earlier run's transcript as it was."""
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
-        self._file: TextIO | None = path.open("w") if path is not None else None
+        self._file: TextIO | None = None
         self.lines = 0
         """Lines written so far, comments included: the number of the last one (1-based)."""
 
     def line(self, src: str, dst: str, text: str) -> None:
         _log.debug("line", src=src, dst=dst, text=text)  # --log-level debug shows the exchange
-        self.lines += 1
-        if self._file is not None:
-            self._file.write(f"{src} -> {dst} : {text}\n")
-            self._file.flush()
+        self._write(f"{src} -> {dst} : {text}\n")
 
     def comment(self, text: str) -> None:
+        self._write(f"   -- {text} --\n")
+
+    def _write(self, text: str) -> None:
         self.lines += 1
-        if self._file is not None:
-            self._file.write(f"   -- {text} --\n")
+        if self.path is not None:
+            if self._file is None:
+                self._file = self.path.open("w")
+            self._file.write(text)
             self._file.flush()
 
-    def close(self) -> None:
+    def close(self, *, made: bool = True) -> None:
+        """Close the file; ``made`` (a run that went its course) makes it even where nothing was
+        said, so the report's transcript is this run's."""
+        if self._file is None and made and self.path is not None:
+            self._file = self.path.open("w")
         if self._file is not None:
             self._file.close()
             self._file = None

@@ -37,7 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bridgebot.conform.model import BoardModel
-from bridgebot.conform.net import Abort, Conn, Pump
+from bridgebot.conform.net import Abort, CannotListen, Conn, Pump
 from bridgebot.conform.report import Recorder, Transcript
 from bridgebot.conform.seat_check import SeatObserver
 from bridgebot.conform.wire import (
@@ -174,7 +174,10 @@ class SeatKit:
             self._deliver,
         )
         self.pump.on_close = self._on_close
-        self.server = await asyncio.start_server(self._accept, self.run.host, self.run.port)
+        try:
+            self.server = await asyncio.start_server(self._accept, self.run.host, self.run.port)
+        except OSError as exc:
+            raise CannotListen(self.run.host, self.run.port, exc) from None
         self.port = self.server.sockets[0].getsockname()[1]
         self.run.announce(self.run.host, self.port)
         try:
@@ -597,6 +600,9 @@ class SeatKit:
 
 
 async def run_seat(run: SeatRun, record: Recorder, transcript: Transcript) -> SeatKit:
+    """Host the scripted table manager and play the session with the program under test; the
+    findings go to ``record``. Raises :class:`CannotListen` where it cannot listen on
+    ``run.host``:``run.port``."""
     kit = SeatKit(run, record, transcript)
     with contextlib.suppress(Abort):
         await kit.play()

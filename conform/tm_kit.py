@@ -158,11 +158,20 @@ class TmKit:
             await self._board(i, probe=run.probes and i == probe_board)
             run.boards_done += 1
             run.progress(f"conform tm: board {i + 1}/{run.boards} played")
+        more = lambda: any(self.v(s).starts > run.boards for s in self.ours)  # noqa: E731
         await self.wait(
-            lambda: all(self.v(s).ended for s in self.ours),
+            lambda: all(self.v(s).ended for s in self.ours) or more(),
             ("tm.end-of-session",),
             "End of session",
         )
+        if more():  # say so now, not after --answer-timeout of waiting for it
+            self.r.fail(
+                "tm.end-of-session",
+                f"Start of board after the {run.boards} boards the kit plays (--boards "
+                f"{run.boards}): the table manager deals more boards than that; give conform "
+                "tm its number of boards",
+            )
+            raise Abort("more boards")
         assert self.pump is not None
         await self.pump.drain(0.2)
 
@@ -182,7 +191,10 @@ class TmKit:
         )
         if any(self.v(s).ended for s in ours):
             self.r.fail(
-                "tm.end-of-session", f"End of session after {i} of {self.run.boards} boards"
+                "tm.end-of-session",
+                f"End of session after {i} of the {self.run.boards} boards the kit plays "
+                f"(--boards {self.run.boards}): the table manager deals fewer; give conform tm "
+                "its number of boards",
             )
             raise Abort("ended early")
         junk = i == 0 and self.run.probes

@@ -246,3 +246,22 @@ async def test_a_table_that_relays_before_the_ready_line_fails_call_relay(tmp_pa
     relay = next(r for r in record.results() if r.rule == "tm.call-relay")
     assert relay.status == "fail"
     assert any("before it said 'ready for" in f.detail for f in relay.findings)
+
+
+@pytest.mark.parametrize(("dealt", "played"), [(3, 2), (1, 2)], ids=["more", "fewer"])
+async def test_a_table_that_deals_another_number_of_boards_is_told_at_once(
+    tmp_path: Path, dealt: int, played: int
+) -> None:
+    """Issue 62: a table manager that deals more boards than ``--boards`` was waited for
+    (``--answer-timeout``, 30 s by default) and failed as silent, without saying the counts
+    differ. Both ways, the kit says so at the first line that shows it."""
+    started = time.monotonic()
+    async with our_tm(tmp_path, dealt) as port:
+        record, kit = await conform_tm(port, tmp_path, boards=played, answer_timeout=30.0)
+    assert time.monotonic() - started < 20  # the 30 s wait is gone
+    assert record.failed_rules() == ["tm.end-of-session"]
+    [finding] = next(r for r in record.results() if r.rule == "tm.end-of-session").findings
+    assert f"(--boards {played})" in finding.detail, finding.detail
+    word = "more" if dealt > played else "fewer"
+    assert f"deals {word}" in finding.detail and "number of boards" in finding.detail
+    assert kit.run.boards_done == min(dealt, played)

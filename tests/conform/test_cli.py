@@ -186,6 +186,31 @@ def test_a_usage_error_is_one_line_and_exit_2(
     assert err[-1].startswith("bridgebot ") and words in err[-1]
 
 
+def test_conform_seat_on_a_port_taken_is_one_line_exit_2_and_leaves_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 62: ``conform seat --port P`` with P taken printed a traceback and left an empty
+    transcript (``tm``, ``match`` and ``play`` say it in one line and exit 2). An earlier run's
+    transcript is left as it was."""
+    monkeypatch.chdir(tmp_path)
+    earlier = tmp_path / "earlier.txt"
+    earlier.write_text("North -> TM : an earlier run\n")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        for transcript in ([], ["--transcript", str(earlier)]):
+            argv = ["conform", "seat", "--port", str(port), "--report", "r.json", *transcript]
+            assert main(argv) == 2
+            out, err = capsys.readouterr()
+            lines = err.strip().splitlines()
+            assert lines == [lines[0]] and "Traceback" not in err, err
+            assert lines[0].startswith(f"bridgebot conform seat: cannot listen on 127.0.0.1:{port}")
+            assert "listening" not in out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["earlier.txt"]  # no report, no transcript
+    assert earlier.read_text() == "North -> TM : an earlier run\n"
+
+
 def test_a_report_in_a_missing_directory_is_a_usage_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
