@@ -32,12 +32,14 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
+from bridgebot.core.arrays import U8Array
 from bridgebot.engine import control_ask
 from bridgebot.engine.agent import BiddingView
+from bridgebot.engine.batch_policy import BatchPolicy
 from bridgebot.engine.control_ask import CONTROLS
 from bridgebot.engine.explain_asks import LearnedAsk, read_asking
 from bridgebot.engine.features import encode_arrays, legal_masks_arrays
-from bridgebot.engine.parts import CallReader, Logits, parts_of
+from bridgebot.engine.parts import CallReader, parts_of
 from bridgebot.laws.boards import side_vulnerable
 from bridgebot.laws.calls import ALL_CALLS, PASS, bid_index, legal_calls, seat_of_call
 from endplay.types import Bid, ContractBid, Denom, Hand, Player, Vul
@@ -76,8 +78,6 @@ ASK_LEVEL = 4
 ASK_HANDS = 400
 #: Words some peers find by substring and would take for another message (ZBridge, PROTOCOL 4).
 FORBIDDEN_WORDS = ("passes", "plays", "bids", "doubles", "alert.", "infos.")
-
-U8Array = npt.NDArray[np.uint8]
 
 
 @dataclass(frozen=True)
@@ -329,7 +329,7 @@ class Explainer:
 
     def __init__(
         self,
-        policy: Logits,
+        policy: BatchPolicy,
         *,
         seed: int = 0,
         target: int = 300,

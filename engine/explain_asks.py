@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
+from bridgebot.core.arrays import IntArray, U8Array
 
 #: Least information (bits) the answers give about partner's aces (or keycards) within a
 #: strength band for the call to be an ask.
@@ -48,9 +48,6 @@ COVER = 0.8
 ACE_BITS = (0, 13, 26, 39)
 #: Suit names in the data-file order (S, H, D, C).
 _SUITS = ("spades", "hearts", "diamonds", "clubs")
-
-IntArray = npt.NDArray[np.int64]
-U8Array = npt.NDArray[np.uint8]
 
 
 @dataclass(frozen=True)
