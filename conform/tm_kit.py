@@ -158,7 +158,10 @@ class TmKit:
             await self._board(i, probe=run.probes and i == probe_board)
             run.boards_done += 1
             run.progress(f"conform tm: board {i + 1}/{run.boards} played")
-        more = lambda: any(self.v(s).starts > run.boards for s in self.ours)  # noqa: E731
+
+        def more() -> bool:  # a Start of board beyond the kit's --boards
+            return any(self.v(s).starts > run.boards for s in self.ours)
+
         await self.wait(
             lambda: all(self.v(s).ended for s in self.ours) or more(),
             ("tm.end-of-session",),
