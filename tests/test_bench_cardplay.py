@@ -123,3 +123,29 @@ def test_a_bad_card_player_is_one_line(
     assert len(err.splitlines()) == 1 and "worlds must be an integer >= 1" in err
     assert run(bench, monkeypatch, "--candidate", "gib") == 2
     assert "no card player 'gib'" in capsys.readouterr().err
+
+
+def test_the_named_card_players() -> None:
+    """``pimc`` and ``dd`` are today's player, blind to the auction; ``auction`` weighs its worlds
+    by the shipped policy (partner) and epbotnet (opponents), from 8 candidates a world."""
+    from bridgebot.engine.cardplay import DDCardPlayer
+    from bridgebot.engine.cardplay_auction import AuctionReader
+
+    from bridgebot.card_players import LazyDDPlayer, named_card_player
+    from tests.engine.test_cardplay import view_of
+
+    h, s = Denom.hearts, Denom.spades
+    auction = (ContractBid(1, h), PASS, ContractBid(2, h), ContractBid(2, s), ContractBid(4, h))
+    view = view_of("32.9872.QJ92.432", [], contract="4HN", auction=(*auction, PASS, PASS, PASS))
+    for spec, reads in (("pimc", False), ("dd", False), ("auction", True)):
+        player = named_card_player(f"{spec},worlds=2,lead_worlds=2", 7)
+        assert isinstance(player, LazyDDPlayer) and player.player is None  # built on first card
+        try:
+            assert player.play(view) in view.legal
+            inner = player.player
+            assert isinstance(inner, DDCardPlayer) and inner.lead_worlds == 2
+            assert isinstance(inner.auction_reader, AuctionReader) == reads
+            assert inner.oversample == (8 if reads else 4)
+        finally:
+            player.close()
+    assert isinstance(named_card_player("baseline", 1), BaselinePlayer)
