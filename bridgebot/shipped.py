@@ -35,3 +35,19 @@ DEFAULT_MODEL_DIR = shipped_model("default")
 #: ``doubles=on`` agent and of the league's doubling opponents), package data of
 #: ``bridgebot.engine`` beside the code that reads it, found here and handed down.
 PENALTY_DOUBLES = Path(str(files("bridgebot.engine") / "penalty_doubles.json"))
+
+
+#: The packages whose files records name by the package's path (see :func:`record_name`).
+_PACKAGES = ("bridgebot.models", "bridgebot.engine")
+
+
+def record_name(path: str | Path) -> str:
+    """How records name the file at ``path`` (an agent's marks): a shipped file by its package's
+    path (``bridgebot.models/default/policy.onnx``), the same in every checkout and install;
+    any other file by its resolved path."""
+    p = Path(path).resolve()
+    for package in _PACKAGES:
+        root = Path(str(files(package))).resolve()
+        if p.is_relative_to(root):
+            return f"{package}/{p.relative_to(root).as_posix()}"
+    return str(p)

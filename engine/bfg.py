@@ -17,12 +17,14 @@ match or a teacher run.
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from bridgebot.core.files import note_package
 from bridgebot.engine.agent import Agent, BiddingView, PlayView
 from bridgebot.engine.cardplay import baseline_card
 from bridgebot.engine.features import hand_to_array
@@ -73,6 +75,14 @@ def _bfg() -> tuple[Any, Any, Any, str]:
     return _BFG
 
 
+@functools.cache
+def _versions() -> dict[str, str]:
+    """The installed versions of bfgbidding and of bridgeobjects, whose objects it bids by."""
+    from importlib.metadata import version
+
+    return {"bfgbidding": bfg_version(), "bridgeobjects": version("bridgeobjects")}
+
+
 def bfg_version() -> str:
     """The installed bfgbidding version (recorded in teacher data)."""
     return _bfg()[3]
@@ -107,6 +117,8 @@ class BfgBidder:
 
     def __init__(self) -> None:
         board_cls, self._hand_cls, self._player_cls, self.version = _bfg()
+        for package, version in _versions().items():  # what decides its calls, for the marks
+            note_package(package, version)
         self._board = board_cls()
         self._hands: dict[tuple[str, ...], Any] = {}
         self.stats = BfgStats()

@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 from bridgebot.core.arrays import FloatArray, IntArray
 from bridgebot.core.errors import validation_fault
-from bridgebot.core.files import write_text_file
+from bridgebot.core.files import note_read, write_text_file
 from bridgebot.engine.agent import Agent, BatchBidder, BiddingView, PlayView
 from bridgebot.engine.features import (
     HAND,
@@ -143,14 +143,17 @@ class DoublesModel(BaseModel):
 
     @classmethod
     def load(cls, path: str | Path) -> DoublesModel:
-        """Read a model file; every failure is a :class:`DoublesModelError` naming file and field."""
+        """Read a model file (reported as read, :func:`core.files.note_read`, for the marks of
+        the agent it serves); every failure is a :class:`DoublesModelError` naming file and
+        field."""
         p = Path(path)
         try:
-            text = p.read_text()
+            data = p.read_bytes()
         except OSError as e:
             raise DoublesModelError(f"{p}: cannot read the penalty-double model ({e})") from None
+        note_read(p, data)
         try:
-            return cls.model_validate_json(text)
+            return cls.model_validate_json(data)
         except ValidationError as e:
             raise DoublesModelError(
                 f"{p}: not a penalty-double model: {validation_fault(e)}"

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bridgebot.core.errors import UserError
+from bridgebot.core.files import note_read
 from bridgebot.engine.agent import AgentSpecError
 
 SUFFIX = ".bbsa"
@@ -106,9 +107,12 @@ def find_card(folder: Path, written: str) -> Path:
 
 
 def read_convention_card(path: Path) -> ConventionCard:
-    """Read a card file; :class:`BadCard` names the file and line of a fault."""
+    """Read a card file (reported as read, :func:`core.files.note_read`: an agent's marks name
+    the cards it bids by); :class:`BadCard` names the file and line of a fault."""
     try:
-        lines = path.read_text(encoding="ascii", errors="replace").splitlines()
+        data = path.read_bytes()
+        note_read(path, data)
+        lines = data.decode("ascii", errors="replace").splitlines()
     except OSError as exc:
         raise BadCard(f"{path}: cannot read the card ({exc.strerror or exc})") from None
     system: int | None = None

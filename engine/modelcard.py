@@ -25,13 +25,17 @@ Example (the shipped estimator, shortened)::
 
 from __future__ import annotations
 
-from collections.abc import Collection
+import hashlib
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Collection, Hashable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from bridgebot.core.errors import UserError, validation_fault
-from bridgebot.core.files import write_text_file
+from bridgebot.core.files import note_read, write_text_file
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -176,14 +180,16 @@ class ModelCard(_Record):
 
     @classmethod
     def read(cls, path: str | Path) -> ModelCard:
-        """Parse one card file; every failure is a :class:`ModelError` naming file and field."""
+        """Parse one card file, read once per process (:func:`read_model_file`; a card is
+        frozen, so the one parsed is shared); every failure is a :class:`ModelError` naming
+        file and field."""
         p = Path(path)
         try:
-            text = p.read_text()
+            file = read_model_file(p)
         except OSError as e:
             raise ModelError(f"{p}: cannot read the model card ({e.strerror})") from None
         try:
-            return cls.model_validate_json(text)
+            return _cached(_CARDS, file.sha256, lambda: cls.model_validate_json(file.data))
         except ValidationError as e:
             raise ModelError(f"{p}: {validation_fault(e)}") from None
 
@@ -250,9 +256,96 @@ def load_model(path: str | Path, expected: Expected) -> ModelFiles:
     return ModelFiles(onnx_path, card_path, card)
 
 
+# -- each model file read once per process, each network's session made once --------------------
+
+#: How many model files, parsed cards and sessions a process keeps (the least recently used goes
+#: first): a match's agents read about ten files; a trainer that evaluates one checkpoint after
+#: another keeps the latest ones only.
+CACHE_SIZE = 32
+
+
+@dataclass(frozen=True)
+class ModelFile:
+    """A model file as this process read it: its bytes, their sha256, and the file's identity
+    when read (device, inode, size, modification and change times), by which a file replaced
+    or rewritten since is read again."""
+
+    path: Path
+    identity: tuple[int, ...]
+    data: bytes
+    sha256: str
+
+
+_LOCK = threading.RLock()
+_FILES: OrderedDict[Path, ModelFile] = OrderedDict()
+_CARDS: OrderedDict[str, ModelCard] = OrderedDict()
+_SESSIONS: OrderedDict[tuple[str, int], Any] = OrderedDict()
+
+T = TypeVar("T")
+
+
+def _identity(st: os.stat_result) -> tuple[int, ...]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _cached(cache: OrderedDict[Any, T], key: Hashable, make: Callable[[], T]) -> T:
+    """``cache[key]``, made by ``make`` where missing; the least recently used entries beyond
+    :data:`CACHE_SIZE` are dropped."""
+    with _LOCK:
+        if key in cache:
+            cache.move_to_end(key)
+            return cache[key]
+        value = make()
+        cache[key] = value
+        while len(cache) > CACHE_SIZE:
+            cache.popitem(last=False)
+        return value
+
+
+def read_model_file(path: str | Path) -> ModelFile:
+    """The file at ``path`` (a network or a card), opened once per process while it stays the
+    same file: a later call on an unchanged file returns the bytes read before. Every call
+    reports the read (:func:`core.files.note_read`, with the sha256 of those bytes), so an
+    agent's marks name each file its builder used, cached or not. ``OSError`` where it cannot be
+    read."""
+    p = Path(path).resolve()
+    identity = _identity(os.stat(p))
+    with _LOCK:
+        found = _FILES.get(p)
+        if found is None or found.identity != identity:
+            with p.open("rb") as f:
+                identity, data = _identity(os.fstat(f.fileno())), f.read()
+            _FILES.pop(p, None)
+            found = _cached(
+                _FILES, p, lambda: ModelFile(p, identity, data, hashlib.sha256(data).hexdigest())
+            )
+        else:
+            _FILES.move_to_end(p)
+    note_read(p, sha256=found.sha256)
+    return found
+
+
+def forget_model_files() -> None:
+    """Drop every file, card and session this process keeps (a forked child starts without
+    them: an onnxruntime session is not safe across ``fork``)."""
+    with _LOCK:
+        _FILES.clear()
+        _CARDS.clear()
+        _SESSIONS.clear()
+
+
+os.register_at_fork(after_in_child=forget_model_files)
+
+
 def cpu_session_bytes(graph: bytes, threads: int = 1) -> Any:
     """An onnxruntime session, as :func:`cpu_session` makes, of a graph held in memory (a graph
-    derived from a model file, :func:`engine.policy.hand_split_graph`)."""
+    derived from a model file, :func:`engine.policy.hand_split_graph`); one per graph and
+    ``threads`` in a process, shared by every caller."""
+    key = (hashlib.sha256(graph).hexdigest(), threads)
+    return _cached(_SESSIONS, key, lambda: _new_session(graph, threads))
+
+
+def _new_session(graph: bytes, threads: int) -> Any:
     import onnxruntime as ort
 
     return ort.InferenceSession(
@@ -273,14 +366,16 @@ def _session_options(threads: int) -> Any:
 
 def cpu_session(onnx_path: Path, threads: int = 1) -> Any:
     """An onnxruntime session of ``onnx_path`` on the CPU with ``threads`` intra-op threads (one
-    inter-op thread, warnings off); a file onnxruntime cannot load is a :class:`ModelError`."""
-    import onnxruntime as ort
-
+    inter-op thread, warnings off), made from the file's bytes as :func:`read_model_file` read
+    them: one session per network and ``threads`` in a process, shared by every agent that
+    runs it (a session's ``run`` may be called from several threads at once, and it keeps no
+    state between runs). A file that cannot be read, or that onnxruntime cannot load, is a
+    :class:`ModelError`."""
     try:
-        return ort.InferenceSession(
-            str(onnx_path),
-            sess_options=_session_options(threads),
-            providers=["CPUExecutionProvider"],
-        )
+        file = read_model_file(onnx_path)
+    except OSError as e:
+        raise ModelError(f"{onnx_path}: cannot read the network ({e.strerror or e})") from None
+    try:
+        return _cached(_SESSIONS, (file.sha256, threads), lambda: _new_session(file.data, threads))
     except Exception as e:  # onnxruntime raises its own exception types
         raise ModelError(f"{onnx_path}: onnxruntime cannot load it ({e})") from e

@@ -29,7 +29,9 @@ def test_a_journaled_row_counts_only_for_the_model_and_settings_that_played_it(
     rows = [json.loads(line) for line in journal.read_text().splitlines()]
     assert [r["opponent"] for r in rows] == ["bfg", "random"]
     assert all(len(r["policies"]) == 2 and len(r["settings"]) == 2 for r in rows)
-    assert rows[0]["policies"][0] is not None and rows[0]["policies"][1] is None  # bfg has none
+    assert all(r["policies"][0] is not None for r in rows)
+    assert rows[0]["policies"][1] is not None  # bfg: what its package versions say
+    assert rows[1]["policies"][1] is None  # random reads nothing
     assert _run(journal).returncode == 0  # the same command: both rows from the journal
     assert len(journal.read_text().splitlines()) == 2
     # A row of another default (its settings digest differs), one of another model, and one

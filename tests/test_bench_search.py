@@ -53,11 +53,13 @@ def test_more_held_out_deals_than_the_file_has_is_one_line() -> None:
 
 
 def test_a_journaled_chunk_counts_only_for_the_model_that_played_it(tmp_path: Path) -> None:
-    """The journal keys each chunk by both sides' policy sha256 as well as their spec text: the
-    same spec over another model (a new ``default`` shipped into the same directory) plays the
-    chunk again instead of reusing the old model's IMPs."""
-    import hashlib
+    """The journal keys each chunk by both sides' fingerprints (every file each builder reads,
+    ``bridgebot.marks.fingerprint``) as well as their spec text: the same spec over another
+    model (a new ``default`` shipped into the same directory) plays the chunk again instead of
+    reusing the old model's IMPs."""
     import shutil
+
+    from bridgebot import marks
 
     model = tmp_path / "model"
     shutil.copytree(ROOT / "models" / "default", model)
@@ -77,9 +79,8 @@ def test_a_journaled_chunk_counts_only_for_the_model_that_played_it(tmp_path: Pa
     assert run.returncode == 0, run.stderr
     keys = [json.loads(json.loads(line)["key"]) for line in journal.read_text().splitlines()]
     assert len(keys) == 2 * len(first)  # both sides played again
-    sha = hashlib.sha256((model / "policy.onnx").read_bytes()).hexdigest()
-    assert all(k[7] == sha for k in keys[len(first) :])
-    assert all(k[7] != sha for k in keys[: len(first)])
+    assert all(k[7] == marks.fingerprint(k[0]) for k in keys[len(first) :])
+    assert all(k[7] != marks.fingerprint(k[0]) for k in keys[: len(first)])
 
 
 def test_a_chunk_refuses_a_policy_file_changed_since_the_run_started(tmp_path: Path) -> None:

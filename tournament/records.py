@@ -27,8 +27,8 @@ BOARD_FIELDS = ("board", "dealer", "vul", "deal")
 
 class AgentMarks(BaseModel):
     """What made a side's calls beyond its spec text (``bridgebot.marks.agent_marks``): the same
-    text names another agent after a default changes or a new model ships, and a resumed match
-    must not mix the two."""
+    text names another agent after a default changes, a new model ships or any file it reads
+    changes, and a resumed match must not mix the two."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -36,11 +36,22 @@ class AgentMarks(BaseModel):
     """The sha256 of the policy file the side bids with; None for an agent without one."""
     settings: dict[str, JsonValue]
     """Every option as the code read it, defaults included, with the model path."""
+    files: dict[str, str] | None = None
+    """Every file the side's builder read (``bridgebot.marks.reads``: each network and model
+    card, EPBot's library and cards, the penalty-double model), by name (a shipped file by its
+    package's path), with the sha256 of the bytes read; None in marks made before they held
+    it."""
+    packages: dict[str, str] | None = None
+    """The packages whose code decides the side's calls (bfg's), with their versions; None as
+    for :attr:`files`."""
 
     def changes(self, now: AgentMarks) -> list[str]:
         """What differs from ``now``, in words: ``policy file sha256 af98d664… -> 0c1d2e3f…``,
-        ``close_bids 1.0 -> 0.2``. An option only one side recorded differs too (``(not
-        recorded)``): code that added it may have added a behaviour with its default."""
+        ``close_bids 1.0 -> 0.2``, ``bridgebot.models/bfgnet/policy.onnx sha256 5e1f… ->
+        77a0…``, ``bfgbidding 0.3 -> 0.4``. An option or file only one side recorded differs too
+        (``(not recorded)``, ``(not read)``): code that added it may have added a behaviour.
+        Marks made before they named the files read differ from any that name them: what those
+        agents read cannot be told."""
         out = []
         if self.policy != now.policy:
             out.append(f"policy file sha256 {_short(self.policy)} -> {_short(now.policy)}")
@@ -48,6 +59,18 @@ class AgentMarks(BaseModel):
             was, new = (_setting(s, key) for s in (self.settings, now.settings))
             if was != new:
                 out.append(f"{key} {was} -> {new}")
+        if self.files is None or self.packages is None or now.files is None or now.packages is None:
+            if (self.files, self.packages) != (now.files, now.packages):
+                out.append("the files it reads (not recorded: marks made before they named them)")
+            return out
+        for name in sorted(self.files.keys() | now.files.keys()):
+            was_sha, new_sha = self.files.get(name), now.files.get(name)
+            if was_sha != new_sha and (was_sha, new_sha) != (self.policy, now.policy):
+                out.append(f"{name} sha256 {_read(was_sha)} -> {_read(new_sha)}")
+        for name in sorted(self.packages.keys() | now.packages.keys()):
+            was_version, new_version = self.packages.get(name), now.packages.get(name)
+            if was_version != new_version:
+                out.append(f"{name} {was_version or '(not used)'} -> {new_version or '(not used)'}")
         return out
 
 
@@ -77,6 +100,10 @@ def _setting(settings: Mapping[str, Any], key: str) -> str:
 
 def _short(sha: str | None) -> str:
     return "none" if sha is None else sha[:8] + "…"
+
+
+def _read(sha: str | None) -> str:
+    return "(not read)" if sha is None else sha[:8] + "…"
 
 
 class MatchHeader(BaseModel):

@@ -1,6 +1,10 @@
 """A resumed match never mixes two agents under one spec text: the journal's header holds each
-side's policy sha256 and settings (``bridgebot.marks``), and ``--resume`` refuses a model file
-or a default that changed since the match started, naming what changed."""
+side's settings and everything its builder read (``bridgebot.marks``: each network and model
+card, the penalty-double model, EPBot's library and cards, each with the sha256 of the bytes
+read; bfg's package versions; and, apart, the policy file's sha256), and ``--resume`` refuses a
+file, package or default that changed since the match started, naming what changed; a journal
+whose marks predate the files read is refused too, saying so. A benchmark's fingerprint follows
+any of those files (issue 62, item 5)."""
 
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ from endplay.types import Player
 
 from bridgebot import marks
 from bridgebot.agents import make_agent
-from bridgebot.shipped import DEFAULT_MODEL_DIR
+from bridgebot.shipped import DEFAULT_MODEL_DIR, PENALTY_DOUBLES, record_name, shipped_model
 from tests.in_process import bridgebot
 from tests.policies import raise_policy
 
@@ -32,8 +36,8 @@ def _match(out: Path, us: str, boards: int, *more: str) -> tuple[int, str]:
 
 
 def test_marks_name_the_policy_file_and_every_setting() -> None:
-    assert marks.fingerprint("default") == file_sha256(DEFAULT_MODEL_DIR / "policy.onnx")
-    assert marks.fingerprint("bfg") is None and marks.fingerprint("random") is None
+    assert marks.agent_marks("default").policy == file_sha256(DEFAULT_MODEL_DIR / "policy.onnx")
+    assert marks.agent_marks("bfg").policy is None and marks.fingerprint("random") is None
     assert marks.settings("search")["close_bids"] == 0.2  # a default, never written in the spec
     assert marks.settings("search,close_bids=1")["close_bids"] == 1.0
     assert marks.settings_digest("search") != marks.settings_digest("search,close_bids=1")
@@ -78,7 +82,9 @@ def test_resume_refuses_a_policy_file_changed_since_the_match_started(tmp_path: 
     assert _match(tmp_path / "m", spec, 2)[0] == 0
     header = json.loads(journal.read_text().splitlines()[0])
     assert header["us_agent"]["policy"] == file_sha256(model / "policy.onnx")
-    assert header["them_agent"] == {"policy": None, "settings": marks.settings("random")}
+    assert header["them_agent"] == {
+        "policy": None, "settings": marks.settings("random"), "files": {}, "packages": {}
+    }  # fmt: skip
     before = journal.read_bytes()
 
     shutil.rmtree(model)
@@ -153,3 +159,68 @@ def test_an_option_recorded_on_one_side_only_is_a_change() -> None:
     now = AgentMarks(policy=None, settings={"pass_bias": 0.6, "new_rule": True})
     assert was.changes(now) == ["new_rule (not recorded) -> True"]
     assert now.changes(now) == []
+
+
+def test_the_marks_name_every_file_and_package_the_builder_read() -> None:
+    files, packages = marks.reads("default")
+    for model, onnx in (("default", "policy"), ("bfgnet", "policy"), ("ddnet", "ddnet"),
+                        ("belief", "belief")):  # fmt: skip
+        for name in ("model.json", f"{onnx}.onnx"):
+            path = shipped_model(model) / name
+            assert files[f"bridgebot.models/{model}/{name}"] == file_sha256(path)
+    assert packages == {}
+    files, packages = marks.reads("bfg,doubles=on")
+    assert files == {"bridgebot.engine/penalty_doubles.json": file_sha256(PENALTY_DOUBLES)}
+    assert set(packages) == {"bfgbidding", "bridgeobjects"}
+    assert marks.reads("random") == ({}, {}) and marks.fingerprint("random") is None
+
+
+def test_a_resume_whose_agent_now_reads_a_changed_file_is_refused_naming_it(
+    tmp_path: Path,
+) -> None:
+    opponent = tmp_path / "opponent"
+    shutil.copytree(shipped_model("bfgnet"), opponent)
+    spec = f"search,particles=64,rollouts=8,opponents={opponent}+self"
+    net = opponent / "policy.onnx"
+    journal = tmp_path / "m" / "journal.jsonl"
+    before_fingerprint = marks.fingerprint(spec)
+    assert _match(tmp_path / "m", spec, 1)[0] == 0
+    header = json.loads(journal.read_text().splitlines()[0])
+    was = file_sha256(net)
+    assert header["us_agent"]["files"][record_name(net)] == was
+    assert header["us_agent"]["policy"] != was  # the opponent net, not the policy it bids with
+    before = journal.read_bytes()
+
+    shutil.rmtree(opponent)
+    raise_policy(opponent)  # another opponent model under the same spec text
+    assert marks.fingerprint(spec) != before_fingerprint  # a benchmark's row is played again
+    code, err = _match(tmp_path / "m", spec, 2, "--resume")
+    assert code == 2, err
+    now = file_sha256(net)
+    assert f"us {spec}: " in err and f"{net} sha256 {was[:8]}… -> {now[:8]}…" in err
+    assert "policy file sha256" not in err  # its own policy did not change
+    assert journal.read_bytes() == before  # nothing played, nothing written
+
+    shutil.rmtree(opponent)
+    shutil.copytree(shipped_model("bfgnet"), opponent)  # the file that started it: it finishes
+    assert _match(tmp_path / "m", spec, 2, "--resume")[0] == 0
+    assert [b.board for b in read_journal(journal).boards] == [1, 2]
+
+
+def test_a_journal_whose_marks_predate_the_files_read_is_refused_saying_so(
+    tmp_path: Path,
+) -> None:
+    """Marks written before they named the files read cannot tell whether a file changed: the
+    match is not resumed with agents that may differ, and the line says why."""
+    journal = tmp_path / "m" / "journal.jsonl"
+    assert _match(tmp_path / "m", "bfg", 1)[0] == 0
+    lines = journal.read_text().splitlines()
+    header = json.loads(lines[0])
+    for side in ("us_agent", "them_agent"):
+        header[side] = {k: header[side][k] for k in ("policy", "settings")}  # as written before
+    journal.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    code, err = _match(tmp_path / "m", "bfg", 2, "--resume")
+    assert code == 2
+    assert "us bfg: the files it reads (not recorded: marks made before they named them)" in err
+    assert "them random: the files it reads (not recorded" in err
+    assert len(read_journal(journal).boards) == 1
