@@ -8,13 +8,14 @@ imports torch; no module imports an optional extra (torch, ray) at its top or in
 that needs one says which extra to install. ``--version`` prints the installed version. The
 command-line contract is in docs/design.md; extend it, never break it.
 
-The dispatcher is also where the composition root meets the runners: every command finds the agent
-factory (:func:`make_agent`, an :class:`engine.agent.AgentFactory`) in ``args.make_agent``, so
-the seat client, matches and tournaments build agents without importing what they are made of;
-the trainers find the double-dummy match they evaluate a network by in ``args.dd_match``
-(:func:`dd_match_imps`), so ``models`` never imports the tournament, and the shipped policy the
-trainers default to in ``args.shipped_policy`` and the penalty-double model the league's
-opponents double by in ``args.penalty_doubles`` (both found by ``bridgebot/shipped.py``).
+The dispatcher is also where the composition root meets the runners: a command whose ``run``
+takes two arguments gets ``run(args, services)``, the :class:`bridgebot.services.Services` of this
+process (the agent factory, so the seat client, matches and tournaments build agents without
+importing what they are made of; the agents' marks; the double-dummy match the trainers evaluate
+a network by, so ``models`` never imports the tournament; the command's own words), typed where
+it is read by a protocol of the command's part; the rest get ``run(args)``. The shipped policy the
+trainers default to and the penalty-double model the league's opponents double by are option
+defaults (``args.shipped_policy``, ``args.penalty_doubles``, found by ``bridgebot/shipped.py``).
 
 A user's mistake is one line on stderr and exit status 2, never a traceback: a command raises
 :class:`UserError` (or reports and returns non-zero itself), and :func:`main` also turns the
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 import signal
 import sys
 from collections.abc import Callable, Sequence
@@ -35,12 +37,17 @@ from typing import TYPE_CHECKING, NoReturn
 from bridgebot.core.errors import UserError
 from bridgebot.core.logs import add_log_format_argument, configure_logging, set_log_format
 from bridgebot.options import add_shared_options, modernize
+from bridgebot.services import Services
 from bridgebot.shipped import DEFAULT_MODEL_DIR, PENALTY_DOUBLES
 
 if TYPE_CHECKING:
-    from bridgebot.engine.agent import Agent
-    from bridgebot.laws.boards import BoardDeal
-    from bridgebot.tournament.records import AgentMarks
+    from bridgebot.models.cli import TrainServices
+    from bridgebot.server.seat_cli import SeatServices
+    from bridgebot.tournament.match_cli import MatchServices
+
+    def _services_fit(s: Services) -> tuple[SeatServices, MatchServices, TrainServices]:
+        """Never run: mypy checks here that the services give each part what it reads."""
+        return s, s, s
 
 
 #: The distribution that installs the command (pyproject.toml's project name).
@@ -63,32 +70,6 @@ COMMANDS: dict[str, str] = {
     "explain": "bridgebot.explain_cli",
     "conform": "bridgebot.conform.cli",
 }
-
-
-def make_agent(spec: str, seed: int = 0) -> Agent:
-    """:func:`bridgebot.agents.make_agent`, imported on the first agent (a command that builds
-    none, like ``tm``, never loads the engine)."""
-    from bridgebot.agents import make_agent
-
-    return make_agent(spec, seed)
-
-
-def dd_match_imps(us: str, them: str, deals: Sequence[BoardDeal]) -> list[int]:
-    """``us`` against ``them`` on ``deals``, a double-dummy team match
-    (:func:`tournament.ddmatch.run_dd_match`) with the agents of :func:`make_agent`: ``us``'s
-    IMPs on each board. The trainers evaluate a network by it (``args.dd_match``, a
-    :class:`models.selfplay.DDMatch`), so ``models`` never imports the tournament."""
-    from bridgebot.tournament.ddmatch import run_dd_match
-
-    return run_dd_match(us, them, deals, make_agent=make_agent).imps
-
-
-def agent_marks(spec: str) -> AgentMarks:
-    """:func:`bridgebot.marks.agent_marks`: what identifies the agent ``spec`` builds (its policy
-    file's sha256 and every setting), for a match journal's header (``args.agent_marks``)."""
-    from bridgebot.marks import agent_marks
-
-    return agent_marks(spec)
 
 
 def version() -> str:
@@ -132,9 +113,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     add_log_format_argument(parser)
     parser.set_defaults(
-        make_agent=make_agent,
-        dd_match=dd_match_imps,
-        agent_marks=agent_marks,
         shipped_policy=str(DEFAULT_MODEL_DIR),
         penalty_doubles=str(PENALTY_DOUBLES),
     )
@@ -185,12 +163,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         args, unknown = parser.parse_known_args(args_list)
         if unknown:  # named by the command's own parser ("bridgebot ddgen: ..."), not the root's
             command_parser(parser, args).error(f"unrecognized arguments: {' '.join(unknown)}")
-        args.invocation = typed
         if log_format is not None:
             set_log_format(log_format)
         # Every command logs in the chosen format, at its --log-level.
         configure_logging(getattr(args, "log_level", None) or "warning")
-        return int(_load(args.command).run(args) or 0)
+        return _run(_load(args.command), args, Services.of(typed))
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
@@ -202,6 +179,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     finally:
         restore()
+
+
+def _run(module: ModuleType, args: argparse.Namespace, services: Services) -> int:
+    """The command's ``run(args, services)`` where it takes the services, else ``run(args)``."""
+    run = module.run
+    takes = len(inspect.signature(run).parameters) > 1
+    return int((run(args, services) if takes else run(args)) or 0)
 
 
 def _sigterm_as_sigint() -> Callable[[], object]:

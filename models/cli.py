@@ -13,11 +13,33 @@ import json
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from bridgebot.core.argtypes import positive_int
 from bridgebot.core.runs import add_run, open_run
 from pydantic import JsonValue, TypeAdapter, ValidationError
+
+if TYPE_CHECKING:
+    from bridgebot.engine.agent import AgentFactory
+    from bridgebot.models.selfplay import DDMatch
+
+
+class TrainServices(Protocol):
+    """What ``train`` and ``export`` read of the services the composition root hands them
+    (``bridgebot.services.Services``)."""
+
+    @property
+    def make_agent(self) -> AgentFactory:
+        """Builds the league's opponents from their specs."""
+
+    @property
+    def dd_match(self) -> DDMatch:
+        """The double-dummy match self-play evaluates a network by."""
+
+    @property
+    def invocation(self) -> tuple[str, ...]:
+        """The command's words, recorded in the model card."""
+
 
 HELP = {
     "train": "train the bidding policy (imitation, self-play, league, ...) or the helper networks",
@@ -122,7 +144,7 @@ def read_metrics(path: str) -> dict[str, JsonValue]:
 _METRICS: TypeAdapter[dict[str, JsonValue]] = TypeAdapter(dict[str, JsonValue])
 
 
-def _train(args: argparse.Namespace, command: str) -> dict[str, object]:
+def _train(args: argparse.Namespace, command: str, services: TrainServices) -> dict[str, object]:
     from bridgebot.models.config import (
         ImitationConfig,
         LeagueConfig,
@@ -139,7 +161,7 @@ def _train(args: argparse.Namespace, command: str) -> dict[str, object]:
         from bridgebot.models.selfplay import train_selfplay
 
         return train_selfplay(
-            config_from_args(SelfPlayConfig, args), command, progress, dd_match=args.dd_match
+            config_from_args(SelfPlayConfig, args), command, progress, dd_match=services.dd_match
         )
     from bridgebot.models.league.exploiters import exploit
     from bridgebot.models.league.run import train_league
@@ -151,7 +173,7 @@ def _train(args: argparse.Namespace, command: str) -> dict[str, object]:
 
     doubles = DoublesModel.load(args.penalty_doubles)  # the composition root's (shipped.py)
     cfg = config_from_args(LeagueConfig, args)
-    return train_league(cfg, command, progress, make_agent=args.make_agent, doubles=doubles)
+    return train_league(cfg, command, progress, make_agent=services.make_agent, doubles=doubles)
 
 
 def _failed(mode: str, error: Exception) -> int:
@@ -160,10 +182,10 @@ def _failed(mode: str, error: Exception) -> int:
     return 2
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, services: TrainServices) -> int:
     # The words it was run with (bridgebot.cli.main's argv, not this process's: a test or a
     # script may call main itself), recorded in the model card.
-    command = "bridgebot " + shlex.join(args.invocation) if args.invocation else ""
+    command = "bridgebot " + shlex.join(services.invocation) if services.invocation else ""
     from bridgebot.engine.modelcard import ModelError
     from bridgebot.models.data import DataError
 
@@ -192,7 +214,7 @@ def run(args: argparse.Namespace) -> int:
         state = open_run(args.run, Path(args.out), sys.stderr)
         args.out = str(state.path)  # the trainers checkpoint in the run's state folder
         try:
-            metrics = _train(args, command)
+            metrics = _train(args, command, services)
         except LeagueError as e:
             return _failed(args.mode, e)
         state.publish()

@@ -166,7 +166,7 @@ class DDMatch(Protocol):
     """Plays agent spec ``us`` against agent spec ``them`` on ``deals`` (each with its
     double-dummy table), scored double dummy, and returns ``us``'s IMPs on each board.
 
-    The composition root hands one down (``bridgebot.cli.dd_match_imps``, over
+    The composition root hands one down (``bridgebot.services.AgentBuilder.dd_match``, over
     ``tournament.ddmatch``), so ``models`` evaluates a network by matches without importing
     the tournament (docs/design.md, "Dependency direction")."""
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from bridgebot.core.logs import configure_logging
 
 if TYPE_CHECKING:
+    from bridgebot.engine.agent import AgentFactory
     from bridgebot.server.seat import Alerter
     from endplay.types import Player
 
@@ -48,6 +49,15 @@ def port_number(text: str) -> int:
     if not 1 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"{text!r} is not a port number (1..65535)")
     return port
+
+
+class SeatServices(Protocol):
+    """What ``seat`` reads of the services the composition root hands it
+    (``bridgebot.services.Services``)."""
+
+    @property
+    def make_agent(self) -> AgentFactory:
+        """Builds the agent a spec names."""
 
 
 #: The shared flags (``bridgebot/options.py`` adds them): --log-level.
@@ -131,9 +141,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_web_arguments(parser.add_argument_group("a person at the seat (--agent human)"))
 
 
-def run(args: argparse.Namespace) -> int:
-    """Play a session; ``args.make_agent`` is the agent factory the command line hands down."""
-    from bridgebot.engine.agent import AgentFactory, AgentSpecError
+def run(args: argparse.Namespace, services: SeatServices) -> int:
+    """Play a session, with the agent ``services.make_agent`` builds."""
+    from bridgebot.engine.agent import AgentSpecError
     from bridgebot.protocol.dialect import Dialect
     from bridgebot.protocol.errors import ProtocolError
     from bridgebot.server.seat import AgentError, SeatClient, TableConnectionError, failure_line
@@ -147,13 +157,12 @@ def run(args: argparse.Namespace) -> int:
     configure_logging(args.log_level)
     seat: Player | None = args.seat
     label = "Anypl" if seat is None else seat.name.capitalize()
-    make_agent: AgentFactory = args.make_agent
     if args.agent.strip().lower() == "human":
         from bridgebot.server.web.cli import run_human_seat
 
-        return run_human_seat(args, seat, label)
+        return run_human_seat(args, seat, label, services.make_agent)
     try:
-        with make_agent(args.agent, seed=args.agent_seed) as agent:
+        with services.make_agent(args.agent, seed=args.agent_seed) as agent:
             alerter = None if args.no_alerts else _alerter(agent, args.alert_hands)
             client = SeatClient(
                 args.host,

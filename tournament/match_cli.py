@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from bridgebot.core.logs import configure_logging
 from bridgebot.server.guard import parse_networks
@@ -14,8 +15,9 @@ from bridgebot.tournament.rooms import THEM_NAME, US_NAME, Network
 from bridgebot.tournament.seatings import seatings
 
 if TYPE_CHECKING:
+    from bridgebot.engine.agent import AgentFactory
     from bridgebot.tournament.config import MatchConfig
-    from bridgebot.tournament.records import MatchSummary
+    from bridgebot.tournament.records import AgentMarks, MatchSummary
 
 HELP = "play a duplicate match between two agents and report IMPs per board"
 EXAMPLES = """examples:
@@ -51,6 +53,19 @@ the other rooms had not finished: --resume does not replay them) and, with outsi
 external.json.
 exit status: 0 done, 2 a bad option or file, 3 stopped early (outside seats): run --resume.
 """
+
+
+class MatchServices(Protocol):
+    """What ``match``, ``tournament`` and ``play`` read of the services the composition root
+    hands them (``bridgebot.services.Services``)."""
+
+    @property
+    def make_agent(self) -> AgentFactory:
+        """Builds the agent a spec names."""
+
+    @property
+    def agent_marks(self) -> Callable[[str], AgentMarks]:
+        """What identifies the agent a spec builds, for the journal's header."""
 
 
 #: The shared flags (``bridgebot/options.py`` adds them): --deals, --seed, --boards, the match
@@ -157,15 +172,15 @@ def network_from_args(args: argparse.Namespace) -> Network:
     )
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, services: MatchServices) -> int:
     # Table managers and seat clients log every wire line at debug; a match shows warnings only.
     configure_logging(args.log_level)
-    from bridgebot.engine.agent import AgentFactory, AgentSpecError
+    from bridgebot.engine.agent import AgentSpecError
     from bridgebot.server.journal import JournalError
     from bridgebot.tournament.config import MatchConfig, MatchError
     from bridgebot.tournament.rooms import ExternalSeat, MatchStopped, RoomError
 
-    make_agent: AgentFactory = args.make_agent  # handed down by the command line
+    make_agent = services.make_agent  # handed down by the command line
     try:
         for who, spec in (("--us", args.us), ("--them", args.them)):
             try:
@@ -198,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
             ray_address=args.ray_address,
             net=net,
             make_agent=make_agent,
-            agent_marks=args.agent_marks,
+            agent_marks=services.agent_marks,
         )
         summary = _run_watched(args, cfg)
     except MatchStopped as exc:

@@ -7,10 +7,14 @@ import asyncio
 import secrets
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bridgebot.core.logs import configure_logging
 from bridgebot.laws.notation import seat_arg
 from bridgebot.server.web.cli import UserError, add_web_arguments, serve_page, stop_on_signals
+
+if TYPE_CHECKING:
+    from bridgebot.tournament.match_cli import MatchServices
 
 HELP = (
     "play a duplicate against the bots in your browser (you and three bots; four in the other room)"
@@ -77,16 +81,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_web_arguments(parser)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, services: MatchServices) -> int:
     try:
-        return _run(args)
+        return _run(args, services)
     except UserError as exc:
         print(f"bridgebot play: {exc}", file=sys.stderr)
         return 2
 
 
-def _run(args: argparse.Namespace) -> int:
-    from bridgebot.engine.agent import AgentFactory, AgentSpecError
+def _run(args: argparse.Namespace, services: MatchServices) -> int:
+    from bridgebot.engine.agent import AgentSpecError
     from bridgebot.server.journal import JournalError
     from bridgebot.tournament.journal import read_journal
 
@@ -95,7 +99,7 @@ def _run(args: argparse.Namespace) -> int:
         raise UserError("--deals and --seed: give one (a deal file's boards, or seeded ones)")
     if args.resume and args.out is None:
         raise UserError("--resume needs --out DIR (the folder of the session to continue)")
-    make_agent: AgentFactory = args.make_agent
+    make_agent = services.make_agent
     out: Path = args.out
     if out is None:
         import tempfile
@@ -138,7 +142,7 @@ def _run(args: argparse.Namespace) -> int:
         alerts=not args.no_alerts,
         fresh_seed=fresh,
         make_agent=make_agent,
-        agent_marks=args.agent_marks,
+        agent_marks=services.agent_marks,
     )
     status: dict[str, bool] = {}
     try:

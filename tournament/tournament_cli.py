@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bridgebot.core.logs import configure_logging
+
+if TYPE_CHECKING:
+    from bridgebot.tournament.match_cli import MatchServices
 
 HELP = "play a round robin or gauntlet of team matches between agents and rank them by VPs"
 EXAMPLES = """examples:
@@ -80,9 +84,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, services: MatchServices) -> int:
     configure_logging(args.log_level)
-    from bridgebot.engine.agent import AgentFactory, AgentSpecError
+    from bridgebot.engine.agent import AgentSpecError
     from bridgebot.server.journal import JournalError
     from bridgebot.tournament.config import MatchError
     from bridgebot.tournament.event import TournamentConfig, run_tournament
@@ -90,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     from bridgebot.tournament.schedule import Entrant
     from bridgebot.tournament.standings import markdown_standings
 
-    make_agent: AgentFactory = args.make_agent  # handed down by the command line
+    make_agent = services.make_agent  # handed down by the command line
     try:
         entrants = [Entrant.parse(e) for e in args.entrant]
         entrants += [Entrant.parse_external(e) for e in args.external]
@@ -115,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
             rooms=args.rooms,
             seat_timeout=args.seat_timeout,
             make_agent=make_agent,
-            agent_marks=args.agent_marks,
+            agent_marks=services.agent_marks,
         )
         standings = run_tournament(cfg)
     except (MatchError, JournalError) as exc:

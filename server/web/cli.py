@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from bridgebot.core.errors import UserError
 
 if TYPE_CHECKING:
+    from bridgebot.engine.agent import AgentFactory
     from bridgebot.server.web.app import WebServer
     from bridgebot.server.web.table import PersonTable
 
@@ -70,14 +71,17 @@ async def serve_page(args: argparse.Namespace, table: PersonTable) -> WebServer:
     return web
 
 
-def run_human_seat(args: argparse.Namespace, seat: object, label: str) -> int:
-    """``bridgebot seat --agent human``: the seat client with a person deciding in the page."""
+def run_human_seat(
+    args: argparse.Namespace, seat: object, label: str, make_agent: AgentFactory
+) -> int:
+    """``bridgebot seat --agent human``: the seat client with a person deciding in the page
+    (``make_agent`` builds the shipped agent whose reader explains the calls)."""
     from bridgebot.protocol.errors import ProtocolError
     from bridgebot.server.seat import TableConnectionError, failure_line
 
     status: dict[str, bool] = {}
     try:
-        return asyncio.run(_human_seat(args, seat, status))
+        return asyncio.run(_human_seat(args, seat, status, make_agent))
     except UserError as exc:
         print(f"bridgebot seat: {exc}", file=sys.stderr)
         return 2
@@ -88,7 +92,9 @@ def run_human_seat(args: argparse.Namespace, seat: object, label: str) -> int:
         return 0 if status.get("done") else 130
 
 
-async def _human_seat(args: argparse.Namespace, seat: object, status: dict[str, bool]) -> int:
+async def _human_seat(
+    args: argparse.Namespace, seat: object, status: dict[str, bool], make_agent: AgentFactory
+) -> int:
     from bridgebot.protocol.dialect import Dialect
     from bridgebot.server.web.human import HumanSeatClient, explainer, shipped_reader
     from bridgebot.server.web.table import PersonTable
@@ -97,7 +103,7 @@ async def _human_seat(args: argparse.Namespace, seat: object, status: dict[str, 
     assert seat is None or isinstance(seat, Player)
     stop_on_signals()
     table = PersonTable(note=f"connecting to the table manager at {args.host}:{args.port}\u2026")
-    table.explain = explainer(table, shipped_reader(args.make_agent))
+    table.explain = explainer(table, shipped_reader(make_agent))
     web = await serve_page(args, table)
     try:
         client = HumanSeatClient(

@@ -30,9 +30,12 @@ from bridgebot.models.selfplay import duplicate_imps, train_selfplay
 from endplay.dds import calc_all_tables
 from endplay.types import Deal, Player, Vul
 
-from bridgebot.cli import dd_match_imps
+from bridgebot.services import AgentBuilder
 
 pytestmark = pytest.mark.train
+
+#: The match runner the composition root hands the trainers.
+dd_match_imps = AgentBuilder().dd_match
 
 #: Distinct deals solved by the real solver; larger sets repeat them (with other dealers and
 #: vulnerabilities), which is plenty for mechanics and keeps the solver cost to a few seconds.
@@ -261,7 +264,7 @@ def test_selfplay_runs_checkpoints_and_resumes(
 
 def test_selfplay_evaluates_through_the_match_runner_it_is_handed(tmp_path: Path) -> None:
     """``models`` imports no tournament: the evaluation against an agent plays through the
-    match runner the composition root hands down (``bridgebot.cli.dd_match_imps``), with the
+    match runner the composition root hands down (``bridgebot.services.AgentBuilder.dd_match``), with the
     network served from a policy directory; without a runner, self-play that evaluates against
     bfg is refused on entry."""
     from bridgebot.models.net import NetConfig, PolicyNet
