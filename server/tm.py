@@ -192,6 +192,9 @@ class Table:
         """Boards begun so far (a restart is not a new board); the junk budget is per board."""
         self.teams_sent: dict[Player, float] = {}
         """When each seat was last sent the Teams line (its ``ready to start`` is owed since)."""
+        self.stopping = False
+        """Set when the table manager shuts down (its ``close``): the seats that go then are
+        closed by us, not lost, and are held for no one."""
 
     # ------------------------------------------------------------------ lines
 
@@ -274,8 +277,12 @@ class Table:
         del self.conns[seat]
         if self.machine.phase is not Phase.ENDED:
             self.machine.disconnect(seat)
-            self.log.warning("seat disconnected; held for its team", seat=seat.name,
-                             phase=self.machine.phase.value)  # fmt: skip
+            if self.stopping:  # Ctrl-C or SIGTERM: we close the seats, nothing waits for them
+                self.log.info("seat closed; the table manager is stopping", seat=seat.name,
+                              phase=self.machine.phase.value)  # fmt: skip
+            else:
+                self.log.warning("seat disconnected; held for its team", seat=seat.name,
+                                 phase=self.machine.phase.value)  # fmt: skip
         self._observe(table_events.SeatLeft(seat.abbr))
         self._changed.set()
 
@@ -522,6 +529,10 @@ class TableManager:
             await self.close()
 
     async def close(self) -> None:
+        """Stop listening and close every connection (at the end of the session, or when the
+        command is stopped); records and transcripts are closed last."""
+        for table in self.tables:
+            table.stopping = True
         for s in self._servers:
             s.close()
         for table in self.tables:
@@ -682,6 +693,8 @@ class TableManager:
                 junk += 1
                 table.log.warning("line too long", seat=seat.name, error=str(exc), junk=junk)
                 text = ""
+            if table.stopping:  # the table manager is closing the seats: nothing more is read
+                return
             if text is None:
                 table.log.info("connection closed by peer", seat=seat.name)
                 return

@@ -140,6 +140,31 @@ async def test_two_tables_in_one_process(tmp_path: Path, logs: list[dict[str, An
     ]
 
 
+async def test_a_table_manager_stopped_mid_session_holds_no_seat_for_its_team(
+    tmp_path: Path, logs: list[dict[str, Any]]
+) -> None:
+    """Issue 62: stopped with Ctrl-C or SIGTERM (what ``docker stop`` sends), ``tm`` logged
+    "seat disconnected; held for its team" for every seat, as if each had gone away and the
+    session waited for it. The table manager closes them itself: each is said once, at info, as
+    closed because it stops; nothing warns. (A session played to End of session logs no warning
+    at all: ``play_session``.)"""
+    tm = TableManager(generate(5, 200), tmp_path)
+    host, port = await tm.start()
+    serving = asyncio.create_task(tm.serve())  # asyncio.run's main task in ``bridgebot tm``
+    clients = [SeatClient(host, port, p, TEAMS[p], make_agent("random", p.value)) for p in Player]
+    seats = [asyncio.create_task(c.run()) for c in clients]
+    while tm.tables[0].played < 1:  # a session under way, a board in play
+        await asyncio.sleep(0.01)
+    serving.cancel()  # what Ctrl-C (and SIGTERM, under bridgebot's handler) does to it
+    await asyncio.gather(serving, return_exceptions=True)
+    await asyncio.wait_for(asyncio.gather(*seats, return_exceptions=True), 30)
+    warnings = [e for e in logs if e["log_level"] in ("warning", "error", "critical")]
+    assert warnings == []
+    closed = [e["seat"] for e in logs if e["event"] == "seat closed; the table manager is stopping"]
+    assert sorted(closed) == sorted(p.name for p in Player)
+    assert not any(e["event"] == "connection closed by peer" for e in logs)  # we closed them
+
+
 def wbridge5_style(line: str) -> list[str]:
     """Rewrite a line as WBridge5 writes it (docs/protocol.md 4): upper-case seat names and keywords,
     a double space in ``ready for  X's bid``, lower-case cards; and add GIB's ``received dummy``
