@@ -90,10 +90,10 @@ def test_a_match_opens_each_model_file_once_and_parses_each_spec_once(
     forget_model_files()  # what earlier tests of this process read
     with opens() as opened:
         played = _match(tmp_path / "once")
+    nets = {"default": "policy", "bfgnet": "policy", "ddnet": "ddnet", "belief": "belief"}
     shipped = {
         f"bridgebot.models/{model}/{name}"
-        for model, onnx in (("default", "policy"), ("bfgnet", "policy"), ("ddnet", "ddnet"),
-                            ("belief", "belief"))  # fmt: skip
+        for model, onnx in nets.items()
         for name in ("model.json", f"{onnx}.onnx")
     }
     assert set(opened) == shipped  # default's policy, and the search's where doubled

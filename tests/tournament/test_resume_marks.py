@@ -163,8 +163,8 @@ def test_an_option_recorded_on_one_side_only_is_a_change() -> None:
 
 def test_the_marks_name_every_file_and_package_the_builder_read() -> None:
     files, packages = marks.reads("default")
-    for model, onnx in (("default", "policy"), ("bfgnet", "policy"), ("ddnet", "ddnet"),
-                        ("belief", "belief")):  # fmt: skip
+    nets = {"default": "policy", "bfgnet": "policy", "ddnet": "ddnet", "belief": "belief"}
+    for model, onnx in nets.items():
         for name in ("model.json", f"{onnx}.onnx"):
             path = shipped_model(model) / name
             assert files[f"bridgebot.models/{model}/{name}"] == file_sha256(path)
