@@ -4,8 +4,9 @@ Each takes the flag's text and returns the number, or raises :class:`argparse.Ar
 with one line saying what is wanted, which argparse prints as ``--flag: ...`` and exits 2: a
 negative seed, a batch of 0 or a share above 1 is the user's mistake, never a traceback from
 numpy or torch (issue 44). They live here, under everything, because ``models`` may not import the
-command-line layer (``bridgebot.options`` uses them too). :func:`add_workers` is the one flag
-two trainers (``ddgen``, ``teach``) spell alike.
+command-line layer (``bridgebot.options`` uses them too); the TCP ports of ``seat``, ``match``
+and the pages are here beside them. :func:`add_workers` is the one flag two trainers (``ddgen``,
+``teach``) spell alike.
 """
 
 from __future__ import annotations
@@ -65,6 +66,26 @@ def bounded(
 
     parse.__name__ = name or number.__name__  # argparse names the type in its own messages
     return parse
+
+
+def port_number(text: str) -> int:
+    """A TCP port to connect to or to listen on where it is fixed: 1..65535."""
+    return _port(text, 1)
+
+
+def listening_port(text: str) -> int:
+    """A TCP port to listen on: 0..65535, 0 for a free one (the command prints which)."""
+    return _port(text, 0)
+
+
+def _port(text: str, low: int) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not low <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number ({low}..65535)")
+    return port
 
 
 #: An integer of at least 1 (boards, a batch, workers, threads).

@@ -11,7 +11,9 @@ import asyncio
 import sys
 from typing import TYPE_CHECKING, Protocol
 
+from bridgebot.core.argtypes import port_number
 from bridgebot.core.logs import configure_logging
+from bridgebot.server.dialect_options import add_dialect_arguments
 
 if TYPE_CHECKING:
     from bridgebot.engine.agent import AgentFactory
@@ -38,17 +40,6 @@ def _seat_or_anypl(text: str) -> Player | None:
     from bridgebot.laws.notation import seat_arg
 
     return None if text.strip().lower() == "anypl" else seat_arg(text)
-
-
-def port_number(text: str) -> int:
-    """An argparse ``type`` for TCP ports: 1..65535, or argparse's one-line error."""
-    try:
-        port = int(text)
-    except ValueError:
-        port = -1
-    if not 1 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (1..65535)")
-    return port
 
 
 class SeatServices(Protocol):
@@ -91,19 +82,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="the agent's seed (its random choices; no deals here; default %(default)s)",
     )
-    parser.add_argument(
-        "--dummy-form",
-        choices=("self", "all", "never"),
-        default="self",
-        help='who says "ready for dummy\'s card": self = dummy only (ComputerBridge, default), '
-        "all = every seat while dummy plays (Ben, bridge_env), never = always the seat name",
-    )
-    parser.add_argument(
-        "--early-dummy",
-        action="store_true",
-        help="ask for dummy right after the auction (bridge-player's order) instead of after "
-        "the opening lead",
-    )
+    add_dialect_arguments(parser, "seat")
     parser.add_argument(
         "--retries",
         type=int,

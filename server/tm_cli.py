@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bridgebot.core.logs import configure_logging, outcome_line
+from bridgebot.server.dialect_options import add_dialect_arguments
 
 if TYPE_CHECKING:
     from bridgebot.protocol.table import TableBoard
@@ -95,26 +96,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=20,
         help="unreadable or refused lines in one board before a seat is disconnected (default 20)",
     )
-    parser.add_argument(
-        "--dialect-seated",
-        choices=("paren", "quoted", "bare"),
-        default="paren",
-        help='seated line: paren = North ("T") seated (spec, default); quoted = North "T" '
-        "seated (bridge-player, ZBridge); bare = North T seated (bridge_env)",
-    )
-    parser.add_argument(
-        "--dialect-teams",
-        choices=("canonical", "spec", "colonless"),
-        default="canonical",
-        help='Teams line: canonical = Teams : N/S : "A" E/W : "B" (default; Ben needs it); '
-        'spec = with a full stop after the N/S name; colonless = Teams: N/S "A" E/W "B"',
-    )
-    parser.add_argument(
-        "--teams-scoring",
-        choices=("IMP", "MP"),
-        default=None,
-        help="append '. Playing IMP|MP' to the Teams line (ComputerBridge's habit)",
-    )
+    add_dialect_arguments(parser, "tm")
     parser.add_argument(
         "--no-alerts",
         action="store_true",
@@ -136,9 +118,9 @@ def add_web_arguments(parser: argparse.ArgumentParser, people: bool = True) -> N
     """``--web-port``/``--web-host``: the live tables (``server.web.spectator``); shared by
     ``tm`` and ``match``; ``people``: also ``--human-seat``."""
     g = parser.add_argument_group("live tables in a browser")
-    from bridgebot.server.web.cli import web_port  # the port check of every page's --web-port
+    from bridgebot.core.argtypes import listening_port  # the port check of every --web-port
 
-    g.add_argument("--web-port", type=web_port, default=None, metavar="PORT",
+    g.add_argument("--web-port", type=listening_port, default=None, metavar="PORT",
                    help="serve a page of every table, updated live, on this port (0 picks one; "
                    "the address is printed on stdout: 'watch the tables at URL', or the match)")  # fmt: skip
     g.add_argument("--web-host", default="127.0.0.1", metavar="HOST",

@@ -8,9 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from bridgebot.core.argtypes import port_number
 from bridgebot.core.logs import configure_logging
 from bridgebot.server.guard import parse_networks
-from bridgebot.server.seat_cli import port_number
 from bridgebot.tournament.rooms import THEM_NAME, US_NAME, Network
 from bridgebot.tournament.seatings import seatings
 

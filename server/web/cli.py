@@ -11,6 +11,7 @@ import sys
 import webbrowser
 from typing import TYPE_CHECKING
 
+from bridgebot.core.argtypes import listening_port
 from bridgebot.core.errors import UserError
 
 if TYPE_CHECKING:
@@ -24,23 +25,12 @@ __all__ = ["UserError"]  # a person's mistake: the project's one UserError (one 
 
 def add_web_arguments(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     """``--web-port``, ``--web-host``, ``--no-browser``: where the person's page is served."""
-    parser.add_argument("--web-port", type=web_port, default=0, metavar="PORT",
+    parser.add_argument("--web-port", type=listening_port, default=0, metavar="PORT",
                         help="serve the page on this port (default 0: a free one, printed)")  # fmt: skip
     parser.add_argument("--web-host", default="127.0.0.1",
                         help="address the page listens on (default %(default)s: this machine only)")  # fmt: skip
     parser.add_argument("--no-browser", action="store_true",
                         help="do not open the page in a browser")  # fmt: skip
-
-
-def web_port(text: str) -> int:
-    """0..65535 (0: a free port), or argparse's one-line error."""
-    try:
-        port = int(text)
-    except ValueError:
-        port = -1
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (0..65535)")
-    return port
 
 
 def stop_on_signals() -> None:
