@@ -57,6 +57,19 @@ SMOKE: dict[str, tuple[list[str], str]] = {
         r"\d",
     ),
     "bench_ddnet": (["--deals", "{dd}", "--held-out", "6", "--solver-boards", "2"], r"\d"),
+    "diagnose_search": (
+        [
+            "--spec",
+            "search,particles=64,rollouts=16",
+            "--boards",
+            "2",
+            "--solver-particles",
+            "2",
+            "--journal",
+            "{tmp}/d.jsonl",
+        ],
+        r"\| all \||\| decisions \|",
+    ),
     "bench_epbot": (["--boards", "2", "--reps", "1"], r"ms per call|skipped: EPBot"),
     "bench_field": (
         ["--candidate", "random", "--cards", "Acol", "--deals", "{dd}", "--boards", "2"],

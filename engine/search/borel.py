@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 import numpy.typing as npt
@@ -186,6 +187,7 @@ class BorelSearch:
             return self.result(cands, prior, verdict, start, stats)
 
         scored: list[tuple[npt.NDArray[np.float64], IntArray]] = []
+        drawn: list[tuple[IntArray, IntArray]] = []
         for i, (name, model) in enumerate(self.opponents):
             w = weights[i]
             stats[f"ess_{name}"] = float(w.sum() ** 2 / (w**2).sum())
@@ -193,7 +195,10 @@ class BorelSearch:
             unique, counts = np.unique(draws, return_counts=True)
             scores = self.values(particles[unique], cands, view, history, model, rng, stats)
             scored.append((scores, counts))
+            drawn.append((unique, counts))
         verdict = self.judge(prior, cands, scored, rng)
+        if cfg.verify and verdict.pick != cands[0]:
+            verdict = self.verified(verdict, cands, particles, drawn, view, history, rng, stats)
         for name, r_eff in zip(self.names, verdict.r_eff, strict=True):
             stats[f"r_eff_{name}"] = r_eff
         if cfg.slam_stage:
@@ -286,6 +291,47 @@ class BorelSearch:
                 ):
                     pick = choice
         return Verdict(pick, post, means_by, r_effs)
+
+    def verified(
+        self,
+        verdict: Verdict,
+        cands: list[int],
+        particles: U8Array,
+        drawn: Sequence[tuple[IntArray, IntArray]],
+        view: BiddingView,
+        history: IntArray,
+        rng: np.random.Generator,
+        stats: dict[str, float],
+    ) -> Verdict:
+        """``verdict`` if its change of the policy's call (``cands[0]``) survives the solver's
+        check (``SearchConfig.verify``), else the same verdict with the policy's call: under each
+        opponent model, the two calls rolled out again on the model's ``verify`` most drawn
+        particles (``drawn``: unique particle indices and their draw counts), scored by the
+        solver, and the change must gain ``min_gain`` plus ``margin`` paired standard errors.
+        The budget is counted in particles and their solves, never in seconds."""
+        cfg = self.config
+        t0 = time.perf_counter()
+        pair = [cands[0], verdict.pick]
+        solved = self.exact.solved
+        holds = True
+        for (_, model), (unique, counts) in zip(self.opponents, drawn, strict=True):
+            top = np.argsort(-counts, kind="stable")[: cfg.verify]
+            scores = self.values(
+                particles[unique[top]], pair, view, history, model, rng, stats, self.exact
+            )
+            w = counts[top].astype(np.float64)
+            r_eff = float(w.sum() ** 2 / (w**2).sum())
+            w /= w.sum()
+            diff = scores[1] - scores[0]
+            mean = float(diff @ w)
+            se = float(np.sqrt(((diff - mean) ** 2) @ w / max(r_eff, 1.0)))
+            if not mean > cfg.min_gain + cfg.margin * se:
+                holds = False
+                break
+        stats["verify_solves"] = float(self.exact.solved - solved)
+        stats["verify_held"] = float(holds)
+        stats["verify_s"] = time.perf_counter() - t0
+        return verdict if holds else replace(verdict, pick=cands[0])
 
     def slam_stage(
         self,

@@ -83,6 +83,14 @@ class SearchConfig:
     thinks unlikely. At 0.2 against 1, paired over 2,000 validation boards a card, on four
     training cards the analysis did not use: +0.08, +0.06, +0.08 and +0.07 (each 0.04) IMPs/board
     (run 26). Where the opponents have doubled our contract, ``doubled_close_bids`` holds."""
+    verify: int = knob(0, "particles per model the solver checks a change on", ge=0)
+    """Where the search would change the policy's call, the change is checked with the
+    double-dummy solver: the policy's call and the change are rolled out again on each opponent
+    model's ``verify`` most drawn particles and scored by the solver, and the change stands only
+    if it still wins there by ``min_gain`` plus ``margin`` standard errors under every model
+    (0: off). The learned oracle's errors are largest exactly where the search changes a call: the
+    change is chosen because its estimate is high, so its noise is selected with it
+    (docs/evaluation.md, "Where the search's verdict goes wrong")."""
     value: Literal["points", "imps"] = knob(
         "points",
         "rollout value: points, or IMPs over the policy's call",
@@ -169,6 +177,10 @@ class SearchConfig:
     ``default``'s search where doubled was measured (above). That search runs these settings, so
     ``close_bids`` leaves ``default``'s calls as they were."""
 
+    doubled_verify: int = knob(0, "verify where the opponents doubled our contract", ge=0)
+    """``verify`` where the opponents have doubled our side's contract: off (0), so that
+    ``default``'s search where doubled, which runs these settings, bids as it did."""
+
     def where_doubled(self) -> SearchConfig:
         """The configuration for positions where the opponents have doubled our contract."""
         return replace(
@@ -176,6 +188,7 @@ class SearchConfig:
             p_min=self.doubled_p_min,
             punish=self.doubled_punish,
             close_bids=self.doubled_close_bids,
+            verify=self.doubled_verify,
         )
 
 

@@ -831,3 +831,42 @@ def test_the_old_slam_stage_keys_warn_and_work(
     assert "agent search: option slam_margin is deprecated; use slam_stage_margin" in lines
     with pytest.raises(AgentSpecError, match="give slam_stage once"):
         AgentSpec.parse("search,slam=on,slam_stage=off")
+
+
+# -- the solver's check of a change (verify) --------------------------------------------------------
+
+
+def test_verify_takes_back_a_change_the_solver_does_not_back(
+    tmp_path: Path, solver_calls: list[int]
+) -> None:
+    """An estimator that gives every contract 13 tricks makes the search bid 6NT on a Yarborough
+    over the policy's pass. With ``verify``, the change is rolled out again on the most drawn
+    particles and scored by the solver, which finds 6NT down, so the pass stands; the check
+    costs solves counted in particles, each through engine.dds."""
+    policy = blind_policy(tmp_path / "p", {PASS: 0.5, SIX_NT: 0.0})
+    cfg = SearchConfig(particles=32, rollouts=16, r_min=4)
+    weak = view_for(full_pbn(YARBOROUGH), Player.south, Player.south, [], Vul.none)
+    off = BorelSearch(policy, ConstantOracle(13), cfg).search(weak, np.random.default_rng(0))
+    assert bid_index(off.call) == SIX_NT and "verify_held" not in off.stats
+    assert not solver_calls
+    search = BorelSearch(policy, ConstantOracle(13), replace(cfg, verify=6))
+    on = search.search(weak, np.random.default_rng(0))
+    assert bid_index(on.call) == PASS and on.stats["verify_held"] == 0.0
+    assert solver_calls and max(solver_calls) <= 6
+    assert sum(solver_calls) == on.stats["verify_solves"] == search.exact.solved
+
+
+def test_verify_keeps_a_change_the_solver_backs(tmp_path: Path) -> None:
+    """With 13 top tricks the solver backs 7NT over the policy's pass: the change holds."""
+    policy = blind_policy(tmp_path / "p", {PASS: 0.5, SEVEN_NT: 0.0})
+    cfg = SearchConfig(particles=32, rollouts=16, r_min=4, verify=6)
+    rock = view_for(full_pbn(ROCK), Player.south, Player.south, [], Vul.none)
+    result = BorelSearch(policy, ConstantOracle(13), cfg).search(rock, np.random.default_rng(0))
+    assert bid_index(result.call) == SEVEN_NT and result.stats["verify_held"] == 1.0
+
+
+def test_verify_is_off_where_doubled_unless_asked() -> None:
+    """``default``'s search where doubled runs ``where_doubled``: verify stays off there (so
+    ``default`` bids as it did) unless ``doubled_verify`` says otherwise."""
+    assert SearchConfig(verify=32).where_doubled().verify == 0
+    assert SearchConfig(verify=32, doubled_verify=8).where_doubled().verify == 8
