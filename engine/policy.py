@@ -31,7 +31,13 @@ from bridgebot.engine.features import (
     tile_hands,
 )
 from bridgebot.engine.layered_agent import BatchLayeredAgent
-from bridgebot.engine.modelcard import Expected, cpu_session, cpu_session_bytes, load_model
+from bridgebot.engine.modelcard import (
+    Expected,
+    cpu_session,
+    cpu_session_bytes,
+    load_model,
+    read_model_file,
+)
 from bridgebot.engine.onnx_stack import gemm_relu_stack
 from bridgebot.engine.pipeline import Layer, LayeredBidder, Proposal
 from bridgebot.engine.tendencies import DoubleRate, Reading, TheirDoubles, policy_input
@@ -65,7 +71,7 @@ def hand_split_graph(onnx_path: Path) -> bytes | None:
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
-    model = onnx.load(str(onnx_path))
+    model = onnx.load_model_from_string(read_model_file(onnx_path).data)
     g = model.graph
     inits = {t.name: numpy_helper.to_array(t) for t in g.initializer}
     nodes = list(g.node)
