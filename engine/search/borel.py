@@ -306,7 +306,8 @@ class BorelSearch:
         """``verdict`` if its change of the policy's call (``cands[0]``) survives the solver's
         check (``SearchConfig.verify``), else the same verdict with the policy's call: under each
         opponent model, the two calls rolled out again on the model's ``verify`` most drawn
-        particles (``drawn``: unique particle indices and their draw counts), scored by the
+        particles (``drawn``: unique particle indices and their draw counts; with
+        ``verify_fresh``, ``verify`` draws from particles dealt and filtered anew), scored by the
         solver, and the change must gain ``min_gain`` plus ``margin`` paired standard errors.
         The budget is counted in particles and their solves, never in seconds."""
         cfg = self.config
@@ -314,6 +315,12 @@ class BorelSearch:
         pair = [cands[0], verdict.pick]
         solved = self.exact.solved
         holds = True
+        if cfg.verify_fresh:
+            particles = self.particles(view, hand_to_array(view.hand), cfg.particles, rng)
+            drawn = [
+                np.unique(resample(w, cfg.verify, rng), return_counts=True)
+                for w in self.model_weights(particles, view, history)
+            ]
         for (_, model), (unique, counts) in zip(self.opponents, drawn, strict=True):
             top = np.argsort(-counts, kind="stable")[: cfg.verify]
             scores = self.values(

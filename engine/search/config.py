@@ -177,6 +177,11 @@ class SearchConfig:
     ``default``'s search where doubled was measured (above). That search runs these settings, so
     ``close_bids`` leaves ``default``'s calls as they were."""
 
+    verify_fresh: bool = knob(False, "verify on particles dealt anew")
+    """Check a change (``verify``) on particles dealt and filtered anew, drawn ``verify`` times
+    from each opponent model's weights, instead of the most drawn of the particles that chose
+    it: the particles that chose a change hold a picture of the hidden hands that favours it
+    (they are why it was chosen), and a fresh sample does not."""
     doubled_verify: int = knob(0, "verify where the opponents doubled our contract", ge=0)
     """``verify`` where the opponents have doubled our side's contract: off (0), so that
     ``default``'s search where doubled, which runs these settings, bids as it did."""

@@ -870,3 +870,16 @@ def test_verify_is_off_where_doubled_unless_asked() -> None:
     ``default`` bids as it did) unless ``doubled_verify`` says otherwise."""
     assert SearchConfig(verify=32).where_doubled().verify == 0
     assert SearchConfig(verify=32, doubled_verify=8).where_doubled().verify == 8
+
+
+def test_verify_on_fresh_particles_takes_back_the_same_change(
+    tmp_path: Path, solver_calls: list[int]
+) -> None:
+    """``verify_fresh`` checks on particles dealt anew (at most ``verify`` of them a model): the
+    solver still finds the Yarborough's 6NT down."""
+    policy = blind_policy(tmp_path / "p", {PASS: 0.5, SIX_NT: 0.0})
+    cfg = SearchConfig(particles=32, rollouts=16, r_min=4, verify=6, verify_fresh=True)
+    weak = view_for(full_pbn(YARBOROUGH), Player.south, Player.south, [], Vul.none)
+    result = BorelSearch(policy, ConstantOracle(13), cfg).search(weak, np.random.default_rng(0))
+    assert bid_index(result.call) == PASS and result.stats["verify_held"] == 0.0
+    assert solver_calls and max(solver_calls) <= 6
