@@ -9,10 +9,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import onnxruntime
 import pytest
 from bridgebot.engine.control_layer import ControlAsking, ConventionLayer
 from bridgebot.engine.explain import PolicyReader, reader_of
+from bridgebot.engine.modelcard import forget_model_files
 from bridgebot.engine.parts import layer_of, parts_of
 from bridgebot.engine.slams import SlamLayer
 
@@ -23,15 +23,20 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def opened(spec: str, monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
-    """The ONNX files ``make_agent(spec)`` opens, with how often, relative to the repository."""
+    """The ONNX files ``make_agent(spec)`` opens, with how often, relative to the repository.
+
+    The process's model files are forgotten first (``engine.modelcard`` reads each once a
+    process and shares its session), so the count is what this one agent needs."""
+    forget_model_files()
     seen: Counter[str] = Counter()
-    real = onnxruntime.InferenceSession
+    real = Path.open
 
-    def counting(path: str, *args: Any, **kwargs: Any) -> Any:
-        seen[str(Path(path).resolve().relative_to(ROOT))] += 1
-        return real(path, *args, **kwargs)
+    def counting(self: Path, *args: Any, **kwargs: Any) -> Any:
+        if self.suffix == ".onnx":
+            seen[str(self.resolve().relative_to(ROOT))] += 1
+        return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(onnxruntime, "InferenceSession", counting)
+    monkeypatch.setattr(Path, "open", counting)
     with make_agent(spec):
         pass
     return seen
