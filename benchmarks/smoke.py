@@ -169,7 +169,7 @@ SMOKE: dict[str, tuple[list[str], str]] = {
 NEEDS_EPBOT = frozenset({"bench_field", "report_field"})
 #: Modules of this folder that are no benchmark: the libraries the scripts share, with no
 #: command of their own (the scripts that import them run them).
-LIBRARIES = frozenset({"dd_rows"})
+LIBRARIES = frozenset({"dd_rows", "cardplay_match"})
 #: Deals of the DD file the smoke runs share.
 DEALS = 12
 

@@ -90,7 +90,11 @@ class BfgOptions(AgentOptions):
 class CardPlayerOptions(AgentOptions):
     """How the agent plays its cards: the double-dummy player or the instant baseline."""
 
-    play: Literal["dd", "baseline"] = Field("baseline", description="card player")
+    play: Literal["dd", "pimc", "auction", "baseline"] = Field(
+        "baseline",
+        description="card player: dd (pimc, its own name), auction (its worlds weighed by the "
+        "auction), baseline",
+    )
     worlds: int = Field(WORLDS, ge=1, description="worlds solved per card (play=dd)")
     lead_worlds: int = Field(LEAD_WORLDS, ge=1, description="worlds for the opening lead (play=dd)")
 
@@ -149,7 +153,7 @@ class PolicyOptions(SlamOptions):
 
 
 class DefaultOptions(PolicyOptions):
-    play: Literal["dd", "baseline"] = Field("dd", description="card player")
+    play: Literal["dd", "pimc", "auction", "baseline"] = Field("dd", description="card player")
     doubled: Literal["search", "policy"] = Field(
         "search",
         description="who calls where the opponents doubled our contract: the search "

@@ -109,3 +109,14 @@ def test_a_removed_key_on_the_command_line_is_one_line_and_status_2(
     assert main(["explain", "1S P", "--agent", "default,controls_dd=64", "--hands", "1024"]) == 2
     (line,) = capsys.readouterr().err.splitlines()
     assert "option controls_dd was removed" in line and '"Control asking (' in line, line
+
+
+def test_play_takes_each_named_card_player_of_the_yardstick() -> None:
+    """Issue 61: today's player has its own name (``play=pimc``; ``play=dd`` keeps working as the
+    default's spelling) and the auction reader is ``play=auction``; an unknown name is refused."""
+    from bridgebot.agents import AgentSpec, AgentSpecError
+
+    for play in ("pimc", "dd", "auction", "baseline"):
+        assert AgentSpec.parse(f"default,play={play}").settings()["play"] == play
+    with pytest.raises(AgentSpecError, match="play"):
+        AgentSpec.parse("default,play=ouija").settings()
