@@ -234,7 +234,12 @@ def user_error(exc: BaseException) -> str | None:
         extra = EXTRAS.get(root)
         if extra is None:
             return None
-        return f"needs the '{extra}' extra ({root} is not installed): pip install -e '.[{extra}]'"
+        # torch first and pinned exactly: any looser spec pulls gigabytes of CUDA wheels.
+        first = "pip install torch==2.13.0 && " if extra == "train" else ""
+        return (
+            f"needs the '{extra}' extra ({root} is not installed): "
+            f"{first}pip install -e '.[{extra}]'"
+        )
     if isinstance(exc, OSError) and exc.filename is not None:
         return f"{exc.filename}: {exc.strerror or exc}"
     return None

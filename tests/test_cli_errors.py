@@ -43,6 +43,8 @@ def test_train_without_the_train_extra_names_the_extra(tmp_path: Path) -> None:
         assert proc.returncode == 2
         line = _one_line(proc.stderr)
         assert "needs the 'train' extra" in line and "pip install -e '.[train]'" in line
+        # The torch pin the README uses, before the extra (issue 62: the hint left it out).
+        assert "pip install torch==2.13.0 && pip install -e '.[train]'" in line
 
 
 _DISTILL = ["train", "distill", "--init", "i.pt", "--data", "d.npz", "--out", "o.pt"]
