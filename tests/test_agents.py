@@ -66,7 +66,10 @@ def test_parsing_validates_without_building() -> None:
         ("random,pass_bias=", "agent random: option pass_bias must be a number, not ''"),
         ("random:somewhere", "agent random takes no path, got 'random:somewhere'"),
         ("default,worlds=0", "agent default: option worlds must be >= 1, not '0'"),
-        ("default,play=fast", "agent default: option play must be 'dd' or 'baseline', not 'fast'"),
+        (
+            "default,play=fast",
+            "agent default: option play must be 'dd', 'pimc', 'auction' or 'baseline', not 'fast'",
+        ),
         ("policy", "agent policy needs a model path: policy:DIR or policy:FILE.onnx"),
         ("policy:m,greedy=maybe", "agent policy: option greedy must be 'on' or 'off', not 'maybe'"),
         ("bfg,doubles=maybe", "agent bfg: option doubles must be 'on' or 'off', not 'maybe'"),
