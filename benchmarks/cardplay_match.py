@@ -30,10 +30,10 @@ from typing import Any
 from bridgebot.engine.agent import CardPlayer, PlayView
 from bridgebot.engine.cardplay import play_deal
 from bridgebot.engine.cardplay_cost import dd_costs, side_costs
-from bridgebot.laws.boards import BoardDeal
+from bridgebot.laws.boards import BoardDeal, side_vulnerable
 from bridgebot.laws.cards import deal_owners
 from bridgebot.laws.notation import contract_text
-from bridgebot.laws.scoring import imps, ns_score
+from bridgebot.laws.scoring import contract_score, imps
 from endplay.types import Bid, Card, Contract, Player
 
 Chooser = Callable[[PlayView], Card]
@@ -124,8 +124,8 @@ def play_room(
 
 def declarer_score(contract: Contract, tricks: int, deal: BoardDeal) -> int:
     """The declaring side's duplicate score."""
-    score = ns_score(contract, tricks, deal.vul)
-    return score if contract.declarer.value % 2 == 0 else -score
+    vulnerable = side_vulnerable(deal.vul, contract.declarer)
+    return contract_score(contract.level, contract.denom, contract.penalty, vulnerable, tricks)
 
 
 def reference_room(

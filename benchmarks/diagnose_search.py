@@ -58,8 +58,9 @@ from bridgebot.engine.search.rollouts import final_contracts, score_for_side
 from bridgebot.laws.board_sets import generate
 from bridgebot.laws.boards import BoardDeal
 from bridgebot.laws.calls import ALL_CALLS, auction_over, bid_index, to_call
+from bridgebot.laws.cards import deal_owners
 from bridgebot.laws.scoring import imps_array
-from endplay.types import Bid, Player
+from endplay.types import Bid
 
 from bridgebot.agents import make_agent
 
@@ -67,16 +68,6 @@ KINDS = ("close, changed", "close, kept", "other, changed", "other, kept")
 COLUMNS = ("search", "solver", "true deal", "real bidders")
 
 # -- the truth of one position ------------------------------------------------------------------
-
-
-def owners_of(deal: BoardDeal) -> npt.NDArray[np.uint8]:
-    """The deal as the search's ``owners`` row [52] (seat index of each card)."""
-    from bridgebot.engine.features import hand_to_array
-
-    out = np.zeros(52, dtype=np.uint8)
-    for p in Player:
-        out[hand_to_array(deal.deal[p]).astype(bool)] = p.value
-    return out
 
 
 def shape_points(owners: npt.NDArray[np.uint8], seats: Sequence[int]) -> npt.NDArray[np.int64]:
@@ -159,7 +150,7 @@ def diagnose(
     cands = list(result.candidates)
     prior, history = search.prior(view)
     seat, dealer, vul = view.seat.value, view.dealer.value, view.vul.value
-    truth = owners_of(deal)
+    truth = deal_owners(deal.deal)
     hand = truth == seat
     particles = search.particles(view, hand.astype(np.uint8), cfg.particles, rng)
     weights = search.model_weights(particles, view, history)
