@@ -139,8 +139,9 @@ def policy_file(spec: str) -> Path | None:
 
 
 def fingerprint(spec: str) -> str | None:
-    """The sha256 of ``spec``'s policy file (None without one: :func:`bridgebot.marks.fingerprint`):
-    a journaled row counts only for the model that played it."""
+    """The digest of every file and package ``spec``'s agent reads (None for the yardstick:
+    :func:`bridgebot.marks.fingerprint`): a journaled row counts only for the agent that
+    played it."""
     return None if spec == YARDSTICK else marks.fingerprint(spec)
 
 
@@ -181,8 +182,8 @@ class PolicyChangedError(RuntimeError):
 
 
 def check_policies(job: Mapping[str, Any], when: str) -> None:
-    """Raise :class:`PolicyChangedError` where ``job``'s ``policies`` (the sha256 of each side's
-    policy file when the run started, :func:`fingerprint`) no longer match the files on disk."""
+    """Raise :class:`PolicyChangedError` where ``job``'s ``policies`` (each side's
+    :func:`fingerprint` when the run started) no longer match the files on disk."""
     for spec, want in zip((job["us"], job["them"]), job.get("policies") or (), strict=False):
         got = fingerprint(spec)
         if want is not None and got != want:
