@@ -7,7 +7,8 @@ Carlo player (``engine.cardplay.DDCardPlayer``: 32 worlds a card, 16 for the ope
 to the auction), the reference every new figure is paired against, which ``dd`` spells too (the
 spelling of the agents' ``play=dd``); ``auction``, the same player with its worlds weighed by the
 auction (``engine.cardplay_auction.AuctionReader``: partner's calls under the shipped policy,
-the opponents' under the shipped ``epbotnet``, or ``opponents=self|bfgnet|DIR``);
+the opponents' under the shipped ``epbotnet``, or ``opponents=self|bfgnet|DIR``; ``draw=`` one
+of :data:`AUCTION_DRAWS`);
 ``epbot-lead``, EPBot's opening lead (``card=NAME``, default ``WBridge5-Sayc``, its convention
 card and the one it assumes for the others; ``bcalconsole=PATH``, required: EPBot's card play runs
 that double-dummy solver) and ``pimc`` for every other card; ``bfg``, bfgcardplay, the card play
@@ -35,7 +36,11 @@ if TYPE_CHECKING:
 #: The card players :func:`named_card_player` builds.
 CARD_PLAYERS = ("baseline", "pimc", "dd", "auction", "epbot-lead", "bfg")
 #: The keys each card player takes beyond the Monte Carlo budget (``worlds``, ``lead_worlds``).
-CARD_PLAYER_KEYS = {"auction": {"opponents"}, "epbot-lead": {"card", "bcalconsole"}}
+CARD_PLAYER_KEYS = {"auction": {"opponents", "draw"}, "epbot-lead": {"card", "bcalconsole"}}
+#: How ``auction`` keeps its worlds among the candidates it weighs (``draw=``): ``resample`` in
+#: proportion to the likelihood (repeats the likeliest), or ``distinct`` weighted candidates
+#: (priority sampling; ``engine.worlds.sample_worlds``).
+AUCTION_DRAWS = ("resample", "distinct")
 #: The opponent model of ``auction`` unless its spec names another.
 AUCTION_OPPONENTS = "epbotnet"
 #: Candidate worlds drawn per world kept where the auction weighs them: more than the engine's
@@ -56,11 +61,13 @@ class LazyDDPlayer:
         worlds: int = WORLDS,
         lead_worlds: int = LEAD_WORLDS,
         auction: Callable[[], AuctionReader] | None = None,
+        distinct: bool = False,
     ) -> None:
         self.seed = seed
         self.worlds = worlds
         self.lead_worlds = lead_worlds
         self.auction = auction
+        self.distinct = distinct
         self.player: CardPlayer | None = None
         self._board = 1
 
@@ -79,6 +86,7 @@ class LazyDDPlayer:
                 seed=self.seed,
                 auction_reader=None if self.auction is None else self.auction(),
                 oversample=4 if self.auction is None else AUCTION_OVERSAMPLE,
+                distinct=self.distinct,
             )
             self.player.reset(self._board)
         return self.player.play(view)
@@ -142,7 +150,14 @@ def named_card_player(spec: str, seed: int) -> CardPlayer:
         return EPBotLeadPlayer(
             keys.get("card", "WBridge5-Sayc"), keys.get("bcalconsole"), _build("pimc", seed, budget)
         )
-    return _build(name, seed, budget, keys.get("opponents", AUCTION_OPPONENTS), spec)
+    draw = keys.get("draw", AUCTION_DRAWS[0])
+    if draw not in AUCTION_DRAWS:
+        raise AgentSpecError(
+            f"card player {spec!r}: draw must be one of {', '.join(AUCTION_DRAWS)}"
+        )
+    return _build(
+        name, seed, budget, keys.get("opponents", AUCTION_OPPONENTS), spec, draw == "distinct"
+    )
 
 
 class EPBotLeadPlayer:
@@ -188,6 +203,7 @@ def _build(
     budget: dict[str, int],
     opponents: str = AUCTION_OPPONENTS,
     spec: str | None = None,
+    distinct: bool = False,
 ) -> CardPlayer:
     """The card player ``name`` (one of :data:`CARD_PLAYERS`) with the Monte Carlo ``budget``."""
     if name == "baseline":
@@ -203,7 +219,7 @@ def _build(
     if name in ("pimc", "dd"):
         return LazyDDPlayer(seed, worlds, lead_worlds)
     if name == "auction":
-        return LazyDDPlayer(seed, worlds, lead_worlds, lambda: auction_reader(opponents))
+        return LazyDDPlayer(seed, worlds, lead_worlds, lambda: auction_reader(opponents), distinct)
     raise AgentSpecError(
         f"card player {spec or name!r}: no card player {name!r}; known: {', '.join(CARD_PLAYERS)}"
     )

@@ -155,7 +155,8 @@ class DDCardPlayer:
     how likely a bidding policy, ``auction_model``, finds the auction in each, when given, or by
     the likelihood ``auction_reader`` returns for the view, such as
     :class:`engine.cardplay_auction.AuctionReader`'s, from ``oversample`` times as many
-    candidates; see :mod:`engine.worlds`), solve every legal card in every
+    candidates; see :mod:`engine.worlds`; with ``distinct``, the ``worlds`` kept are distinct
+    candidates weighed by priority sampling, not resampled), solve every legal card in every
     world (:class:`engine.dds.DDSolver`, in this process or ``workers`` processes), turn tricks into the duplicate score of the contract for our side
     (making or beating the contract outweighs an overtrick, as at the table), and play the lowest
     card of the class with the best weighted mean. Ties go to more tricks, then to the baseline's
@@ -179,6 +180,7 @@ class DDCardPlayer:
         auction_model: CallModel | None = None,
         auction_reader: Callable[[PlayView], AuctionLikelihood | None] | None = None,
         oversample: int = 4,
+        distinct: bool = False,
     ) -> None:
         if worlds < 1 or lead_worlds < 1:
             raise ValueError(f"worlds ({worlds}) and lead_worlds ({lead_worlds}) must be >= 1")
@@ -189,6 +191,8 @@ class DDCardPlayer:
         self.auction_reader = auction_reader
         #: Candidates drawn per world kept where the auction weighs them (``sample_worlds``).
         self.oversample = oversample
+        #: Keep distinct weighted candidates rather than resampling them (``sample_worlds``).
+        self.distinct = distinct
         self.solver = DDSolver(workers=workers)
         self._rng = np.random.default_rng([seed, 0])
         #: Worlds solved for the last decision (0 for a forced card): for benchmarks and logs.
@@ -219,7 +223,7 @@ class DDCardPlayer:
             likelihood = self.auction_reader(view)
         elif self.auction_model is not None and view.auction:
             likelihood = policy_auction_likelihood(self.auction_model, view)
-        worlds = sample_worlds(knowledge, n, self._rng, likelihood, self.oversample)
+        worlds = sample_worlds(knowledge, n, self._rng, likelihood, self.oversample, self.distinct)
         positions = [state.position(owners) for owners in worlds.owners]
         tricks, done = self.solver.solve(positions)
         self.last_solved = int(done.sum())

@@ -15,11 +15,18 @@ auction leaves a handful of the worlds drawn (2 to 9 distinct worlds of 32 after
 measured), and the Monte Carlo player then fits its cards to those few. The
 likelihood is that of the bidding search's particle filter
 (:func:`engine.likelihood.auction_log_likelihood`), so the two read an auction alike.
+
+The auction is read once per board and hand, not once per card: a seat's calls depend on its own
+hand alone, so each world's log-likelihood is a sum over the hidden seats of a term of that seat's
+hand, and the reader keeps every term it has computed (:class:`SeatTerms`) for as long as the
+auction, the dealer, the vulnerability and the reading seat stay the same (a board). Later in the
+play, when the cards seen leave few layouts, most hands drawn for a card were read for an earlier
+one; only hands never read before reach the policy.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -37,6 +44,60 @@ OPPONENT_NOISE = 0.2
 POWER = 0.5
 
 
+class SeatTerms:
+    """The log-likelihood of one seat's calls, memoised by its hand, for one board's auction.
+
+    ``model``, ``noise``, ``dealer``, ``vul``, ``history`` and ``me`` are those of
+    :func:`engine.likelihood.auction_log_likelihood`; ``seat`` is the hidden seat read.
+    """
+
+    def __init__(
+        self,
+        model: CallModel,
+        seat: int,
+        noise: float,
+        dealer: int,
+        vul: int,
+        history: npt.NDArray[np.int64],
+        me: int,
+    ) -> None:
+        self.model = model
+        self.seat = seat
+        self.noise = noise
+        self.dealer = dealer
+        self.vul = vul
+        self.history = history
+        self.me = me
+        self.known: dict[bytes, float] = {}
+
+    def __call__(self, worlds: OwnersArray) -> npt.NDArray[np.float64]:
+        """The term of each world in ``worlds`` (its seat's hand read once, ever)."""
+        hands = np.packbits(worlds == self.seat, axis=1)
+        keys = [row.tobytes() for row in hands]
+        missing = list(dict.fromkeys(k for k in keys if k not in self.known))
+        if missing:
+            # Only this seat's calls are read, so only its cards matter: the others' go to a
+            # seat that is not read.
+            rows = np.unpackbits(
+                np.frombuffer(b"".join(missing), dtype=np.uint8).reshape(len(missing), -1),
+                axis=1,
+                count=52,
+            ).astype(bool)
+            owners = np.where(rows, self.seat, (self.seat + 1) % 4).astype(np.uint8)
+            terms = auction_log_likelihood(
+                self.model,
+                owners,
+                self.dealer,
+                self.vul,
+                self.history,
+                self.me,
+                {self.seat},
+                self.noise,
+            )
+            self.known.update(zip(missing, (float(t) for t in terms), strict=True))
+        return np.array([self.known[k] for k in keys], dtype=np.float64)
+
+
 @dataclass(frozen=True)
 class AuctionReader:
     """The likelihood of a play view's auction in each world (see the module doc)."""
@@ -46,6 +107,10 @@ class AuctionReader:
     partner_noise: float = PARTNER_NOISE
     opponent_noise: float = OPPONENT_NOISE
     power: float = POWER
+    #: The board whose auction the terms were read for, and each hidden seat's terms.
+    _board: list[tuple[object, dict[int, SeatTerms]]] = field(
+        default_factory=list, compare=False, repr=False
+    )
 
     def __post_init__(self) -> None:
         for name, value in (
@@ -68,18 +133,24 @@ class AuctionReader:
         theirs = {s for s in ((me + 1) % 4, (me + 3) % 4) if s not in known}
         history = np.array([bid_index(c) for c in view.auction], dtype=np.int64)
         dealer, vul = view.dealer.value, int(view.vul.value)
-        reads = [
+        board = (tuple(history.tolist()), dealer, vul, me)
+        if not self._board or self._board[0][0] != board:
+            self._board[:] = [(board, {})]
+        terms = self._board[0][1]
+        opponents = self.opponents or self.partner
+        for model, seats, noise in (
             (self.partner, ours, self.partner_noise),
-            (self.opponents or self.partner, theirs, self.opponent_noise),
-        ]
+            (opponents, theirs, self.opponent_noise),
+        ):
+            for seat in seats:
+                if seat not in terms:
+                    terms[seat] = SeatTerms(model, seat, noise, dealer, vul, history, me)
+        seat_terms = [terms[seat] for seat in sorted(ours | theirs)]
 
         def likelihood(worlds: OwnersArray) -> npt.NDArray[np.float64]:
             log_lik = np.zeros(len(worlds), dtype=np.float64)
-            for model, seats, noise in reads:
-                if seats:
-                    log_lik += auction_log_likelihood(
-                        model, worlds, dealer, vul, history, me, seats, noise
-                    )
+            for term in seat_terms:
+                log_lik += term(worlds)
             if len(log_lik) == 0:
                 return log_lik
             log_lik *= self.power

@@ -143,6 +143,7 @@ def sample_worlds(
     rng: np.random.Generator,
     auction_likelihood: AuctionLikelihood | None = None,
     oversample: int = 4,
+    distinct: bool = False,
 ) -> Worlds:
     """``n`` draws merged into at most ``n`` distinct weighted worlds; uniform without
     ``auction_likelihood``.
@@ -150,6 +151,13 @@ def sample_worlds(
     With a likelihood, ``n * oversample`` uniform candidates are drawn and ``n`` are resampled in
     proportion to it. If the likelihood is zero everywhere (the auction is impossible
     under the policy, e.g. a human's psyche), the uniform candidates are used instead.
+
+    ``distinct`` keeps ``n`` distinct candidates instead of resampling (which draws the likeliest
+    worlds several times, so a telling auction leaves far fewer than ``n`` worlds to solve):
+    priority sampling (Duffield, Lund and Thorup 2007), each candidate's priority its likelihood
+    over a uniform draw, the ``n`` highest kept, each weighed by the larger of its likelihood and
+    the ``n + 1``-th priority, which keeps the weighted mean of any function of the world
+    unbiased. Identical candidates are merged first, their likelihoods added.
     """
     if n < 1:
         raise ValueError(f"number of worlds must be >= 1, not {n}")
@@ -166,8 +174,29 @@ def sample_worlds(
     total = lik.sum()
     if total <= 0:
         return _merged(candidates[:n], n)
+    if distinct:
+        return _priority_sample(candidates, lik, n, rng)
     picks = rng.choice(len(candidates), size=n, replace=True, p=lik / total)
     return _merged(candidates[picks], n)
+
+
+def _priority_sample(
+    candidates: OwnersArray, lik: npt.NDArray[np.float64], n: int, rng: np.random.Generator
+) -> Worlds:
+    """``n`` distinct worlds of ``candidates`` by priority sampling (see :func:`sample_worlds`)."""
+    unique, inverse = np.unique(candidates, axis=0, return_inverse=True)
+    mass = np.bincount(inverse.reshape(-1), weights=lik, minlength=len(unique))
+    keep = np.flatnonzero(mass > 0)
+    unique, mass = unique[keep], mass[keep]
+    # One uniform per candidate, drawn whatever the count, so the stream of draws is the same.
+    u = 1.0 - rng.random(len(unique))  # in (0, 1]
+    if len(unique) <= n:
+        return Worlds(unique.astype(np.uint8), mass / mass.sum())
+    priority = mass / u
+    order = np.argsort(-priority, kind="stable")
+    top, threshold = order[:n], priority[order[n]]
+    weights = np.maximum(mass[top], threshold)
+    return Worlds(unique[top].astype(np.uint8), weights / weights.sum())
 
 
 def _merged(owners: OwnersArray, n: int) -> Worlds:

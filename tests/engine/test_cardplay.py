@@ -19,7 +19,7 @@ from bridgebot.engine.cardplay import (
 from bridgebot.engine.dds import Position, solve_positions
 from bridgebot.engine.random_agent import RandomAgent
 from bridgebot.engine.worlds import Knowledge
-from bridgebot.laws.calls import PASS
+from bridgebot.laws.calls import PASS, bid_index
 from bridgebot.laws.cards import card_index
 from bridgebot.laws.play import legal_cards
 from bridgebot.protocol.table import TableBoard
@@ -369,6 +369,49 @@ def test_a_defender_whose_partner_bid_spades_finds_them_there() -> None:
     assert west_spades(read.owners, read.weights) > at_random + 1.0
     # No auction, nothing to read.
     assert reader(dataclasses.replace(view, auction=())) is None
+
+
+def test_the_auction_is_read_once_per_hand_and_reads_as_the_likelihood_does() -> None:
+    """The reader's weights are the tempered product of each hidden seat's calls' likelihood
+    (engine.likelihood), and a hand read for one card is not read again for the next."""
+    from bridgebot.engine.cardplay_auction import AuctionReader
+    from bridgebot.engine.likelihood import auction_log_likelihood
+    from bridgebot.engine.policy import Policy
+    from bridgebot.engine.worlds import sample_worlds
+
+    from bridgebot.shipped import DEFAULT_MODEL_DIR
+
+    class Counting:
+        """The real policy, counting the rows it is asked for."""
+
+        def __init__(self, policy: Policy) -> None:
+            self.policy = policy
+            self.rows = 0
+
+        def logits(self, x: np.ndarray) -> np.ndarray:
+            self.rows += len(x)
+            return self.policy.logits(x)
+
+    h, s = Denom.hearts, Denom.spades
+    auction = (ContractBid(1, h), PASS, ContractBid(2, h), ContractBid(2, s), ContractBid(4, h))
+    view = view_of("32.9872.QJ92.432", [], contract="4HN", auction=(*auction, PASS, PASS, PASS))
+    policy = Counting(Policy(DEFAULT_MODEL_DIR, threads=1))
+    reader = AuctionReader(policy, power=0.5)
+    worlds = sample_worlds(Knowledge.from_view(view), 64, np.random.default_rng(3)).owners
+    weights = reader(view)(worlds)
+    history = np.array([bid_index(c) for c in view.auction], dtype=np.int64)
+    east = Player.east.value
+    west, theirs = {Player.west.value}, {Player.north.value, Player.south.value}
+    direct = 0.5 * (
+        auction_log_likelihood(policy.policy, worlds, 0, 0, history, east, west, 0.05)
+        + auction_log_likelihood(policy.policy, worlds, 0, 0, history, east, theirs, 0.2)
+    )
+    assert np.allclose(weights, np.exp(direct - direct.max()), rtol=1e-5, atol=1e-9)
+    rows = policy.rows
+    assert rows > 0
+    again = reader(view)(worlds[::-1])  # the same hands, asked for again, in another order
+    assert policy.rows == rows
+    assert np.allclose(again, weights[::-1])
 
 
 # -- bfgcardplay, an outside reference (engine.cardplay_bfg; skipped where not installed) ---------
