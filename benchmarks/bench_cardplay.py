@@ -81,7 +81,7 @@ from bridgebot.laws.cards import index_card, owners_pbn
 from bridgebot.laws.notation import auction_texts, parse_call
 from bridgebot.laws.scoring import STRAIN_ORDER, contract_score, imps, ns_score
 from bridgebot.models.provenance import file_sha256
-from cardplay_match import Seats, paired_board, reference_room
+from cardplay_match import Seats, leads_board, paired_board, reference_room
 
 from bridgebot.agents import make_agent
 from bridgebot.card_players import named_card_player
@@ -224,6 +224,12 @@ def main() -> int:
     yard.add_argument("--first", type=int, default=0, help="first deal used (default 0)")
     yard.add_argument("--chunk", type=int, default=20, help="boards per job (default 20)")
     yard.add_argument("--journal", type=Path, default=None, help="JSONL of finished chunks")
+    yard.add_argument(
+        "--leads-only",
+        action="store_true",
+        help="only the opening leads: each player's lead from the same view, costed double "
+        "dummy on the real deal (a 26th of a board's work; no IMPs)",
+    )
     args = benchmark_args(ap, "bench_cardplay")
     deal_file(args.deals)
     if args.candidate:
@@ -387,6 +393,7 @@ def chunk_job(job: dict[str, Any]) -> list[dict[str, Any]]:
     one_solver_thread()
     deals = load_npz(Path(job["deals"]), boards=job["hi"], first=job["first"])[job["lo"] :]
     ref = Seats(job["reference"], job["seed"], named_card_player)
+    leads_only = job.get("leads_only", False)
     try:
         if job["candidate"] is None:
             out = []
@@ -398,7 +405,7 @@ def chunk_job(job: dict[str, Any]) -> list[dict[str, Any]]:
                     "board": deal.number,
                     "auction": list(auction_texts(auction)),
                 }
-                if contract is not None:
+                if contract is not None and not leads_only:
                     rec["reference"] = reference_room(deal, auction, contract, ref)
                 out.append(rec)
             return out
@@ -409,6 +416,9 @@ def chunk_job(job: dict[str, Any]) -> list[dict[str, Any]]:
                 auction = tuple(parse_call(c) for c in rec["auction"])
                 contract = final_contract(deal.dealer, auction)
                 if contract is None:
+                    continue
+                if leads_only:
+                    out.append(leads_board(deal, auction, contract, cand, ref))
                     continue
                 out.append(paired_board(deal, auction, contract, cand, ref, rec["reference"]))
             return [{"boards": out, "cpu": {"A": cand.times, "B": ref.times}}]
@@ -517,6 +527,47 @@ def show(f: dict[str, Any]) -> list[str]:
     return lines
 
 
+def final_contract_of(rec: dict[str, Any]) -> Contract | None:
+    """The contract a reference record's auction ends in (None: passed out)."""
+    dealer = dealer_of(rec["board"])
+    return final_contract(dealer, tuple(parse_call(c) for c in rec["auction"]))
+
+
+def leads_summary(
+    cand: str, ref: str, boards: list[dict[str, Any]], cpu: dict[str, list[float]]
+) -> dict[str, Any]:
+    """``--leads-only``'s figures: each player's leads' double-dummy cost, their paired
+    difference, how often they lead alike, and the CPU seconds per lead."""
+    return {
+        "candidate": cand,
+        "reference": ref,
+        "boards": len(boards),
+        "leads_differ": sum(b["leads"]["A"] != b["leads"]["B"] for b in boards),
+        "lead_cost": {
+            "A": mean_stderr([b["cost"]["A"] for b in boards]),
+            "B": mean_stderr([b["cost"]["B"] for b in boards]),
+            "A_minus_B": mean_stderr([b["cost"]["A"] - b["cost"]["B"] for b in boards]),
+        },
+        "cpu_per_lead_s": {
+            who: {"leads": len(t), "median": statistics.median(t) if t else float("nan")}
+            for who, t in cpu.items()
+        },
+    }
+
+
+def show_leads(f: dict[str, Any]) -> list[str]:
+    """The lines printed for one candidate's ``--leads-only`` figures."""
+    a, b, c = f["candidate"], f["reference"], f["lead_cost"]
+    ca, cb = f["cpu_per_lead_s"]["A"], f["cpu_per_lead_s"]["B"]
+    return [
+        f"\n{a} against {b}: the opening leads of {f['boards']} boards "
+        f"({f['leads_differ']} differ)",
+        f"  double-dummy cost of the lead, tricks/board: {a} {c['A'][0]:.3f}, {b} {c['B'][0]:.3f}"
+        f", difference {pm(*c['A_minus_B'])}",
+        f"  CPU s per lead (median): {a} {ca['median']:.3f}, {b} {cb['median']:.3f}",
+    ]
+
+
 def yardstick(args: argparse.Namespace) -> int:
     """The yardstick's run (see the module doc); 2 on a bad argument, in one line."""
     workers = 1 if args.workers is None else args.workers
@@ -534,6 +585,8 @@ def yardstick(args: argparse.Namespace) -> int:
     base = {"deals": str(args.deals), "deals_sha256": file_sha256(args.deals),
             "first": args.first, "bidding": args.bidding, "seed": args.seed,
             "reference": args.reference}  # fmt: skip
+    if args.leads_only:
+        base["leads_only"] = True
     spans = [(lo, min(lo + args.chunk, n)) for lo in range(0, n, args.chunk)]
 
     def ref_job(lo: int, hi: int) -> dict[str, Any]:
@@ -560,7 +613,7 @@ def yardstick(args: argparse.Namespace) -> int:
         per_cand = [
             results[k * len(spans) : (k + 1) * len(spans)] for k in range(len(args.candidate))
         ]
-    passed = sum("reference" not in rec for r in refs for rec in r)
+    passed = sum(final_contract_of(rec) is None for r in refs for rec in r)
     print(
         f"card-play yardstick: {args.deals} [{args.first}, +{n}), contracts bid by "
         f"{args.bidding} in all four seats ({passed} passed out), reference {args.reference}"
@@ -570,6 +623,11 @@ def yardstick(args: argparse.Namespace) -> int:
         parts = [p[0] for p in done]
         boards = [b for p in parts for b in p["boards"]]
         cpu = {w: [t for p in parts for t in p["cpu"][w]] for w in ("A", "B")}
+        if args.leads_only:
+            f = leads_summary(cand, args.reference, boards, cpu)
+            figures.append(f)
+            print("\n".join(show_leads(f)))
+            continue
         f = summary(cand, args.reference, boards, cpu)
         figures.append(f)
         print("\n".join(show(f)))

@@ -27,11 +27,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bridgebot.engine.agent import CardPlayer, PlayView
+from bridgebot.engine.agent import CardPlayer, PlayView, play_view
 from bridgebot.engine.cardplay import play_deal
-from bridgebot.engine.cardplay_cost import dd_costs, side_costs
+from bridgebot.engine.cardplay_cost import dd_costs, positions_before, side_costs
+from bridgebot.engine.dds import solve_positions
 from bridgebot.laws.boards import BoardDeal, side_vulnerable
-from bridgebot.laws.cards import deal_owners
+from bridgebot.laws.cards import card_index, deal_owners
 from bridgebot.laws.notation import contract_text
 from bridgebot.laws.scoring import contract_score, imps
 from endplay.types import Bid, Card, Contract, Player
@@ -183,4 +184,35 @@ def paired_board(
                 "lead": cost_ab["lead"],
             },
         },
+    }
+
+
+def leads_board(
+    deal: BoardDeal, auction: Sequence[Bid], contract: Contract, a: Seats, b: Seats
+) -> dict[str, Any]:
+    """The opening leads alone (``bench_cardplay.py --leads-only``): A's and B's lead from the
+    same view, each costed double-dummy on the real deal (one solve of the opening position),
+    with no card played after it. The low-noise screen of a lead, at a 26th of a board's work."""
+    leader = contract.declarer.lho
+    view = play_view(
+        seat=leader,
+        controller=leader,
+        dealer=deal.dealer,
+        vul=deal.vul,
+        auction=auction,
+        contract=contract,
+        hand=deal.deal[leader],
+        dummy=None,
+        played=(),
+        board=deal.number,
+    )
+    leads = {who: seats.chooser(leader, deal.number)(view) for who, seats in (("A", a), ("B", b))}
+    owners = deal_owners(deal.deal)
+    row = solve_positions(positions_before(owners, contract, [(leader, leads["A"])]))[0]
+    best = int(row[row >= 0].max())
+    return {
+        "board": deal.number,
+        "contract": contract_text(contract),
+        "leads": {who: str(card) for who, card in leads.items()},
+        "cost": {who: best - int(row[card_index(card)]) for who, card in leads.items()},
     }

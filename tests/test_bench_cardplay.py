@@ -86,6 +86,46 @@ def test_a_player_against_itself_reads_exactly_zero_and_resumes(
     assert capsys.readouterr().out == text
 
 
+def test_leads_only_costs_each_players_lead_on_the_real_deal(
+    bench: ModuleType,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """--leads-only: a player against itself reads 0; the baseline's leads cost what the
+    solver says each costs on the real deal."""
+    from bridgebot.engine.cardplay_cost import dd_costs
+    from bridgebot.laws.cards import deal_owners
+    from bridgebot.laws.notation import parse_call
+
+    out = tmp_path / "leads.json"
+    flags = ["--candidate", TINY, "--candidate", "baseline", "--reference", TINY, "--leads-only",
+             "--bidding", "policy:models/default", "--boards", "3", "--chunk", "2",
+             "--journal", str(tmp_path / "leads.jsonl"), "--json", str(out)]  # fmt: skip
+    assert run(bench, monkeypatch, *flags) == 0
+    assert "double-dummy cost of the lead" in capsys.readouterr().out
+    same, base = json.loads(out.read_text())["candidates"]
+    assert same["lead_cost"]["A_minus_B"] == [0.0, 0.0] and same["leads_differ"] == 0
+    rows = [json.loads(line) for line in (tmp_path / "leads.jsonl").read_text().splitlines()]
+    auctions = {
+        rec["board"]: rec["auction"]
+        for row in rows
+        if json.loads(row["key"])["candidate"] is None
+        for rec in row["result"]
+    }
+    boards = [
+        b
+        for row in rows
+        if json.loads(row["key"])["candidate"] == "baseline"
+        for b in row["result"][0]["boards"]
+    ]
+    assert len(boards) == base["boards"] == 3
+    for deal, b in zip(load_npz(DEALS, boards=3), boards, strict=True):
+        contract = bench.final_contract(deal.dealer, [parse_call(c) for c in auctions[b["board"]]])
+        lead = (contract.declarer.lho, Card(b["leads"]["A"]))
+        assert dd_costs(deal_owners(deal.deal), contract, [lead])[0].cost == b["cost"]["A"]
+
+
 def test_the_rooms_seat_each_player_where_it_belongs(bench: ModuleType) -> None:
     from cardplay_match import Seats, play_room
 
