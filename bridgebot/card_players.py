@@ -8,7 +8,8 @@ to the auction), the reference every new figure is paired against, which ``dd`` 
 spelling of the agents' ``play=dd``); ``auction``, the same player with its worlds weighed by the
 auction (``engine.cardplay_auction.AuctionReader``: partner's calls under the shipped policy,
 the opponents' under the shipped ``epbotnet``, or ``opponents=self|bfgnet|DIR``; ``draw=`` one
-of :data:`AUCTION_DRAWS`);
+of :data:`AUCTION_DRAWS`); ``signals=on`` (``pimc``, ``dd``, ``auction``; default ``off``) gives
+and reads the carding agreements of ``engine.cardplay_signals`` (attitude, count, first discard);
 ``epbot-lead``, EPBot's opening lead (``card=NAME``, default ``WBridge5-Sayc``, its convention
 card and the one it assumes for the others; ``bcalconsole=PATH``, required: EPBot's card play runs
 that double-dummy solver) and ``pimc`` for every other card; ``bfg``, bfgcardplay, the card play
@@ -36,7 +37,14 @@ if TYPE_CHECKING:
 #: The card players :func:`named_card_player` builds.
 CARD_PLAYERS = ("baseline", "pimc", "dd", "auction", "epbot-lead", "bfg")
 #: The keys each card player takes beyond the Monte Carlo budget (``worlds``, ``lead_worlds``).
-CARD_PLAYER_KEYS = {"auction": {"opponents", "draw"}, "epbot-lead": {"card", "bcalconsole"}}
+CARD_PLAYER_KEYS = {
+    "pimc": {"signals"},
+    "dd": {"signals"},
+    "auction": {"opponents", "draw", "signals"},
+    "epbot-lead": {"card", "bcalconsole"},
+}
+#: ``signals=``: the carding agreements of ``engine.cardplay_signals`` off (today's cards) or on.
+SIGNALS = ("off", "on")
 #: How ``auction`` keeps its worlds among the candidates it weighs (``draw=``): ``resample`` in
 #: proportion to the likelihood (repeats the likeliest), or ``distinct`` weighted candidates
 #: (priority sampling; ``engine.worlds.sample_worlds``).
@@ -51,7 +59,9 @@ AUCTION_OVERSAMPLE = 8
 class LazyDDPlayer:
     """``engine.cardplay.DDCardPlayer``, built on the first card (bidding-only use costs nothing:
     no solver, no worker processes, no model read); with ``auction``, its worlds are weighed by
-    the :class:`engine.cardplay_auction.AuctionReader` that ``auction()`` builds then."""
+    the :class:`engine.cardplay_auction.AuctionReader` that ``auction()`` builds then; with
+    ``signals``, it gives partner the signals of ``engine.cardplay_signals`` and weighs its worlds
+    by partner's too (times the auction's)."""
 
     name = "ddplay"
 
@@ -62,12 +72,14 @@ class LazyDDPlayer:
         lead_worlds: int = LEAD_WORLDS,
         auction: Callable[[], AuctionReader] | None = None,
         distinct: bool = False,
+        signals: bool = False,
     ) -> None:
         self.seed = seed
         self.worlds = worlds
         self.lead_worlds = lead_worlds
         self.auction = auction
         self.distinct = distinct
+        self.signals = signals
         self.player: CardPlayer | None = None
         self._board = 1
 
@@ -79,14 +91,21 @@ class LazyDDPlayer:
     def play(self, view: PlayView) -> Card:
         if self.player is None:
             from bridgebot.engine.cardplay import DDCardPlayer
+            from bridgebot.engine.cardplay_signals import (
+                SignalReader,
+                StandardCarding,
+                product_reader,
+            )
 
+            reader = None if self.auction is None else self.auction()
             self.player = DDCardPlayer(
                 worlds=self.worlds,
                 lead_worlds=self.lead_worlds,
                 seed=self.seed,
-                auction_reader=None if self.auction is None else self.auction(),
+                auction_reader=product_reader(reader, SignalReader()) if self.signals else reader,
                 oversample=4 if self.auction is None else AUCTION_OVERSAMPLE,
                 distinct=self.distinct,
+                signaller=StandardCarding() if self.signals else None,
             )
             self.player.reset(self._board)
         return self.player.play(view)
@@ -127,8 +146,9 @@ def auction_reader(
 def named_card_player(spec: str, seed: int) -> CardPlayer:
     """The card player ``spec`` names: ``NAME[,key=value...]``, NAME one of
     :data:`CARD_PLAYERS` (see the module doc); keys ``worlds`` and ``lead_worlds`` (the Monte
-    Carlo players' budgets), ``opponents`` (``auction``'s opponent model). A name or key it does
-    not know raises :class:`AgentSpecError` (one line)."""
+    Carlo players' budgets), ``opponents`` (``auction``'s opponent model), ``draw``, ``signals``
+    (:data:`SIGNALS`). A name or key it does not know raises :class:`AgentSpecError` (one
+    line)."""
     name, *pairs = (part.strip() for part in spec.split(","))
     keys: dict[str, str] = {}
     for pair in pairs:
@@ -155,9 +175,11 @@ def named_card_player(spec: str, seed: int) -> CardPlayer:
         raise AgentSpecError(
             f"card player {spec!r}: draw must be one of {', '.join(AUCTION_DRAWS)}"
         )
-    return _build(
-        name, seed, budget, keys.get("opponents", AUCTION_OPPONENTS), spec, draw == "distinct"
-    )
+    signals = keys.get("signals", SIGNALS[0])
+    if signals not in SIGNALS:
+        raise AgentSpecError(f"card player {spec!r}: signals must be one of {', '.join(SIGNALS)}")
+    opponents = keys.get("opponents", AUCTION_OPPONENTS)
+    return _build(name, seed, budget, opponents, spec, draw == "distinct", signals == "on")
 
 
 class EPBotLeadPlayer:
@@ -204,6 +226,7 @@ def _build(
     opponents: str = AUCTION_OPPONENTS,
     spec: str | None = None,
     distinct: bool = False,
+    signals: bool = False,
 ) -> CardPlayer:
     """The card player ``name`` (one of :data:`CARD_PLAYERS`) with the Monte Carlo ``budget``."""
     if name == "baseline":
@@ -217,9 +240,11 @@ def _build(
     worlds = budget.get("worlds", WORLDS)
     lead_worlds = budget.get("lead_worlds", LEAD_WORLDS)
     if name in ("pimc", "dd"):
-        return LazyDDPlayer(seed, worlds, lead_worlds)
+        return LazyDDPlayer(seed, worlds, lead_worlds, signals=signals)
     if name == "auction":
-        return LazyDDPlayer(seed, worlds, lead_worlds, lambda: auction_reader(opponents), distinct)
+        return LazyDDPlayer(
+            seed, worlds, lead_worlds, lambda: auction_reader(opponents), distinct, signals
+        )
     raise AgentSpecError(
         f"card player {spec or name!r}: no card player {name!r}; known: {', '.join(CARD_PLAYERS)}"
     )

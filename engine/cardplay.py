@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -106,6 +107,16 @@ def equivalence_classes(
     return classes
 
 
+class Signaller(Protocol):
+    """Chooses among cards of equal worth by a carding agreement (the signals partner reads):
+    :class:`engine.cardplay_signals.StandardCarding` is one."""
+
+    def choose(self, view: PlayView, tied: Sequence[Sequence[Card]]) -> Card | None:
+        """A card of ``tied`` (classes of legal cards, each lowest first, all of the best expected
+        score and tricks) to play for ``view``, or None for the player's own choice."""
+        ...
+
+
 @dataclass
 class PlayState:
     """Facts about the play so far that every candidate card shares."""
@@ -160,9 +171,11 @@ class DDCardPlayer:
     world (:class:`engine.dds.DDSolver`, in this process or ``workers`` processes), turn tricks into the duplicate score of the contract for our side
     (making or beating the contract outweighs an overtrick, as at the table), and play the lowest
     card of the class with the best weighted mean. Ties go to more tricks, then to the baseline's
-    card. A card with one class of legal cards (a singleton, or KQ alone in the led suit) is
-    played at once. The opening lead has its own budget (``lead_worlds``): trick-one solves are
-    the dearest.
+    card; with a ``signaller``, the classes tied for the best score and tricks (to 1e-6) are
+    offered to it first, and the card it picks among them is played (it never costs expected
+    score; :mod:`engine.cardplay_signals`). A card with one class of legal cards (a singleton, or
+    KQ alone in the led suit) is played at once, the signaller choosing within the class. The
+    opening lead has its own budget (``lead_worlds``): trick-one solves are the dearest.
 
     The budget is counted in worlds, never in seconds: a seeded player plays the same cards on any
     machine and under any load, and a seat that waits for the solver's lock (several seats of one
@@ -181,6 +194,7 @@ class DDCardPlayer:
         auction_reader: Callable[[PlayView], AuctionLikelihood | None] | None = None,
         oversample: int = 4,
         distinct: bool = False,
+        signaller: Signaller | None = None,
     ) -> None:
         if worlds < 1 or lead_worlds < 1:
             raise ValueError(f"worlds ({worlds}) and lead_worlds ({lead_worlds}) must be >= 1")
@@ -193,6 +207,8 @@ class DDCardPlayer:
         self.oversample = oversample
         #: Keep distinct weighted candidates rather than resampling them (``sample_worlds``).
         self.distinct = distinct
+        #: Picks among equally good cards by the carding agreements; None: the lowest.
+        self.signaller = signaller
         self.solver = DDSolver(workers=workers)
         self._rng = np.random.default_rng([seed, 0])
         #: Worlds solved for the last decision (0 for a forced card): for benchmarks and logs.
@@ -214,7 +230,8 @@ class DDCardPlayer:
         classes = equivalence_classes(list(holding), view.legal, gone)
         self.last_solved = 0
         if len(classes) == 1:
-            return classes[0][0]
+            signal = self._signalled(view, classes)
+            return classes[0][0] if signal is None else signal
         opening = not view.played
         n = self.lead_worlds if opening else self.worlds
         knowledge = Knowledge.from_view(view)
@@ -252,6 +269,7 @@ class DDCardPlayer:
         preferred = card_index(baseline_card(view))
         best: tuple[float, float, int] | None = None
         choice = classes[0][0]
+        keys: list[tuple[float, float, int]] = []
         for cls in classes:
             idx = card_index(cls[0])
             ours = tricks[:, idx].astype(np.int64)
@@ -264,9 +282,24 @@ class DDCardPlayer:
                 float(np.round(weights @ ours, 6)),
                 int(any(card_index(c) == preferred for c in cls)),
             )
+            keys.append(key)
             if best is None or key > best:
                 best, choice = key, cls[0]
+        if self.signaller is not None and best is not None:
+            tied = [cls for cls, key in zip(classes, keys, strict=True) if key[:2] == best[:2]]
+            signal = self._signalled(view, tied)
+            return choice if signal is None else signal
         return choice
+
+    def _signalled(self, view: PlayView, tied: list[list[Card]]) -> Card | None:
+        """The signaller's card among ``tied`` (None without a signaller or a signal); a card
+        outside them raises ``ValueError``: a signal must never cost expected score."""
+        if self.signaller is None:
+            return None
+        card = self.signaller.choose(view, tied)
+        if card is not None and not any(card in cls for cls in tied):
+            raise ValueError(f"the signaller chose {card}, not one of the tied cards {tied}")
+        return card
 
 
 CardChooser = Callable[[PlayView], Card]
