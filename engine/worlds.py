@@ -125,6 +125,37 @@ class Knowledge:
             out[w] = row
         return out
 
+    def sample_many(self, n: int, rng: np.random.Generator) -> OwnersArray:
+        """``n`` deals drawn uniformly, as :meth:`sample` draws them, in array operations: each
+        suit's split drawn at once for every deal that reached the same capacities, each suit's
+        cards dealt by one argsort of random keys. The same distribution as :meth:`sample`, not
+        the same stream of draws; for the many candidates an auction weighs (``sample_worlds``),
+        where :meth:`sample`'s loop over deals was most of a late card's time."""
+        splitter = _Splitter.of(self)
+        out = np.repeat(self.fixed.astype(np.int64)[None, :], n, axis=0)
+        seats = np.array(splitter.seats, dtype=np.int64)
+        caps = np.repeat(np.array([splitter.capacity], dtype=np.int64), n, axis=0)
+        rows = np.arange(n)
+        for g, cards in enumerate(splitter.groups):
+            splits = np.empty_like(caps)
+            keys, inverse = np.unique(caps, axis=0, return_inverse=True)
+            inverse = inverse.reshape(-1)
+            for k, cap in enumerate(keys):
+                at = np.flatnonzero(inverse == k)
+                options, cumulative = splitter.table(g, tuple(int(c) for c in cap))
+                picks = np.searchsorted(cumulative, rng.random(len(at)) * cumulative[-1], "right")
+                splits[at] = np.asarray(options, dtype=np.int64)[
+                    np.minimum(picks, len(options) - 1)
+                ]
+            order = np.argsort(rng.random((n, len(cards))), axis=1)
+            bounds = np.cumsum(splits, axis=1)
+            # The j-th card of a deal's shuffled suit goes to the first seat whose running count
+            # of this suit's cards exceeds j.
+            slot = (np.arange(len(cards))[None, :, None] >= bounds[:, None, :]).sum(axis=2)
+            out[rows[:, None], cards[order]] = seats[slot]
+            caps = caps - splits
+        return out.astype(np.uint8)
+
 
 @dataclass(frozen=True)
 class Worlds:
@@ -163,7 +194,7 @@ def sample_worlds(
         raise ValueError(f"number of worlds must be >= 1, not {n}")
     if auction_likelihood is None:
         return _merged(knowledge.sample(n, rng), n)
-    candidates = knowledge.sample(n * max(1, oversample), rng)
+    candidates = knowledge.sample_many(n * max(1, oversample), rng)
     lik = np.asarray(auction_likelihood(candidates), dtype=np.float64)
     if lik.shape != (len(candidates),):
         raise ValueError(
@@ -251,6 +282,15 @@ class _Splitter:
         return _Splitter(knowledge)
 
     def draw(self, g: int, cap: tuple[int, ...], rng: np.random.Generator) -> tuple[int, ...]:
+        options, cumulative = self.table(g, cap)
+        pick = int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right"))
+        return options[min(pick, len(options) - 1)]
+
+    def table(
+        self, g: int, cap: tuple[int, ...]
+    ) -> tuple[list[tuple[int, ...]], npt.NDArray[np.float64]]:
+        """Suit group ``g``'s splits among the hidden seats, given their capacities ``cap``, and
+        the cumulative probability of each (deals consistent with each, counted)."""
         key = (g, cap)
         table = self._tables.get(key)
         if table is None:
@@ -266,9 +306,7 @@ class _Splitter:
             cumulative = np.cumsum([w / total for w in weights])
             table = (options, cumulative)
             self._tables[key] = table
-        options, cumulative = table
-        pick = int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right"))
-        return options[min(pick, len(options) - 1)]
+        return table
 
 
 def _splits(

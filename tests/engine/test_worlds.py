@@ -77,6 +77,8 @@ def test_sampled_worlds_respect_every_constraint(seed: int, cards_played: int) -
     assert worlds.weights.sum() == pytest.approx(1.0)
     for world in worlds.owners:
         check_world(world, view, knowledge)
+    for world in knowledge.sample_many(8, np.random.default_rng(seed)):  # the array sampler
+        check_world(world, view, knowledge)
 
 
 def brute_force(knowledge: Knowledge) -> list[tuple[int, ...]]:
@@ -94,8 +96,9 @@ def brute_force(knowledge: Knowledge) -> list[tuple[int, ...]]:
     return found
 
 
+@pytest.mark.parametrize("many", [False, True], ids=["sample", "sample_many"])
 @pytest.mark.parametrize("seed", [3, 11, 29, 47])
-def test_late_positions_are_sampled_uniformly_over_the_exact_count(seed: int) -> None:
+def test_late_positions_are_sampled_uniformly_over_the_exact_count(seed: int, many: bool) -> None:
     # Find a late position (few unseen cards) where some voids have shown up.
     for cards_played in range(38, 44):
         _, view = random_view(seed, cards_played)
@@ -106,7 +109,10 @@ def test_late_positions_are_sampled_uniformly_over_the_exact_count(seed: int) ->
     assert knowledge.count() == len(every)
     unseen = [i for i in range(52) if knowledge.fixed[i] < 0]
     draws = 300 * len(every)
-    worlds = knowledge.sample(draws, np.random.default_rng(seed))
+    sample = knowledge.sample_many if many else knowledge.sample
+    worlds = sample(draws, np.random.default_rng(seed))
+    for world in worlds[:50]:
+        check_world(world, view, knowledge)
     seen = Counter(tuple(int(x) for x in w[unseen]) for w in worlds)
     assert set(seen) == set(every)
     # Each of the k layouts ~ Binomial(draws, 1/k): 300 expected, sd < 18; allow 6 sd.
