@@ -365,8 +365,8 @@ def test_a_defender_whose_partner_bid_spades_finds_them_there() -> None:
     uniform = sample_worlds(knowledge, 200, np.random.default_rng(1))
     read = sample_worlds(knowledge, 200, np.random.default_rng(1), reader(view))
     at_random = west_spades(uniform.owners, uniform.weights)
-    assert 3.0 < at_random < 4.3  # 11 spades unseen, over three hands of 13
-    assert west_spades(read.owners, read.weights) > at_random + 1.0
+    assert 3.0 < at_random < 4.3  # 11 spades unseen, over three hands of 13: 11/3 each
+    assert west_spades(read.owners, read.weights) > 11 / 3 + 1.0
     # No auction, nothing to read.
     assert reader(dataclasses.replace(view, auction=())) is None
 
