@@ -63,6 +63,10 @@ class MatchConfig:
     """The Ray cluster to join (``None``: the one already started here, or a new local one)."""
     net: Network = field(default_factory=Network)
     """Where TCP rooms listen, whom they admit, how long they wait for outside seats."""
+    dd_cost: bool = False
+    """Cost every card of real play double-dummy (``match --dd-cost``: a solve per card, in the
+    board stream that plays the board; :mod:`tournament.ddcost`); needs ``scoring="play"`` and
+    the team format."""
     make_agent: AgentFactory = field(kw_only=True)
     """Builds the agents from ``us`` and ``them`` (the composition root's ``make_agent``)."""
     agent_marks: Callable[[str], AgentMarks] | None = field(default=None, kw_only=True)

@@ -27,9 +27,10 @@ from bridgebot.engine.agent import AgentFactory
 from bridgebot.laws.cards import SEATS
 from bridgebot.laws.notation import parse_vul
 from bridgebot.server.records import TableRecord
+from bridgebot.tournament.ddcost import ROLES, cost_summary
 from bridgebot.tournament.doubled import doubled_costs
 from bridgebot.tournament.lin import board_lin
-from bridgebot.tournament.records import BoardResult, MatchHeader
+from bridgebot.tournament.records import BoardResult, MatchHeader, MeanError, RoleMeans
 from bridgebot.tournament.report import (
     BINS,
     boards_text,
@@ -304,6 +305,41 @@ def doubled_html(header: MatchHeader, boards: Sequence[BoardResult]) -> str:
     )
 
 
+def cost_html(header: MatchHeader, boards: Sequence[BoardResult]) -> str:
+    """Each side's double-dummy cost per role, as ``summary.json`` holds it
+    (:func:`tournament.ddcost.cost_summary`, one definition); "" where the match was not costed
+    (``match`` without ``--dd-cost``)."""
+    costs = cost_summary(header.format, boards)
+    if costs is None:
+        return ""
+
+    def cell(m: MeanError, sign: str = "") -> str:
+        if m.mean is None:
+            return "<td>&ndash;</td>"
+        spread = "" if m.stderr is None else f" &plusmn; {m.stderr:.2f}"
+        return f"<td>{m.mean:{sign}.2f}{spread}</td>"
+
+    def row(label: str, means: RoleMeans, counts: str, sign: str = "") -> str:
+        cells = "".join(cell(getattr(means, role), sign) for role in ROLES)
+        return f"<tr><td>{html.escape(label)}</td>{cells}{counts}</tr>"
+
+    sides = [
+        row(f"{label}: {name}", c, f"<td>{c.declared}</td><td>{c.defended}</td>")
+        for label, name, c in (("us", header.us, costs.us), ("them", header.them, costs.them))
+    ]
+    return (
+        "<h2>Double-dummy cost of the cards</h2>"
+        '<table class="ddcost"><tr><th>side</th><th>declarer</th><th>defence</th>'
+        "<th>opening lead</th><th>total</th><th>rooms declared</th><th>rooms defended</th></tr>"
+        f"{''.join(sides)}{row('us minus them', costs.difference, '<td></td><td></td>', '+')}"
+        f"</table><p>Tricks per board (mean &plusmn; standard error over {costs.boards} boards "
+        "played to a contract) that each side's cards gave away against double-dummy play from "
+        "the positions they were played in; a side's cost in a role is summed over the rooms "
+        "where it played that role. Declarer counts dummy's cards, the defence its opening "
+        "lead.</p>"
+    )
+
+
 # ---------------------------------------------------------------------------------- page
 
 
@@ -354,6 +390,7 @@ def html_report(
         f'<figure class="plot">{histogram_svg(imps)}<figcaption>Histogram</figcaption></figure>',
         "</div>",
         doubled_html(header, boards),
+        *[c for c in (cost_html(header, boards),) if c],  # nothing where not costed
         "<h2>Largest swings</h2>",
         "<p>Our calls carry our policy's explanation: the hands it makes each call with, "
         "sampled (see <code>bridgebot explain</code>).</p>",

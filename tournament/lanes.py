@@ -101,4 +101,5 @@ async def tcp_rooms(
         announce_json=_stdout_line,
         kept=None if stream else cfg.out / "rooms-kept.jsonl",  # worker streams never resume
         observe=None if watch is None else watch.observer,
+        dd_cost=cfg.dd_cost,
     )

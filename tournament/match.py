@@ -7,6 +7,14 @@ are missing and the final files are the same as for an uninterrupted run.
 Board streams (:mod:`tournament.lanes`) run in worker processes (``workers``) or on Ray
 (:mod:`tournament.distributed`), each with its own agents built once; boards are handed out in
 small chunks so a batching agent still sees several boards at a time.
+
+With ``dd_cost`` (``--dd-cost``) every board is costed double-dummy where it is played
+(:mod:`tournament.ddcost`) and journaled with its costs. A journal written without the flag and
+resumed with it gets the missing costs computed here, on the driver, from its records (the
+cards are all there), before the rest is played: the outputs are those of a match costed from
+the start. Those costs are not written back (the journal is append-only), so each such resume
+computes them again, the same. Resumed without the flag, a costed journal keeps its costs, and
+the outputs show them only where every board carries them.
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ from bridgebot.tournament.config import (
     MatchError,
     Watch,
 )
+from bridgebot.tournament.ddcost import COSTED_FORMAT, with_costs
 from bridgebot.tournament.ddmatch import play_dd_boards, seated_agents
 from bridgebot.tournament.ddtables import ensure_dd
 from bridgebot.tournament.distributed import import_ray, play_ray
@@ -91,6 +100,13 @@ def run_match(
                 f"external seat {ext.room}:{ext.seat.name}: no room {ext.room!r} in format "
                 f"{cfg.fmt} (rooms: {', '.join(sorted(names))})"
             )
+    if cfg.dd_cost and cfg.scoring != "play":
+        raise MatchError("--dd-cost costs the cards played: it needs --scoring play")
+    if cfg.dd_cost and cfg.fmt != COSTED_FORMAT:
+        raise MatchError(
+            f"--dd-cost compares the two pairs of a {COSTED_FORMAT} match: it needs --format "
+            f"{COSTED_FORMAT}, not {cfg.fmt}"
+        )
     if cfg.boards is not None and cfg.boards < 1:
         raise MatchError(f"--boards must be at least 1, not {cfg.boards}")
     deals = load_boards(
@@ -115,6 +131,8 @@ def run_match(
             )
         todo = [d for d in deals if d.number not in done]
         results = list(journal.done)
+        if cfg.dd_cost:  # a journal written without --dd-cost: cost its boards here
+            results = [b if b.dd_cost is not None else with_costs(b) for b in results]
         bar: Progress | None = None
         if progress is None:
             progress = bar = Progress(len(deals), [b.imps for b in journal.done])

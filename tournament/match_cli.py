@@ -43,6 +43,8 @@ EXAMPLES = """examples:
       WBridge5 on another machine plays the other team (README: step by step)
   bridgebot match --us default --them bfg --scoring play --boards 16 --web-port 8080 --out out/live
       watch it live: open http://127.0.0.1:8080/ (every room's table, the running IMPs)
+  bridgebot match --us default --them default --scoring play --boards 16 --dd-cost --out out/dd
+      real play, each side's cards costed double-dummy by role in summary.json and report.html
 
 outputs in --out: journal.jsonl (one line per finished board), summary.json, room-NAME.pbn and
 room-NAME.lin per room, report.md (summary, histogram, running mean, largest swings with our
@@ -102,6 +104,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="leave this seat to an outside program (e.g. open:North); the match prints where "
         "to connect (a sentence on stderr, a JSON line on stdout, DIR/external.json) and waits; "
         "repeat for more seats",
+    )
+    p.add_argument(
+        "--dd-cost",
+        action="store_true",
+        help="with --scoring play: cost every card played double-dummy and add each side's "
+        "cost per role (declarer, defence, opening lead) to the summary and report.html; it "
+        "costs a solve per card (off by default)",
     )
     add_network_arguments(p)
     from bridgebot.server.tm_cli import add_web_arguments
@@ -212,6 +221,7 @@ def run(args: argparse.Namespace, services: MatchServices) -> int:
             backend=args.backend,
             ray_address=args.ray_address,
             net=net,
+            dd_cost=args.dd_cost,
             make_agent=make_agent,
             agent_marks=services.agent_marks,
         )
@@ -228,6 +238,10 @@ def run(args: argparse.Namespace, services: MatchServices) -> int:
         f"± {summary.stderr or 0:.2f} over {summary.boards} boards "
         f"(95% interval {low or 0:+.2f} to {high or 0:+.2f})"
     )
+    if summary.dd_cost is not None:
+        from bridgebot.tournament.ddcost import cost_lines
+
+        print("\n".join(cost_lines(summary.dd_cost, summary.us, summary.them)))
     print(f"report: {args.out / 'report.md'} and {args.out / 'report.html'}")
     return 0
 

@@ -10,7 +10,10 @@ each room and the IMPs they make together::
     {"type": "board", "rooms": [{"board": 1, "dealer": "N", ..., "room": "open", ...}, ...], "imps": 5}
 
 Match journals written before these models kept the deal once per line, beside the rooms; they are
-read as well, and a resumed match appends lines of the new form after them.
+read as well, and a resumed match appends lines of the new form after them. A match run with
+``--dd-cost`` adds ``"dd_cost": {"open": {"declarer": 1, "defence": 0, "lead": 0}, ...}`` to each
+board line (:class:`RoleCost`); lines without it (any other match, or one written before it) read
+as boards not costed.
 """
 
 from __future__ import annotations
@@ -19,7 +22,15 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from bridgebot.server.records import TableRecord
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 #: Fields of a table record that belong to the board, the same in every room.
 BOARD_FIELDS = ("board", "dealer", "vul", "deal")
@@ -149,6 +160,33 @@ class MatchHeader(BaseModel):
         return [p for p in phrases if p is not None]
 
 
+class RoleCost(BaseModel):
+    """One room's real play costed double-dummy (``match --dd-cost``,
+    :func:`engine.cardplay_cost.side_costs`): the tricks each role's cards gave away against
+    double-dummy play from the positions they were played in."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    declarer: int = Field(ge=0)
+    """Declarer's and dummy's cards."""
+    defence: int = Field(ge=0)
+    """Both defenders' cards, the opening lead included."""
+    lead: int = Field(ge=0)
+    """The opening lead alone (a part of ``defence``)."""
+
+
+def _omit_none(
+    record: BaseModel, handler: SerializerFunctionWrapHandler, *names: str
+) -> dict[str, Any]:
+    """``record`` as ``handler`` dumps it, without the fields ``names`` that are None: lines and
+    files of a match run without ``--dd-cost`` stay byte for byte what they were before it."""
+    out: dict[str, Any] = handler(record)
+    for name in names:
+        if out.get(name, 0) is None:
+            del out[name]
+    return out
+
+
 class BoardResult(BaseModel):
     """A board as the match saw it: every room's table record, and the IMPs for team ``us``."""
 
@@ -157,6 +195,14 @@ class BoardResult(BaseModel):
     type: Literal["board"] = "board"
     rooms: tuple[TableRecord, ...] = Field(min_length=1)
     imps: int
+    dd_cost: dict[str, RoleCost] | None = None
+    """``match --dd-cost``: each room's play costed double-dummy, by room name (a room without a
+    contract has no entry); None where the board was not costed (the flag off, a journal written
+    before it). Left out of the journal line when None."""
+
+    @model_serializer(mode="wrap")
+    def _without_missing_costs(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return _omit_none(self, handler, "dd_cost")
 
     @model_validator(mode="before")
     @classmethod
@@ -180,6 +226,13 @@ class BoardResult(BaseModel):
         names = [r.room for r in self.rooms]
         if len(set(names)) != len(names):
             raise ValueError(f"board {first.board}: rooms {names} are not all different")
+        if self.dd_cost is not None:
+            played = {r.room for r in self.rooms if r.contract is not None}
+            if set(self.dd_cost) != played:
+                raise ValueError(
+                    f"board {first.board}: costs for rooms {sorted(self.dd_cost)}, contracts "
+                    f"played in rooms {sorted(played)}"
+                )
         return self
 
     @property
@@ -215,6 +268,54 @@ class BoardResult(BaseModel):
         return len({(r.contract, r.declarer) for r in self.rooms}) == 1
 
 
+class MeanError(BaseModel):
+    """A mean and its standard error (:func:`core.stats.mean_stderr`); None where undefined (no
+    values; one value for the error)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    mean: float | None
+    stderr: float | None
+
+
+class RoleMeans(BaseModel):
+    """Double-dummy cost per board, in tricks, of each role's cards (:class:`RoleCost`), and of
+    declarer's and the defence's together (``total``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    declarer: MeanError
+    defence: MeanError
+    lead: MeanError
+    total: MeanError
+
+
+class SideCost(RoleMeans):
+    """One side's double-dummy cost per board, and how many times it played each role."""
+
+    declared: int
+    """Rooms in which the side declared."""
+    defended: int
+    """Rooms in which it defended (and made the opening lead)."""
+
+
+class CostSummary(BaseModel):
+    """``summary.json``'s ``dd_cost`` (``match --dd-cost``; ``tournament.ddcost.cost_summary``).
+
+    On each board a side's cost in a role is the sum over the rooms where it played that role
+    (0 where it played it in none), so the two sides are paired board by board.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    boards: int
+    """Boards costed: played to a contract in one room at least (passed out everywhere: none)."""
+    us: SideCost
+    them: SideCost
+    difference: RoleMeans
+    """Us minus them, paired by board: a negative mean is our cards giving away fewer tricks."""
+
+
 class MatchSummary(BaseModel):
     """``summary.json``: the match's result (the keys docs/design.md promises, plus the interval).
 
@@ -240,6 +341,13 @@ class MatchSummary(BaseModel):
     """Boards passed out in every room."""
     same_contract: int
     """Boards with the same contract and declarer in every room."""
+    dd_cost: CostSummary | None = None
+    """Each side's double-dummy cost per role (``match --dd-cost``) where every board of the
+    match was costed; else None, and the key is left out of ``summary.json``."""
+
+    @model_serializer(mode="wrap")
+    def _without_missing_costs(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return _omit_none(self, handler, "dd_cost")
 
 
 class TournamentEntrant(BaseModel):

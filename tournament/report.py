@@ -13,6 +13,7 @@ from pathlib import Path
 from bridgebot.core.stats import Summary, finite, running_mean, summarize
 from bridgebot.laws.cards import SEATS
 from bridgebot.server.records import TableRecord
+from bridgebot.tournament.ddcost import cost_summary
 from bridgebot.tournament.doubled import doubled_section
 from bridgebot.tournament.records import BoardResult, MatchHeader, MatchSummary
 from endplay.parsers import pbn
@@ -34,7 +35,8 @@ def match_title(header: MatchHeader) -> str:
 
 
 def match_summary(header: MatchHeader, boards: Sequence[BoardResult]) -> MatchSummary:
-    """The ``summary.json`` contents."""
+    """The ``summary.json`` contents; ``dd_cost`` where every board was costed
+    (:func:`tournament.ddcost.cost_summary`)."""
     s = summarize([b.imps for b in boards])
     return MatchSummary(
         us=header.us,
@@ -50,6 +52,7 @@ def match_summary(header: MatchHeader, boards: Sequence[BoardResult]) -> MatchSu
         total_imps=s.total_imps,
         passed_out=sum(b.passed_out for b in boards),
         same_contract=sum(b.same_contract for b in boards),
+        dd_cost=cost_summary(header.format, boards),
     )
 
 

@@ -40,6 +40,7 @@ from bridgebot.server.records import TableRecord, table_record
 from bridgebot.server.seat import Alerter, SeatClient
 from bridgebot.server.table_events import Observer
 from bridgebot.server.tm import TableManager
+from bridgebot.tournament.ddcost import with_costs
 from bridgebot.tournament.records import BoardResult
 from bridgebot.tournament.seatings import US, Seating, board_imps
 from endplay.types import Player
@@ -185,6 +186,7 @@ async def play_rooms(
     kept: Path | None = None,
     alerters: Mapping[str, Sequence[Alerter | None]] | None = None,
     observe: Callable[[str], Observer] | None = None,
+    dd_cost: bool = False,
 ) -> None:
     """Play ``deals`` in every room over TCP; call ``on_board`` as each board is complete.
 
@@ -197,6 +199,8 @@ async def play_rooms(
     ``alerters`` (by room, N, E, S, W) alert our seats' artificial calls, for a person who
     reads them (``bridgebot play``); a match of bots alerts nothing. ``observe(room)``, if given,
     is the observer of that room's table manager (:mod:`server.table_events`: the live tables).
+    ``dd_cost``: each complete board's cards are costed double-dummy here, before ``on_board``
+    (:func:`tournament.ddcost.with_costs`: a solve per card, in this process, on this thread).
     Raises :class:`MatchStopped` when an outside seat does not come (back) in time.
     """
     net = net or Network()
@@ -242,9 +246,10 @@ async def play_rooms(
 
     def complete(number: int, got: Mapping[str, TableRecord]) -> None:
         results = tuple(got[s.room] for s in rooms)
-        on_board(
-            BoardResult(rooms=results, imps=board_imps(fmt, {r.room: r.score() for r in results}))
+        board = BoardResult(
+            rooms=results, imps=board_imps(fmt, {r.room: r.score() for r in results})
         )
+        on_board(with_costs(board) if dd_cost else board)
 
     ours = {net.us_name, net.them_name, *(t for pair in teams.values() for t in pair)}
     allowed = net.allow_addresses
