@@ -12,6 +12,7 @@ import pytest
 from bridgebot.engine.agent import AgentSpecError
 
 from bridgebot.agents import AgentSpec, known_agents
+from bridgebot.card_players import CARD_PLAYERS, named_card_player
 from bridgebot.specs import kind_of
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,6 +70,9 @@ def problems(texts: dict[str, str]) -> list[str]:
     for name, text in texts.items():
         flat = re.sub(r"\\\n\s*", " ", text)
         for at, spec in specs_in(text):
+            if spec.split(",")[0] in set(CARD_PLAYERS) - set(known_agents()):
+                out += card_player_problems(name, spec)
+                continue
             try:
                 AgentSpec.parse(spec)
             except AgentSpecError as e:
@@ -90,6 +94,23 @@ def problems(texts: dict[str, str]) -> list[str]:
     return out
 
 
+#: The card players whose spec builds nothing heavy (the Monte Carlo players load their models on
+#: the first card); ``epbot-lead`` needs EPBot and ``bfg`` an outside package.
+LIGHT_CARD_PLAYERS = ("pimc", "dd", "auction", "baseline")
+
+
+def card_player_problems(name: str, spec: str) -> list[str]:
+    """A card player's spec (``bench_cardplay.py --candidate auction,draw=distinct``) read as
+    :func:`bridgebot.card_players.named_card_player` reads it: its names and keys checked."""
+    if spec.split(",")[0] not in LIGHT_CARD_PLAYERS:
+        return []
+    try:
+        named_card_player(spec, 0).close()
+    except AgentSpecError as e:
+        return [f"{name}: {spec!r}: {e}"]
+    return []
+
+
 def test_every_written_spec_parses() -> None:
     texts = {p.relative_to(ROOT).as_posix(): p.read_text(errors="replace") for p in written_files()}
     found = {spec for text in texts.values() for _, spec in specs_in(text)}
@@ -109,6 +130,15 @@ def test_every_written_spec_parses() -> None:
 )
 def test_the_specs_are_found_where_they_are_written(text: str, expected: list[str]) -> None:
     assert [spec for _, spec in specs_in(text)] == expected
+
+
+def test_a_card_players_spec_is_read_as_a_card_player() -> None:
+    """``--candidate auction,draw=distinct`` names a card player (bench_cardplay's yardstick),
+    checked by its own reader: a good one passes, a bad key is found."""
+    good = "bench_cardplay.py --candidate auction,draw=distinct,lead_worlds=32 --reference pimc"
+    assert problems({"docs/x.md": good}) == []
+    (bad,) = problems({"docs/x.md": "--candidate auction,draw=sometimes"})
+    assert "draw must be one of" in bad
 
 
 def test_a_removed_key_outside_its_section_and_a_renamed_key_are_found() -> None:
