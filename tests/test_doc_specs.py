@@ -136,8 +136,8 @@ def test_a_card_players_spec_is_read_as_a_card_player() -> None:
     """``--candidate auction,draw=distinct`` names a card player (bench_cardplay's yardstick),
     checked by its own reader: a good one passes, a bad key is found."""
     good = "bench_cardplay.py --candidate auction,draw=distinct,lead_worlds=32 --reference pimc"
-    assert problems({"docs/x.md": good}) == []
-    (bad,) = problems({"docs/x.md": "--candidate auction,draw=sometimes"})
+    assert problems({"notes.md": good}) == []
+    (bad,) = problems({"notes.md": "--candidate auction,draw=sometimes"})
     assert "draw must be one of" in bad
 
 
