@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Literal, TypeVar, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bridgebot.engine.cardplay import LEAD_WORLDS, WORLDS
+from bridgebot.engine.cardplay import AUCTION_LEAD_WORLDS, LEAD_WORLDS, WORLDS
 from bridgebot.engine.control_ask import ControlRule
 from bridgebot.engine.knobs import knobs
 from bridgebot.engine.search import DEFAULT_OPPONENTS, SearchConfig
@@ -96,7 +96,12 @@ class CardPlayerOptions(AgentOptions):
         "auction), baseline",
     )
     worlds: int = Field(WORLDS, ge=1, description="worlds solved per card (play=dd)")
-    lead_worlds: int = Field(LEAD_WORLDS, ge=1, description="worlds for the opening lead (play=dd)")
+    lead_worlds: int | None = Field(
+        None,
+        ge=1,
+        description=f"worlds for the opening lead (unset: {LEAD_WORLDS} for play=dd, "
+        f"{AUCTION_LEAD_WORLDS} for play=auction)",
+    )
 
 
 class CardPlayOptions(CardPlayerOptions):

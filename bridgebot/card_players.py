@@ -8,7 +8,9 @@ to the auction), the reference every new figure is paired against, which ``dd`` 
 spelling of the agents' ``play=dd``); ``auction``, the same player with its worlds weighed by the
 auction (``engine.cardplay_auction.AuctionReader``: partner's calls under the shipped policy,
 the opponents' under the shipped ``epbotnet``, or ``opponents=self|bfgnet|DIR``; ``draw=`` one
-of :data:`AUCTION_DRAWS`); ``signals=on`` (``pimc``, ``dd``, ``auction``; default ``off``) gives
+of :data:`AUCTION_DRAWS`, distinct worlds by default; 32 worlds for the opening lead,
+``engine.cardplay.AUCTION_LEAD_WORLDS``; the first screen's player is
+``auction,draw=resample,lead_worlds=16``); ``signals=on`` (``pimc``, ``dd``, ``auction``; default ``off``) gives
 and reads the carding agreements of ``engine.cardplay_signals`` (attitude, count, first discard);
 ``epbot-lead``, EPBot's opening lead (``card=NAME``, default ``WBridge5-Sayc``, its convention
 card and the one it assumes for the others; ``bcalconsole=PATH``, required: EPBot's card play runs
@@ -27,7 +29,7 @@ from endplay.types import Bid, Card
 
 from bridgebot.agent_options import CardPlayerOptions
 from bridgebot.engine.agent import Agent, AgentSpecError, BiddingView, CardPlayer, PlayView
-from bridgebot.engine.cardplay import LEAD_WORLDS, WORLDS
+from bridgebot.engine.cardplay import AUCTION_LEAD_WORLDS, LEAD_WORLDS, WORLDS
 from bridgebot.engine.parts import Parts, parts_of
 from bridgebot.shipped import DEFAULT_MODEL_DIR, OPPONENT_NETS, shipped_model
 
@@ -45,10 +47,10 @@ CARD_PLAYER_KEYS = {
 }
 #: ``signals=``: the carding agreements of ``engine.cardplay_signals`` off (today's cards) or on.
 SIGNALS = ("off", "on")
-#: How ``auction`` keeps its worlds among the candidates it weighs (``draw=``): ``resample`` in
-#: proportion to the likelihood (repeats the likeliest), or ``distinct`` weighted candidates
-#: (priority sampling; ``engine.worlds.sample_worlds``).
-AUCTION_DRAWS = ("resample", "distinct")
+#: How ``auction`` keeps its worlds among the candidates it weighs (``draw=``): ``distinct``
+#: weighted candidates (priority sampling; ``engine.worlds.sample_worlds``), the default, or
+#: ``resample`` in proportion to the likelihood (repeats the likeliest; the first screen's).
+AUCTION_DRAWS = ("distinct", "resample")
 #: The opponent model of ``auction`` unless its spec names another.
 AUCTION_OPPONENTS = "epbotnet"
 #: Candidate worlds drawn per world kept where the auction weighs them: more than the engine's
@@ -119,7 +121,10 @@ def card_player(options: CardPlayerOptions, seed: int) -> CardPlayer:
     """The card player ``options`` name (``play``, one of :data:`CARD_PLAYERS`); its budget is
     counted in worlds, never in seconds, so a seeded agent plays the same cards on any machine."""
     play: str = options.play
-    return _build(play, seed, {"worlds": options.worlds, "lead_worlds": options.lead_worlds})
+    budget = {"worlds": options.worlds}
+    if options.lead_worlds is not None:
+        budget["lead_worlds"] = options.lead_worlds
+    return _build(play, seed, budget)
 
 
 def auction_reader(
@@ -238,7 +243,9 @@ def _build(
 
         return BfgCardPlayer(seed)
     worlds = budget.get("worlds", WORLDS)
-    lead_worlds = budget.get("lead_worlds", LEAD_WORLDS)
+    lead_worlds = budget.get(
+        "lead_worlds", AUCTION_LEAD_WORLDS if name == "auction" else LEAD_WORLDS
+    )
     if name in ("pimc", "dd"):
         return LazyDDPlayer(seed, worlds, lead_worlds, signals=signals)
     if name == "auction":

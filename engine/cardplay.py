@@ -76,6 +76,9 @@ class BaselinePlayer:
 #: The default budget of :class:`DDCardPlayer`: worlds solved per card, and for the opening lead.
 WORLDS = 32
 LEAD_WORLDS = 16
+#: The opening lead's worlds where the auction weighs them (``bridgebot.card_players``' ``auction``):
+#: a lead is one card of a board, the dearest to get wrong, and read worlds are worth more.
+AUCTION_LEAD_WORLDS = 32
 
 
 def equivalence_classes(
