@@ -138,9 +138,11 @@ class Knowledge:
         rows = np.arange(n)
         for g, cards in enumerate(splitter.groups):
             splits = np.empty_like(caps)
-            keys, inverse = np.unique(caps, axis=0, return_inverse=True)
-            inverse = inverse.reshape(-1)
-            for k, cap in enumerate(keys):
+            # The capacities as one number each (every one is at most 13), in the order of the
+            # rows themselves, so each set of deals draws as it would by its rows.
+            code = caps @ (14 ** np.arange(caps.shape[1] - 1, -1, -1))
+            _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+            for k, cap in enumerate(caps[first]):
                 at = np.flatnonzero(inverse == k)
                 options, cumulative = splitter.table(g, tuple(int(c) for c in cap))
                 picks = np.searchsorted(cumulative, rng.random(len(at)) * cumulative[-1], "right")
@@ -215,8 +217,8 @@ def _priority_sample(
     candidates: OwnersArray, lik: npt.NDArray[np.float64], n: int, rng: np.random.Generator
 ) -> Worlds:
     """``n`` distinct worlds of ``candidates`` by priority sampling (see :func:`sample_worlds`)."""
-    unique, inverse = np.unique(candidates, axis=0, return_inverse=True)
-    mass = np.bincount(inverse.reshape(-1), weights=lik, minlength=len(unique))
+    unique, inverse = _unique_rows(candidates)
+    mass = np.bincount(inverse, weights=lik, minlength=len(unique))
     keep = np.flatnonzero(mass > 0)
     unique, mass = unique[keep], mass[keep]
     # One uniform per candidate, drawn whatever the count, so the stream of draws is the same.
@@ -228,6 +230,21 @@ def _priority_sample(
     top, threshold = order[:n], priority[order[n]]
     weights = np.maximum(mass[top], threshold)
     return Worlds(unique[top].astype(np.uint8), weights / weights.sum())
+
+
+def _unique_rows(owners: OwnersArray) -> tuple[OwnersArray, npt.NDArray[np.intp]]:
+    """``np.unique(owners, axis=0, return_inverse=True)``, the same rows in the same order,
+    several times faster: each deal's seats (0 to 3, two bits a card) packed into two integers
+    that sort as the rows do."""
+    bits = np.asarray(owners, dtype=np.uint64)
+    weights = np.uint64(4) ** np.arange(25, -1, -1, dtype=np.uint64)
+    high, low = bits[:, :26] @ weights, bits[:, 26:] @ weights
+    order = np.lexsort((low, high))
+    new = np.ones(len(order), dtype=bool)
+    new[1:] = (high[order][1:] != high[order][:-1]) | (low[order][1:] != low[order][:-1])
+    inverse = np.empty(len(order), dtype=np.intp)
+    inverse[order] = np.cumsum(new) - 1
+    return owners[order[new]], inverse
 
 
 def _merged(owners: OwnersArray, n: int) -> Worlds:
@@ -309,10 +326,12 @@ class _Splitter:
         return table
 
 
+@cache
 def _splits(
     n: int, allowed: tuple[bool, ...], cap: tuple[int, ...]
 ) -> list[tuple[tuple[int, ...], int]]:
-    """Every way to give ``n`` cards to the allowed seats within ``cap``, with its multinomial."""
+    """Every way to give ``n`` cards to the allowed seats within ``cap``, with its multinomial
+    (memoised: the same few arguments recur at every card; callers must not change the list)."""
     out: list[tuple[tuple[int, ...], int]] = []
 
     def rec(i: int, left: int, acc: tuple[int, ...]) -> None:
