@@ -178,6 +178,11 @@ class SearchOptions(SlamOptions, configs=((SearchConfig, ""),)):
         "slam_margin": "slam_stage_margin",
     }
 
+    play: Literal["dd", "pimc", "auction", "baseline"] = Field(
+        "dd",
+        description="card player, as default's: the agent users seat when the result matters "
+        "plays its cards with the double-dummy player, not the instant baseline",
+    )
     dd: Literal["net", "solver"] = Field("net", description="rollout scoring: estimator or solver")
     ddnet: Path = Field(
         shipped_model("ddnet"), description="the trick estimator's model directory (dd=net)"

@@ -120,3 +120,18 @@ def test_play_takes_each_named_card_player_of_the_yardstick() -> None:
         assert AgentSpec.parse(f"default,play={play}").settings()["play"] == play
     with pytest.raises(AgentSpecError, match="play"):
         AgentSpec.parse("default,play=ouija").settings()
+
+
+def test_the_agents_users_seat_play_their_cards_with_the_double_dummy_player() -> None:
+    """``default`` and ``search`` play with the Monte Carlo player unless told otherwise (a
+    ``search`` seated at a real table played the instant baseline's cards before); the bidding
+    programs' own specs keep the baseline."""
+    from bridgebot.agents import AgentSpec, make_agent
+    from bridgebot.card_players import LazyDDPlayer
+
+    for spec in ("default", "search"):
+        assert AgentSpec.parse(spec).settings()["play"] == "dd"
+    assert AgentSpec.parse("search,play=baseline").settings()["play"] == "baseline"
+    assert AgentSpec.parse("policy:models/default").settings()["play"] == "baseline"
+    with make_agent("search,particles=16,rollouts=4", seed=1) as agent:
+        assert isinstance(agent.card_player, LazyDDPlayer)
