@@ -32,7 +32,8 @@ numbers). Card players are named as :func:`bridgebot.card_players.named_card_pla
 (``pimc``, ``dd``, ``auction``, ``baseline``, with ``,worlds=N`` and such). Printed per candidate:
 IMPs/board with its paired standard error, in total and by role (declarer; defence; the opening
 lead on its own line), the double-dummy cost of each role's cards for both players and their
-paired difference, and the CPU seconds per card of both (median, p95). Chunks of boards go to
+paired difference, and the CPU seconds per card of both (median, p95) over the same decisions (each
+player's 52 of rooms AB and BA of every board). Chunks of boards go to
 ``--workers`` processes and to ``--journal`` (one JSON line per finished chunk, keyed by the deal
 file's sha256, the range, the bidding spec, the seed, the players and the chunk), so a rerun
 resumes::
@@ -527,6 +528,31 @@ def show(f: dict[str, Any]) -> list[str]:
     return lines
 
 
+#: Each player's decisions in rooms AB and BA of a board: 13 for each of the two seats it
+#: controls in each room (A declares in AB and defends in BA, B the other way round).
+PAIRED_DECISIONS = 52
+
+
+def paired_times(parts: list[dict[str, Any]]) -> dict[str, list[float]]:
+    """Each player's CPU seconds per decision over the same decisions: rooms AB and BA of every
+    board. A chunk's ``cpu`` lists each player's decisions in the order played, board by board:
+    AB's, BA's, then room BL's where the leads differ (A's opening lead again, B's 51 other
+    cards), which are left out here, so that neither player's figure counts another mix of cards
+    (B's late cards of BL, A's leads twice)."""
+    out: dict[str, list[float]] = {"A": [], "B": []}
+    for part in parts:
+        at = {"A": 0, "B": 0}
+        for board in part["boards"]:
+            differ = board["leads"]["A"] != board["leads"]["B"]
+            for who, extra in (("A", 1), ("B", 51)):
+                out[who] += part["cpu"][who][at[who] : at[who] + PAIRED_DECISIONS]
+                at[who] += PAIRED_DECISIONS + (extra if differ else 0)
+        for who in at:
+            if at[who] != len(part["cpu"][who]):
+                raise ValueError(f"a chunk's timings do not match its boards ({who})")
+    return out
+
+
 def final_contract_of(rec: dict[str, Any]) -> Contract | None:
     """The contract a reference record's auction ends in (None: passed out)."""
     dealer = dealer_of(rec["board"])
@@ -622,13 +648,13 @@ def yardstick(args: argparse.Namespace) -> int:
     for cand, done in zip(args.candidate, per_cand, strict=True):
         parts = [p[0] for p in done]
         boards = [b for p in parts for b in p["boards"]]
-        cpu = {w: [t for p in parts for t in p["cpu"][w]] for w in ("A", "B")}
         if args.leads_only:
+            cpu = {w: [t for p in parts for t in p["cpu"][w]] for w in ("A", "B")}
             f = leads_summary(cand, args.reference, boards, cpu)
             figures.append(f)
             print("\n".join(show_leads(f)))
             continue
-        f = summary(cand, args.reference, boards, cpu)
+        f = summary(cand, args.reference, boards, paired_times(parts))
         figures.append(f)
         print("\n".join(show(f)))
     if args.json:

@@ -65,6 +65,8 @@ def test_a_player_against_itself_reads_exactly_zero_and_resumes(
         assert cost["A"] == cost["B"] and cost["A_minus_B"] == [0.0, 0.0], role
     assert same["leads_differ"] == 0
     assert "+0.000 ± 0.000" in text and "CPU s per card (median, p95)" in text
+    for f in (same, base):  # the same decisions timed for both: 52 a board, rooms AB and BA
+        assert f["cpu_per_card_s"]["A"]["cards"] == f["cpu_per_card_s"]["B"]["cards"] == 3 * 52
     # The baseline gives tricks away against double-dummy play as declarer: more than the Monte
     # Carlo player on these boards, and its IMPs are the rooms' scores.
     assert base["dd_cost"]["declarer"]["A"][0] > base["dd_cost"]["declarer"]["B"][0]
