@@ -17,11 +17,13 @@ from bridgebot.agents import make_agent
 def test_eight_default_seats_in_one_process_play_two_boards_over_tcp(tmp_path: Path) -> None:
     """Eight card players of one process solve at once through the one solver door; before it
     this died within a second (DDS is not reentrant). A small worlds budget: the bug is
-    concurrency, not budget."""
+    concurrency, not budget. The other pair plays ``play=auction`` (worlds weighed by the
+    auction, its models read on the first card of each seat), so both card players of the
+    agents play real boards."""
     cfg = MatchConfig(
         make_agent=make_agent,
         us="default,worlds=3,lead_worlds=2",
-        them="default,worlds=2,lead_worlds=2",
+        them="default,play=auction,worlds=2,lead_worlds=2",
         out=tmp_path,
         boards=2,
         seed=1,
