@@ -432,13 +432,9 @@ def chunk_job(job: dict[str, Any]) -> list[dict[str, Any]]:
 def run_jobs(jobs: list[dict[str, Any]], workers: int, journal: Path | None) -> list[Any]:
     """Each job's result: from ``journal`` where a line has its key, else run (on ``workers``
     processes) and appended there."""
-    from bench_crosstable import append_journal
+    from dd_rows import append_journal, journal_lines
 
-    done: dict[str, Any] = {}
-    if journal is not None and journal.exists():
-        for line in journal.read_text().splitlines():
-            r = json.loads(line)
-            done[r["key"]] = r["result"]
+    done: dict[str, Any] = {r["key"]: r["result"] for r in journal_lines(journal)}
     keys = [
         json.dumps({k: v for k, v in j.items() if k not in UNKEYED}, sort_keys=True) for j in jobs
     ]

@@ -204,20 +204,33 @@ def read_journal(
     match ``key`` (deal file, range and whatever else the caller keys on), by (candidate,
     opponent); a later line replaces an earlier one."""
     done: dict[tuple[str, str], dict[str, Any]] = {}
-    if path is not None and path.exists():
-        for line in path.read_text().splitlines():
-            r = json.loads(line)
-            if all(r.get(k) == v for k, v in key.items()):
-                done[(r["candidate"], r["opponent"])] = r
+    for r in journal_lines(path):
+        if all(r.get(k) == v for k, v in key.items()):
+            done[(r["candidate"], r["opponent"])] = r
     return done
 
 
 def append_journal(path: Path | None, r: Mapping[str, Any]) -> None:
-    """Append the finished row ``r`` to the journal ``path`` as one JSON line (None: no journal)."""
+    """Append the finished row ``r`` to the journal ``path`` as one JSON line (None: no journal),
+    on a line of its own even after a torn last line (a run killed while writing)."""
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
+        torn = path.exists() and path.stat().st_size > 0 and not path.read_bytes().endswith(b"\n")
         with open(path, "a") as f:
-            f.write(json.dumps(r) + "\n")
+            f.write(("\n" if torn else "") + json.dumps(r) + "\n")
+
+
+def journal_lines(path: Path | None) -> list[dict[str, Any]]:
+    """The decoded lines of the journal ``path`` (none where it is None or absent), less a line
+    torn by a run killed while writing it (its row or chunk is played again)."""
+    out: list[dict[str, Any]] = []
+    if path is not None and path.exists():
+        for line in path.read_text().splitlines():
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+    return out
 
 
 # -- playing rows ----------------------------------------------------------------------------------

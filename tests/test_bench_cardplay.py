@@ -87,6 +87,19 @@ def test_a_player_against_itself_reads_exactly_zero_and_resumes(
     assert run(bench, monkeypatch, *flags) == 0
     assert capsys.readouterr().out == text
 
+    # A run killed while writing its last chunk leaves a torn line: that chunk is played again,
+    # on a line of its own, and the figures are the same (but for the time it took again).
+    monkeypatch.undo()
+    lines = journal.read_text().splitlines()
+    journal.write_text("\n".join(lines[:-1]) + "\n" + lines[-1][: len(lines[-1]) // 2])
+    assert run(bench, monkeypatch, *flags) == 0
+
+    def untimed(out: str) -> list[str]:
+        return [line for line in out.splitlines() if "CPU s per card" not in line]
+
+    assert untimed(capsys.readouterr().out) == untimed(text)
+    assert all(json.loads(line) for line in journal.read_text().splitlines()[-1:])
+
 
 def test_leads_only_costs_each_players_lead_on_the_real_deal(
     bench: ModuleType,
