@@ -215,7 +215,11 @@ def append_journal(path: Path | None, r: Mapping[str, Any]) -> None:
     on a line of its own even after a torn last line (a run killed while writing)."""
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        torn = path.exists() and path.stat().st_size > 0 and not path.read_bytes().endswith(b"\n")
+        torn = False
+        if path.exists() and path.stat().st_size > 0:
+            with open(path, "rb") as f:
+                f.seek(-1, 2)  # the last byte alone, not the whole journal
+                torn = f.read(1) != b"\n"
         with open(path, "a") as f:
             f.write(("\n" if torn else "") + json.dumps(r) + "\n")
 

@@ -44,6 +44,7 @@ OPPONENT_NOISE = 0.2
 POWER = 0.5
 
 
+@dataclass(eq=False)
 class SeatTerms:
     """The log-likelihood of one seat's calls, memoised by its hand, for one board's auction.
 
@@ -51,24 +52,15 @@ class SeatTerms:
     :func:`engine.likelihood.auction_log_likelihood`; ``seat`` is the hidden seat read.
     """
 
-    def __init__(
-        self,
-        model: CallModel,
-        seat: int,
-        noise: float,
-        dealer: int,
-        vul: int,
-        history: npt.NDArray[np.int64],
-        me: int,
-    ) -> None:
-        self.model = model
-        self.seat = seat
-        self.noise = noise
-        self.dealer = dealer
-        self.vul = vul
-        self.history = history
-        self.me = me
-        self.known: dict[bytes, float] = {}
+    model: CallModel
+    seat: int
+    noise: float
+    dealer: int
+    vul: int
+    history: npt.NDArray[np.int64]
+    me: int
+    #: Each hand read so far (its 52 bits, packed) and its term.
+    known: dict[bytes, float] = field(default_factory=dict)
 
     def __call__(self, worlds: OwnersArray) -> npt.NDArray[np.float64]:
         """The term of each world in ``worlds`` (its seat's hand read once, ever)."""
@@ -107,9 +99,10 @@ class AuctionReader:
     partner_noise: float = PARTNER_NOISE
     opponent_noise: float = OPPONENT_NOISE
     power: float = POWER
-    #: The board whose auction the terms were read for, and each hidden seat's terms.
-    _board: list[tuple[object, dict[int, SeatTerms]]] = field(
-        default_factory=list, compare=False, repr=False
+    #: Each hidden seat's terms, for the one board (auction, dealer, vulnerability, reader)
+    #: they were read for.
+    _terms: dict[tuple[object, ...], dict[int, SeatTerms]] = field(
+        default_factory=dict, compare=False, repr=False
     )
 
     def __post_init__(self) -> None:
@@ -134,9 +127,9 @@ class AuctionReader:
         history = np.array([bid_index(c) for c in view.auction], dtype=np.int64)
         dealer, vul = view.dealer.value, int(view.vul.value)
         board = (tuple(history.tolist()), dealer, vul, me)
-        if not self._board or self._board[0][0] != board:
-            self._board[:] = [(board, {})]
-        terms = self._board[0][1]
+        if board not in self._terms:
+            self._terms.clear()  # a new board: the last one's terms are read for its auction
+        terms = self._terms.setdefault(board, {})
         opponents = self.opponents or self.partner
         for model, seats, noise in (
             (self.partner, ours, self.partner_noise),

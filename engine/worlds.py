@@ -240,8 +240,9 @@ def _unique_rows(owners: OwnersArray) -> tuple[OwnersArray, npt.NDArray[np.intp]
     weights = np.uint64(4) ** np.arange(25, -1, -1, dtype=np.uint64)
     high, low = bits[:, :26] @ weights, bits[:, 26:] @ weights
     order = np.lexsort((low, high))
+    high, low = high[order], low[order]
     new = np.ones(len(order), dtype=bool)
-    new[1:] = (high[order][1:] != high[order][:-1]) | (low[order][1:] != low[order][:-1])
+    new[1:] = (high[1:] != high[:-1]) | (low[1:] != low[:-1])
     inverse = np.empty(len(order), dtype=np.intp)
     inverse[order] = np.cumsum(new) - 1
     return owners[order[new]], inverse
