@@ -95,7 +95,7 @@ class CardPlayerOptions(AgentOptions):
         description="card player: dd (pimc, its own name), auction (its worlds weighed by the "
         "auction), baseline",
     )
-    worlds: int = Field(WORLDS, ge=1, description="worlds solved per card (play=dd)")
+    worlds: int = Field(WORLDS, ge=1, description="worlds solved per card (play=dd, play=auction)")
     lead_worlds: int | None = Field(
         None,
         ge=1,
@@ -158,7 +158,12 @@ class PolicyOptions(SlamOptions):
 
 
 class DefaultOptions(PolicyOptions):
-    play: Literal["dd", "pimc", "auction", "baseline"] = Field("dd", description="card player")
+    play: Literal["dd", "pimc", "auction", "baseline"] = Field(
+        "auction",
+        description="card player: auction (the default since issue 61: the double-dummy Monte "
+        "Carlo player with its worlds weighed by the auction), dd (= pimc, the one before it), "
+        "baseline",
+    )
     doubled: Literal["search", "policy"] = Field(
         "search",
         description="who calls where the opponents doubled our contract: the search "
@@ -179,9 +184,10 @@ class SearchOptions(SlamOptions, configs=((SearchConfig, ""),)):
     }
 
     play: Literal["dd", "pimc", "auction", "baseline"] = Field(
-        "dd",
+        "auction",
         description="card player, as default's: the agent users seat when the result matters "
-        "plays its cards with the double-dummy player, not the instant baseline",
+        "plays its cards with the double-dummy player that reads the auction, not the instant "
+        "baseline",
     )
     dd: Literal["net", "solver"] = Field("net", description="rollout scoring: estimator or solver")
     ddnet: Path = Field(

@@ -10,8 +10,10 @@ auction (``engine.cardplay_auction.AuctionReader``: partner's calls under the sh
 the opponents' under the shipped ``epbotnet``, or ``opponents=self|bfgnet|DIR``; ``draw=`` one
 of :data:`AUCTION_DRAWS`, distinct worlds by default; 32 worlds for the opening lead,
 ``engine.cardplay.AUCTION_LEAD_WORLDS``; the first screen's player is
-``auction,draw=resample,lead_worlds=16``); ``signals=on`` (``pimc``, ``dd``, ``auction``; default ``off``) gives
-and reads the carding agreements of ``engine.cardplay_signals`` (attitude, count, first discard);
+``auction,draw=resample,lead_worlds=16``; the card player of ``default`` and ``search``, whose
+``play=auction`` builds this same player); ``signals=on`` (``pimc``, ``dd``, ``auction``; default
+``off``) gives and reads the carding agreements of ``engine.cardplay_signals`` (attitude, count,
+first discard);
 ``epbot-lead``, EPBot's opening lead (``card=NAME``, default ``WBridge5-Sayc``, its convention
 card and the one it assumes for the others; ``bcalconsole=PATH``, required: EPBot's card play runs
 that double-dummy solver) and ``pimc`` for every other card; ``bfg``, bfgcardplay, the card play
@@ -230,10 +232,12 @@ def _build(
     budget: dict[str, int],
     opponents: str = AUCTION_OPPONENTS,
     spec: str | None = None,
-    distinct: bool = False,
+    distinct: bool | None = None,
     signals: bool = False,
 ) -> CardPlayer:
-    """The card player ``name`` (one of :data:`CARD_PLAYERS`) with the Monte Carlo ``budget``."""
+    """The card player ``name`` (one of :data:`CARD_PLAYERS`) with the Monte Carlo ``budget``;
+    ``distinct`` None: ``auction``'s default draw (``AUCTION_DRAWS[0]``), so that an agent's
+    ``play=auction`` and the yardstick's ``auction`` are one player."""
     if name == "baseline":
         from bridgebot.engine.cardplay import BaselinePlayer
 
@@ -249,6 +253,8 @@ def _build(
     if name in ("pimc", "dd"):
         return LazyDDPlayer(seed, worlds, lead_worlds, signals=signals)
     if name == "auction":
+        if distinct is None:
+            distinct = AUCTION_DRAWS[0] == "distinct"
         return LazyDDPlayer(
             seed, worlds, lead_worlds, lambda: auction_reader(opponents), distinct, signals
         )

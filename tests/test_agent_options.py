@@ -122,16 +122,57 @@ def test_play_takes_each_named_card_player_of_the_yardstick() -> None:
         AgentSpec.parse("default,play=ouija").settings()
 
 
-def test_the_agents_users_seat_play_their_cards_with_the_double_dummy_player() -> None:
-    """``default`` and ``search`` play with the Monte Carlo player unless told otherwise (a
-    ``search`` seated at a real table played the instant baseline's cards before); the bidding
-    programs' own specs keep the baseline."""
+def test_the_agents_users_seat_play_their_cards_with_the_player_that_reads_the_auction() -> None:
+    """``default`` and ``search`` play with the Monte Carlo player whose worlds the auction
+    weighs (``play=auction``, the default since issue 61's read; ``play=dd`` before it) unless
+    told otherwise (a ``search`` seated at a real table played the instant baseline's cards
+    before that); the bidding programs' own specs keep the baseline."""
     from bridgebot.agents import AgentSpec, make_agent
     from bridgebot.card_players import LazyDDPlayer
 
     for spec in ("default", "search"):
-        assert AgentSpec.parse(spec).settings()["play"] == "dd"
+        assert AgentSpec.parse(spec).settings()["play"] == "auction"
+    assert AgentSpec.parse("default,play=dd").settings()["play"] == "dd"
     assert AgentSpec.parse("search,play=baseline").settings()["play"] == "baseline"
     assert AgentSpec.parse("policy:models/default").settings()["play"] == "baseline"
     with make_agent("search,particles=16,rollouts=4", seed=1) as agent:
         assert isinstance(agent.card_player, LazyDDPlayer)
+        assert agent.card_player.auction is not None
+    with make_agent("default,play=dd", seed=1) as agent:
+        assert isinstance(agent.card_player, LazyDDPlayer)
+        assert agent.card_player.auction is None
+
+
+def test_an_agents_play_auction_is_the_player_the_card_play_read_measured() -> None:
+    """``default``'s card player (``play=auction``) is the yardstick's ``auction``: distinct
+    worlds, 32 a card and 32 for the opening lead, the auction read; seeded alike, the two play
+    the same cards, seat for seat, on a whole deal (a small budget, for time)."""
+    from bridgebot.engine.cardplay import LEAD_WORLDS, WORLDS, play_deal
+    from bridgebot.laws.notation import parse_call
+    from endplay.types import Contract, Deal, Player
+
+    from bridgebot.agents import make_agent
+    from bridgebot.card_players import LazyDDPlayer, named_card_player
+
+    with make_agent("default", seed=3) as agent:
+        player = agent.card_player
+        assert isinstance(player, LazyDDPlayer) and player.auction is not None
+        assert (player.distinct, player.worlds, player.lead_worlds) == (True, WORLDS, 32)
+        assert LEAD_WORLDS == 16  # play=dd's lead budget, for the record
+    deal = Deal("N:AK52.QJ3.K84.Q96 J8.K9854.A72.J53 Q9743.A6.QJ5.A87 T6.T72.T963.KT42")
+    auction = tuple(parse_call(c) for c in ["1S", "2H", "3S", "P", "4S", "P", "P", "P"])
+    contract = Contract("4SN")
+    budget = "worlds=4,lead_worlds=4"
+    played = []
+    for build in ("agent", "named"):
+        if build == "agent":
+            players = [make_agent(f"default,{budget}", seed=20 + s).card_player for s in range(4)]
+        else:
+            players = [named_card_player(f"auction,{budget}", 20 + s) for s in range(4)]
+        try:
+            played.append(play_deal(deal, contract, [p.play for p in players], auction=auction))
+        finally:
+            for p in players:
+                p.close()
+    assert played[0] == played[1]
+    assert Player.north in {seat for seat, _ in played[0][1]}
