@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from bridgebot.core.arrays import IntArray
 from bridgebot.engine.agent import BatchBidder, BiddingView, bidding_view
-from bridgebot.engine.cardplay import LEAD_WORLDS, WORLDS
+from bridgebot.engine.cardplay import AUCTION_LEAD_WORLDS, LEAD_WORLDS, WORLDS
 from bridgebot.engine.doubles import PenaltyDoublesWrapper
 from bridgebot.engine.parts import parts_of
 from bridgebot.engine.pipeline import Step
@@ -106,7 +106,11 @@ def test_the_default_card_player_counts_worlds_not_seconds() -> None:
         assert isinstance(agent, SearchWhereDoubled) and isinstance(agent.agent, PolicyAgent)
         player = agent.card_player
         assert isinstance(player, LazyDDPlayer)
-        assert (player.worlds, player.lead_worlds) == (WORLDS, LEAD_WORLDS)
+        assert (player.worlds, player.lead_worlds) == (WORLDS, AUCTION_LEAD_WORLDS)
+        assert player.auction is not None  # play=auction, the default since issue 61
+    with make_agent("default,play=dd") as agent:
+        assert isinstance(agent.card_player, LazyDDPlayer)
+        assert (agent.card_player.worlds, agent.card_player.lead_worlds) == (WORLDS, LEAD_WORLDS)
     with make_agent("default,worlds=8,lead_worlds=4") as agent:
         assert isinstance(agent, SearchWhereDoubled) and isinstance(agent.card_player, LazyDDPlayer)
         assert (agent.card_player.worlds, agent.card_player.lead_worlds) == (8, 4)
