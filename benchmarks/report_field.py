@@ -265,14 +265,16 @@ def bars(
 def markdown(
     rows: Mapping[str, Mapping[str, Any]],
     checked: Sequence[tuple[str, str, bool]],
-    over: tuple[str, Mapping[str, Mapping[str, Any]]] | None = None,
+    over: (
+        tuple[str, Mapping[str, Mapping[str, Any]], Mapping[str, tuple[float, float]]] | None
+    ) = None,
 ) -> str:
-    """The report's table of rows (with ``over``, (SPEC, its rows): SPEC's figure and the
-    candidate minus SPEC, paired, in two more columns), then its table of bars."""
+    """The report's table of rows (with ``over``, (SPEC, its rows, the candidate minus them:
+    :func:`differences`): SPEC's figure and the candidate minus SPEC, paired, in two more
+    columns), then its table of bars."""
     head = "| row | IMPs/board | boards with a slam in one room only |"
     if over is not None:
         head += f" `{over[0]}` | minus `{over[0]}` (paired) |"
-        minus = differences(rows, over[1])
     lines = [head, "|" + " --- |" * (head.count(" | ") + 1)]
     for spec, r in rows.items():
         one = r["one_room_slam"]
@@ -282,7 +284,7 @@ def markdown(
         )
         if over is not None:
             o = over[1][spec]
-            line += f" {pm(o['imps_per_board'], o['stderr'])} | {pm(*minus[spec])} |"
+            line += f" {pm(o['imps_per_board'], o['stderr'])} | {pm(*over[2][spec])} |"
         lines.append(line)
     lines += ["", "| bar | figure | |", "| --- | --- | --- |"]
     lines += [f"| {bar} | {fig} | {'PASS' if ok else 'FAIL'} |" for bar, fig, ok in checked]
@@ -385,13 +387,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         journal=journal,
     )  # fmt: skip
     rows = {them: played[(args.candidate, them)] for them in opponents}
-    over = None if args.over is None else {them: played[(args.over, them)] for them in opponents}
-    minus = None if over is None else differences(rows, over)
-    checks_over = over is not None and is_search(args.candidate) and is_shipped_default(args.over)
-    checked = bars(rows, limits, wbridge5_min, minus if checks_over else None)
+    read_over = None  # (SPEC, its rows, the candidate minus them)
+    if args.over is not None:
+        over = {them: played[(args.over, them)] for them in opponents}
+        read_over = (args.over, over, differences(rows, over))
+    checks_over = (
+        read_over is not None and is_search(args.candidate) and is_shipped_default(args.over)
+    )
+    checked = bars(rows, limits, wbridge5_min, read_over[2] if read_over and checks_over else None)
     print(f"\n{args.candidate} on {deals_path} ({len(deals)} boards, team matches DD-scored)")
     print(f"issue {args.bars}'s bars\n")
-    print(markdown(rows, checked, None if over is None else (args.over, over)))
+    print(markdown(rows, checked, read_over))
     print(f"\nslams against {SAYC}:\n{HEADER}\n" + "\n".join(show_row(rows[SAYC])))
     entry = {
         "when": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
@@ -403,7 +409,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "bars_of_issue": args.bars, "wbridge5_min": wbridge5_min,
         "bars": {bar: "PASS" if ok else "FAIL" for bar, _, ok in checked},
     }  # fmt: skip
-    if over is not None and minus is not None:
+    if read_over is not None:
+        _, over, minus = read_over
         entry["over"] = {
             "spec": args.over, "marks_sha256": over_mark,
             "rows": {s: [r["imps_per_board"], r["stderr"]] for s, r in over.items()},

@@ -87,10 +87,14 @@ class BfgOptions(AgentOptions):
     """bfg is deterministic: ``seed`` is accepted and unused."""
 
 
+#: The card players an agent's ``play=`` names (``bridgebot.card_players``).
+CardPlayerName = Literal["dd", "pimc", "auction", "baseline"]
+
+
 class CardPlayerOptions(AgentOptions):
     """How the agent plays its cards: the double-dummy player or the instant baseline."""
 
-    play: Literal["dd", "pimc", "auction", "baseline"] = Field(
+    play: CardPlayerName = Field(
         "baseline",
         description="card player: dd (pimc, its own name), auction (its worlds weighed by the "
         "auction), baseline",
@@ -158,7 +162,7 @@ class PolicyOptions(SlamOptions):
 
 
 class DefaultOptions(PolicyOptions):
-    play: Literal["dd", "pimc", "auction", "baseline"] = Field(
+    play: CardPlayerName = Field(
         "auction",
         description="card player: auction (the default since issue 61: the double-dummy Monte "
         "Carlo player with its worlds weighed by the auction), dd (= pimc, the one before it), "
@@ -183,7 +187,7 @@ class SearchOptions(SlamOptions, configs=((SearchConfig, ""),)):
         "slam_margin": "slam_stage_margin",
     }
 
-    play: Literal["dd", "pimc", "auction", "baseline"] = Field(
+    play: CardPlayerName = Field(
         "auction",
         description="card player, as default's: the agent users seat when the result matters "
         "plays its cards with the double-dummy player that reads the auction, not the instant "

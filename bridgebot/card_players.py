@@ -186,7 +186,7 @@ def named_card_player(spec: str, seed: int) -> CardPlayer:
     if signals not in SIGNALS:
         raise AgentSpecError(f"card player {spec!r}: signals must be one of {', '.join(SIGNALS)}")
     opponents = keys.get("opponents", AUCTION_OPPONENTS)
-    return _build(name, seed, budget, opponents, spec, draw == "distinct", signals == "on")
+    return _build(name, seed, budget, opponents, spec, draw, signals == "on")
 
 
 class EPBotLeadPlayer:
@@ -232,12 +232,12 @@ def _build(
     budget: dict[str, int],
     opponents: str = AUCTION_OPPONENTS,
     spec: str | None = None,
-    distinct: bool | None = None,
+    draw: str = AUCTION_DRAWS[0],
     signals: bool = False,
 ) -> CardPlayer:
     """The card player ``name`` (one of :data:`CARD_PLAYERS`) with the Monte Carlo ``budget``;
-    ``distinct`` None: ``auction``'s default draw (``AUCTION_DRAWS[0]``), so that an agent's
-    ``play=auction`` and the yardstick's ``auction`` are one player."""
+    ``auction`` keeps its worlds by ``draw`` (one of :data:`AUCTION_DRAWS`), whose default is the
+    one of an agent's ``play=auction`` and of the yardstick's ``auction`` alike."""
     if name == "baseline":
         from bridgebot.engine.cardplay import BaselinePlayer
 
@@ -253,8 +253,7 @@ def _build(
     if name in ("pimc", "dd"):
         return LazyDDPlayer(seed, worlds, lead_worlds, signals=signals)
     if name == "auction":
-        if distinct is None:
-            distinct = AUCTION_DRAWS[0] == "distinct"
+        distinct = draw == "distinct"
         return LazyDDPlayer(
             seed, worlds, lead_worlds, lambda: auction_reader(opponents), distinct, signals
         )

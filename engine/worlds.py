@@ -251,7 +251,8 @@ def _unique_rows(owners: OwnersArray) -> tuple[OwnersArray, npt.NDArray[np.intp]
 def _merged(owners: OwnersArray, n: int) -> Worlds:
     """Identical deals (likely late in the play, when few layouts remain) become one weighted
     world, so the solver never solves the same deal twice."""
-    unique, counts = np.unique(owners, axis=0, return_counts=True)
+    unique, inverse = _unique_rows(owners)
+    counts = np.bincount(inverse, minlength=len(unique))
     return Worlds(unique.astype(np.uint8), counts.astype(np.float64) / n)
 
 
