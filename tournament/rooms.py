@@ -18,6 +18,7 @@ anything else happens. The table managers' own records (PBN, journal, transcript
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import functools
 import ipaddress
@@ -40,7 +41,7 @@ from bridgebot.server.records import TableRecord, table_record
 from bridgebot.server.seat import Alerter, SeatClient
 from bridgebot.server.table_events import Observer
 from bridgebot.server.tm import TableManager
-from bridgebot.tournament.ddcost import with_costs
+from bridgebot.tournament.ddcost import CostError, with_costs
 from bridgebot.tournament.records import BoardResult
 from bridgebot.tournament.seatings import US, Seating, board_imps
 from endplay.types import Player
@@ -199,9 +200,13 @@ async def play_rooms(
     ``alerters`` (by room, N, E, S, W) alert our seats' artificial calls, for a person who
     reads them (``bridgebot play``); a match of bots alerts nothing. ``observe(room)``, if given,
     is the observer of that room's table manager (:mod:`server.table_events`: the live tables).
-    ``dd_cost``: each complete board's cards are costed double-dummy here, before ``on_board``
-    (:func:`tournament.ddcost.with_costs`: a solve per card, in this process, on this thread).
-    Raises :class:`MatchStopped` when an outside seat does not come (back) in time.
+    ``dd_cost``: each complete board's cards are costed double-dummy before ``on_board``
+    (:func:`tournament.ddcost.with_costs`: a solve per card) on a thread of its own, so that the
+    tables go on playing while the solver works (the solver releases the interpreter and is
+    serialised by its lock); boards reach ``on_board`` in the order they were completed, and
+    every board being costed reaches it before this returns or raises, the match stopped or not.
+    Raises :class:`MatchStopped` when an outside seat does not come (back) in time, or a
+    complete board cannot be costed (its rooms stay kept, so a resume completes it).
     """
     net = net or Network()
     by_number = {d.number: d for d in deals}
@@ -244,12 +249,33 @@ async def play_rooms(
         if len(got) == len(rooms):
             complete(number, got)
 
+    costing: list[asyncio.Task[None]] = []  # boards with the solver, in order of completion
+    coster = (
+        concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="dd-cost") if dd_cost else None
+    )
+
+    async def costed(board: BoardResult, before: asyncio.Task[None] | None) -> None:
+        assert coster is not None
+        try:
+            board = await asyncio.get_running_loop().run_in_executor(coster, with_costs, board)
+        except Exception as exc:  # a CostError, or a solver's failure: the rooms stay kept
+            why = str(exc) if isinstance(exc, CostError) else repr(exc)
+            end(f"board {board.board}: cannot cost its play: {why}")
+            return
+        finally:
+            if before is not None:  # journaled in the order completed (one thread: no wait)
+                await asyncio.gather(before, return_exceptions=True)
+        on_board(board)
+
     def complete(number: int, got: Mapping[str, TableRecord]) -> None:
         results = tuple(got[s.room] for s in rooms)
         board = BoardResult(
             rooms=results, imps=board_imps(fmt, {r.room: r.score() for r in results})
         )
-        on_board(with_costs(board) if dd_cost else board)
+        if coster is None:
+            on_board(board)
+            return
+        costing.append(asyncio.create_task(costed(board, costing[-1] if costing else None)))
 
     ours = {net.us_name, net.them_name, *(t for pair in teams.values() for t in pair)}
     allowed = net.allow_addresses
@@ -310,6 +336,10 @@ async def play_rooms(
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        # a finished board is never lost: those with the solver are journaled before we return
+        await asyncio.gather(*costing, return_exceptions=True)
+        if coster is not None:
+            coster.shutdown(wait=False)
         if everything is not None and everything.done():
             with contextlib.suppress(BaseException):
                 everything.exception()  # retrieved: the tasks' fate was handled above

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -196,3 +197,54 @@ def test_costs_name_the_rooms_that_played_a_contract(costed: tuple[Path, str]) -
     data["dd_cost"]["lobby"] = {"declarer": 0, "defence": 0, "lead": 0}
     with pytest.raises(ValueError, match="costs for rooms"):
         BoardResult.model_validate(data)
+
+
+def test_costs_are_solved_off_the_event_loop_and_every_board_is_journaled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The solver's costs of a board take seconds; on the loop's thread they would stop every
+    table of the match (and every outside seat's messages) while they ran. They run on a thread
+    of their own, and each board, the last one included, is journaled with its costs."""
+    from bridgebot.tournament import rooms
+
+    threads: list[str] = []
+    real = rooms.with_costs
+
+    def spy(board: BoardResult) -> BoardResult:
+        threads.append(threading.current_thread().name)
+        return real(board)
+
+    monkeypatch.setattr(rooms, "with_costs", spy)
+    code, _, err = _match(*PLAY, "--dd-cost", "--workers", "1", "--out", str(tmp_path))
+    assert code == 0, err
+    assert len(threads) == 2 and all(t.startswith("dd-cost") for t in threads), threads
+    boards = read_journal(tmp_path / "journal.jsonl").boards
+    assert [b.board for b in boards] == [1, 2]
+    assert all(b.dd_cost for b in boards)
+
+
+def test_a_board_that_cannot_be_costed_stops_the_match_and_resumes_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A complete board whose costing fails is not lost: the match stops saying why, its rooms
+    stay kept, and the same command with ``--resume`` journals it with its costs."""
+    from bridgebot.tournament import ddcost, rooms
+
+    real = rooms.with_costs
+
+    def fails_on_board_2(board: BoardResult) -> BoardResult:
+        if board.board == 2:
+            raise ddcost.CostError("a solver that broke down")
+        return real(board)
+
+    argv = [*PLAY, "--dd-cost", "--workers", "1", "--out", str(tmp_path)]
+    monkeypatch.setattr(rooms, "with_costs", fails_on_board_2)
+    code, _, err = _match(*argv)
+    assert code != 0
+    assert "board 2: cannot cost its play: a solver that broke down" in err
+    assert [b.board for b in read_journal(tmp_path / "journal.jsonl").boards] == [1]
+    monkeypatch.setattr(rooms, "with_costs", real)
+    code, _, err = _match(*argv, "--resume")
+    assert code == 0, err
+    boards = read_journal(tmp_path / "journal.jsonl").boards
+    assert [b.board for b in boards] == [1, 2] and all(b.dd_cost for b in boards)
