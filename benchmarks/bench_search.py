@@ -84,7 +84,7 @@ def _chunk_match(job: dict[str, Any]) -> dict[str, Any]:
     ]
     check_policies(job, "before")
     start = time.perf_counter()
-    results, made, board_changed = [], [], []
+    results, made, board_changed, board_changes = [], [], [], []
     with seated_agents(make_agent, job["us"], job["them"], seatings("team"), job["seed"]) as agents:
         searchers = [a for room in agents.values() for a in room if isinstance(a, SearchAgent)]
         for deal in deals:  # a search agent keeps one board's decisions: collect them per board
@@ -92,6 +92,7 @@ def _chunk_match(job: dict[str, Any]) -> dict[str, Any]:
             board = [d for a in searchers for d in a.results]
             made += board
             board_changed.append(sum(int(d.searched and d.changed) for d in board))
+            board_changes.append([_change(d) for d in board if d.searched and d.changed])
     check_policies(job, "after")
     done: list[SearchResult] = [d for d in made if d.searched]
     seconds = [d.seconds for d in done]
@@ -100,12 +101,73 @@ def _chunk_match(job: dict[str, Any]) -> dict[str, Any]:
     return {
         "imps": [b.imps for b in results],
         "changed_per_board": board_changed,
+        "changes_per_board": board_changes,
         "seconds": seconds,
         "decisions": decisions,
         "searched": searched,
         "changed": changed,
         "wall": time.perf_counter() - start,
     }
+
+
+def _change(d: Any) -> list[float]:
+    """A changed call as the journal keeps it: [the policy's call, the call made (ALL_CALLS
+    indices), the prior of the call made, the search's estimate of its gain over the policy's
+    call (points, or IMPs with value=imps; the least over the opponent models; NaN where a layer
+    made the call)]."""
+    from bridgebot.laws.calls import bid_index
+
+    call, policy = bid_index(d.call), int(np.argmax(d.prior))
+    cands = list(d.candidates)
+    gain = math.nan
+    if call in cands and policy in cands:
+        gain = float(d.values[cands.index(call)] - d.values[cands.index(policy)])
+    return [policy, call, float(d.prior[call]), gain]
+
+
+#: The kinds of change :func:`change_kind` names, in the order they are printed.
+CHANGE_KINDS = ("bid, not pass", "pass, not bid", "double", "not double", "higher bid",
+                "lower bid", "other")  # fmt: skip
+
+
+def change_kind(policy: int, call: int) -> str:
+    """What kind of change the search made of the policy's call (ALL_CALLS indices: 0 pass, 1
+    double, 2 redouble, then the bids from 1C up): one of :data:`CHANGE_KINDS`."""
+    if call >= 3 and policy == 0:
+        return "bid, not pass"
+    if call == 0 and policy >= 3:
+        return "pass, not bid"
+    if call in (1, 2):
+        return "double"
+    if policy in (1, 2):
+        return "not double"
+    if call >= 3 and policy >= 3:
+        return "higher bid" if call > policy else "lower bid"
+    return "other"
+
+
+def by_kind(diff: np.ndarray, changes: list[list[list[float]]]) -> list[dict[str, Any]]:
+    """The paired difference per board (``diff``: the search minus its baseline) by what the
+    search changed there (``changes``, per board, :func:`_change`'s rows): the boards it changed
+    nothing on, those with one change by its kind, and those with several. A board's difference
+    is the whole board's, later calls included (a change moves the rest of the auction)."""
+    groups: dict[str, list[float]] = {}
+    for d, board in zip(diff, changes, strict=True):
+        if not board:
+            key = "no change"
+        elif len(board) > 1:
+            key = "several changes"
+        else:
+            key = change_kind(int(board[0][0]), int(board[0][1]))
+        groups.setdefault(key, []).append(float(d))
+    rows = []
+    for key in ("no change", *CHANGE_KINDS, "several changes"):
+        if key in groups:
+            mean, se = mean_stderr(groups[key])
+            total = float(np.sum(groups[key])) / len(diff)
+            rows.append({"kind": key, "boards": len(groups[key]), "mean": mean, "se": se,
+                         "per_board": total})  # fmt: skip
+    return rows
 
 
 def match(
@@ -212,6 +274,10 @@ def journaled_match(
     out_: dict[str, Any] = {
         "us": us, "them": them, "boards": len(imps), "imps": imps,
         "changed_per_board": [x for p in parts for x in p.get("changed_per_board", [])],
+        "changes_per_board": (
+            [x for p in parts for x in p["changes_per_board"]]
+            if all("changes_per_board" in p for p in parts) else None
+        ),
         "imps_per_board": float(np.mean(imps)),
         "stderr": mean_stderr(list(imps))[1],
         "decisions": sum(p["decisions"] for p in parts),
@@ -265,6 +331,17 @@ def cross_table(args: argparse.Namespace, search: str, policy: str, first: int) 
             f"{row['median_s']:.3f} s, p95 {row['p95_s']:.3f} s per searched call",
             flush=True,
         )
+        changes = run[1]["changes_per_board"]
+        if args.by_kind and changes is not None:
+            row["by_kind"] = by_kind(diff, changes)
+            for k in row["by_kind"]:
+                print(
+                    f"    {k['kind']:16s} {k['boards']:5d} boards  {k['mean']:+.2f} +- "
+                    f"{k['se']:.2f} IMPs a board  ({k['per_board']:+.3f} of the IMPs/board)",
+                    flush=True,
+                )
+        elif args.by_kind:
+            print(f"    (by kind: {search}'s chunks in the journal predate the kinds)", flush=True)
     if args.out:
         summary = {"search": search, "baseline": policy, "rows": rows}
         Path(args.out).write_text(json.dumps(summary, indent=1) + "\n")
@@ -438,6 +515,12 @@ def main() -> None:
         help="finished chunks of --opponents; the same command resumes (default %(default)s)",
     )
     ap.add_argument("--chunk", type=int, default=50, help="boards per journaled chunk")
+    ap.add_argument(
+        "--by-kind",
+        action="store_true",
+        help="with --opponents, also the paired difference by what the search changed on each "
+        "board (nothing, one change by its kind, several)",
+    )
     ap.add_argument(
         "--profile",
         type=int,

@@ -31,16 +31,38 @@ def test_the_cross_table_compares_search_with_the_baseline_asked(tmp_path: Path)
         "--boards", "2", "--held-out", "3", "--workers", "1", "--chunk", "2",
         "--opponents", "random", "--spec", "search,particles=16,rollouts=4",
         "--baseline", "default", "--journal", str(tmp_path / "j.jsonl"), "--out", str(out),
+        "--by-kind",
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
     assert "search,particles=16,rollouts=4 minus default" in run.stdout  # each side by its spec
     summary = json.loads(out.read_text())
-    assert summary["baseline"] == "default" and summary["rows"][0]["boards"] == 2
+    row = summary["rows"][0]
+    assert summary["baseline"] == "default" and row["boards"] == 2
+    # the boards by what the search changed on them: every board once, the parts add up
+    assert sum(k["boards"] for k in row["by_kind"]) == 2
+    assert sum(k["per_board"] for k in row["by_kind"]) == pytest.approx(row["gain"])
     journal = [json.loads(line) for line in (tmp_path / "j.jsonl").read_text().splitlines()]
     assert {json.loads(r["key"])[0] for r in journal} == {
         "default",
         "search,particles=16,rollouts=4",
     }
+
+
+def test_a_change_is_named_by_what_the_search_made_of_the_policys_call() -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from bench_search import change_kind
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    from bridgebot.laws.calls import call_index
+
+    one_club, two_spades, four_hearts = call_index(1, 0), call_index(2, 3), call_index(4, 2)
+    assert change_kind(0, one_club) == "bid, not pass"
+    assert change_kind(four_hearts, 0) == "pass, not bid"
+    assert change_kind(two_spades, 1) == change_kind(0, 2) == "double"
+    assert change_kind(1, 0) == change_kind(1, two_spades) == "not double"
+    assert change_kind(two_spades, four_hearts) == "higher bid"
+    assert change_kind(four_hearts, two_spades) == "lower bid"
 
 
 def test_more_held_out_deals_than_the_file_has_is_one_line() -> None:
