@@ -243,12 +243,13 @@ class BorelSearch:
         scored: Sequence[tuple[npt.NDArray[np.float64], IntArray]],
         rng: np.random.Generator,
         margin: float | None = None,
+        ties: bool = True,
     ) -> Verdict:
         """The call, from each opponent model's scores [candidate, particle] and the particles'
         draw counts: the posterior per model (the prior below ``r_min`` effective rollouts), and
         a call other than the policy's (``cands[0]``) only if every model's posterior picks it
         and it beats the policy's call by ``min_gain`` plus ``margin`` (default: the config's)
-        paired standard errors."""
+        paired standard errors; with ``ties``, a near-tie (``tie_prior``) also needs ``tie_gain``."""
         cfg = self.config
         margin = cfg.margin if margin is None else margin
         temperature = cfg.imp_temperature if cfg.value == "imps" else cfg.temperature
@@ -284,6 +285,8 @@ class BorelSearch:
                 choice = picks.pop()
                 j = cands.index(choice) if choice in cands else 0
                 close = close_bid_change(cands[0], choice, prior[choice], cfg.close_bids)
+                if ties and j and prior[choice] >= cfg.tie_prior:
+                    close = close or bool(np.min(d_mean[:, j]) < cfg.tie_gain)
                 if (
                     j
                     and not close
@@ -407,7 +410,9 @@ class BorelSearch:
                 particles[unique], stage_cands, view, history, model, rng, stats, self.exact
             )
             scored.append((scores, counts))
-        verdict = self.judge(stage_prior, stage_cands, scored, rng, cfg.slam_stage_margin)
+        verdict = self.judge(
+            stage_prior, stage_cands, scored, rng, cfg.slam_stage_margin, ties=False
+        )
         stats["slam_stage"] = 1.0
         stats["slam_added"] = float(len(added))
         stats["slam_solves"] = float(self.exact.solved - solved)

@@ -83,6 +83,17 @@ class SearchConfig:
     thinks unlikely. At 0.2 against 1, paired over 2,000 validation boards a card, on four
     training cards the analysis did not use: +0.08, +0.06, +0.08 and +0.07 (each 0.04) IMPs/board
     (run 26). Where the opponents have doubled our contract, ``doubled_close_bids`` holds."""
+    tie_prior: float = knob(1.0, "least prior of a call that makes a near-tie", ge=0.0, le=1.0)
+    """Where the call the search would take has a prior of at least ``tie_prior`` (the policy
+    finds it nearly as likely as its own call: a near-tie), the change needs an estimated gain
+    of ``tie_gain`` or more under every opponent model, or the policy's call stands (1: off).
+    Unlike ``close_bids`` it holds for every kind of call (a pass, a double). Not where the
+    opponents have doubled our contract (``default``'s doubled stage bids as measured), nor in
+    the slam stage."""
+    tie_gain: float = knob(0.0, "least gain of a change on a near-tie (points or IMPs)", ge=0.0)
+    """The least estimated gain over the policy's call (paired, the least over the opponent
+    models, in the unit of ``value``) that changes the policy's call on a near-tie
+    (``tie_prior``)."""
     verify: int = knob(0, "particles per model the solver checks a change on", ge=0)
     """Where the search would change the policy's call, the change is checked with the
     double-dummy solver: the policy's call and the change are rolled out again on each opponent
@@ -197,6 +208,7 @@ class SearchConfig:
             punish=self.doubled_punish,
             close_bids=self.doubled_close_bids,
             verify=self.doubled_verify,
+            tie_prior=1.0,
         )
 
 

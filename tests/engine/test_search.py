@@ -563,6 +563,30 @@ def test_close_bids_keeps_the_policys_bid_against_a_likely_other_bid(tmp_path: P
     assert SearchConfig(doubled_close_bids=0.3).where_doubled().close_bids == 0.3
 
 
+def test_a_near_tie_needs_a_clear_gain_whatever_the_calls(tmp_path: Path) -> None:
+    """``tie_prior``/``tie_gain``: where the call the search would take has a prior of at least
+    ``tie_prior``, the change needs an estimated gain of ``tie_gain`` under every opponent model,
+    for a pass as for a bid; a change to a less likely call, or one with the gain, goes through.
+    The verdict alone, on scores that favour the second candidate by 60 points a particle."""
+    six_nt = SEVEN_NT - 5
+    gain = [(np.array([[0.0] * 16, [60.0] * 16]), np.ones(16, dtype=np.int64))]
+
+    def pick(best: int, prior_of_6nt: float, **knobs: float) -> int:
+        prior = np.zeros(N_CALLS, dtype=np.float32)
+        prior[best], prior[six_nt] = 1 - prior_of_6nt, prior_of_6nt
+        cfg = SearchConfig(r_min=1, temperature=1.0, close_bids=1.0, **knobs)  # type: ignore[arg-type]
+        search = BorelSearch(pass_or_grand_policy(tmp_path / "p"), SolverOracle(), cfg)
+        return search.judge(prior, [best, six_nt], gain, np.random.default_rng(0)).pick
+
+    assert pick(PASS, 0.45) == six_nt  # off by default: the search decides
+    assert pick(PASS, 0.45, tie_prior=0.4, tie_gain=100) == PASS  # a near-tie, 60 < 100
+    assert pick(SEVEN_NT, 0.45, tie_prior=0.4, tie_gain=100) == SEVEN_NT  # bids alike
+    assert pick(PASS, 0.45, tie_prior=0.4, tie_gain=50) == six_nt  # the gain is clear
+    assert pick(PASS, 0.3, tie_prior=0.4, tie_gain=100) == six_nt  # not a near-tie
+    # Never where the opponents doubled our contract (default's doubled stage bids as before).
+    assert SearchConfig(tie_prior=0.4).where_doubled().tie_prior == 1.0
+
+
 def test_search_agent_opponents_option(tmp_path: Path) -> None:
     model = tmp_path / "p"
     pass_or_grand_policy(model)
