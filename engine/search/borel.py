@@ -284,7 +284,7 @@ class BorelSearch:
             if ok and len(picks) == 1:
                 choice = picks.pop()
                 j = cands.index(choice) if choice in cands else 0
-                close = close_bid_change(cands[0], choice, prior[choice], cfg.close_bids)
+                close = bool(close_bid_change(cands[0], choice, prior[choice], cfg.close_bids))
                 if ties and j and prior[choice] >= cfg.tie_prior:
                     close = close or bool(np.min(d_mean[:, j]) < cfg.tie_gain)
                 if (
