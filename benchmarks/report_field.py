@@ -94,7 +94,6 @@ from bridgebot.laws.board_sets import BoardSetError, load_npz
 from dd_rows import HEADER, append_journal, journal_lines, paired, policy_file, show_row
 
 from bridgebot import marks
-from bridgebot.shipped import record_name
 from bridgebot.specs import AgentSpec
 
 #: The report rows: EPBot with each report card, assuming WBridge5-Sayc for its opponents.
@@ -146,14 +145,10 @@ def is_shipped_default(spec: str) -> bool:
 
 
 def canonical_settings(spec: str) -> dict[str, Any]:
-    """:func:`bridgebot.marks.settings` of ``spec``, with each setting that names a file or
-    folder (the spec's ``path``; any absolute path, as a model directory's default is) under its
-    :func:`bridgebot.shipped.record_name`: the same for a shipped model in every checkout."""
-    out = {}
-    for key, value in marks.settings(spec).items():
-        names_a_file = isinstance(value, str) and (key == "path" or Path(value).is_absolute())
-        out[key] = record_name(value) if names_a_file else value
-    return out
+    """:func:`bridgebot.marks.settings` of ``spec``, which names each setting that names a file
+    or folder by its :func:`bridgebot.shipped.record_name`: the same for a shipped model in
+    every checkout."""
+    return marks.settings(spec)
 
 
 def marks_seed(spec: str) -> tuple[int, str]:

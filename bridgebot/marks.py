@@ -8,7 +8,7 @@ agents (a match journal that ``--resume`` appends to, a benchmark's journaled ro
 keeps these marks beside the spec and compares them when it is read again:
 
 - :func:`settings`: every option as this code reads it, defaults included, with the model path
-  (:meth:`AgentSpec.settings`);
+  (:meth:`AgentSpec.settings`; a shipped file by its package's path, the same in every checkout);
 - :func:`reads`: every file the builder read while it built the agent (each network and model
   card, EPBot's library and convention cards, the penalty-double model), each with the sha256
   of the bytes it read, and the packages whose code decides (bfg's), each with its version. They
@@ -77,9 +77,21 @@ def fingerprint(spec: str | AgentSpec) -> str | None:
 
 def settings(spec: str | AgentSpec) -> dict[str, Any]:
     """Every option of ``spec`` as this code reads it, defaults included, as JSON values
-    (:meth:`AgentSpec.settings`). Raises :class:`AgentSpecError` for a spec that does not
-    parse."""
-    return _parsed(spec).settings()
+    (:meth:`AgentSpec.settings`), each that names a file or folder (the spec's ``path``; any
+    absolute path, as a model directory's default is) by its record name
+    (:func:`bridgebot.shipped.record_name`): a shipped model is named the same in every checkout
+    and install, so a record made in one folder resumes, and a journaled row counts, in
+    another. Raises :class:`AgentSpecError` for a spec that does not parse."""
+    return {key: named_setting(key, value) for key, value in _parsed(spec).settings().items()}
+
+
+def named_setting(key: str, value: Any) -> Any:
+    """``value`` of the setting ``key`` as :func:`settings` records it: by its record name
+    where it names a file or folder (``key`` is ``path``, or the value is an absolute path),
+    else as it is. A record made before settings named files so reads the same through it,
+    where the file is where it was."""
+    names_a_file = isinstance(value, str) and (key == "path" or Path(value).is_absolute())
+    return record_name(value) if names_a_file else value
 
 
 def settings_digest(spec: str | AgentSpec) -> str:
@@ -98,7 +110,7 @@ def agent_marks(spec: str | AgentSpec) -> AgentMarks:
     policy = policy_file(parsed)
     return AgentMarks(
         policy=None if policy is None else files.get(record_name(policy)),
-        settings=parsed.settings(),
+        settings=settings(parsed),
         files=files,
         packages=packages,
     )

@@ -65,12 +65,19 @@ def _changed_settings(made: dict[str, Any] | None, now: dict[str, Any]) -> str:
     before settings were recorded, holds none."""
     if made is None:
         return ""
+    from bridgebot import marks
+
+    # a file made before settings named files by their record names: its paths read so too
+    was = {
+        role: {key: marks.named_setting(key, value) for key, value in values.items()}
+        for role, values in made.items()
+    }
     return ", ".join(
-        f"{role}.{key}: {made[role].get(key)!r} -> {value!r}"
+        f"{role}.{key}: {was[role].get(key)!r} -> {value!r}"
         for role, values in now.items()
-        if role in made
+        if role in was
         for key, value in values.items()
-        if made[role].get(key) != value
+        if was[role].get(key) != value
     )
 
 

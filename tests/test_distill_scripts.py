@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from bridgebot.engine.search.config import SearchConfig
 
+from bridgebot.shipped import shipped_model
 from scripts import search_teach
 from tests.engine.test_epbot import epbot  # noqa: F401 (the fixture)
 from tests.in_process import bridgebot, run_main
@@ -122,6 +123,12 @@ def test_search_labels_resume_and_distil_into_an_exportable_model(
     refused = _teach(*common, "--boards", "2", "--out", str(old))
     assert refused.returncode == 2
     assert f"spec.close_bids: 1.0 -> {SearchConfig().close_bids!r}" in refused.stderr
+    # A file made when settings named the shipped models by this checkout's folders resumes.
+    meta = json.loads(str(before["meta"]))
+    assert meta["settings"]["spec"]["ddnet"] == "bridgebot.models/ddnet"
+    meta["settings"]["spec"]["ddnet"] = str(shipped_model("ddnet"))
+    np.savez_compressed(old, **{**before, "meta": np.array(json.dumps(meta))})
+    assert _teach(*common, "--boards", "1", "--out", str(old)).returncode == 0
     # Every searched call of the search's side has a target: a distribution over the 38 calls
     # whose best call, where the search's safety rules did not keep the policy's, is the call made.
     rows, pos, target = after["soft_row"], after["soft_pos"], after["soft_target"].astype(float)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -42,6 +43,23 @@ def test_marks_name_the_policy_file_and_every_setting() -> None:
     assert marks.settings("search,close_bids=1")["close_bids"] == 1.0
     assert marks.settings_digest("search") != marks.settings_digest("search,close_bids=1")
     assert marks.settings_digest("search") == marks.settings_digest("search,close_bids=0.2")
+
+
+def test_settings_name_a_shipped_model_the_same_in_every_checkout() -> None:
+    """A shipped model is recorded by its package's path, never by this checkout's folder, so a
+    journal or label file made in one folder resumes in another; a spec's model path, relative
+    or absolute, reads the same; a model of one's own keeps its resolved path."""
+    named = marks.settings("search")
+    assert (
+        named["ddnet"] == "bridgebot.models/ddnet" and named["belief"] == "bridgebot.models/belief"
+    )
+    checkout = str(Path(__file__).resolve().parents[2])
+    assert checkout not in json.dumps(marks.agent_marks("default").model_dump(mode="json"))
+    absolute = marks.settings(f"default:{DEFAULT_MODEL_DIR}")
+    assert absolute == marks.settings(f"default:{os.path.relpath(DEFAULT_MODEL_DIR)}")
+    assert absolute["path"] == "bridgebot.models/default"
+    assert marks.named_setting("path", str(DEFAULT_MODEL_DIR)) == "bridgebot.models/default"
+    assert marks.named_setting("opponents", "epbotnet+self") == "epbotnet+self"
 
 
 def test_default_settings_name_its_doubled_stage_as_built() -> None:
