@@ -8,7 +8,10 @@ other. The output is a teacher file (``docs/data.md``: owners, dealer, vul, auct
 the file's ``cards``), and for every call the search searched ``soft_row``, ``soft_pos`` (the
 auction and the call's position in it) and ``soft_target`` [M, 38] (the policy's prior, with the
 searched candidates' share of it divided as the search's posterior: the improved policy of
-Lockhart et al.'s search); ``bridgebot train distill`` (:mod:`models.distill`) trains on them.
+Lockhart et al.'s search) and ``soft_gain`` [M] (the search's estimate of the gain of the call it
+made over the policy's best, the least over its opponent models, in points: 0 where it kept the
+policy's call, NaN where it cannot be told; NaN too for the rows of a file made before it was
+kept), so that a distillation can learn the clear changes alone; ``bridgebot train distill`` (:mod:`models.distill`) trains on them.
 
 With ``--follow SPEC`` the search is asked, not followed: ``SPEC`` (for example ``default``) bids
 the side's calls, so the auctions are the ones that agent reaches, and at each of the side's
@@ -42,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script 
 
 import argparse
 import json
+import math
 import shlex
 import signal
 import time
@@ -105,6 +109,22 @@ def _target(d: Any) -> np.ndarray:
     return target.astype(np.float16)
 
 
+def _gain(d: Any) -> float:
+    """A searched call's ``soft_gain``: the search's estimated gain of the call made over the
+    policy's best call, the least over its opponent models (0 where they are one call; NaN
+    where either is not among the candidates, as when a layer made the call)."""
+    from bridgebot.laws.calls import bid_index
+
+    call, best = bid_index(d.call), int(np.argmax(d.prior))
+    if call == best:
+        return 0.0
+    cands = list(d.candidates)
+    if call not in cands or best not in cands or not d.model_values:
+        return math.nan
+    i, j = cands.index(call), cands.index(best)
+    return float(min(v[i] - v[j] for v in d.model_values.values()))
+
+
 def _first_boards(have: dict[str, np.ndarray], boards: int) -> dict[str, np.ndarray]:
     """The arrays of a label file cut to its first ``boards`` boards (two auctions a board, in
     the order they were bid; the searched calls of those auctions)."""
@@ -118,8 +138,9 @@ def _first_boards(have: dict[str, np.ndarray], boards: int) -> dict[str, np.ndar
         out["labels"] = have["labels"][:n, :width]
     if "soft_row" in have:
         keep = have["soft_row"] < n
-        for k in ("soft_row", "soft_pos", "soft_target"):
-            out[k] = have[k][keep]
+        for k in ("soft_row", "soft_pos", "soft_target", "soft_gain"):
+            if k in have:
+                out[k] = have[k][keep]
     out["boards_done"] = np.array(boards)
     return out
 
@@ -183,12 +204,13 @@ def label_chunk(job: Chunk) -> dict[str, Any]:
     }
     auctions: list[list[int]] = []
     labels: list[list[int]] = []
-    soft: dict[str, list[np.ndarray]] = {k: [] for k in ("row", "pos", "target")}
+    soft: dict[str, list[np.ndarray]] = {k: [] for k in ("row", "pos", "target", "gain")}
 
     def searched(row: int, p: int, d: Any) -> None:
         soft["row"].append(np.array([row], np.int32))
         soft["pos"].append(np.array([p], np.int16))
         soft["target"].append(_target(d)[None, :])
+        soft["gain"].append(np.array([_gain(d)], np.float32))
 
     with ExitStack() as stack:
         agents = stack.enter_context(
@@ -245,6 +267,7 @@ def label_chunk(job: Chunk) -> dict[str, Any]:
         soft_target=(
             np.concatenate(soft["target"]) if soft["target"] else np.zeros((0, 38), np.float16)
         ),
+        soft_gain=np.concatenate(soft["gain"]) if soft["gain"] else np.zeros(0, np.float32),
     )
     return out
 
@@ -354,8 +377,10 @@ def main(argv: list[str] | None = None) -> int:
     # The searched calls' targets: the prior with the candidates' mass shared by the posterior.
     soft: dict[str, list[np.ndarray]] = {
         k: ([have[f"soft_{k}"]] if have and f"soft_{k}" in have else [])
-        for k in ("row", "pos", "target")
+        for k in ("row", "pos", "target", "gain")
     }
+    if soft["row"] and not soft["gain"]:  # a file made before the gains were kept
+        soft["gain"] = [np.full(len(have["soft_row"]), np.nan, np.float32)]
     path.parent.mkdir(parents=True, exist_ok=True)
     # The boards still to bid, read once; board k of the file keeps its place in the cycle.
     pending = (
@@ -388,6 +413,7 @@ def main(argv: list[str] | None = None) -> int:
                 soft["row"].append(chunk["soft_row"] + len(auctions))
                 soft["pos"].append(chunk["soft_pos"])
                 soft["target"].append(chunk["soft_target"])
+                soft["gain"].append(chunk["soft_gain"])
             for k in rows:
                 rows[k].append(chunk[k])
             auctions += chunk["auctions"]

@@ -135,6 +135,22 @@ def test_search_labels_resume_and_distil_into_an_exportable_model(
     assert len(rows) > 0 and np.allclose(target.sum(axis=1), 1.0, atol=1e-2)
     seats = (after["dealer"][rows] + pos) % 4
     assert ((seats % 2) == after["our_side"][rows]).all()
+    # Each searched call keeps the search's estimated gain over the policy's best: 0 where it
+    # kept that call, more than 0 where it changed it (every model must agree to a change).
+    gain = after["soft_gain"]
+    assert gain.shape == rows.shape and gain.dtype == np.float32
+    made = after["auctions"][rows, pos]
+    assert (gain[np.isfinite(gain)] >= 0).all() and (gain == 0).any()  # most calls are kept
+    changed = gain > 0  # a change is a candidate the search weighed: it holds target mass
+    assert (target[changed, made[changed]] > 0).all()
+    # A file made before the gains were kept resumes, its rows' gains unknown (NaN).
+    older = tmp_path / "older.npz"
+    np.savez_compressed(older, **{k: v for k, v in before.items() if k != "soft_gain"})
+    assert _teach(*common, "--boards", "2", "--out", str(older)).returncode == 0
+    with np.load(older) as z:
+        first = int((z["soft_row"] < 2).sum())  # the first board's two auctions
+        assert z["soft_gain"].shape == z["soft_row"].shape
+        assert np.isnan(z["soft_gain"][:first]).all()
 
     ckpt = tmp_path / "distilled.pt"
     train = _distill(
