@@ -54,7 +54,7 @@ EXAMPLES = """examples:
 #: The options recorded in the result's ``config``.
 OPTIONS = (
     "init", "out", "epochs", "lr", "batch", "beta", "holdout", "target", "changed_weight", "seed",
-    "threads", "grow", "close_bids",
+    "threads", "grow", "close_bids", "least_gain",
 )  # fmt: skip
 
 #: The largest network ``--grow`` makes (issue 43: at most 4x512, a policy call under 1 ms).
@@ -125,6 +125,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "cost the search IMPs (docs/evaluation.md, run 25); default: every change is learnt",
     )
     parser.add_argument(
+        "--least-gain",
+        type=float,
+        default=None,
+        metavar="POINTS",
+        help="a change of the search whose estimated gain over the start's best call (the "
+        "label file's soft_gain) is under POINTS is not learnt (its label becomes the start's "
+        "call): the search's small changes win little at the table (docs/evaluation.md, run "
+        "30); needs files that keep soft_gain; default: every change is learnt",
+    )
+    parser.add_argument(
         "--grow",
         type=network_shape,
         metavar="LAYERSxHIDDEN",
@@ -164,7 +174,9 @@ def read_labels(path: Path) -> dict[str, Any]:
     [D] (the label: the search's call; with the script's ``--follow``, the call it was asked for,
     from the file's ``labels``, while the auction went on with the follower's), ``soft`` [D, 38]
     (the search's target, normalised, where it searched and its best call is the label; NaN
-    rows elsewhere), ``auction`` [D] (the row of the auction each call is in), ``auctions`` (the
+    rows elsewhere), ``gain`` [D] (the search's estimated gain of its call over the policy's
+    best, the file's ``soft_gain``, where it searched; NaN elsewhere, and everywhere in a file
+    made before it kept them), ``auction`` [D] (the row of the auction each call is in), ``auctions`` (the
     file's number of auctions) and ``meta`` (the script's record).
 
     Raises :class:`models.data.DataError` for a file that is not the script's."""
@@ -182,6 +194,7 @@ def read_labels(path: Path) -> dict[str, Any]:
             if "soft_row" in z.files
             else None
         )
+        gains = z["soft_gain"].astype(np.float32) if "soft_gain" in z.files else None
     lengths = (auctions >= 0).sum(axis=1)
     deal = np.repeat(np.arange(len(owners)), lengths)
     pos = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
@@ -191,12 +204,15 @@ def read_labels(path: Path) -> dict[str, Any]:
     # The search's target where it searched and its posterior's best call is the call it made
     # (its safety rules can keep the policy's call): NaN rows elsewhere.
     soft = np.full((len(deal), 38), np.nan, np.float32)
+    gain = np.full(len(deal), np.nan, np.float32)
     if searched is not None:
         where = {
             (r, q): i for i, (r, q) in enumerate(zip(deal.tolist(), pos.tolist(), strict=True))
         }
-        for r, q, target in zip(*searched, strict=True):
+        for k, (r, q, target) in enumerate(zip(*searched, strict=True)):
             i = where.get((int(r), int(q)))
+            if i is not None and gains is not None:
+                gain[i] = gains[k]
             if i is not None and int(np.argmax(target)) == labels[r, q]:
                 soft[i] = target.astype(np.float32) / float(target.astype(np.float32).sum())
     return {
@@ -204,6 +220,8 @@ def read_labels(path: Path) -> dict[str, Any]:
         "legal": legal,
         "calls": labels[deal, pos],
         "soft": soft,
+        "gain": gain,
+        "has_gain": gains is not None,
         "auction": deal,
         "auctions": len(owners),
         "meta": meta,
@@ -222,6 +240,7 @@ def distill(args: argparse.Namespace, command: str) -> dict[str, Any]:
     from bridgebot.core.files import file_sha256
     from bridgebot.engine.modelcard import DataSet
     from bridgebot.models.average import gathered, resolved
+    from bridgebot.models.data import DataError
     from bridgebot.models.net import grown, masked_logits, save_checkpoint
 
     if Path(args.init).is_dir() and not (Path(args.init) / "policy.onnx").is_file():
@@ -237,6 +256,7 @@ def distill(args: argparse.Namespace, command: str) -> dict[str, Any]:
     ys: list[np.ndarray] = []
     groups: list[np.ndarray] = []
     soft_targets: list[np.ndarray] = []
+    gains: list[np.ndarray] = []
     metas: list[dict[str, Any]] = []
     sizes: list[int] = []
     for path in args.data:
@@ -245,6 +265,12 @@ def distill(args: argparse.Namespace, command: str) -> dict[str, Any]:
         ms.append(d["legal"])
         ys.append(d["calls"])
         soft_targets.append(d["soft"])
+        gains.append(d["gain"])
+        if args.least_gain is not None and not d["has_gain"]:
+            raise DataError(
+                f"{path}: no soft_gain (made before search_teach kept the search's estimated "
+                "gains): --least-gain cannot tell its clear changes; remake it or drop the option"
+            )
         metas.append(d["meta"])
         sizes.append(d["auctions"])
         groups.append(d["auction"] + 10**7 * len(groups))  # one id per auction, across files
@@ -283,6 +309,11 @@ def distill(args: argparse.Namespace, command: str) -> dict[str, Any]:
             close_bid_change(best.numpy(), y.numpy(), prior_y.numpy(), args.close_bids)
         )
         y = torch.where(close, best.to(y.dtype), y)
+    small = torch.zeros_like(y, dtype=torch.bool)
+    if args.least_gain is not None:  # a change the search itself barely preferred: the start's
+        gain = torch.from_numpy(np.concatenate(gains))
+        small = (best != y) & (gain < args.least_gain)  # NaN (no estimate) is never small
+        y = torch.where(small, best.to(y.dtype), y)
     changed = best != y
     # --changed-weight: each call's weight in the hard loss (None: every call alike, the plain
     # mean, so a command without the option trains the same bytes as before it existed).
@@ -312,6 +343,7 @@ def distill(args: argparse.Namespace, command: str) -> dict[str, Any]:
         "held_out": len(ho),
         "search_changed_share": round(float(changed.float().mean()), 4),
         "close_bid_changes_kept_as_the_start": int(close.sum()),
+        "small_changes_kept_as_the_start": int(small.sum()),
         "held_out_changed": int(changed[ho_t].sum()),
         "soft_targets": int(has_soft.sum()),
         "init_agreement_held_out": round(acc(ho), 4),

@@ -183,6 +183,29 @@ def test_search_labels_resume_and_distil_into_an_exportable_model(
         abs=2e-4,
     )
     assert load_checkpoint(str(tmp_path / "close.pt"))[1]["meta"]["config"]["close_bids"] == 0.0
+    # --least-gain G: a change whose soft_gain (the search's own estimate) is under G is labelled
+    # with the start's call; a file made before the gains were kept is refused in one line.
+    small = _distill(
+        "--init", str(init), "--data", str(out), "--out", str(tmp_path / "small.pt"),
+        "--epochs", "1", "--holdout", "0.3", "--least-gain", "1",
+    )  # fmt: skip
+    assert small.returncode == 0, small.stderr
+    little = json.loads(small.stdout)
+    assert report["small_changes_kept_as_the_start"] == 0  # without the option
+    assert little["small_changes_kept_as_the_start"] > 0
+    assert little["search_changed_share"] == pytest.approx(
+        report["search_changed_share"]
+        - little["small_changes_kept_as_the_start"] / little["decisions"],
+        abs=2e-4,
+    )
+    assert load_checkpoint(str(tmp_path / "small.pt"))[1]["meta"]["config"]["least_gain"] == 1.0
+    ancient = tmp_path / "ancient.npz"
+    np.savez_compressed(ancient, **{k: v for k, v in before.items() if k != "soft_gain"})
+    refused = _distill(
+        "--init", str(init), "--data", str(ancient), "--out", str(tmp_path / "no.pt"),
+        "--least-gain", "1",
+    )  # fmt: skip
+    assert refused.returncode != 0 and "no soft_gain" in refused.stderr
     everything = _distill(
         "--init", str(init), "--data", str(out), "--out", str(tmp_path / "all.pt"),
         "--epochs", "1", "--holdout", "0.3", "--close-bids", "0.5",
