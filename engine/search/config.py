@@ -89,7 +89,10 @@ class SearchConfig:
     of ``tie_gain`` or more under every opponent model, or the policy's call stands (1: off).
     Unlike ``close_bids`` it holds for every kind of call (a pass, a double). Not where the
     opponents have doubled our contract (``default``'s doubled stage bids as measured), nor in
-    the slam stage."""
+    the slam stage. Off by default: at 0.4 and 100 points, chosen where near-ties changed on a
+    modest estimate lost (-1.55 (0.58) IMPs a board on 91 boards), it read +0.019 (0.017)
+    IMPs/board over four other cards on the same validation deals and -0.021 (0.021) and -0.024
+    (0.017) on fresh ones (docs/evaluation.md, run 30)."""
     tie_gain: float = knob(0.0, "least gain of a change on a near-tie (points or IMPs)", ge=0.0)
     """The least estimated gain over the policy's call (paired, the least over the opponent
     models, in the unit of ``value``) that changes the policy's call on a near-tie
