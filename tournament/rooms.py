@@ -337,7 +337,7 @@ async def play_rooms(
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         # a finished board is never lost: those with the solver are journaled before we return
-        await asyncio.gather(*costing, return_exceptions=True)
+        costs = await asyncio.gather(*costing, return_exceptions=True)
         if coster is not None:
             coster.shutdown(wait=False)
         if everything is not None and everything.done():
@@ -345,6 +345,9 @@ async def play_rooms(
                 everything.exception()  # retrieved: the tasks' fate was handled above
         for tm in managers.values():
             await tm.close()
+    for failed in costs:  # a board its callback could not take (the journal's disk full)
+        if isinstance(failed, BaseException):
+            raise failed
     if stopped:
         raise MatchStopped(stopped[0])
 

@@ -248,3 +248,24 @@ def test_a_board_that_cannot_be_costed_stops_the_match_and_resumes_whole(
     assert code == 0, err
     boards = read_journal(tmp_path / "journal.jsonl").boards
     assert [b.board for b in boards] == [1, 2] and all(b.dd_cost for b in boards)
+
+
+def test_a_costed_board_the_journal_cannot_take_fails_the_match(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A board costed off the loop is journaled by a task of the loop: when the journal cannot
+    take it (a full disk), the match fails saying so; it never ends as if all were well with the
+    board missing."""
+    from bridgebot.tournament.journal import Journal
+
+    real = Journal.write
+
+    def full_on_board_2(self: Journal, board: BoardResult) -> None:
+        if board.board == 2:
+            raise OSError(28, "No space left on device")
+        real(self, board)
+
+    monkeypatch.setattr(Journal, "write", full_on_board_2)
+    with pytest.raises(OSError, match="No space left on device"):
+        _match(*PLAY, "--dd-cost", "--workers", "1", "--out", str(tmp_path))
+    assert [b.board for b in read_journal(tmp_path / "journal.jsonl").boards] == [1]
