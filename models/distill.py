@@ -176,8 +176,9 @@ def read_labels(path: Path) -> dict[str, Any]:
     (the search's target, normalised, where it searched and its best call is the label; NaN
     rows elsewhere), ``gain`` [D] (the search's estimated gain of its call over the policy's
     best, the file's ``soft_gain``, where it searched; NaN elsewhere, and everywhere in a file
-    made before it kept them), ``auction`` [D] (the row of the auction each call is in), ``auctions`` (the
-    file's number of auctions) and ``meta`` (the script's record).
+    made before it kept them), ``has_gain`` (whether the file keeps them), ``auction`` [D] (the
+    row of the auction each call is in), ``auctions`` (the file's number of auctions) and
+    ``meta`` (the script's record).
 
     Raises :class:`models.data.DataError` for a file that is not the script's."""
     from bridgebot.models.data import DataError, observe
