@@ -113,16 +113,12 @@ def _chunk_match(job: dict[str, Any]) -> dict[str, Any]:
 def _change(d: Any) -> list[float]:
     """A changed call as the journal keeps it: [the policy's call, the call made (ALL_CALLS
     indices), the prior of the call made, the search's estimate of its gain over the policy's
-    call (points, or IMPs with value=imps; the least over the opponent models; NaN where a layer
-    made the call)]."""
+    call (``SearchResult.gain``: the least over the opponent models; NaN where a layer made the
+    call)]."""
     from bridgebot.laws.calls import bid_index
 
-    call, policy = bid_index(d.call), int(np.argmax(d.prior))
-    cands = list(d.candidates)
-    gain = math.nan
-    if call in cands and policy in cands:
-        gain = float(d.values[cands.index(call)] - d.values[cands.index(policy)])
-    return [policy, call, float(d.prior[call]), gain]
+    call = bid_index(d.call)
+    return [int(np.argmax(d.prior)), call, float(d.prior[call]), d.gain]
 
 
 #: The kinds of change :func:`change_kind` names, in the order they are printed.

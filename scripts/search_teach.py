@@ -8,10 +8,10 @@ other. The output is a teacher file (``docs/data.md``: owners, dealer, vul, auct
 the file's ``cards``), and for every call the search searched ``soft_row``, ``soft_pos`` (the
 auction and the call's position in it) and ``soft_target`` [M, 38] (the policy's prior, with the
 searched candidates' share of it divided as the search's posterior: the improved policy of
-Lockhart et al.'s search) and ``soft_gain`` [M] (the search's estimate of the gain of the call it
-made over the policy's best, the least over its opponent models, in points: 0 where it kept the
-policy's call, NaN where it cannot be told; NaN too for the rows of a file made before it was
-kept), so that a distillation can learn the clear changes alone; ``bridgebot train distill`` (:mod:`models.distill`) trains on them.
+Lockhart et al.'s search) and ``soft_gain`` [M] (``SearchResult.gain``: the search's estimate of
+the gain of the call it made over the policy's best, the least over its opponent models, in
+points; NaN too for the rows of a file made before it was kept), so that a distillation can learn
+the clear changes alone; ``bridgebot train distill`` (:mod:`models.distill`) trains on them.
 
 With ``--follow SPEC`` the search is asked, not followed: ``SPEC`` (for example ``default``) bids
 the side's calls, so the auctions are the ones that agent reaches, and at each of the side's
@@ -45,7 +45,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script 
 
 import argparse
 import json
-import math
 import shlex
 import signal
 import time
@@ -107,22 +106,6 @@ def _target(d: Any) -> np.ndarray:
     held = float(target[d.candidates].sum())
     target[d.candidates] = held * d.posterior[d.candidates]
     return target.astype(np.float16)
-
-
-def _gain(d: Any) -> float:
-    """A searched call's ``soft_gain``: the search's estimated gain of the call made over the
-    policy's best call, the least over its opponent models (0 where they are one call; NaN
-    where either is not among the candidates, as when a layer made the call)."""
-    from bridgebot.laws.calls import bid_index
-
-    call, best = bid_index(d.call), int(np.argmax(d.prior))
-    if call == best:
-        return 0.0
-    cands = list(d.candidates)
-    if call not in cands or best not in cands or not d.model_values:
-        return math.nan
-    i, j = cands.index(call), cands.index(best)
-    return float(min(v[i] - v[j] for v in d.model_values.values()))
 
 
 def _first_boards(have: dict[str, np.ndarray], boards: int) -> dict[str, np.ndarray]:
@@ -210,7 +193,7 @@ def label_chunk(job: Chunk) -> dict[str, Any]:
         soft["row"].append(np.array([row], np.int32))
         soft["pos"].append(np.array([p], np.int16))
         soft["target"].append(_target(d)[None, :])
-        soft["gain"].append(np.array([_gain(d)], np.float32))
+        soft["gain"].append(np.array([d.gain], np.float32))
 
     with ExitStack() as stack:
         agents = stack.enter_context(

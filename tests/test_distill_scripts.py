@@ -9,6 +9,7 @@ import json
 import shlex
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -165,40 +166,35 @@ def test_search_labels_resume_and_distil_into_an_exportable_model(
     assert load_checkpoint(str(ckpt))[1]["meta"]["command"] == "bridgebot " + shlex.join(words)
     assert report["decisions"] == report["training"] + report["held_out"] > 0
     assert 0 < report["soft_targets"] <= len(rows)
+
+    def relabelled(name: str, option: str, value: str, counted: str) -> dict[str, Any]:
+        """Distil with ``option value``: the changes it labels with the start's call are counted
+        under ``counted`` (none without it) and leave the share of changes by as many; the
+        checkpoint's recorded config."""
+        run = _distill(
+            "--init", str(init), "--data", str(out), "--out", str(tmp_path / f"{name}.pt"),
+            "--epochs", "1", "--holdout", "0.3", option, value,
+        )  # fmt: skip
+        assert run.returncode == 0, run.stderr
+        got = json.loads(run.stdout)
+        assert report[counted] == 0  # without the option
+        assert got[counted] > 0
+        assert got["search_changed_share"] == pytest.approx(
+            report["search_changed_share"] - got[counted] / got["decisions"], abs=2e-4
+        )
+        config: dict[str, Any] = load_checkpoint(str(tmp_path / f"{name}.pt"))[1]["meta"]["config"]
+        return config
+
     # --close-bids P: a change from the start's best bid to another bid of prior P or more is
     # labelled with the start's call. At P = 0 every bid-to-bid change is (the tiny random start
     # disagrees with the search at nearly every call); P = 0.5 keeps them all (a call that is not
     # the best has less than half the prior).
-    close = _distill(
-        "--init", str(init), "--data", str(out), "--out", str(tmp_path / "close.pt"),
-        "--epochs", "1", "--holdout", "0.3", "--close-bids", "0",
-    )  # fmt: skip
-    assert close.returncode == 0, close.stderr
-    kept = json.loads(close.stdout)
-    assert report["close_bid_changes_kept_as_the_start"] == 0  # without the option
-    assert kept["close_bid_changes_kept_as_the_start"] > 0
-    assert kept["search_changed_share"] == pytest.approx(
-        report["search_changed_share"]
-        - kept["close_bid_changes_kept_as_the_start"] / kept["decisions"],
-        abs=2e-4,
-    )
-    assert load_checkpoint(str(tmp_path / "close.pt"))[1]["meta"]["config"]["close_bids"] == 0.0
+    close = relabelled("close", "--close-bids", "0", "close_bid_changes_kept_as_the_start")
+    assert close["close_bids"] == 0.0
     # --least-gain G: a change whose soft_gain (the search's own estimate) is under G is labelled
     # with the start's call; a file made before the gains were kept is refused in one line.
-    small = _distill(
-        "--init", str(init), "--data", str(out), "--out", str(tmp_path / "small.pt"),
-        "--epochs", "1", "--holdout", "0.3", "--least-gain", "1",
-    )  # fmt: skip
-    assert small.returncode == 0, small.stderr
-    little = json.loads(small.stdout)
-    assert report["small_changes_kept_as_the_start"] == 0  # without the option
-    assert little["small_changes_kept_as_the_start"] > 0
-    assert little["search_changed_share"] == pytest.approx(
-        report["search_changed_share"]
-        - little["small_changes_kept_as_the_start"] / little["decisions"],
-        abs=2e-4,
-    )
-    assert load_checkpoint(str(tmp_path / "small.pt"))[1]["meta"]["config"]["least_gain"] == 1.0
+    small = relabelled("small", "--least-gain", "1", "small_changes_kept_as_the_start")
+    assert small["least_gain"] == 1.0
     ancient = tmp_path / "ancient.npz"
     np.savez_compressed(ancient, **{k: v for k, v in before.items() if k != "soft_gain"})
     refused = _distill(

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -236,6 +237,20 @@ class SearchResult:
     def changed(self) -> bool:
         """Whether the search overrode the policy's most likely call."""
         return bid_index(self.call) != int(np.argmax(self.prior))
+
+    @property
+    def gain(self) -> float:
+        """The search's estimated gain of the call made over the policy's most likely call, the
+        least over its opponent models (in the unit of ``value``): 0 where they are one call;
+        NaN where either is not among the candidates (a layer made the call) or nothing was
+        rolled out."""
+        call, best = bid_index(self.call), int(np.argmax(self.prior))
+        if call == best:
+            return 0.0
+        if call not in self.candidates or best not in self.candidates or not self.model_values:
+            return math.nan
+        i, j = self.candidates.index(call), self.candidates.index(best)
+        return float(min(v[i] - v[j] for v in self.model_values.values()))
 
 
 @dataclass
